@@ -1,0 +1,41 @@
+// createApp(deps): the middleware order, visible in one place.
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { AppDeps } from './context.ts';
+import { errorHandler } from './middleware/errors.ts';
+import { requestContext } from './middleware/request.ts';
+import { buildOpenApi } from './openapi.ts';
+import { mountRoutes, type RouteDef } from './route.ts';
+import { allRoutes } from './routes/index.ts';
+import { healthz, readyz } from './routes/system/index.ts';
+
+export interface AppOptions {
+  /** Extra routes (tests mount probes for the key middleware this way). */
+  routes?: readonly RouteDef[];
+}
+
+export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
+  // proxy: Heroku's router terminates TLS and sets X-Forwarded-For / -Proto.
+  const app = new Koa({ proxy: true });
+  app.silent = true; // errors are logged by errorHandler, with the request id
+  const routes = [...allRoutes, ...(options.routes ?? [])];
+  let openApi: unknown;
+
+  const router = new Router();
+  router.get('/healthz', healthz());
+  router.get('/readyz', readyz(deps));
+  router.get('/v1/openapi.json', (ctx) => {
+    ctx.body = openApi ??= buildOpenApi(routes, deps.config.CAIRN_BASE_URL);
+  });
+  mountRoutes(router, routes, deps);
+
+  app.use(requestContext(deps.log));
+  app.use(errorHandler());
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
+  app.use(router.routes());
+  return app;
+}

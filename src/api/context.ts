@@ -1,0 +1,28 @@
+// What every request handler can reach: the process's dependencies and the request's own state.
+import type { Knex } from 'knex';
+import type { Config } from '../config.ts';
+import type { Jobs } from '../jobs.ts';
+import type { Logger } from '../log.ts';
+import type { Scope, KeyKind } from '../domain/tenancy/keys.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Knex;
+  jobs: Jobs;
+  log: Logger;
+}
+
+/** The caller, as the key middleware resolved it. */
+export interface Principal {
+  keyId: string;
+  kind: KeyKind;
+  envId: string;
+  envName: string;
+  scopes: readonly Scope[];
+}
+
+export interface RequestState {
+  requestId: string;
+  log: Logger;
+  principal?: Principal;
+}

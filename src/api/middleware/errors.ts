@@ -1,0 +1,46 @@
+// The one error middleware (STYLE.md §3): AppError codes → statuses (CONTRACT.md), body-parser
+// failures → invalid_request, a lost database → store_unavailable with Retry-After, constraint
+// names → codes, and anything else → internal with only the request id. Detail goes to the log.
+import type { Context, Middleware } from 'koa';
+import { AppError, isStoreUnavailable } from '../../errors.ts';
+import type { RequestState } from '../context.ts';
+
+function toAppError(err: unknown, ctx: Context): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; type?: string; code?: string; constraint?: string; expose?: boolean };
+  if (e?.status === 413 || e?.type === 'entity.too.large') {
+    return new AppError('invalid_request', 'the request body is too large', { status: 413 });
+  }
+  if (e?.status === 400 && e.expose) return new AppError('invalid_request', 'the request body is not valid JSON');
+  if (e?.status === 415) return new AppError('invalid_request', 'send the body as application/json');
+  if (isStoreUnavailable(err)) {
+    return new AppError('store_unavailable', 'the database is unavailable; retry shortly', { retryAfter: 5, cause: err });
+  }
+  if (e?.code === '23505') return new AppError('conflict', `already exists (${e.constraint ?? 'unique'})`, { cause: err });
+  void ctx;
+  return new AppError('internal', 'internal error; quote the request id when you report it', { cause: err });
+}
+
+export function errorHandler(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new AppError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (err) {
+      const state = ctx.state as RequestState;
+      const appError = toAppError(err, ctx);
+      const level = appError.status >= 500 ? 'error' : 'info';
+      state.log?.[level]({ err: appError.code === 'internal' || appError.code === 'store_unavailable' ? err : undefined, code: appError.code }, appError.message);
+      ctx.status = appError.status;
+      if (appError.retryAfter !== undefined) ctx.set('Retry-After', String(appError.retryAfter));
+      ctx.body = {
+        code: appError.code,
+        message: appError.message,
+        request_id: state.requestId,
+        ...(appError.details ? { details: appError.details } : {}),
+      };
+    }
+  };
+}

@@ -1,0 +1,116 @@
+// A route is declared once, with its zod schemas; the same declaration mounts it on the router,
+// validates the request, and describes it in the OpenAPI document (logto's koaGuard, Outline's
+// validate). Handlers stay short: they get parsed input and return the response body.
+import type { Router, RouterMiddleware } from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { Context, Middleware } from 'koa';
+import { z } from 'zod';
+import type { SecretScope } from '../domain/tenancy/keys.ts';
+import { envName } from '../domain/tenancy/names.ts';
+import { AppError } from '../errors.ts';
+import type { AppDeps, Principal, RequestState } from './context.ts';
+import { authenticate } from './middleware/auth.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type AuthKind = 'none' | 'publishable' | 'secret';
+
+type Schema = z.ZodType;
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+export interface HandlerInput<P, Q, B> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+  principal: Principal | undefined;
+  deps: AppDeps;
+  ctx: Context & { state: RequestState };
+}
+
+export interface RouteDef<P extends Schema | undefined = Schema | undefined, Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined, R extends Schema = Schema> {
+  method: Method;
+  /** OpenAPI form: `/v1/orgs/{org}/…/error_groups:capture`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  auth: AuthKind;
+  scope?: SecretScope;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Bytes; CONTRACT.md: 100 KiB unless a route says otherwise. */
+  bodyLimit?: number;
+  response: { status: number; description: string; schema: R };
+  handle(input: HandlerInput<P, Q, B>): Promise<z.input<R>> | z.input<R>;
+}
+
+export function defineRoute<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema>(
+  def: RouteDef<P, Q, B, R>,
+): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+export const defaultBodyLimit = 100 * 1024;
+
+/** `/v1/envs/{env}/x:verb` → `/v1/envs/:env/x\:verb` for path-to-regexp v8. */
+export function koaPath(path: string): string {
+  return path.replace(/:/g, '\\:').replace(/\{(\w+)\}/g, ':$1');
+}
+
+function parsePart(schema: Schema | undefined, value: unknown, where: string, issues: { field: string; message: string }[]): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    issues.push({ field: [where, ...issue.path.map(String)].join('.'), message: issue.message });
+  }
+  return undefined;
+}
+
+/** Keys of one environment never reach another's data: the path's env must be the key's. */
+function checkEnvScope(params: Record<string, string>, principal: Principal | undefined): void {
+  if (!principal || params.org === undefined || params.project === undefined || params.env === undefined) return;
+  const named = envName({ org: params.org, project: params.project, env: params.env });
+  if (named !== principal.envName) {
+    throw new AppError('forbidden', `this key belongs to ${principal.envName}, not ${named}`);
+  }
+}
+
+function handlerFor(def: RouteDef, deps: AppDeps): Middleware {
+  return async (ctx) => {
+    const principal = (ctx.state as RequestState).principal;
+    const rawParams = (ctx as unknown as { params: Record<string, string> }).params ?? {};
+    const issues: { field: string; message: string }[] = [];
+    const params = parsePart(def.params, rawParams, 'path', issues);
+    const query = parsePart(def.query, ctx.query, 'query', issues);
+    const body = parsePart(def.body, (ctx.request as { body?: unknown }).body, 'body', issues);
+    if (issues.length > 0) {
+      const summary = issues.slice(0, 5).map((i) => `${i.field}: ${i.message}`).join('; ');
+      throw new AppError('invalid_request', `invalid request: ${summary}`, { details: { fields: issues.slice(0, 50) } });
+    }
+    const result = await def.handle({ params, query, body, principal, deps, ctx } as HandlerInput<Schema, Schema, Schema>);
+    ctx.status = def.response.status;
+    if (result !== undefined) ctx.body = result;
+  };
+}
+
+export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: AppDeps): void {
+  for (const def of routes) {
+    // Authentication comes before the body is read, so an anonymous caller costs no parsing.
+    const chain: Middleware[] = [
+      async (ctx, next) => {
+        if (def.auth !== 'none') {
+          const principal = await authenticate(ctx, deps, def.auth, def.scope);
+          (ctx.state as RequestState).principal = principal;
+          checkEnvScope((ctx as unknown as { params: Record<string, string> }).params ?? {}, principal);
+        }
+        await next();
+      },
+    ];
+    if (def.body) {
+      chain.push(bodyParser({ enableTypes: ['json'], jsonLimit: def.bodyLimit ?? defaultBodyLimit, encoding: 'utf-8' }) as Middleware);
+    }
+    chain.push(handlerFor(def, deps));
+    router.register(koaPath(def.path), [def.method.toUpperCase()], chain as RouterMiddleware[], { name: def.operationId });
+  }
+}

@@ -1,0 +1,5 @@
+// Every /v1 route, in one list: mounted by the app and described by the OpenAPI document.
+import type { RouteDef } from '../route.ts';
+import { tenancyRoutes } from './tenancy/index.ts';
+
+export const allRoutes: readonly RouteDef[] = [...tenancyRoutes];

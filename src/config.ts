@@ -1,0 +1,102 @@
+// Configuration comes only from the environment (twelve-factor, as on Heroku) and is parsed once.
+// A bad or missing variable stops start-up with one message that names every problem and its fix.
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const base64Key = z.string().refine((v) => Buffer.from(v, 'base64').length === 32, {
+  message: 'must be base64 of exactly 32 random bytes',
+});
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  CAIRN_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CAIRN_ENCRYPTION_KEY: base64Key,
+  CAIRN_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('k1'),
+  // Older keys stay readable during rotation: "id1:base64,id2:base64".
+  CAIRN_ENCRYPTION_OLD_KEYS: z.string().optional(),
+  AWS_ENDPOINT_URL_S3: z.url().optional(),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  CAIRN_S3_FORCE_PATH_STYLE: bool.default(false),
+  CAIRN_BACKUP_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{2,62}$/).default('cairn-backups'),
+  CAIRN_STORAGE_BUCKET_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,30}$/).default('cairn-storage-'),
+  // Set by `npm start` when no object store is configured: objects live on the local disk.
+  CAIRN_LOCAL_OBJECT_DIR: z.string().optional(),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  CAIRN_MAIL_FROM: z.string().default('Cairn <no-reply@localhost>'),
+  CAIRN_GOOGLE_CLIENT_ID: z.string().optional(),
+  CAIRN_GOOGLE_CLIENT_SECRET: z.string().optional(),
+  CAIRN_CELL: z.string().regex(/^[a-z0-9]{2}$/, 'must be two characters a-z or 0-9').default('c0'),
+  // Heroku's small Postgres plans allow 20 connections in all, shared by every dyno.
+  CAIRN_DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(5),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+const hints: Record<string, string> = {
+  DATABASE_URL: 'set it to a Postgres URL, e.g. postgres://user:pass@host:5432/db (or run `npm start` with nothing set for an embedded database)',
+  CAIRN_ENCRYPTION_KEY: 'generate one with `openssl rand -base64 32` and keep it safe: it decrypts backups and stored secrets',
+  CAIRN_BASE_URL: 'set it to the public https URL of the web process, e.g. https://auth.example.com',
+  CAIRN_CELL: 'use two characters from a-z and 0-9, e.g. c0',
+};
+
+export type Config = Readonly<
+  Omit<z.infer<typeof schema>, 'CAIRN_BASE_URL' | 'CAIRN_ENCRYPTION_OLD_KEYS'> & {
+    CAIRN_BASE_URL: string;
+    encryptionKeys: ReadonlyMap<string, Buffer>;
+  }
+>;
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Cairn cannot start; fix these environment variables:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0]);
+      const what = issue.code === 'invalid_type' && cleaned[name] === undefined ? 'is missing' : issue.message;
+      problems.push(`${name} ${what}${hints[name] ? `: ${hints[name]}` : ''}`);
+    }
+    throw new ConfigError(problems);
+  }
+  const c = parsed.data;
+  const keys = new Map<string, Buffer>([[c.CAIRN_ENCRYPTION_KEY_ID, Buffer.from(c.CAIRN_ENCRYPTION_KEY, 'base64')]]);
+  for (const pair of c.CAIRN_ENCRYPTION_OLD_KEYS?.split(',') ?? []) {
+    const [id, value] = pair.split(':');
+    const key = Buffer.from(value ?? '', 'base64');
+    if (!id || key.length !== 32) throw new ConfigError(['CAIRN_ENCRYPTION_OLD_KEYS must be "id:base64key,…" with 32-byte keys']);
+    if (!keys.has(id)) keys.set(id, key);
+  }
+  const { CAIRN_ENCRYPTION_OLD_KEYS: _old, ...rest } = c;
+  return Object.freeze({
+    ...rest,
+    CAIRN_BASE_URL: (c.CAIRN_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),
+    encryptionKeys: keys,
+  });
+}
+
+/** For entry points: print the problems and exit(1) instead of a stack trace. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

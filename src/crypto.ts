@@ -1,0 +1,54 @@
+// Small crypto helpers shared by every area: random tokens, SHA-256 for stored secrets
+// (STYLE.md §8), and AES-256-GCM sealing for secrets that must be recovered (CONTRACT.md:
+// CAIRN_ENCRYPTION_KEY wraps stored secrets; CAIRN_ENCRYPTION_KEY_ID names it for rotation).
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from 'node:crypto';
+import { AppError } from './errors.ts';
+
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` characters of base62 (5.95 bits each); randomInt avoids modulo bias. */
+export function randomBase62(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += base62[randomInt(62)];
+  return out;
+}
+
+export function sha256(value: string | Buffer): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+export interface Keyring {
+  currentId: string;
+  keys: ReadonlyMap<string, Buffer>;
+}
+
+export function keyringFromConfig(config: { CAIRN_ENCRYPTION_KEY_ID: string; encryptionKeys: ReadonlyMap<string, Buffer> }): Keyring {
+  return { currentId: config.CAIRN_ENCRYPTION_KEY_ID, keys: config.encryptionKeys };
+}
+
+/**
+ * Seals a secret as `v1.<keyId>.<iv>.<ciphertext+tag>` (base64url parts). `context` is bound as
+ * additional authenticated data, so a sealed value copied to another row or purpose fails to open.
+ */
+export function seal(keyring: Keyring, plaintext: string | Buffer, context: string): string {
+  const key = keyring.keys.get(keyring.currentId);
+  if (!key) throw new Error(`encryption key ${keyring.currentId} is not loaded`);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(context));
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+  return ['v1', keyring.currentId, iv.toString('base64url'), body.toString('base64url')].join('.');
+}
+
+export function open(keyring: Keyring, sealed: string, context: string): Buffer {
+  const [version, keyId, iv, body] = sealed.split('.');
+  const key = keyId ? keyring.keys.get(keyId) : undefined;
+  if (version !== 'v1' || !key || !iv || !body) {
+    throw new AppError('internal', `sealed value uses unknown key ${keyId ?? '?'}: add it to CAIRN_ENCRYPTION_OLD_KEYS`);
+  }
+  const data = Buffer.from(body, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAAD(Buffer.from(context));
+  decipher.setAuthTag(data.subarray(data.length - 16));
+  return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]);
+}

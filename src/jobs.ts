@@ -1,0 +1,148 @@
+// The one registry of background jobs: queue name → payload schema, retry, dead letter, retention
+// and the pg-boss settings that make it fast. Payloads carry ids, never rows or plaintext secrets
+// (STYLE.md §6). Handlers must be idempotent: pg-boss delivers at least once (a worker killed
+// mid-job gets its job again after expiry), so each handler keys its writes on ids in the payload.
+import { PgBoss, fromKnex, type ConstructorOptions, type Db as BossDb, type Queue } from 'pg-boss';
+import { z } from 'zod';
+import type { Config } from './config.ts';
+import { isTransaction, type Db } from './db.ts';
+
+export interface QueueDef<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  /** Attempts after the first. */
+  retryLimit?: number;
+  /** Seconds before the first retry; doubled each time with retryBackoff. */
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  retryDelayMax?: number;
+  /** A job active longer than this is considered lost (worker killed) and retried. */
+  expireInSeconds?: number;
+  /** How long completed or failed jobs stay queryable. */
+  deleteAfterSeconds?: number;
+  /** How long a job may wait in the queue before it is given up. */
+  retentionSeconds?: number;
+  /** Its own table: keeps a busy queue from slowing every other (pg-boss partitioning). */
+  partition?: boolean;
+  /** Jobs fetched per round trip; the handler gets them together. */
+  batchSize?: number;
+  localConcurrency?: number;
+  policy?: Queue['policy'];
+}
+
+export type Registry = Record<string, QueueDef>;
+
+export function defineQueues<const R extends Registry>(defs: R): R {
+  return defs;
+}
+
+export const deadLetterName = (queue: string): string => `${queue}.dead`;
+
+/**
+ * The application's queues. Each area adds its jobs here; `workers/handlers.ts` must hold a
+ * handler for every one, or the worker refuses to start.
+ */
+export const queues = defineQueues({
+  // Keeps the foundation's pipeline exercised end to end in every environment: `cairn admin jobs ping`.
+  'system.ping': { schema: z.object({ env_id: z.string().optional(), note: z.string().max(200).optional() }), retryLimit: 2 },
+});
+
+export type AppRegistry = typeof queues;
+
+export type Role = 'web' | 'worker' | 'release';
+
+/** pg-boss for one process role; only the release phase migrates its schema. */
+export function createBoss(config: Pick<Config, 'DATABASE_URL'>, role: Role, options: Partial<ConstructorOptions> = {}): PgBoss {
+  return new PgBoss({
+    connectionString: config.DATABASE_URL,
+    schema: 'pgboss',
+    application_name: `cairn-${role}-boss`,
+    max: role === 'worker' ? 4 : 2,
+    migrate: role === 'release',
+    createSchema: role === 'release',
+    // Only workers run maintenance and cron; web processes only insert jobs.
+    supervise: role === 'worker',
+    schedule: role === 'worker',
+    // Workers wake on NOTIFY instead of sleeping out the 2 s default poll.
+    useListenNotify: role === 'worker',
+    ...options,
+  });
+}
+
+const queueDefaults = {
+  retryLimit: 5,
+  retryDelay: 2,
+  retryBackoff: true,
+  retryDelayMax: 600,
+  expireInSeconds: 15 * 60,
+  deleteAfterSeconds: 7 * 24 * 3600,
+  retentionSeconds: 14 * 24 * 3600,
+} satisfies Partial<QueueDef>;
+
+function queueOptions(def: QueueDef, name: string): Omit<Queue, 'name'> {
+  const o = { ...queueDefaults, ...def };
+  return {
+    policy: o.policy ?? 'standard',
+    partition: o.partition ?? false,
+    notify: true,
+    retryLimit: o.retryLimit,
+    retryDelay: o.retryDelay,
+    retryBackoff: o.retryBackoff,
+    retryDelayMax: o.retryDelayMax,
+    expireInSeconds: o.expireInSeconds,
+    deleteAfterSeconds: o.deleteAfterSeconds,
+    retentionSeconds: o.retentionSeconds,
+    deadLetter: deadLetterName(name),
+  };
+}
+
+/** Release phase: create each queue and its dead-letter queue, or bring their settings up to date. */
+export async function syncQueues(boss: PgBoss, registry: Registry): Promise<void> {
+  for (const [name, def] of Object.entries(registry)) {
+    const dead = deadLetterName(name);
+    // Dead letters are kept for 30 days so an operator can inspect and re-drive them.
+    const deadOptions = { notify: false, retentionSeconds: 30 * 24 * 3600, deleteAfterSeconds: 30 * 24 * 3600 };
+    if (!(await boss.getQueue(dead))) await boss.createQueue(dead, deadOptions);
+    const { policy: _p, partition: _part, ...mutable } = queueOptions(def, name);
+    if (await boss.getQueue(name)) await boss.updateQueue(name, mutable);
+    else await boss.createQueue(name, queueOptions(def, name));
+  }
+}
+
+/** pg-boss statements run on the caller's knex transaction, so a rollback takes the job with it. */
+function bossDbFor(db: Db): BossDb | undefined {
+  return isTransaction(db) ? fromKnex(db) : undefined;
+}
+
+export interface EnqueueOptions {
+  startAfter?: Date | number;
+  singletonKey?: string;
+  /** A deterministic id makes a re-sent job a no-op (pg-boss ignores a duplicate id). */
+  id?: string;
+}
+
+export class Jobs<R extends Registry = AppRegistry> {
+  readonly boss: PgBoss;
+  readonly registry: R;
+
+  constructor(boss: PgBoss, registry: R) {
+    this.boss = boss;
+    this.registry = registry;
+  }
+
+  /** Validates the payload against the queue's schema and inserts the job on `db` (pass the transaction). */
+  async enqueue<N extends keyof R & string>(db: Db, name: N, payload: z.input<R[N]['schema']>, options: EnqueueOptions = {}): Promise<string> {
+    const data = this.registry[name]!.schema.parse(payload) as object;
+    const bossDb = bossDbFor(db);
+    const id = await this.boss.send(name, data, { ...options, ...(bossDb ? { db: bossDb } : {}) });
+    if (!id) throw new Error(`job ${name} was not created`);
+    return id;
+  }
+
+  /** Many jobs in one statement (bulk ingestion). */
+  async enqueueMany<N extends keyof R & string>(db: Db, name: N, payloads: z.input<R[N]['schema']>[]): Promise<void> {
+    const schema = this.registry[name]!.schema;
+    const jobs = payloads.map((p) => ({ data: schema.parse(p) as object }));
+    const bossDb = bossDbFor(db);
+    await this.boss.insert(name, jobs, bossDb ? { db: bossDb } : {});
+  }
+}

@@ -1,0 +1,14 @@
+// pino, one JSON line per event. Log lines carry ids and codes, never tokens, keys or bodies.
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+export function createLogger(options: { level?: string; name: string }): Logger {
+  return pino({
+    name: options.name,
+    level: options.level ?? 'info',
+    base: { pid: process.pid },
+    // Belt and braces: these never belong in a log line even if one is passed by mistake.
+    redact: { paths: ['authorization', 'password', 'token', 'secret', '*.authorization', '*.password', '*.token', '*.secret'], censor: '[Filtered]' },
+  });
+}

@@ -1,0 +1,38 @@
+// The release phase (Procfile `release`): schema migrations, pg-boss's own schema, and the queues
+// of the job registry. Safe to run from several places at once: knex holds a migration lock and
+// pg-boss an advisory lock.
+import { pathToFileURL } from 'node:url';
+import { loadConfigOrExit, type Config } from './config.ts';
+import { createDb } from './db.ts';
+import { createBoss, queues, syncQueues, type Registry } from './jobs.ts';
+import { createLogger, type Logger } from './log.ts';
+
+export async function runMigrations(config: Pick<Config, 'DATABASE_URL' | 'CAIRN_DB_POOL_MAX'>, log?: Logger, registry: Registry = queues): Promise<string[]> {
+  const db = createDb(config, { poolMax: 2, applicationName: 'cairn-release' });
+  try {
+    const [, applied] = (await db.migrate.latest()) as [number, string[]];
+    for (const name of applied) log?.info({ migration: name }, 'migrated');
+    const boss = createBoss(config, 'release');
+    await boss.start();
+    try {
+      await syncQueues(boss, registry);
+    } finally {
+      await boss.stop({ graceful: false, close: true });
+    }
+    return applied;
+  } finally {
+    await db.destroy();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const config = loadConfigOrExit();
+  const log = createLogger({ name: 'release', level: config.LOG_LEVEL });
+  runMigrations(config, log).then(
+    (applied) => log.info({ applied: applied.length }, 'release done'),
+    (err: unknown) => {
+      log.error({ err }, 'release failed');
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,48 @@
+// The web process: the Koa API on one HTTP server, with a graceful stop (SIGTERM: stop accepting,
+// finish in-flight requests, close idle keep-alive sockets, then release the pools).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp, type AppOptions } from './api/app.ts';
+import type { Config } from './config.ts';
+import { createDb } from './db.ts';
+import { createBoss, Jobs, queues } from './jobs.ts';
+import { createLogger, type Logger } from './log.ts';
+
+export interface WebHandle {
+  url: string;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+export async function startWeb(config: Config, options: AppOptions & { log?: Logger; host?: string; port?: number } = {}): Promise<WebHandle> {
+  const log = options.log ?? createLogger({ name: 'web', level: config.LOG_LEVEL });
+  const db = createDb(config, { applicationName: 'cairn-web' });
+  const boss = createBoss(config, 'web');
+  boss.on('error', (err) => log.warn({ err }, 'pg-boss error'));
+  await boss.start();
+  const app = createApp({ config, db, jobs: new Jobs(boss, queues), log }, options);
+  const server = createServer(app.callback());
+  // Longer than the platform router's idle timeout, so the router closes first (no 502 races).
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? config.PORT, options.host ?? '0.0.0.0', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  log.info({ port }, 'web listening');
+
+  return {
+    url,
+    server,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => server.closeAllConnections(), 20_000);
+      await closed;
+      clearTimeout(deadline);
+      await boss.stop({ graceful: false, close: true });
+      await db.destroy();
+    },
+  };
+}

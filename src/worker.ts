@@ -1,0 +1,99 @@
+// The worker runtime: one pg-boss worker per queue of the registry. It refuses to start when a
+// queue has no handler. On SIGTERM it stops fetching and waits for in-flight jobs; a job it cannot
+// finish in time stays active and is retried after it expires, and handlers are idempotent.
+import type { Knex } from 'knex';
+import type { PgBoss } from 'pg-boss';
+import type { z } from 'zod';
+import type { Config } from './config.ts';
+import { createDb } from './db.ts';
+import { createBoss, Jobs, type Registry } from './jobs.ts';
+import { createLogger, type Logger } from './log.ts';
+
+export interface WorkerContext<R extends Registry = Registry> {
+  config: Config;
+  db: Knex;
+  jobs: Jobs<R>;
+  log: Logger;
+}
+
+export interface JobInput<T> {
+  id: string;
+  data: T;
+  retryCount: number;
+}
+
+export type JobHandler<S extends z.ZodType = z.ZodType, R extends Registry = Registry> = (
+  jobs: JobInput<z.infer<S>>[],
+  ctx: WorkerContext<R>,
+) => Promise<void>;
+
+export type Handlers<R extends Registry> = { [K in keyof R]: JobHandler<R[K]['schema'], R> };
+
+export function assertHandlers(registry: Registry, handlers: Record<string, unknown>): void {
+  const missing = Object.keys(registry).filter((name) => typeof handlers[name] !== 'function');
+  const unknown = Object.keys(handlers).filter((name) => !(name in registry));
+  const problems = [
+    ...missing.map((n) => `queue "${n}" has no handler: add one to workers/handlers.ts`),
+    ...unknown.map((n) => `handler "${n}" has no queue: add it to the registry in src/jobs.ts`),
+  ];
+  if (problems.length > 0) throw new Error(`the worker cannot start:\n  - ${problems.join('\n  - ')}`);
+}
+
+export interface WorkerHandle<R extends Registry> {
+  boss: PgBoss;
+  jobs: Jobs<R>;
+  db: Knex;
+  stop(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  log?: Logger;
+  /** Seconds between polls when no NOTIFY arrives (a backstop; NOTIFY wakes workers at once). */
+  pollingIntervalSeconds?: number;
+  /** Milliseconds to wait for in-flight jobs on stop. */
+  stopTimeoutMs?: number;
+}
+
+export async function startWorker<R extends Registry>(config: Config, registry: R, handlers: Handlers<R>, options: WorkerOptions = {}): Promise<WorkerHandle<R>> {
+  assertHandlers(registry, handlers as Record<string, unknown>);
+  const log = options.log ?? createLogger({ name: 'worker', level: config.LOG_LEVEL });
+  const db = createDb(config, { applicationName: 'cairn-worker' });
+  const boss = createBoss(config, 'worker');
+  boss.on('error', (err) => log.warn({ err }, 'pg-boss error'));
+  await boss.start();
+  const jobs = new Jobs(boss, registry);
+  const ctx: WorkerContext<R> = { config, db, jobs, log };
+
+  for (const [name, def] of Object.entries(registry)) {
+    const handler = handlers[name as keyof R] as JobHandler;
+    const batchSize = def.batchSize ?? 1;
+    await boss.work(
+      name,
+      {
+        batchSize,
+        localConcurrency: def.localConcurrency ?? 1,
+        includeMetadata: true,
+        pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+        notifyPollingIntervalSeconds: 30,
+        burstWhenBatchFull: batchSize > 1,
+      },
+      async (batch) => {
+        const started = performance.now();
+        const inputs = batch.map((job) => ({ id: job.id, data: def.schema.parse(job.data), retryCount: job.retryCount }));
+        await handler(inputs, ctx);
+        log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
+      },
+    );
+  }
+  log.info({ queues: Object.keys(registry).length }, 'worker started');
+
+  return {
+    boss,
+    jobs,
+    db,
+    async stop() {
+      await boss.stop({ graceful: true, timeout: options.stopTimeoutMs ?? 20_000, close: true });
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,12 @@
+// Procfile `worker`.
+import { loadConfigOrExit } from '../src/config.ts';
+import { queues } from '../src/jobs.ts';
+import { createLogger } from '../src/log.ts';
+import { onShutdown } from '../src/shutdown.ts';
+import { startWorker } from '../src/worker.ts';
+import { handlers } from './handlers.ts';
+
+const config = loadConfigOrExit();
+const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
+const worker = await startWorker(config, queues, handlers, { log });
+onShutdown(log, () => worker.stop());
