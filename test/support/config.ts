@@ -1,0 +1,17 @@
+// A Config for tests: the real services from the environment (scripts/test.ts provisions them),
+// a fixed test encryption key, and the given database.
+import { loadConfig, type Config } from '../../src/config.ts';
+
+export const testEncryptionKey = Buffer.alloc(32, 7).toString('base64');
+
+export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    CAIRN_DB_POOL_MAX: '4',
+    ...overrides,
+  });
+}

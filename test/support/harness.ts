@@ -1,0 +1,75 @@
+// One fresh database per test file, and helpers to run the real web and worker against it.
+import { inject } from 'vitest';
+import type { Knex } from 'knex';
+import type { Config } from '../../src/config.ts';
+import { createDb } from '../../src/db.ts';
+import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { startWeb, type WebHandle } from '../../src/server.ts';
+import type { AppOptions } from '../../src/api/app.ts';
+import { cloneDatabase, type TestDatabase } from './pg.ts';
+import { testConfig } from './config.ts';
+
+export interface Harness {
+  database: TestDatabase;
+  config: Config;
+  db: Knex;
+  close(): Promise<void>;
+}
+
+export async function createHarness(overrides: Record<string, string> = {}): Promise<Harness> {
+  const database = await cloneDatabase(inject('templateDatabase'));
+  const config = testConfig(database.url, overrides);
+  const db = createDb(config);
+  return {
+    database,
+    config,
+    db,
+    async close() {
+      await db.destroy();
+      await database.drop();
+    },
+  };
+}
+
+let counter = 0;
+
+/** A new environment with a publishable and a secret key (all scopes). */
+export async function createTestEnv(db: Knex, name?: string): Promise<CreatedEnv> {
+  counter += 1;
+  return createEnvWithKeys(db, name ?? `orgs/test-org/projects/p${process.pid}/envs/e${counter}`, 'test');
+}
+
+export async function startTestWeb(h: Harness, options: AppOptions = {}): Promise<WebHandle> {
+  return startWeb(h.config, { ...options, host: '127.0.0.1', port: 0 });
+}
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** fetch with JSON in and out, for API tests. */
+export async function call<T = Record<string, unknown>>(
+  base: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  const res = await fetch(`${base}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
