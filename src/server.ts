@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { createDb } from './db.ts';
 import { createBoss, Jobs, queues } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
+import { createObjectStore } from './storage/index.ts';
 
 export interface WebHandle {
   url: string;
@@ -20,7 +21,7 @@ export async function startWeb(config: Config, options: AppOptions & { log?: Log
   const boss = createBoss(config, 'web');
   boss.on('error', (err) => log.warn({ err }, 'pg-boss error'));
   await boss.start();
-  const app = createApp({ config, db, jobs: new Jobs(boss, queues), log }, options);
+  const app = createApp({ config, db, jobs: new Jobs(boss, queues), log, store: createObjectStore(config) }, options);
   const server = createServer(app.callback());
   // Longer than the platform router's idle timeout, so the router closes first (no 502 races).
   server.keepAliveTimeout = 65_000;

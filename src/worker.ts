@@ -8,12 +8,15 @@ import type { Config } from './config.ts';
 import { createDb } from './db.ts';
 import { createBoss, Jobs, type Registry } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
+import { createObjectStore } from './storage/index.ts';
+import type { ObjectStore } from './storage/object-store.ts';
 
 export interface WorkerContext<R extends Registry = Registry> {
   config: Config;
   db: Knex;
   jobs: Jobs<R>;
   log: Logger;
+  store: ObjectStore;
 }
 
 export interface JobInput<T> {
@@ -62,7 +65,7 @@ export async function startWorker<R extends Registry>(config: Config, registry: 
   boss.on('error', (err) => log.warn({ err }, 'pg-boss error'));
   await boss.start();
   const jobs = new Jobs(boss, registry);
-  const ctx: WorkerContext<R> = { config, db, jobs, log };
+  const ctx: WorkerContext<R> = { config, db, jobs, log, store: createObjectStore(config) };
 
   for (const [name, def] of Object.entries(registry)) {
     const handler = handlers[name as keyof R] as JobHandler;

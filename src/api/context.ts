@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import type { Jobs } from '../jobs.ts';
 import type { Logger } from '../log.ts';
+import type { ObjectStore } from '../storage/object-store.ts';
 import type { Scope, KeyKind } from '../domain/tenancy/keys.ts';
 
 export interface AppDeps {
@@ -10,6 +11,7 @@ export interface AppDeps {
   db: Knex;
   jobs: Jobs;
   log: Logger;
+  store: ObjectStore;
 }
 
 /** The caller, as the key middleware resolved it. */
