@@ -220,7 +220,7 @@ EOF
 }
 
 start_cluster() {
-  local started=$SECONDS osd_uuid
+  local started=$SECONDS
   say "starting radosgw in $s3_dir (~15 s)…"
   stop_ours
   if [ -e "$s3_dir" ]; then
@@ -241,9 +241,8 @@ start_cluster() {
   unlocked ceph-mon -c "$conf" -i a </dev/null >"$s3_dir/log/mon.a.out" 2>&1 \
     || fail_start "ceph-mon did not start (is port $mon_port free? set CAIRN_TEST_S3_MON_PORT)" mon.a
 
-  osd_uuid=$(cat /proc/sys/kernel/random/uuid)
-  ceph-osd -c "$conf" -i 0 --mkfs --osd-uuid "$osd_uuid" </dev/null >>"$s3_dir/log/mkfs.out" 2>&1 || fail_start "ceph-osd --mkfs failed" osd.0
-  timeout 60 ceph -c "$conf" --connect-timeout 50 osd new "$osd_uuid" 0 \
+  ceph-osd -c "$conf" -i 0 --mkfs </dev/null >>"$s3_dir/log/mkfs.out" 2>&1 || fail_start "ceph-osd --mkfs failed" osd.0
+  timeout 60 ceph -c "$conf" --connect-timeout 50 osd new "$(cat "$s3_dir/osd-0/fsid")" 0 \
     >>"$s3_dir/log/mkfs.out" 2>&1 || { show_log mkfs; fail_start "could not register the OSD with the monitor" mon.a; }
   unlocked ceph-osd -c "$conf" -i 0 </dev/null >"$s3_dir/log/osd.0.out" 2>&1 \
     || fail_start "ceph-osd did not start" osd.0

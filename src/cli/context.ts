@@ -1,0 +1,67 @@
+// What every CLI command can reach. API commands use the SDK with CAIRN_API_URL and
+// CAIRN_SECRET_KEY; `cairn admin …` commands are for the operator and talk to the database.
+import type { Command } from 'commander';
+import type { Knex } from 'knex';
+import { loadConfig, type Config } from '../config.ts';
+import { createDb } from '../db.ts';
+import { CairnApiError, CairnClient } from '../sdk/client.ts';
+
+export class CliError extends Error {}
+
+export interface CliContext {
+  /** The SDK client from CAIRN_API_URL and CAIRN_SECRET_KEY; a clear error when they are unset. */
+  client(): CairnClient;
+  /** The environment name to use: --env, else CAIRN_ENV. */
+  envName(flag?: string): string;
+  /** Config and a database handle for admin commands; closed when the command ends. */
+  admin(): Promise<{ config: Config; db: Knex }>;
+  /** Prints JSON with --json, else the human form. */
+  print(value: unknown, json: boolean, human?: (value: never) => string): void;
+  /** Writes progress lines to stderr (never stdout, so --json output stays clean). */
+  progress(message: string): void;
+}
+
+export function createCliContext(env: Record<string, string | undefined> = process.env): CliContext & { close(): Promise<void> } {
+  let db: Knex | undefined;
+  return {
+    client() {
+      const baseUrl = env.CAIRN_API_URL;
+      const secretKey = env.CAIRN_SECRET_KEY;
+      if (!baseUrl || !secretKey) {
+        throw new CliError('set CAIRN_API_URL (e.g. http://localhost:3000) and CAIRN_SECRET_KEY (a cairn_sk_… key) to call the API');
+      }
+      return new CairnClient({ baseUrl, secretKey, publishableKey: env.CAIRN_PUBLISHABLE_KEY, userAgent: 'cairn-cli/0.1.0' });
+    },
+    envName(flag) {
+      const name = flag ?? env.CAIRN_ENV;
+      if (!name) throw new CliError('name the environment with --env orgs/{org}/projects/{project}/envs/{env} (or set CAIRN_ENV)');
+      return name;
+    },
+    async admin() {
+      const config = loadConfig({ CAIRN_ENCRYPTION_KEY: undefined, ...env });
+      db ??= createDb(config, { poolMax: 2, applicationName: 'cairn-cli' });
+      return { config, db };
+    },
+    print(value, json, human) {
+      process.stdout.write(`${json || !human ? JSON.stringify(value, null, json ? 2 : 0) : human(value as never)}\n`);
+    },
+    progress(message) {
+      process.stderr.write(`${message}\n`);
+    },
+    async close() {
+      await db?.destroy();
+    },
+  };
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof CairnApiError) {
+    return `error: ${err.message} (${err.code}, HTTP ${err.status}${err.requestId ? `, request ${err.requestId}` : ''})`;
+  }
+  if (err instanceof CliError) return `error: ${err.message}`;
+  if (err instanceof Error && err.name === 'ConfigError') return err.message;
+  if (err instanceof Error && 'code' in err && err.name === 'AppError') return `error: ${err.message}`;
+  return `error: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+export type Register = (program: Command, ctx: CliContext) => void;
