@@ -48,6 +48,20 @@ export const queues = defineQueues({
 
 export type AppRegistry = typeof queues;
 
+/**
+ * Cron schedules (UTC), registered by every worker at start. pg-boss keeps one row per schedule
+ * and its cron monitor sends each slot once, however many workers run.
+ */
+export interface ScheduleDef {
+  queue: keyof AppRegistry & string;
+  /** Distinguishes several schedules on one queue. */
+  key: string;
+  cron: string;
+  data: Record<string, unknown>;
+}
+
+export const schedules: ScheduleDef[] = [];
+
 export type Role = 'web' | 'worker' | 'release';
 
 /** pg-boss for one process role; only the release phase migrates its schema. */

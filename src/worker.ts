@@ -6,7 +6,7 @@ import type { PgBoss } from 'pg-boss';
 import type { z } from 'zod';
 import type { Config } from './config.ts';
 import { createDb } from './db.ts';
-import { createBoss, Jobs, type Registry } from './jobs.ts';
+import { createBoss, Jobs, type Registry, type ScheduleDef } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createObjectStore } from './storage/index.ts';
 import type { ObjectStore } from './storage/object-store.ts';
@@ -55,6 +55,8 @@ export interface WorkerOptions {
   pollingIntervalSeconds?: number;
   /** Milliseconds to wait for in-flight jobs on stop. */
   stopTimeoutMs?: number;
+  /** Cron schedules to register (the app passes `schedules` from src/jobs.ts). */
+  schedules?: readonly ScheduleDef[];
 }
 
 export async function startWorker<R extends Registry>(config: Config, registry: R, handlers: Handlers<R>, options: WorkerOptions = {}): Promise<WorkerHandle<R>> {
@@ -87,6 +89,9 @@ export async function startWorker<R extends Registry>(config: Config, registry: 
         log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
       },
     );
+  }
+  for (const s of options.schedules ?? []) {
+    await boss.schedule(s.queue, s.cron, s.data, { tz: 'UTC', key: s.key });
   }
   log.info({ queues: Object.keys(registry).length }, 'worker started');
 

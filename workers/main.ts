@@ -1,6 +1,6 @@
 // Procfile `worker`.
 import { loadConfigOrExit } from '../src/config.ts';
-import { queues } from '../src/jobs.ts';
+import { queues, schedules } from '../src/jobs.ts';
 import { createLogger } from '../src/log.ts';
 import { onShutdown } from '../src/shutdown.ts';
 import { startWorker } from '../src/worker.ts';
@@ -8,5 +8,5 @@ import { handlers } from './handlers.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
-const worker = await startWorker(config, queues, handlers, { log });
+const worker = await startWorker(config, queues, handlers, { log, schedules });
 onShutdown(log, () => worker.stop());
