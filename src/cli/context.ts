@@ -2,7 +2,9 @@
 // CAIRN_SECRET_KEY; `cairn admin …` commands are for the operator and talk to the database.
 import type { Command } from 'commander';
 import type { Knex } from 'knex';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadConfig, type Config } from '../config.ts';
+import { keyringFromConfig, type Keyring } from '../crypto.ts';
 import { createDb } from '../db.ts';
 import { CairnApiError, CairnClient } from '../sdk/client.ts';
 
@@ -14,7 +16,7 @@ export interface CliContext {
   /** The environment name to use: --env, else CAIRN_ENV. */
   envName(flag?: string): string;
   /** Config and a database handle for admin commands; closed when the command ends. */
-  admin(): Promise<{ config: Config; db: Knex }>;
+  admin(): Promise<{ config: Config; db: Knex; keyring(): Keyring }>;
   /** Prints JSON with --json, else the human form. */
   print(value: unknown, json: boolean, human?: (value: never) => string): void;
   /** Writes progress lines to stderr (never stdout, so --json output stays clean). */
@@ -38,9 +40,23 @@ export function createCliContext(env: Record<string, string | undefined> = proce
       return name;
     },
     async admin() {
-      const config = loadConfig({ CAIRN_ENCRYPTION_KEY: undefined, ...env });
+      // With nothing configured, talk to the embedded instance that `npm start` runs.
+      const source = env.DATABASE_URL ? env : { ...embeddedEnv(), ...env };
+      if (!source.DATABASE_URL) {
+        throw new CliError('set DATABASE_URL to the service database (or start the embedded one with `npm start`)');
+      }
+      // Most admin commands need no encryption key; the ones that seal secrets ask for it.
+      const hasKey = Boolean(source.CAIRN_ENCRYPTION_KEY);
+      const config = loadConfig({ ...source, CAIRN_ENCRYPTION_KEY: source.CAIRN_ENCRYPTION_KEY ?? Buffer.alloc(32).toString('base64') });
       db ??= createDb(config, { poolMax: 2, applicationName: 'cairn-cli' });
-      return { config, db };
+      return {
+        config,
+        db,
+        keyring() {
+          if (!hasKey) throw new CliError('set CAIRN_ENCRYPTION_KEY (the same value the service runs with) for this command');
+          return keyringFromConfig(config);
+        },
+      };
     },
     print(value, json, human) {
       process.stdout.write(`${json || !human ? JSON.stringify(value, null, json ? 2 : 0) : human(value as never)}\n`);
@@ -52,6 +68,19 @@ export function createCliContext(env: Record<string, string | undefined> = proce
       await db?.destroy();
     },
   };
+}
+
+/** The settings `npm start` wrote for its embedded database, if it ran here. */
+export const embeddedEnvFile = '.data/cairn.env';
+
+function embeddedEnv(): Record<string, string> {
+  if (!existsSync(embeddedEnvFile)) return {};
+  const out: Record<string, string> = {};
+  for (const line of readFileSync(embeddedEnvFile, 'utf8').split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) out[m[1]!] = m[2]!;
+  }
+  return out;
 }
 
 export function describeError(err: unknown): string {

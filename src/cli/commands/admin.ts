@@ -1,0 +1,87 @@
+// `cairn admin …`: the operator's commands. They talk to the database directly (DATABASE_URL),
+// never through the API, and print each plaintext key exactly once.
+import type { Command } from 'commander';
+import { seal } from '../../crypto.ts';
+import { checkScopes, createEnvWithKeys, createKey, requireEnv } from '../../domain/tenancy/envs.ts';
+import { tenancyQueries } from '../../domain/tenancy/queries.ts';
+import { CliError, type CliContext } from '../context.ts';
+
+const modeOption = (value: string): 'test' | 'live' => {
+  if (value !== 'test' && value !== 'live') throw new CliError('--mode is test or live');
+  return value;
+};
+
+export function registerAdmin(program: Command, ctx: CliContext): Command {
+  const admin = program.command('admin').description('operator commands; they use DATABASE_URL directly');
+
+  const env = admin.command('env').description('environments');
+  env
+    .command('create')
+    .description('create an environment (and its org and project where missing) with a publishable and a secret key')
+    .argument('<name>', 'orgs/{org}/projects/{project}/envs/{env}')
+    .option('--mode <mode>', 'test or live', modeOption, 'test')
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: { mode: 'test' | 'live'; json?: boolean }) => {
+      const { db } = await ctx.admin();
+      const created = await createEnvWithKeys(db, name, opts.mode);
+      const out = { name: created.env.name, mode: created.env.mode, publishable_key: created.publishableKey, secret_key: created.secretKey };
+      ctx.print(out, Boolean(opts.json), (o: typeof out) =>
+        `${created.created ? 'Created' : 'New keys for'} ${o.name} (${o.mode})\n  publishable key: ${o.publishable_key}\n  secret key:      ${o.secret_key}\nThe secret key is shown once; store it now.`);
+    });
+  env
+    .command('set-database')
+    .description("set the environment's application database (the one backups dump and restore); stored encrypted")
+    .argument('<name>', 'environment name')
+    .argument('<url>', 'postgres://…')
+    .action(async (name: string, url: string) => {
+      if (!/^postgres(ql)?:\/\//.test(url)) throw new CliError('the database URL must start with postgres:// or postgresql://');
+      const { db, keyring } = await ctx.admin();
+      const row = await requireEnv(db, name);
+      await db('envs').where({ id: row.id }).update({ database_url_enc: seal(keyring(), url, `env-database:${row.id}`) });
+      ctx.progress(`database set for ${name}`);
+    });
+
+  const keys = admin.command('keys').description('API keys');
+  keys
+    .command('create')
+    .description('create a secret key (or, with --publishable, a publishable key)')
+    .requiredOption('--env <name>', 'environment name')
+    .option('--scopes <list>', 'comma-separated scopes (default: all)')
+    .option('--publishable', 'create a publishable key instead')
+    .option('--json', 'print JSON')
+    .action(async (opts: { env: string; scopes?: string; publishable?: boolean; json?: boolean }) => {
+      const { db } = await ctx.admin();
+      const row = await requireEnv(db, opts.env);
+      const scopes = opts.scopes ? checkScopes(opts.scopes.split(',').map((s) => s.trim()).filter(Boolean)) : undefined;
+      const created = await createKey(db, row, opts.publishable ? 'publishable' : 'secret', scopes);
+      const out = { id: created.key.id, [opts.publishable ? 'publishable_key' : 'secret_key']: created.token, scopes: created.key.scopes };
+      ctx.print(out, Boolean(opts.json), () => `${created.key.id}  ${created.token}\nscopes: ${created.key.scopes.join(' ')}\nShown once; store it now.`);
+    });
+  keys
+    .command('list')
+    .description('list the keys of an environment (hints only; keys are stored hashed)')
+    .requiredOption('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (opts: { env: string; json?: boolean }) => {
+      const { db } = await ctx.admin();
+      const row = await requireEnv(db, opts.env);
+      const list = (await tenancyQueries(db).listKeys(row.id)).map((k) => ({
+        id: k.id, kind: k.kind, hint: k.hint, scopes: k.scopes, create_time: k.create_time.toISOString(),
+        revoke_time: k.revoke_time?.toISOString() ?? null,
+      }));
+      ctx.print({ keys: list }, Boolean(opts.json), (o: { keys: typeof list }) =>
+        o.keys.map((k) => `${k.id}  ${k.kind.padEnd(11)} ${k.hint}  ${k.revoke_time ? 'revoked' : k.scopes.join(',')}`).join('\n') || 'no keys');
+    });
+  keys
+    .command('revoke')
+    .description('revoke a key; it stops working at once')
+    .argument('<id>', 'key id (key_…)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { db } = await ctx.admin();
+      const row = await tenancyQueries(db).revokeKey(id);
+      if (!row) throw new CliError(`no key ${id}; list keys with \`cairn admin keys list --env …\``);
+      ctx.print({ id: row.id, revoke_time: row.revoke_time?.toISOString() }, Boolean(opts.json), () => `revoked ${row.id}`);
+    });
+  return admin;
+}

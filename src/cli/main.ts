@@ -1,0 +1,27 @@
+// The `cairn` command. API commands go through the SDK (CAIRN_API_URL, CAIRN_SECRET_KEY);
+// `cairn admin` commands are the operator's and use the database directly.
+import { Command, CommanderError } from 'commander';
+import { registerAdmin } from './commands/admin.ts';
+import { createCliContext, describeError } from './context.ts';
+
+export async function main(argv: string[]): Promise<number> {
+  const ctx = createCliContext();
+  const program = new Command('cairn')
+    .description('Cairn: sign-in for end users, Postgres backups and error tracking')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  registerAdmin(program, ctx);
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    process.stderr.write(`${describeError(err)}\n`);
+    return 1;
+  } finally {
+    await ctx.close();
+  }
+}
+
+process.exitCode = await main(process.argv);
