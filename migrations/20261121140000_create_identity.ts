@@ -25,8 +25,12 @@ export async function up(knex: Knex): Promise<void> {
     t.text('id').primary();
     t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
     t.text('email').notNullable();
-    t.text('password_sealed').notNullable();
+    // Null once the worker has hashed it: the sealed password lives no longer than the job.
+    t.text('password_sealed');
     t.text('redirect_url');
+    // What the worker decided ('created', 'exists', 'breached'), so a retried job mails the same.
+    t.text('outcome');
+    t.text('end_user_id');
     t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
 
@@ -40,6 +44,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('user_agent');
     t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('last_active_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.integer('idle_seconds').notNullable();
     t.timestamp('idle_expire_time', { useTz: true }).notNullable();
     t.timestamp('expire_time', { useTz: true }).notNullable();
     t.timestamp('revoke_time', { useTz: true });

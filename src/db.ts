@@ -22,6 +22,8 @@ export function createDb(config: Pick<Config, 'DATABASE_URL' | 'CAIRN_DB_POOL_MA
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: options.poolMax ?? config.CAIRN_DB_POOL_MAX, idleTimeoutMillis: 30_000 },
     acquireConnectionTimeout: 6000,
+    // Failures reach callers as errors (and the error middleware logs them once, with the request id).
+    log: { warn: () => {}, error: () => {}, deprecate: () => {}, debug: () => {} },
     migrations: migrationConfig,
   });
 }

@@ -44,6 +44,28 @@ export const deadLetterName = (queue: string): string => `${queue}.dead`;
 export const queues = defineQueues({
   // Keeps the foundation's pipeline exercised end to end in every environment: `cairn admin jobs ping`.
   'system.ping': { schema: z.object({ env_id: z.string().optional(), note: z.string().max(200).optional() }), retryLimit: 2 },
+  // Error tracking (issue 3): one job per accepted event, carrying only its uid (the raw event
+  // waits in error_event_inbox). Its own partition and batch fetch keep bulk ingestion fast; a
+  // short expiry gets a killed worker's batch re-run soon, and the handler is idempotent on the uid.
+  'errors.ingest': {
+    schema: z.object({ uid: z.string().regex(/^err_[a-z0-9]{2}[0-9a-z]{26}$/) }),
+    partition: true,
+    batchSize: 100,
+    expireInSeconds: 60,
+    retryLimit: 8,
+    retryDelay: 1,
+    deleteAfterSeconds: 3600,
+  },
+  // Identity (issue 4). A sign-up job carries only the pending row's id: the password waits there,
+  // sealed, and is erased once hashed. Handlers key their writes on the ids, so retries are safe.
+  'identity.sign-up': { schema: z.object({ pending_id: z.string().regex(/^signup_[0-9a-z]{26}$/) }), retryLimit: 8, retryDelay: 1, deleteAfterSeconds: 3600 },
+  'identity.password-reset': {
+    schema: z.object({ env_id: z.string(), email: z.string().max(320), redirect_url: z.string().max(2048).optional() }),
+    retryLimit: 8, retryDelay: 1, deleteAfterSeconds: 3600,
+  },
+  'identity.breached-import': { schema: z.object({ import_id: z.string() }), retryLimit: 2, expireInSeconds: 3600 },
+  // Daily: sign-in history older than 90 days, ended sessions, spent tickets and links.
+  'identity.prune': { schema: z.object({}), retryLimit: 2 },
 });
 
 export type AppRegistry = typeof queues;
@@ -60,7 +82,9 @@ export interface ScheduleDef {
   data: Record<string, unknown>;
 }
 
-export const schedules: ScheduleDef[] = [];
+export const schedules: ScheduleDef[] = [
+  { queue: 'identity.prune', key: 'daily', cron: '17 4 * * *', data: {} },
+];
 
 export type Role = 'web' | 'worker' | 'release';
 
@@ -101,7 +125,8 @@ function queueOptions(def: QueueDef, name: string): Omit<Queue, 'name'> {
     retryLimit: o.retryLimit,
     retryDelay: o.retryDelay,
     retryBackoff: o.retryBackoff,
-    retryDelayMax: o.retryDelayMax,
+    // pg-boss accepts a cap only together with backoff.
+    ...(o.retryBackoff ? { retryDelayMax: o.retryDelayMax } : {}),
     expireInSeconds: o.expireInSeconds,
     deleteAfterSeconds: o.deleteAfterSeconds,
     retentionSeconds: o.retentionSeconds,

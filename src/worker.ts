@@ -51,7 +51,10 @@ export interface WorkerHandle<R extends Registry> {
 
 export interface WorkerOptions {
   log?: Logger;
-  /** Seconds between polls when no NOTIFY arrives (a backstop; NOTIFY wakes workers at once). */
+  /**
+   * Seconds between polls. NOTIFY wakes workers the moment a job is created, but retries and
+   * delayed jobs become due silently, so the poll is what picks them up: keep it short.
+   */
   pollingIntervalSeconds?: number;
   /** Milliseconds to wait for in-flight jobs on stop. */
   stopTimeoutMs?: number;
@@ -79,7 +82,7 @@ export async function startWorker<R extends Registry>(config: Config, registry: 
         localConcurrency: def.localConcurrency ?? 1,
         includeMetadata: true,
         pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
-        notifyPollingIntervalSeconds: 30,
+        notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 5,
         burstWhenBatchFull: batchSize > 1,
       },
       async (batch) => {

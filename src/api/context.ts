@@ -17,10 +17,13 @@ export interface AppDeps {
 /** The caller, as the key middleware resolved it. */
 export interface Principal {
   keyId: string;
-  kind: KeyKind;
+  /** 'session': an end user's session bearer (identity, issue #4); keyId is then the session id. */
+  kind: KeyKind | 'session';
   envId: string;
   envName: string;
   scopes: readonly Scope[];
+  /** Set for kind 'session': whose session it is. */
+  endUserId?: string;
 }
 
 export interface RequestState {

@@ -10,9 +10,10 @@ import { envName } from '../domain/tenancy/names.ts';
 import { AppError } from '../errors.ts';
 import type { AppDeps, Principal, RequestState } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
+import { authenticateSession } from './middleware/session-auth.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type AuthKind = 'none' | 'publishable' | 'secret';
+export type AuthKind = 'none' | 'publishable' | 'secret' | 'session';
 
 type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
@@ -100,7 +101,7 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: A
     const chain: Middleware[] = [
       async (ctx, next) => {
         if (def.auth !== 'none') {
-          const principal = await authenticate(ctx, deps, def.auth, def.scope);
+          const principal = def.auth === 'session' ? await authenticateSession(ctx, deps) : await authenticate(ctx, deps, def.auth, def.scope);
           (ctx.state as RequestState).principal = principal;
           checkEnvScope((ctx as unknown as { params: Record<string, string> }).params ?? {}, principal);
         }

@@ -11,7 +11,9 @@ function toAppError(err: unknown, ctx: Context): AppError {
   if (e?.status === 413 || e?.type === 'entity.too.large') {
     return new AppError('invalid_request', 'the request body is too large', { status: 413 });
   }
-  if (e?.status === 400 && e.expose) return new AppError('invalid_request', 'the request body is not valid JSON');
+  if (e?.status === 400 || e?.type === 'entity.parse.failed' || err instanceof SyntaxError) {
+    return new AppError('invalid_request', 'the request body is not valid JSON');
+  }
   if (e?.status === 415) return new AppError('invalid_request', 'send the body as application/json');
   if (isStoreUnavailable(err)) {
     return new AppError('store_unavailable', 'the database is unavailable; retry shortly', { retryAfter: 5, cause: err });

@@ -1,0 +1,30 @@
+// Per-environment identity settings, kept under `identity` in envs.settings. Everything has a
+// default, so a new environment signs users in with no set-up.
+import { z } from 'zod';
+
+const colour = z.string().regex(/^#[0-9a-fA-F]{6}$/);
+
+export const identitySettingsSchema = z.object({
+  branding: z
+    .object({
+      name: z.string().max(100).optional(),
+      logo_url: z.url({ protocol: /^https?$/ }).optional(),
+      colors: z.object({ primary: colour.optional(), background: colour.optional(), text: colour.optional() }).optional(),
+    })
+    .default({}),
+  /** Users must have a second factor; the minimum password length drops to 8 (NIST SP 800-63B). */
+  require_second_factor: z.boolean().default(false),
+  /** Clerk's defaults: a session ends after 7 days without use, and after 30 days in any case. */
+  session_idle_seconds: z.number().int().min(300).max(90 * 86400).default(7 * 86400),
+  session_lifetime_seconds: z.number().int().min(300).max(365 * 86400).default(30 * 86400),
+  /** Origins a `redirect_url` may point to; empty means any http(s) URL (development). */
+  redirect_origins: z.array(z.string()).default([]),
+});
+
+export type IdentitySettings = z.infer<typeof identitySettingsSchema>;
+
+export function identitySettings(envSettings: Record<string, unknown> | undefined): IdentitySettings {
+  const parsed = identitySettingsSchema.safeParse(envSettings?.identity ?? {});
+  // Settings are written through the schema; a bad stored value falls back to the defaults.
+  return parsed.success ? parsed.data : identitySettingsSchema.parse({});
+}

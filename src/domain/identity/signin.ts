@@ -1,0 +1,87 @@
+// Password sign-in (SPEC.md "Client API", issue #4). The order matters:
+// 1. per-IP limit, then the identifier's lockout, before any hashing;
+// 2. argon2id verification always runs, against a dummy hash for an unknown identifier or a user
+//    without a password, so timing does not reveal whether the account exists;
+// 3. only once the password is right: email_not_verified, then mfa_required / factor proofs;
+// 4. a wrong password or factor counts toward the lockout; success clears the count.
+import type { Knex } from 'knex';
+import type { Config } from '../../config.ts';
+import { AppError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import { consumeLimit } from './limits.ts';
+import { assertNotLocked, failAttempt, identifierHash } from './lockout.ts';
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+import { identityQueries, type EndUserRow, type SessionRow } from './queries.ts';
+import { createSession, envIdentity, type SignInContext } from './sessions.ts';
+import { issueTicket } from './tickets.ts';
+import { checkFactorProofs, type FactorProof } from './totp.ts';
+import { normaliseEmail } from './tokens.ts';
+
+export interface PasswordSignIn {
+  envId: string;
+  identifier: string;
+  password: string;
+  sessionMode: 'server' | 'browser';
+  factorProofs: FactorProof[];
+  from: SignInContext;
+}
+
+export type SignInResult =
+  | { mode: 'server'; ticket: string; expires_at: string }
+  | { mode: 'browser'; session: SessionRow; user: EndUserRow; token: string; envName: string };
+
+export interface SignInDeps {
+  db: Knex;
+  config: Config;
+  log: Logger;
+}
+
+const wrongCredentials = () => new AppError('unauthorized', 'the identifier or password is wrong');
+
+export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn): Promise<SignInResult> {
+  const { db } = deps;
+  await consumeLimit(db, 'sign_in', input.envId, input.from.ip ?? 'unknown');
+  const identifier = normaliseEmail(input.identifier);
+  const idHash = identifierHash(input.envId, identifier);
+  await assertNotLocked(db, input.envId, idHash);
+
+  const q = identityQueries(db);
+  const user = await q.userByEmail(input.envId, identifier);
+  const passwordOk = await verifyPassword(user?.password_hash ?? (await dummyHash()), input.password);
+  const record = (outcome: string) => (user ? q.insertSignIn({ env_id: input.envId, end_user_id: user.id, method: 'password', outcome, ip: input.from.ip, user_agent: input.from.userAgent?.slice(0, 500) ?? null }) : Promise.resolve());
+
+  if (!user || !user.password_hash || !passwordOk) {
+    await record('wrong_password');
+    return failAttempt(db, input.envId, idHash, wrongCredentials());
+  }
+  if (!user.email_verified_time) {
+    await record('email_not_verified');
+    throw new AppError('forbidden', 'verify the email address first: follow the link in the verification mail', { details: { reason: 'email_not_verified' } });
+  }
+  if (user.totp_active) {
+    if (input.factorProofs.length === 0) {
+      await record('mfa_required');
+      throw new AppError('mfa_required', 'this user has a second factor: send a totp or recovery_code proof in factor_proofs', {
+        details: { factors: ['totp', 'recovery_code'] },
+      });
+    }
+    if (!(await checkFactorProofs(db, deps.config, user.id, input.factorProofs))) {
+      await record('wrong_factor');
+      return failAttempt(db, input.envId, idHash, new AppError('unauthorized', 'the second-factor code is wrong or already used', { details: { reason: 'invalid_factor' } }));
+    }
+  }
+
+  await q.clearFailures(input.envId, idHash);
+  await record('succeeded');
+  await q.touchSignIn(user.id);
+  if (needsRehash(user.password_hash)) {
+    // Parameters changed since this hash was made (issue #4): upgrade it now that we know the password.
+    await q.setPasswordHash(user.id, await hashPassword(input.password));
+  }
+  if (input.sessionMode === 'server') {
+    return { mode: 'server', ...(await issueTicket(db, input.envId, user.id, 'password', input.from)) };
+  }
+  const env = await envIdentity(db, input.envId);
+  const { session, token } = await createSession(db, env, user.id, 'password', input.from);
+  return { mode: 'browser', session, user, token, envName: env.envName };
+}

@@ -1,0 +1,22 @@
+// Opaque bearer secrets. Each is 32 base62 characters (~190 bits, above the 128 bits OWASP's
+// Session Management Cheat Sheet asks for) behind a recognisable prefix, so secret scanners and
+// people can tell them apart. Only SHA-256 of a token is stored (STYLE.md §8).
+import { randomBase62, sha256 } from '../../crypto.ts';
+
+export type TokenKind = 'session' | 'ticket' | 'email';
+
+const prefixes: Record<TokenKind, string> = { session: 'cairn_sess_', ticket: 'cairn_tkt_', email: 'cairn_eml_' };
+
+export function newToken(kind: TokenKind): string {
+  return `${prefixes[kind]}${randomBase62(32)}`;
+}
+
+export function isTokenShape(kind: TokenKind, value: string): boolean {
+  return new RegExp(`^${prefixes[kind]}[0-9A-Za-z]{32}$`).test(value);
+}
+
+export const hashToken = (token: string): Buffer => sha256(token);
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}

@@ -1,0 +1,44 @@
+// End users as the application's server manages them with a secret key (SPEC.md "End users and
+// sessions"). Creating one checks the password like sign-up does, but answers at once: a server
+// holding the secret key may know which addresses exist.
+import type { Knex } from 'knex';
+import { AppError } from '../../errors.ts';
+import { breachedChecker } from './breached.ts';
+import { hashPassword, passwordProblem } from './passwords.ts';
+import { identityQueries, type EndUserRow } from './queries.ts';
+import { envIdentity } from './sessions.ts';
+import { normaliseEmail } from './tokens.ts';
+
+export async function createEndUser(db: Knex, envId: string, input: { email: string; password?: string | undefined; email_verified?: boolean | undefined }): Promise<EndUserRow> {
+  let hash: string | null = null;
+  if (input.password !== undefined) {
+    const env = await envIdentity(db, envId);
+    const problem = passwordProblem(input.password, env.settings.require_second_factor);
+    if (problem) throw new AppError('invalid_request', problem);
+    if (await breachedChecker(db).check(input.password)) {
+      throw new AppError('invalid_request', 'this password appears in lists of breached passwords; choose another', { details: { reason: 'breached_password' } });
+    }
+    hash = await hashPassword(input.password);
+  }
+  const email = input.email.trim();
+  const user = await identityQueries(db).insertUser({
+    env_id: envId, email, email_normalized: normaliseEmail(email), password_hash: hash, email_verified: input.email_verified ?? false,
+  });
+  if (!user) throw new AppError('conflict', 'an end user with this email already exists', { details: { reason: 'email_taken' } });
+  return user;
+}
+
+export async function requireEndUser(db: Knex, envId: string, id: string): Promise<EndUserRow> {
+  const user = await identityQueries(db).userById(envId, id);
+  if (!user) throw new AppError('not_found', `no end user ${id} in this environment`);
+  return user;
+}
+
+export async function deleteEndUser(db: Knex, envId: string, id: string): Promise<void> {
+  if (!(await identityQueries(db).deleteUser(envId, id))) throw new AppError('not_found', `no end user ${id} in this environment`);
+}
+
+export async function revokeEndUserSessions(db: Knex, envId: string, id: string): Promise<number> {
+  await requireEndUser(db, envId, id);
+  return identityQueries(db).revokeUserSessions(id);
+}

@@ -1,0 +1,47 @@
+// Accepting captures (CONTRACT.md "Error tracking"): each valid event gets its uid
+// `err_<cell><ulid>` now, and its inbox row and ingestion job are written in one transaction, so
+// an answered 202 means the event will be stored, and a failed request leaves nothing behind.
+import type { Knex } from 'knex';
+import type { z } from 'zod';
+import { newUlid } from '../../ids.ts';
+import type { Jobs } from '../../jobs.ts';
+import { errorEventInput, storable, type ErrorEventInput } from './event-schema.ts';
+import { ingestQueries } from './queries.ts';
+
+export const newEventUid = (cell: string, now?: number): string => `err_${cell}${newUlid(now)}`;
+
+export interface CaptureDeps {
+  db: Knex;
+  jobs: Jobs;
+  cell: string;
+}
+
+export async function acceptEvents(deps: CaptureDeps, envId: string, events: ErrorEventInput[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((payload) => ({ uid: newEventUid(deps.cell), env_id: envId, payload: storable(payload) }));
+  await deps.db.transaction(async (trx) => {
+    await ingestQueries(trx).insertInbox(rows);
+    await deps.jobs.enqueueMany(trx, 'errors.ingest', rows.map((r) => ({ uid: r.uid })));
+  });
+  return rows.map((r) => r.uid);
+}
+
+export type BatchResult = { uid: string } | { error: { code: 'invalid_request'; message: string; details: { fields: { field: string; message: string }[] } } };
+
+function describe(issues: z.core.$ZodIssue[], index: number): BatchResult {
+  const fields = issues.slice(0, 20).map((i) => ({ field: ['error_events', String(index), ...i.path.map(String)].join('.'), message: i.message }));
+  const summary = fields.slice(0, 5).map((f) => `${f.field}: ${f.message}`).join('; ');
+  return { error: { code: 'invalid_request', message: `invalid event: ${summary}`, details: { fields } } };
+}
+
+/** batchCapture: each item is checked on its own; only the bad ones fail, in place. */
+export async function acceptBatch(deps: CaptureDeps, envId: string, items: unknown[]): Promise<BatchResult[]> {
+  const results: (BatchResult | ErrorEventInput)[] = items.map((item, i) => {
+    const parsed = errorEventInput.safeParse(item);
+    return parsed.success ? parsed.data : describe(parsed.error.issues, i);
+  });
+  const valid = results.filter((r): r is ErrorEventInput => !('error' in r));
+  const uids = await acceptEvents(deps, envId, valid);
+  let next = 0;
+  return results.map((r) => ('error' in r ? r : { uid: uids[next++]! }));
+}

@@ -1,0 +1,76 @@
+// What a capture may carry (SPEC.md "Capture fields", issue 3). Every field is checked here, so a
+// bad event is refused at the edge with the field named, and the worker never meets one. Limits the
+// spec leaves open follow Sentry's (message 8192 characters, tag keys 32 and values 200).
+import { z } from 'zod';
+
+export const limits = {
+  breadcrumbs: 100,
+  tags: 64,
+  stackBytes: 64 * 1024,
+  frames: 256,
+  message: 8192,
+  batch: 1000,
+} as const;
+
+/** RFC 3339 needs an offset (or Z); a bare local time is ambiguous and refused. */
+export const rfc3339 = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp such as 2026-11-21T13:00:00Z' });
+
+// W3C Trace Context §3.2.2.3: lower-case hex, and all zeros is an invalid id.
+const hexId = (length: number) =>
+  z.string().regex(new RegExp(`^[0-9a-f]{${length}}$`), `must be ${length} lower-case hex characters`)
+    .refine((v) => /[1-9a-f]/.test(v), 'must not be all zeros (W3C Trace Context)');
+
+export const stackFrameInput = z.strictObject({
+  function: z.string().max(1024).optional(),
+  file: z.string().max(2048).optional(),
+  line: z.number().int().min(1).max(100_000_000).optional(),
+  column: z.number().int().min(1).max(100_000_000).optional(),
+  in_app: z.boolean().optional(),
+});
+
+const scalar = z.union([z.string().max(4096), z.number(), z.boolean(), z.null()]);
+
+export const breadcrumbInput = z.strictObject({
+  timestamp: rfc3339.optional(),
+  type: z.string().max(64).optional(),
+  category: z.string().max(256).optional(),
+  level: z.enum(['debug', 'info', 'warning', 'error', 'fatal']).optional(),
+  message: z.string().max(4096).optional(),
+  data: z.record(z.string().max(64), scalar).refine((d) => Object.keys(d).length <= 32, 'at most 32 data entries').optional(),
+});
+
+// Release and service name select source maps and filter lists: printable, path-safe names.
+const label = z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]*$/, 'letters, digits and . _ @ + - only');
+
+export const errorEventInput = z.strictObject({
+  event_time: rfc3339,
+  exception_type: z.string().min(1).max(256),
+  message: z.string().max(limits.message).optional(),
+  stack: z.string().refine((s) => Buffer.byteLength(s, 'utf8') <= limits.stackBytes, `must be at most ${limits.stackBytes} bytes`).optional(),
+  stack_frames: z.array(stackFrameInput).max(limits.frames).optional(),
+  service_name: label.optional(),
+  release: label.optional(),
+  breadcrumbs: z.array(breadcrumbInput).max(limits.breadcrumbs, `at most ${limits.breadcrumbs} breadcrumbs`).optional(),
+  tags: z.record(z.string().regex(/^[A-Za-z0-9_.:-]{1,32}$/, 'tag keys are 1-32 of A-Z a-z 0-9 _ . : -'), z.string().max(200))
+    .refine((t) => Object.keys(t).length <= limits.tags, `at most ${limits.tags} tags`).optional(),
+  fingerprint: z.string().min(1).max(512).optional(),
+  trace_id: hexId(32).optional(),
+  span_id: hexId(16).optional(),
+});
+
+export type ErrorEventInput = z.infer<typeof errorEventInput>;
+export type StackFrameInput = z.infer<typeof stackFrameInput>;
+export type BreadcrumbInput = z.infer<typeof breadcrumbInput>;
+
+/**
+ * Postgres text and jsonb cannot hold U+0000 or unpaired surrogates; both are replaced by U+FFFD
+ * so that no client string can make a store fail later.
+ */
+export function storable<T>(value: T): T {
+  if (typeof value === 'string') return value.toWellFormed().replace(/\0/g, '\uFFFD') as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => storable(v)) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storable(v)])) as T;
+  }
+  return value;
+}

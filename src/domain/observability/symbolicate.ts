@@ -1,0 +1,109 @@
+// Maps frames through the source maps uploaded for the event's release (SPEC.md capture rule 3):
+// original file, line and column, the original name of the enclosing function, and context lines
+// from `sourcesContent`. A frame that stays as printed says why.
+import { originalPositionFor } from '@jridgewell/trace-mapping';
+import { enclosingFunction } from './scopes.ts';
+import { sourceOf, type MapEntry } from './source-map-cache.ts';
+import { filePath } from './paths.ts';
+
+export type UnmappedReason =
+  | 'no_release'
+  | 'no_maps_for_release'
+  | 'no_map_for_file'
+  | 'no_position'
+  | 'position_outside_map'
+  | 'malformed_map'
+  | 'map_unavailable';
+
+export interface StackFrame {
+  function?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  in_app: boolean;
+  pre_context?: string[];
+  context_line?: string;
+  post_context?: string[];
+  /** The position as the runtime printed it, when the frame was mapped. */
+  generated?: { function?: string; file?: string; line?: number; column?: number };
+  unmapped_reason?: UnmappedReason;
+}
+
+export interface RawFrame {
+  function?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  in_app?: boolean;
+}
+
+export interface MapRef {
+  file: string;
+  file_path: string;
+  sha256: string;
+  size_bytes: number;
+  object_key: string;
+}
+
+/** Loads (through the cache) the map a MapRef points to; rejects when the store fails. */
+export type MapLoader = (ref: MapRef) => Promise<MapEntry>;
+
+const contextLines = 3;
+const maxContextLine = 240;
+
+const clip = (line: string): string => (line.length > maxContextLine ? `${line.slice(0, maxContextLine)}…` : line);
+
+/** The upload for a frame's file: the same `file`, else the same path (CONTRACT.md). */
+export function findMap(maps: readonly MapRef[], file: string): MapRef | undefined {
+  const exact = maps.find((m) => m.file === file);
+  if (exact) return exact;
+  const path = filePath(file);
+  return maps.find((m) => m.file_path === path);
+}
+
+async function mapFrame(frame: RawFrame, maps: readonly MapRef[], load: MapLoader): Promise<StackFrame | UnmappedReason> {
+  if (!frame.file || frame.line === undefined) return 'no_position';
+  const ref = findMap(maps, frame.file);
+  if (!ref) return 'no_map_for_file';
+  let entry: MapEntry;
+  try {
+    entry = await load(ref);
+  } catch {
+    return 'map_unavailable';
+  }
+  if (entry === 'malformed') return 'malformed_map';
+  // Runtimes print 1-based columns; source maps count from 0 (ECMA-426 §4).
+  const pos = originalPositionFor(entry.map, { line: frame.line, column: Math.max(0, (frame.column ?? 1) - 1) });
+  if (pos.source === null) return 'position_outside_map';
+  const source = sourceOf(entry, pos.source);
+  const out: StackFrame = {
+    file: pos.source,
+    line: pos.line,
+    column: pos.column + 1,
+    in_app: false,
+    generated: { function: frame.function, file: frame.file, line: frame.line, column: frame.column },
+  };
+  const enclosing = source ? enclosingFunction(source.scopes, (source.lineStarts[pos.line - 1] ?? 0) + pos.column) : undefined;
+  out.function = enclosing ?? pos.name ?? frame.function;
+  if (source) {
+    const i = pos.line - 1;
+    out.pre_context = source.lines.slice(Math.max(0, i - contextLines), i).map(clip);
+    if (source.lines[i] !== undefined) out.context_line = clip(source.lines[i]);
+    out.post_context = source.lines.slice(i + 1, i + 1 + contextLines).map(clip);
+  }
+  return out;
+}
+
+export async function symbolicate(frames: readonly RawFrame[], release: string | undefined, maps: readonly MapRef[], load: MapLoader): Promise<StackFrame[]> {
+  const out: StackFrame[] = [];
+  for (const frame of frames) {
+    const base: StackFrame = { ...frame, in_app: false };
+    if (!release) out.push({ ...base, unmapped_reason: 'no_release' });
+    else if (maps.length === 0) out.push({ ...base, unmapped_reason: 'no_maps_for_release' });
+    else {
+      const mapped = await mapFrame(frame, maps, load);
+      out.push(typeof mapped === 'string' ? { ...base, unmapped_reason: mapped } : mapped);
+    }
+  }
+  return out;
+}

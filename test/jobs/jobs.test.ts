@@ -1,0 +1,104 @@
+// The job pipeline on the real Postgres and pg-boss: enqueue inside the caller's transaction,
+// work, complete; retry then dead letter; a rolled-back transaction enqueues nothing; a worker
+// without a handler for every queue refuses to start; a graceful stop finishes in-flight work.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createBoss, deadLetterName, defineQueues, Jobs, syncQueues } from '../../src/jobs.ts';
+import { startWorker, type Handlers, type WorkerHandle } from '../../src/worker.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { createGate, eventually } from '../support/probes.ts';
+
+const registry = defineQueues({
+  'test.echo': { schema: z.object({ n: z.number() }), retryLimit: 2, retryDelay: 1, retryBackoff: false },
+  'test.fail': { schema: z.object({ n: z.number() }), retryLimit: 1, retryDelay: 1, retryBackoff: false },
+  'test.slow': { schema: z.object({ n: z.number() }), retryLimit: 0 },
+});
+type R = typeof registry;
+
+let h: Harness;
+let worker: WorkerHandle<R>;
+const seen: number[] = [];
+let failures = 0;
+const gate = createGate();
+
+const handlers: Handlers<R> = {
+  'test.echo': async (jobs) => {
+    for (const j of jobs) seen.push(j.data.n);
+  },
+  'test.fail': async () => {
+    failures += 1;
+    throw new Error('always fails');
+  },
+  'test.slow': async () => {
+    await gate.wait();
+  },
+};
+
+beforeAll(async () => {
+  h = await createHarness();
+  const release = createBoss(h.config, 'release');
+  await release.start();
+  try {
+    await syncQueues(release, registry);
+  } finally {
+    await release.stop({ graceful: false, close: true });
+  }
+  worker = await startWorker(h.config, registry, handlers, { pollingIntervalSeconds: 0.5 });
+});
+afterAll(async () => {
+  await worker?.stop();
+  await h?.close();
+});
+
+const state = async (queue: string, id: string) => (await worker.boss.findJobs(queue, { id }))[0]?.state;
+
+describe('jobs', () => {
+  it('enqueues inside a transaction, works and completes', async () => {
+    const id = await h.db.transaction((trx) => worker.jobs.enqueue(trx, 'test.echo', { n: 41 }));
+    await eventually(async () => (await state('test.echo', id)) === 'completed');
+    expect(seen).toContain(41);
+  });
+
+  it('enqueues nothing when the transaction rolls back', async () => {
+    await expect(
+      h.db.transaction(async (trx) => {
+        await worker.jobs.enqueue(trx, 'test.echo', { n: 99 });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    const { rows } = await h.db.raw<{ rows: { count: string }[] }>("select count(*) from pgboss.job where name = 'test.echo' and data->>'n' = '99'");
+    expect(Number(rows[0]!.count)).toBe(0);
+  });
+
+  it('refuses a payload that does not match the queue schema', async () => {
+    await expect(worker.jobs.enqueue(h.db, 'test.echo', { n: 'x' } as never)).rejects.toThrow();
+  });
+
+  it('retries, then moves the job to the dead-letter queue', async () => {
+    const id = await worker.jobs.enqueue(h.db, 'test.fail', { n: 7 });
+    await eventually(async () => (await state('test.fail', id)) === 'failed', { timeoutMs: 30_000 });
+    expect(failures).toBe(2); // the first attempt and one retry
+    const dead = await eventually(async () => (await worker.boss.findJobs(deadLetterName('test.fail'), { data: { n: 7 } }))[0]);
+    expect(dead.data).toEqual({ n: 7 });
+  });
+
+  it('refuses to start a worker when a queue has no handler', async () => {
+    const partial = { 'test.echo': handlers['test.echo'] } as unknown as Handlers<R>;
+    await expect(startWorker(h.config, registry, partial)).rejects.toThrow(/queue "test.fail" has no handler/);
+  });
+});
+
+describe('graceful stop', () => {
+  it('stops fetching and finishes the job in flight', async () => {
+    const other = await startWorker(h.config, { 'test.slow': registry['test.slow'] }, { 'test.slow': handlers['test.slow'] }, { pollingIntervalSeconds: 0.5 });
+    // The suite's main worker must not take the job: stop its slow-queue polling first.
+    await worker.boss.offWork('test.slow');
+    const id = await other.jobs.enqueue(h.db, 'test.slow', { n: 1 });
+    await gate.reached;
+    const stopping = other.stop();
+    expect(await state('test.slow', id)).toBe('active');
+    gate.open();
+    await stopping;
+    expect(await state('test.slow', id)).toBe('completed');
+  });
+});
