@@ -13,7 +13,7 @@ const base64Key = z.string().refine((v) => Buffer.from(v, 'base64').length === 3
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000), // 0: any free port
   CAIRN_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   CAIRN_ENCRYPTION_KEY: base64Key,
   CAIRN_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('k1'),

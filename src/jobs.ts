@@ -66,6 +66,15 @@ export const queues = defineQueues({
   'identity.breached-import': { schema: z.object({ import_id: z.string() }), retryLimit: 2, expireInSeconds: 3600 },
   // Daily: sign-in history older than 90 days, ended sessions, spent tickets and links.
   'identity.prune': { schema: z.object({}), retryLimit: 2 },
+  // Backups (issue 6). Capture and restore carry only ids; each takes its environment's advisory
+  // lock and throws while another run holds it, so retries (with backoff) wait their turn. A dump
+  // may run for hours: the expiry only bounds how long a lost run waits before redelivery, and
+  // the redelivered job (or backups.reap) fails the orphan and cleans the bucket.
+  'backups.capture': { schema: z.object({ backup_id: z.string().regex(/^backup_[0-9a-z]{26}$/) }), retryLimit: 40, retryDelay: 15, retryDelayMax: 300, expireInSeconds: 6 * 3600 },
+  'backups.restore': { schema: z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/) }), retryLimit: 40, retryDelay: 15, retryDelayMax: 300, expireInSeconds: 6 * 3600 },
+  'backups.schedule': { schema: z.object({ type: z.enum(['daily', 'weekly', 'monthly']) }), retryLimit: 5 },
+  'backups.prune': { schema: z.object({}), retryLimit: 2 },
+  'backups.reap': { schema: z.object({}), retryLimit: 1 },
 });
 
 export type AppRegistry = typeof queues;
@@ -84,6 +93,12 @@ export interface ScheduleDef {
 
 export const schedules: ScheduleDef[] = [
   { queue: 'identity.prune', key: 'daily', cron: '17 4 * * *', data: {} },
+  // Backups (SPEC "Limits"): daily 03:00 UTC, weekly Sunday 03:00, monthly on the 1st at 03:00.
+  { queue: 'backups.schedule', key: 'daily', cron: '0 3 * * *', data: { type: 'daily' } },
+  { queue: 'backups.schedule', key: 'weekly', cron: '0 3 * * 0', data: { type: 'weekly' } },
+  { queue: 'backups.schedule', key: 'monthly', cron: '0 3 1 * *', data: { type: 'monthly' } },
+  { queue: 'backups.prune', key: 'hourly', cron: '41 * * * *', data: {} },
+  { queue: 'backups.reap', key: 'every-5-min', cron: '*/5 * * * *', data: {} },
 ];
 
 export type Role = 'web' | 'worker' | 'release';

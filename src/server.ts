@@ -23,6 +23,11 @@ export async function startWeb(config: Config, options: AppOptions & { log?: Log
   await boss.start();
   const app = createApp({ config, db, jobs: new Jobs(boss, queues), log, store: createObjectStore(config) }, options);
   const server = createServer(app.callback());
+  let stopping = false;
+  // While stopping, answers close their connection, so keep-alive clients reconnect elsewhere.
+  server.on('request', (_req, res) => {
+    if (stopping) res.setHeader('Connection', 'close');
+  });
   // Longer than the platform router's idle timeout, so the router closes first (no 502 races).
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -37,10 +42,14 @@ export async function startWeb(config: Config, options: AppOptions & { log?: Log
     url,
     server,
     async stop() {
+      stopping = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive sockets become idle as their last response ends: close each as it does.
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
       server.closeIdleConnections();
       const deadline = setTimeout(() => server.closeAllConnections(), 20_000);
       await closed;
+      clearInterval(sweep);
       clearTimeout(deadline);
       await boss.stop({ graceful: false, close: true });
       await db.destroy();

@@ -1,6 +1,12 @@
 // Queue name → handler. The worker refuses to start unless this covers the registry exactly.
 import type { AppRegistry } from '../src/jobs.ts';
 import type { Handlers } from '../src/worker.ts';
+import { backupsCapture } from './backups-capture.ts';
+import { backupsPrune } from './backups-prune.ts';
+import { backupsReap } from './backups-reap.ts';
+import { backupsRestore } from './backups-restore.ts';
+import { backupsSchedule } from './backups-schedule.ts';
+import { errorsIngest } from './errors-ingest.ts';
 import { identityBreachedImport } from './identity-breached-import.ts';
 import { identityPasswordReset } from './identity-password-reset.ts';
 import { identityPrune } from './identity-prune.ts';
@@ -9,8 +15,14 @@ import { systemPing } from './system-ping.ts';
 
 export const handlers: Handlers<AppRegistry> = {
   'system.ping': systemPing,
+  'errors.ingest': errorsIngest,
   'identity.sign-up': identitySignUp,
   'identity.password-reset': identityPasswordReset,
   'identity.breached-import': identityBreachedImport,
   'identity.prune': identityPrune,
+  'backups.capture': backupsCapture,
+  'backups.restore': backupsRestore,
+  'backups.schedule': backupsSchedule,
+  'backups.prune': backupsPrune,
+  'backups.reap': backupsReap,
 };

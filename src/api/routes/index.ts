@@ -1,5 +1,7 @@
 // Every /v1 route, in one list: mounted by the app and described by the OpenAPI document.
 import type { RouteDef } from '../route.ts';
+import { errorGroupRoutes } from './error-groups/index.ts';
+import { identityRoutes } from './identity/index.ts';
 import { tenancyRoutes } from './tenancy/index.ts';
 
-export const allRoutes: readonly RouteDef[] = [...tenancyRoutes];
+export const allRoutes: readonly RouteDef[] = [...tenancyRoutes, ...identityRoutes, ...errorGroupRoutes];

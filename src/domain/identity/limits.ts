@@ -39,9 +39,9 @@ function limiterFor(db: Knex, action: LimitedAction, limit: Limit): RateLimiterP
 }
 
 /** Counts one request of `ip` in the environment; rate_limited with Retry-After past the limit. */
-export async function consumeLimit(db: Knex, action: LimitedAction, envId: string, ip: string, limit: Limit = defaultLimits[action]): Promise<void> {
+export async function consumeLimit(db: Knex, action: LimitedAction, envId: string, ip: string, limit?: Limit): Promise<void> {
   try {
-    await limiterFor(db, action, limit).consume(`${envId}:${ip}`);
+    await limiterFor(db, action, limit ?? defaultLimits[action]).consume(`${envId}:${ip}`);
   } catch (err) {
     if (err instanceof RateLimiterRes) {
       throw new AppError('rate_limited', 'too many requests from this address; retry later', {

@@ -19,6 +19,8 @@ export const identitySettingsSchema = z.object({
   session_lifetime_seconds: z.number().int().min(300).max(365 * 86400).default(30 * 86400),
   /** Origins a `redirect_url` may point to; empty means any http(s) URL (development). */
   redirect_origins: z.array(z.string()).default([]),
+  /** Per-IP limits overriding limits.ts's defaults, e.g. {"sign_in": {"points": 100, "seconds": 60}}. */
+  rate_limits: z.record(z.string(), z.object({ points: z.number().int().min(1), seconds: z.number().int().min(1) })).default({}),
 });
 
 export type IdentitySettings = z.infer<typeof identitySettingsSchema>;

@@ -40,7 +40,8 @@ const wrongCredentials = () => new AppError('unauthorized', 'the identifier or p
 
 export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn): Promise<SignInResult> {
   const { db } = deps;
-  await consumeLimit(db, 'sign_in', input.envId, input.from.ip ?? 'unknown');
+  const env = await envIdentity(db, input.envId);
+  await consumeLimit(db, 'sign_in', input.envId, input.from.ip ?? 'unknown', env.settings.rate_limits.sign_in);
   const identifier = normaliseEmail(input.identifier);
   const idHash = identifierHash(input.envId, identifier);
   await assertNotLocked(db, input.envId, idHash);
@@ -81,7 +82,6 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
   if (input.sessionMode === 'server') {
     return { mode: 'server', ...(await issueTicket(db, input.envId, user.id, 'password', input.from)) };
   }
-  const env = await envIdentity(db, input.envId);
   const { session, token } = await createSession(db, env, user.id, 'password', input.from);
   return { mode: 'browser', session, user, token, envName: env.envName };
 }

@@ -32,8 +32,8 @@ export interface SignUpInput {
 const sealContext = (pendingId: string): string => `signup:${pendingId}`;
 
 export async function acceptSignUp(deps: { db: Knex; config: Config; jobs: Jobs }, input: SignUpInput): Promise<void> {
-  await consumeLimit(deps.db, 'sign_up', input.envId, input.ip);
   const env = await envIdentity(deps.db, input.envId);
+  await consumeLimit(deps.db, 'sign_up', input.envId, input.ip, env.settings.rate_limits.sign_up);
   const problem = passwordProblem(input.password, env.settings.require_second_factor);
   if (problem) throw new AppError('invalid_request', problem, { details: { fields: [{ field: 'body.password', message: problem }] } });
   const redirect = checkRedirectUrl(env.settings, input.redirectUrl);

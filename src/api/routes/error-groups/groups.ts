@@ -1,0 +1,66 @@
+// Error groups: list, get, and the three triage calls (SPEC.md, CONTRACT.md "Error tracking").
+import type { Context } from 'koa';
+import { groupQueries } from '../../../domain/observability/group-queries.ts';
+import { decodePageToken, encodePageToken } from '../../../domain/observability/page-token.ts';
+import { triage, type TriageAction } from '../../../domain/observability/triage.ts';
+import { AppError } from '../../../errors.ts';
+import { defineRoute, type RouteDef } from '../../route.ts';
+import type { AppDeps } from '../../context.ts';
+import { groupList, groupParams, groupResource, groupsQuery, groupView, envParams, triageBody } from './schema.ts';
+
+const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
+
+/** Page tokens are signed with the current service key (CONTRACT.md: tampered → invalid_request). */
+export const pageSecret = (deps: AppDeps): Buffer => deps.config.encryptionKeys.get(deps.config.CAIRN_ENCRYPTION_KEY_ID)!;
+
+export const listGroups = defineRoute({
+  method: 'get', path: base, operationId: 'listErrorGroups', summary: 'Error groups, newest last_seen_time first',
+  tags: ['Error tracking'], auth: 'secret', scope: 'observability:read', params: envParams, query: groupsQuery,
+  response: { status: 200, description: 'A page of groups', schema: groupList },
+  async handle({ query, principal, deps }) {
+    const after = decodePageToken(pageSecret(deps), query.page_token);
+    const rows = await groupQueries(deps.db).listGroups(principal!.envId, query, after, query.page_size + 1);
+    const page = rows.slice(0, query.page_size);
+    const last = page.at(-1);
+    return {
+      error_groups: page.map((g) => groupView(principal!.envName, g)),
+      ...(rows.length > query.page_size && last ? { next_page_token: encodePageToken(pageSecret(deps), { t: last.last_seen_time.toISOString(), id: last.id }) } : {}),
+    };
+  },
+});
+
+export const getGroup = defineRoute({
+  method: 'get', path: `${base}/{error_group}`, operationId: 'getErrorGroup', summary: 'One error group',
+  tags: ['Error tracking'], auth: 'secret', scope: 'observability:read', params: groupParams,
+  response: { status: 200, description: 'The group, with its etag', schema: groupResource },
+  async handle({ params, principal, deps }) {
+    const g = await groupQueries(deps.db).getGroup(principal!.envId, params.error_group);
+    if (!g) throw new AppError('not_found', `no error group ${params.error_group} in this environment`);
+    return groupView(principal!.envName, g);
+  },
+});
+
+/** The etag from the body, else from If-Match (RFC 9110 §13.1.1; quotes and W/ dropped). */
+function etagOf(body: { etag?: string } | undefined, ctx: Context): string {
+  const header = ctx.get('if-match').trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  const etag = body?.etag ?? (header || undefined);
+  if (!etag) throw new AppError('invalid_request', 'send the group\'s current etag as {"etag": "…"} or in If-Match', { details: { field: 'body.etag' } });
+  return etag;
+}
+
+const triageRoute = (action: TriageAction, summary: string): RouteDef => defineRoute({
+  method: 'post', path: `${base}/{error_group}:${action}`, operationId: `${action}ErrorGroup`, summary,
+  tags: ['Error tracking'], auth: 'secret', scope: 'observability:write', params: groupParams, body: triageBody,
+  response: { status: 200, description: 'The updated group, with its new etag', schema: groupResource },
+  async handle({ params, body, principal, deps, ctx }) {
+    const g = await triage(deps.db, principal!.envId, params.error_group, action, etagOf(body, ctx));
+    return groupView(principal!.envName, g);
+  },
+});
+
+export const groupRoutes = [
+  listGroups, getGroup,
+  triageRoute('acknowledge', 'Mark a group as seen and being worked on'),
+  triageRoute('resolve', 'Resolve a group; a later occurrence reopens it'),
+  triageRoute('reopen', 'Send a resolved or acknowledged group back to triage'),
+];

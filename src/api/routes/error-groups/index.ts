@@ -1,0 +1,8 @@
+// Error tracking routes (issue 3).
+import { batchCapture, capture } from './capture.ts';
+import { eventRoutes } from './events.ts';
+import { groupRoutes } from './groups.ts';
+import { scrubbingRoutes } from './scrubbing.ts';
+import { sourceMapRoutes } from './source-maps.ts';
+
+export const errorGroupRoutes = [capture, batchCapture, ...groupRoutes, ...eventRoutes, ...sourceMapRoutes, ...scrubbingRoutes];

@@ -1,0 +1,101 @@
+// End users, sessions and sign-in history for the application's server (secret key, CONTRACT.md
+// "Identity"). Every query is scoped by the key's environment.
+import { z } from 'zod';
+import { sha256 } from '../../../crypto.ts';
+import type { Config } from '../../../config.ts';
+import { decodePageToken, paginate } from '../../../domain/identity/pages.ts';
+import { identityQueries } from '../../../domain/identity/queries.ts';
+import { endUserResource, sessionResource, signInResource } from '../../../domain/identity/resources.ts';
+import { normaliseEmail } from '../../../domain/identity/tokens.ts';
+import { createEndUser, deleteEndUser, requireEndUser, revokeEndUserSessions } from '../../../domain/identity/users.ts';
+import { defineRoute } from '../../route.ts';
+import { envParams } from '../tenancy/schema.ts';
+import { email, endUser, endUserParams, pageQuery, password, session, signIn } from './schema.ts';
+
+const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/end_users';
+const tags = ['End users'];
+
+function pageKey(config: Config): Buffer {
+  return sha256(Buffer.concat([Buffer.from('cairn-page-token:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]));
+}
+
+export const createEndUserRoute = defineRoute({
+  method: 'post', path: base, operationId: 'createEndUser', summary: 'Create an end user, with or without a password', tags, auth: 'secret', scope: 'auth:write',
+  params: envParams,
+  body: z.object({ email, password: password.optional(), email_verified: z.boolean().optional() }),
+  response: { status: 201, description: 'The new end user', schema: endUser },
+  async handle({ body, principal, deps }) {
+    return endUserResource(principal!.envName, await createEndUser(deps.db, principal!.envId, body));
+  },
+});
+
+export const listEndUsers = defineRoute({
+  method: 'get', path: base, operationId: 'listEndUsers', summary: 'List end users, newest first; filter by email', tags, auth: 'secret', scope: 'auth:read',
+  params: envParams,
+  query: pageQuery.extend({ email: z.string().max(320).optional() }),
+  response: { status: 200, description: 'A page of end users', schema: z.object({ end_users: z.array(endUser), next_page_token: z.string().optional() }) },
+  async handle({ query, principal, deps }) {
+    const key = pageKey(deps.config);
+    const rows = await identityQueries(deps.db).listUsers(principal!.envId, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) }, query.email ? normaliseEmail(query.email) : undefined);
+    const page = paginate(key, rows, query.page_size);
+    return { end_users: page.items.map((u) => endUserResource(principal!.envName, u)), ...(page.next ? { next_page_token: page.next } : {}) };
+  },
+});
+
+export const getEndUser = defineRoute({
+  method: 'get', path: `${base}/{end_user}`, operationId: 'getEndUser', summary: 'Get an end user', tags, auth: 'secret', scope: 'auth:read',
+  params: endUserParams,
+  response: { status: 200, description: 'The end user', schema: endUser },
+  async handle({ params, principal, deps }) {
+    return endUserResource(principal!.envName, await requireEndUser(deps.db, principal!.envId, params.end_user));
+  },
+});
+
+export const deleteEndUserRoute = defineRoute({
+  method: 'delete', path: `${base}/{end_user}`, operationId: 'deleteEndUser', summary: 'Delete an end user: every session ends at once', tags, auth: 'secret', scope: 'auth:write',
+  params: endUserParams,
+  response: { status: 200, description: 'Deleted', schema: z.object({}) },
+  async handle({ params, principal, deps }) {
+    await deleteEndUser(deps.db, principal!.envId, params.end_user);
+    return {};
+  },
+});
+
+export const listSessions = defineRoute({
+  method: 'get', path: `${base}/{end_user}/sessions`, operationId: 'listEndUserSessions', summary: "An end user's sessions, newest first", tags, auth: 'secret', scope: 'auth:read',
+  params: endUserParams,
+  query: pageQuery,
+  response: { status: 200, description: 'A page of sessions', schema: z.object({ sessions: z.array(session), next_page_token: z.string().optional() }) },
+  async handle({ params, query, principal, deps }) {
+    await requireEndUser(deps.db, principal!.envId, params.end_user);
+    const key = pageKey(deps.config);
+    const rows = await identityQueries(deps.db).listSessions(params.end_user, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) });
+    const page = paginate(key, rows, query.page_size);
+    return { sessions: page.items.map((s) => sessionResource(principal!.envName, s)), ...(page.next ? { next_page_token: page.next } : {}) };
+  },
+});
+
+export const revokeSessions = defineRoute({
+  method: 'post', path: `${base}/{end_user}:revokeSessions`, operationId: 'revokeEndUserSessions', summary: 'End every session of an end user at once', tags, auth: 'secret', scope: 'auth:write',
+  params: endUserParams,
+  response: { status: 200, description: 'How many sessions ended', schema: z.object({ revoked: z.number().int() }) },
+  async handle({ params, principal, deps }) {
+    return { revoked: await revokeEndUserSessions(deps.db, principal!.envId, params.end_user) };
+  },
+});
+
+export const listSignIns = defineRoute({
+  method: 'get', path: `${base}/{end_user}/sign_ins`, operationId: 'listEndUserSignIns', summary: 'Sign-in history (kept 90 days), newest first', tags, auth: 'secret', scope: 'auth:read',
+  params: endUserParams,
+  query: pageQuery,
+  response: { status: 200, description: 'A page of sign-ins', schema: z.object({ sign_ins: z.array(signIn), next_page_token: z.string().optional() }) },
+  async handle({ params, query, principal, deps }) {
+    await requireEndUser(deps.db, principal!.envId, params.end_user);
+    const key = pageKey(deps.config);
+    const rows = await identityQueries(deps.db).listSignIns(params.end_user, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) });
+    const page = paginate(key, rows, query.page_size);
+    return { sign_ins: page.items.map(signInResource), ...(page.next ? { next_page_token: page.next } : {}) };
+  },
+});
+
+export const endUserRoutes = [createEndUserRoute, listEndUsers, getEndUser, deleteEndUserRoute, listSessions, revokeSessions, listSignIns];

@@ -1,0 +1,8 @@
+// Every identity route: the client API and the secret-key end-user routes.
+import type { RouteDef } from '../../route.ts';
+import { clientRoutes } from './client.ts';
+import { getClientConfig } from './config.ts';
+import { endUserRoutes } from './end-users.ts';
+import { factorRoutes } from './factors.ts';
+
+export const identityRoutes: readonly RouteDef[] = [getClientConfig, ...clientRoutes, ...factorRoutes, ...endUserRoutes];

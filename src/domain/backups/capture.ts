@@ -1,0 +1,162 @@
+// Taking a backup: pg_dump (plain SQL) → gzip -6 → cairn-bk1 encryption → multipart upload,
+// streamed end to end so memory stays at a few parts whatever the database's size. The upload is
+// completed only after pg_dump exits 0; on any failure the unfinished upload and any object are
+// removed and the row says `failed`, so the bucket never holds a backup the table does not vouch for.
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import pg from 'pg';
+import { keyringFromConfig, open, seal } from '../../crypto.ts';
+import { AppError } from '../../errors.ts';
+import { encryptStream, formatName } from './format.ts';
+import { tryLockEnv } from './lock.ts';
+import { checkDumpVersion, findTool, libpqInvocation, parseServerVersionNum, type PgVersion } from './pgtools.ts';
+import { backupQueries, type BackupRow, type EnvTarget } from './queries.ts';
+import { retentionFor, type BackupDeps } from './deps.ts';
+import { EnvBusyError } from './lock.ts';
+
+/** The environment's application database URL, sealed by `cairn admin env set-database`. */
+export function databaseUrlOf(deps: Pick<BackupDeps, 'config'>, env: EnvTarget): string {
+  if (!env.database_url_enc) {
+    throw new AppError('conflict', `${env.name} has no database; the operator sets one with \`cairn admin env set-database ${env.name} <url>\``);
+  }
+  return open(keyringFromConfig(deps.config), env.database_url_enc, `env-database:${env.id}`).toString('utf8');
+}
+
+export async function serverVersion(url: string): Promise<PgVersion> {
+  const client = new pg.Client({ connectionString: url, application_name: 'cairn-backup', connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    const res = await client.query<{ v: string }>('show server_version_num');
+    return parseServerVersionNum(Number(res.rows[0]!.v));
+  } finally {
+    await client.end();
+  }
+}
+
+/** The queue handler's entry: idempotent for pg-boss's at-least-once delivery. */
+export async function captureBackup(deps: BackupDeps, backupId: string): Promise<void> {
+  const q = backupQueries(deps.db);
+  const first = await q.backup(backupId);
+  if (!first || first.state === 'succeeded' || first.state === 'failed') return;
+  const lock = await tryLockEnv(deps.config.DATABASE_URL, first.env_id);
+  if (!lock) throw new EnvBusyError(first.env_id);
+  try {
+    const backup = await q.backup(backupId);
+    if (!backup || backup.state === 'succeeded' || backup.state === 'failed') return;
+    // Running, yet we hold the lock: the worker that ran it is gone (pg-boss redelivered the job).
+    if (backup.state === 'running') {
+      await failBackup(deps, backup, 'the worker running this backup stopped before it finished');
+      return;
+    }
+    await runCapture(deps, backup);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Marks a backup failed after removing anything it may have left in the bucket. */
+export async function failBackup(deps: BackupDeps, backup: BackupRow, message: string): Promise<void> {
+  await deps.store.abortIncompleteUploads(backup.bucket, backup.object_key).catch((err: unknown) => deps.log.warn({ err, backup_id: backup.id }, 'abort uploads failed'));
+  await deps.store.delete(backup.bucket, backup.object_key).catch((err: unknown) => deps.log.warn({ err, backup_id: backup.id }, 'delete object failed'));
+  await backupQueries(deps.db).updateBackup(backup.id, { state: 'failed', error: message.slice(0, 2000), finish_time: new Date() });
+}
+
+type DumpProcess = ChildProcessByStdio<null, Readable, Readable>;
+
+function spawnDump(path: string, url: string): { child: DumpProcess; exited: Promise<{ code: number | null; signal: string | null }>; stderr: () => string } {
+  const { dbname, env } = libpqInvocation(url, 'cairn-backup');
+  // Plain SQL (issue #6); no owners or grants, so a backup restores into another app's role, as
+  // Heroku's `pg:backups:restore` does with --no-owner --no-acl.
+  const child = spawn(path, ['--format=plain', '--no-owner', '--no-privileges', `--dbname=${dbname}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString('utf8')).slice(-4000);
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  return { child, exited, stderr: () => stderr.trim() };
+}
+
+/** Passes bytes through while counting and hashing them. */
+export async function* measure(source: AsyncIterable<Buffer>, into: { bytes: number; hash?: ReturnType<typeof createHash> }): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    into.bytes += chunk.length;
+    into.hash?.update(chunk);
+    yield chunk;
+  }
+}
+
+/**
+ * Runs one backup with the environment's lock already held (by captureBackup, or by a restore
+ * taking its pre-restore copy). Never throws for a failed backup: the answer row says how it ended.
+ */
+export async function runCapture(deps: BackupDeps, backup: BackupRow): Promise<BackupRow> {
+  const q = backupQueries(deps.db);
+  const started = performance.now();
+  await q.updateBackup(backup.id, { state: 'running', start_time: new Date() });
+  let dump: ReturnType<typeof spawnDump> | undefined;
+  try {
+    const env = await q.envTarget(backup.env_id);
+    if (!env) throw new AppError('not_found', 'the environment no longer exists');
+    const url = databaseUrlOf(deps, env);
+    const [server, tool] = await Promise.all([serverVersion(url), findTool('pg_dump')]);
+    checkDumpVersion(tool.version, server);
+    await q.updateBackup(backup.id, { pg_version: server.text, pg_dump_version: tool.version.text });
+
+    const keyring = keyringFromConfig(deps.config);
+    const dataKey = randomBytes(32);
+    const wrapped = seal(keyring, dataKey, `backup-data-key:${backup.id}`);
+    await deps.store.ensureBucket(backup.bucket);
+
+    const d = spawnDump(tool.path, url);
+    dump = d;
+    const gzipped = { bytes: 0 };
+    const stored = { bytes: 0, hash: createHash('sha256') };
+    let uploaded: { size: number } | undefined;
+    await pipeline(
+      d.child.stdout,
+      // The stream fails unless pg_dump exits 0, before the upload can complete.
+      async function* (chunks: AsyncIterable<Buffer>) {
+        yield* chunks;
+        const { code, signal } = await d.exited;
+        if (code !== 0) throw new Error(`pg_dump failed (${signal ?? `exit ${code}`}): ${d.stderr() || 'no message'}`);
+      },
+      createGzip({ level: 6, chunkSize: 128 * 1024 }),
+      async (compressed: AsyncIterable<Buffer>) => {
+        const body = measure(encryptStream(measure(compressed, gzipped), dataKey), stored);
+        uploaded = await deps.store.putStream(backup.bucket, backup.object_key, body, {
+          contentType: 'application/octet-stream',
+          metadata: { 'cairn-format': formatName, 'cairn-key-id': keyring.currentId, 'cairn-wrapped-key': wrapped, 'cairn-backup-id': backup.id },
+        });
+      },
+    );
+    const finish = new Date();
+    const settings = await q.settings(backup.env_id);
+    const patch = {
+      state: 'succeeded' as const,
+      size_bytes: String(uploaded?.size ?? stored.bytes),
+      gzip_bytes: String(gzipped.bytes),
+      sha256: stored.hash.digest('hex'),
+      duration_ms: Math.round(performance.now() - started),
+      key_id: keyring.currentId,
+      wrapped_key: wrapped,
+      finish_time: finish,
+      expire_time: new Date(finish.getTime() + retentionFor(settings.retention_days, backup.type) * 86_400_000),
+    };
+    await q.updateBackup(backup.id, patch);
+    deps.log.info({ backup_id: backup.id, bytes: patch.size_bytes, ms: patch.duration_ms }, 'backup succeeded');
+    return { ...backup, ...patch };
+  } catch (err) {
+    dump?.child.kill('SIGKILL');
+    const message = err instanceof Error ? err.message : String(err);
+    deps.log.warn({ backup_id: backup.id, err }, 'backup failed');
+    const again = (await q.backup(backup.id)) ?? backup;
+    await failBackup(deps, again, message);
+    return { ...again, state: 'failed', error: message };
+  }
+}

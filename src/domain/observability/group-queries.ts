@@ -1,0 +1,106 @@
+// Reads of groups and events, and the triage update. The triage check and change are one
+// statement: of concurrent calls carrying one etag exactly one matches the row once it holds the
+// row lock, and the others see the new etag.
+import type { Db } from '../../db.ts';
+import type { EventBody } from './process.ts';
+import { newEtagSql } from './queries.ts';
+import type { PageKey } from './page-token.ts';
+
+export type GroupState = 'unresolved' | 'acknowledged' | 'resolved';
+
+export interface GroupRow {
+  id: string;
+  env_id: string;
+  fingerprint: string;
+  title: string;
+  culprit: string;
+  service_name: string;
+  state: GroupState;
+  etag: string;
+  first_seen_time: Date;
+  last_seen_time: Date;
+  occurrence_count: string | number;
+  last_release: string;
+  resolve_time: Date | null;
+  grouping: unknown;
+}
+
+export interface EventRow {
+  uid: string;
+  env_id: string;
+  group_id: string;
+  event_time: Date;
+  receive_time: Date;
+  create_time: Date;
+  body: EventBody;
+}
+
+export interface GroupFilter {
+  state?: GroupState;
+  service_name?: string;
+  last_seen_after?: string;
+  last_seen_before?: string;
+}
+
+const groupColumns = ['id', 'env_id', 'fingerprint', 'title', 'culprit', 'service_name', 'state', 'etag', 'first_seen_time',
+  'last_seen_time', 'occurrence_count', 'last_release', 'resolve_time', 'grouping'] as const;
+const eventColumns = ['uid', 'env_id', 'group_id', 'event_time', 'receive_time', 'create_time', 'body'] as const;
+
+export interface TriageOutcome {
+  found: boolean;
+  prior?: { state: GroupState; etag: string };
+  changed?: GroupRow;
+}
+
+export function groupQueries(db: Db) {
+  return {
+    async listGroups(envId: string, f: GroupFilter, after: PageKey | undefined, limit: number): Promise<GroupRow[]> {
+      const q = db('error_groups').where({ env_id: envId }).select(groupColumns)
+        .orderBy([{ column: 'last_seen_time', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+      if (f.state) q.where({ state: f.state });
+      if (f.service_name) q.where({ service_name: f.service_name });
+      if (f.last_seen_after) q.where('last_seen_time', '>=', f.last_seen_after);
+      if (f.last_seen_before) q.where('last_seen_time', '<', f.last_seen_before);
+      if (after) q.whereRaw('(last_seen_time, id) < (?::timestamptz, ?)', [after.t, after.id]);
+      return q;
+    },
+
+    async getGroup(envId: string, id: string): Promise<GroupRow | undefined> {
+      return db('error_groups').where({ env_id: envId, id }).first(groupColumns);
+    },
+
+    async listEvents(envId: string, groupId: string, after: PageKey | undefined, limit: number): Promise<EventRow[]> {
+      const q = db('error_events').where({ env_id: envId, group_id: groupId }).select(eventColumns)
+        .orderBy([{ column: 'event_time', order: 'desc' }, { column: 'uid', order: 'desc' }]).limit(limit);
+      if (after) q.whereRaw('(event_time, uid) < (?::timestamptz, ?)', [after.t, after.id]);
+      return q;
+    },
+
+    /** One event by uid; with a group id it must be in that group (`-` reads across groups). */
+    async getEvent(envId: string, groupId: string | undefined, uid: string): Promise<EventRow | undefined> {
+      const q = db('error_events').where({ env_id: envId, uid });
+      if (groupId !== undefined) q.where({ group_id: groupId });
+      return q.first(eventColumns);
+    },
+
+    async triage(envId: string, id: string, etag: string, from: readonly GroupState[], to: GroupState): Promise<TriageOutcome> {
+      const { rows } = await db.raw<{ rows: { prior_state: GroupState; prior_etag: string; changed: GroupRow | null }[] }>(
+        `with target as (select id, state, etag from error_groups where env_id = ? and id = ?),
+         changed as (
+           update error_groups g set state = ?, etag = ${newEtagSql}, update_time = now(),
+             resolve_time = case when ? = 'resolved' then now() else null end
+           from target where g.id = target.id and g.etag = ? and g.state = any(?::text[])
+           returning ${groupColumns.map((c) => `g.${c}`).join(', ')}
+         )
+         select t.state as prior_state, t.etag as prior_etag, (select row_to_json(c) from changed c) as changed from target t`,
+        [envId, id, to, to, etag, [...from]],
+      );
+      const row = rows[0];
+      if (!row) return { found: false };
+      const changed = row.changed
+        ? { ...row.changed, first_seen_time: new Date(row.changed.first_seen_time), last_seen_time: new Date(row.changed.last_seen_time) }
+        : undefined;
+      return { found: true, prior: { state: row.prior_state, etag: row.prior_etag }, ...(changed ? { changed } : {}) };
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// The Error Group state table (SPEC.md "States and transitions"), with the cells the spec leaves
+// open decided here (docs/api.md "Error tracking"): a new group is `unresolved`; `acknowledge`
+// starts from `unresolved` only; `resolve` from `unresolved` or `acknowledged`; every call whose
+// source state is not allowed fails with INVALID_STATE, the way the spec treats reopening an
+// unresolved group. A stale etag is checked first: ETAG_MISMATCH wins over INVALID_STATE, because
+// the caller's view of the state is what is out of date.
+import type { Db } from '../../db.ts';
+import { AppError } from '../../errors.ts';
+import { groupQueries, type GroupRow, type GroupState } from './group-queries.ts';
+
+export type TriageAction = 'acknowledge' | 'resolve' | 'reopen';
+
+export const transitions: Record<TriageAction, { from: readonly GroupState[]; to: GroupState }> = {
+  acknowledge: { from: ['unresolved'], to: 'acknowledged' },
+  resolve: { from: ['unresolved', 'acknowledged'], to: 'resolved' },
+  reopen: { from: ['resolved', 'acknowledged'], to: 'unresolved' },
+};
+
+export async function triage(db: Db, envId: string, groupId: string, action: TriageAction, etag: string): Promise<GroupRow> {
+  const { from, to } = transitions[action];
+  const outcome = await groupQueries(db).triage(envId, groupId, etag, from, to);
+  if (!outcome.found) throw new AppError('not_found', `no error group ${groupId} in this environment`);
+  if (outcome.changed) return outcome.changed;
+  const prior = outcome.prior!;
+  if (prior.etag === etag && !from.includes(prior.state)) {
+    throw new AppError('INVALID_STATE', `cannot ${action} a group that is ${prior.state}`, { details: { state: prior.state, allowed_from: from } });
+  }
+  // A stale etag, or a concurrent call with the same etag that changed the group first.
+  throw new AppError('ETAG_MISMATCH', 'the group changed since you read it; read it again and retry with its current etag', {
+    details: { current_state: prior.state },
+  });
+}

@@ -1,0 +1,94 @@
+// The Procfile processes as the platform runs them: separate OS processes, configured only by the
+// environment, stopped by SIGTERM (Heroku gives 30 s; we must be gone within 25 s).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebHandle } from '../../src/server.ts';
+import { testEncryptionKey } from '../support/config.ts';
+import { call, createHarness, startTestWeb, type Harness } from '../support/harness.ts';
+import { createGate, probeRoutes } from '../support/probes.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+function run(script: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [script], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  return { child, output: () => out };
+}
+
+async function waitFor(output: () => string, pattern: RegExp, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!pattern.test(output())) {
+    if (child.exitCode !== null) throw new Error(`process exited early:\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function exitWithin(child: ChildProcess, ms: number): Promise<{ code: number | null; ms: number }> {
+  const started = Date.now();
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, ms: Date.now() - started };
+}
+
+describe('configuration', () => {
+  it('stops start-up naming each bad variable and how to fix it', async () => {
+    const p = run('src/web.ts', { CAIRN_ENCRYPTION_KEY: 'too-short', CAIRN_CELL: 'ABC' });
+    const { code } = await exitWithin(p.child, 20_000);
+    expect(code).toBe(1);
+    expect(p.output()).toMatch(/DATABASE_URL is missing: set it to a Postgres URL/);
+    expect(p.output()).toMatch(/CAIRN_ENCRYPTION_KEY must be base64 of exactly 32 random bytes: generate one with `openssl rand -base64 32`/);
+    expect(p.output()).toMatch(/CAIRN_CELL/);
+    expect(p.output()).not.toMatch(/at .*\.ts:\d+/); // a message, not a stack trace
+  });
+});
+
+describe('SIGTERM', () => {
+  const env = () => ({ DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, LOG_LEVEL: 'info' });
+
+  it('stops the web process cleanly and quickly', async () => {
+    const p = run('src/web.ts', { ...env(), PORT: '0' });
+    await waitFor(p.output, /web listening/, p.child);
+    p.child.kill('SIGTERM');
+    const { code, ms } = await exitWithin(p.child, 25_000);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(25_000);
+    expect(p.output()).toMatch(/"msg":"stopped"/);
+  });
+
+  it('stops the worker process cleanly and quickly', async () => {
+    const p = run('workers/main.ts', env());
+    await waitFor(p.output, /worker started/, p.child);
+    p.child.kill('SIGTERM');
+    const { code, ms } = await exitWithin(p.child, 25_000);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(25_000);
+  });
+
+  it('web: stops accepting, finishes the request in flight, then closes', async () => {
+    const gate = createGate();
+    const web: WebHandle = await startTestWeb(h, { routes: probeRoutes(gate) });
+    const inFlight = call(web.url, 'GET', '/v1/probe/slow');
+    await gate.reached;
+    const stopped = web.stop();
+    // New connections are refused once the server stops listening.
+    await expect(fetch(`${web.url}/healthz`)).rejects.toThrow();
+    gate.open();
+    const res = await inFlight;
+    expect(res).toMatchObject({ status: 200, body: { done: true } });
+    await stopped;
+  });
+});

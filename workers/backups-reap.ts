@@ -1,0 +1,9 @@
+// `backups.reap`: fails backups and restores whose worker died, and cleans what they left.
+import type { queues } from '../src/jobs.ts';
+import { reapOrphans } from '../src/domain/backups/maintenance.ts';
+import type { JobHandler } from '../src/worker.ts';
+
+export const backupsReap: JobHandler<(typeof queues)['backups.reap']['schema']> = async (_jobs, ctx) => {
+  const reaped = await reapOrphans(ctx);
+  if (reaped.backups.length + reaped.operations.length > 0) ctx.log.warn(reaped, 'reaped orphaned backup runs');
+};
