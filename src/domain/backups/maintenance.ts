@@ -1,6 +1,8 @@
 // The cron side of backups: one backup per environment per slot, retention pruning, and reaping
 // runs whose worker died.
 import type { Jobs } from '../../jobs.ts';
+
+export type Enqueuer = Pick<Jobs, 'enqueue'>;
 import { newId } from '../../ids.ts';
 import { failBackup } from './capture.ts';
 import { backupObjectKey, retentionFor, type BackupDeps } from './deps.ts';
@@ -20,7 +22,7 @@ export function slotOf(now: Date): string {
  * (env, type, slot) row makes it once per slot however many times the job runs; the row and its
  * capture job are inserted in one transaction, so neither exists without the other.
  */
-export async function scheduleSlot(deps: BackupDeps, jobs: Jobs, type: ScheduledType, now: Date): Promise<number> {
+export async function scheduleSlot(deps: BackupDeps, jobs: Enqueuer, type: ScheduledType, now: Date): Promise<number> {
   const slot = slotOf(now);
   let created = 0;
   for (const env of await backupQueries(deps.db).scheduledEnvs()) {

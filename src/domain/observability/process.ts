@@ -6,7 +6,7 @@ import { groupKey, type Grouping } from './fingerprint.ts';
 import { isInApp } from './paths.ts';
 import type { Scrubber, ScrubCounts } from './scrub.ts';
 import { parseStack } from './stack-parser.ts';
-import { symbolicate, type MapLoader, type MapRef, type StackFrame } from './symbolicate.ts';
+import { symbolicate, type MapLoader, type MapRef, type RawFrame, type StackFrame } from './symbolicate.ts';
 
 export interface Breadcrumb {
   timestamp?: string;
@@ -65,7 +65,7 @@ function scrubBreadcrumb(b: Breadcrumb, s: Scrubber): Breadcrumb {
 
 export async function processEvent(input: ErrorEventInput, maps: readonly MapRef[], load: MapLoader, scrubber: Scrubber): Promise<ProcessedEvent> {
   // SPEC.md capture rules 1 and 2: given frames win; else the stack is parsed.
-  const raw = input.stack_frames && input.stack_frames.length > 0 ? input.stack_frames : parseStack(input.stack ?? '');
+  const raw: RawFrame[] = input.stack_frames && input.stack_frames.length > 0 ? input.stack_frames : parseStack(input.stack ?? '');
   const mapped = await symbolicate(raw, input.release, maps, load);
   mapped.forEach((f, i) => {
     f.in_app = raw[i]?.in_app ?? isInApp(f.file);

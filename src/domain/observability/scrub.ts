@@ -8,7 +8,7 @@ export const scrubbingPolicy = z
     /** The default rules are on unless a policy turns them off (CONTRACT.md). */
     use_default_rules: z.boolean().default(true),
     /** Default rules to skip, e.g. `ipv4` for a service whose messages name its own hosts. */
-    disabled_rules: z.array(z.enum([...defaultRuleNames, 'sensitive_key'] as [string, ...string[]])).max(32).default([]),
+    disabled_rules: z.array(z.enum(['sensitive_key', ...defaultRuleNames] as [string, ...string[]])).max(32).default([]),
     /** More key names whose values are always replaced in tags and breadcrumb data (case-insensitive). */
     sensitive_keys: z.array(z.string().min(1).max(64)).max(100).default([]),
   })
