@@ -58,10 +58,14 @@ export const queues = defineQueues({
   },
   // Identity (issue 4). A sign-up job carries only the pending row's id: the password waits there,
   // sealed, and is erased once hashed. Handlers key their writes on the ids, so retries are safe.
-  'identity.sign-up': { schema: z.object({ pending_id: z.string().regex(/^signup_[0-9a-z]{26}$/) }), retryLimit: 8, retryDelay: 1, deleteAfterSeconds: 3600 },
+  // Batches with burst: a queue of sign-ups drains without waiting a poll interval between jobs.
+  'identity.sign-up': {
+    schema: z.object({ pending_id: z.string().regex(/^signup_[0-9a-z]{26}$/) }),
+    retryLimit: 8, retryDelay: 1, deleteAfterSeconds: 3600, batchSize: 10, localConcurrency: 2,
+  },
   'identity.password-reset': {
     schema: z.object({ env_id: z.string(), email: z.string().max(320), redirect_url: z.string().max(2048).optional() }),
-    retryLimit: 8, retryDelay: 1, deleteAfterSeconds: 3600,
+    retryLimit: 8, retryDelay: 1, deleteAfterSeconds: 3600, batchSize: 10,
   },
   'identity.breached-import': { schema: z.object({ import_id: z.string() }), retryLimit: 2, expireInSeconds: 3600 },
   // Daily: sign-in history older than 90 days, ended sessions, spent tickets and links.

@@ -93,9 +93,10 @@ export function backupQueries(db: Db) {
       return db('backups').where({ id }).first();
     },
 
-    async listBackups(envId: string, pageSize: number, after?: { create_time: Date; id: string }): Promise<BackupRow[]> {
-      const q = db('backups').where({ env_id: envId }).orderBy([{ column: 'create_time', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(pageSize);
-      if (after) q.whereRaw('(create_time, id) < (?, ?)', [after.create_time, after.id]);
+    /** Newest first; ids are ULIDs, so id order is creation order. */
+    async listBackups(envId: string, limit: number, afterId?: string): Promise<BackupRow[]> {
+      const q = db('backups').where({ env_id: envId }).orderBy('id', 'desc').limit(limit);
+      if (afterId) q.where('id', '<', afterId);
       return q.select();
     },
 

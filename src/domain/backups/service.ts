@@ -1,0 +1,163 @@
+// What the API asks of backups: manual backups (with the free ten a day), lists, usage, restore
+// operations. Each write inserts its row and enqueues its job in one transaction (STYLE.md §2).
+import type { Knex } from 'knex';
+import { sha256 } from '../../crypto.ts';
+import { AppError } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import type { Config } from '../../config.ts';
+import { backupObjectKey, freeManualPerDay, startOfUtcDay, usdPerGbMonth } from './deps.ts';
+import type { Enqueuer } from './maintenance.ts';
+import { decodePageToken, encodePageToken } from './page-token.ts';
+import { backupQueries, type BackupRow, type BackupSettings, type OperationRow } from './queries.ts';
+
+export interface ServiceDeps {
+  config: Config;
+  db: Knex;
+  jobs: Enqueuer;
+}
+
+const pageKey = (config: Config): Buffer => sha256(Buffer.concat([Buffer.from('backups-page-token:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]));
+
+export function backupResource(b: BackupRow) {
+  return {
+    id: b.id,
+    state: b.state,
+    type: b.type,
+    trigger: b.trigger,
+    key: b.object_key,
+    size_bytes: b.size_bytes === null ? null : Number(b.size_bytes),
+    sha256: b.sha256,
+    billable: b.billable,
+    duration_ms: b.duration_ms,
+    pg_version: b.pg_version,
+    pg_dump_version: b.pg_dump_version,
+    encryption: b.key_id ? { format: 'cairn-bk1', algorithm: 'AES-256-GCM', key_id: b.key_id } : null,
+    error: b.error,
+    create_time: b.create_time.toISOString(),
+    start_time: b.start_time?.toISOString() ?? null,
+    finish_time: b.finish_time?.toISOString() ?? null,
+    expire_time: b.expire_time.toISOString(),
+  };
+}
+
+export function operationResource(op: OperationRow, targetEnvName: string) {
+  const done = op.state === 'succeeded' || op.state === 'failed';
+  const metadata = {
+    kind: op.kind,
+    backup_id: op.backup_id,
+    target_env: targetEnvName,
+    pre_restore_backup_id: op.pre_backup_id,
+    state: op.state,
+    phase: op.phase,
+    bytes_read: Number(op.bytes_read),
+    bytes_total: Number(op.bytes_total),
+    create_time: op.create_time.toISOString(),
+    update_time: op.update_time.toISOString(),
+  };
+  return {
+    name: `operations/${op.id}`,
+    done,
+    metadata,
+    ...(op.state === 'failed' && op.error ? { error: op.error } : {}),
+    ...(op.state === 'succeeded' ? { response: { backup_id: op.backup_id, target_env: targetEnvName, pre_restore_backup_id: op.pre_backup_id } } : {}),
+  };
+}
+
+/** POST …/backups: a manual backup; the eleventh and later of a UTC day still run, marked billable. */
+export async function requestManualBackup(deps: ServiceDeps, envId: string, now = new Date()): Promise<BackupRow> {
+  return deps.db.transaction(async (trx) => {
+    const q = backupQueries(trx);
+    await q.lockEnvRow(envId);
+    const env = await q.envTarget(envId);
+    if (!env) throw new AppError('not_found', 'the environment no longer exists');
+    if (!env.database_url_enc) {
+      throw new AppError('conflict', `${env.name} has no database to back up; the operator sets one with \`cairn admin env set-database\``);
+    }
+    const active = await q.activeWork(envId);
+    if (active) throw new AppError('conflict', `${active.id} is already running for this environment; one backup or restore at a time`, { details: { active: active.id } });
+    const usedToday = await q.countManualSince(envId, startOfUtcDay(now));
+    const settings = await q.settings(envId);
+    const row = await q.insertBackup({
+      id: newId('backup', now.getTime()), env_id: envId, type: 'manual', trigger: 'manual', slot: null,
+      bucket: deps.config.CAIRN_BACKUP_BUCKET, object_key: backupObjectKey(env.project_id, env.id, now),
+      billable: usedToday >= freeManualPerDay, create_time: now,
+      expire_time: new Date(now.getTime() + settings.retention_days.manual * 86_400_000),
+    });
+    await deps.jobs.enqueue(trx, 'backups.capture', { backup_id: row!.id });
+    return row!;
+  });
+}
+
+export async function listBackups(deps: Pick<ServiceDeps, 'config' | 'db'>, envId: string, pageSize: number, pageToken?: string): Promise<{ backups: BackupRow[]; next?: string }> {
+  const key = pageKey(deps.config);
+  const after = decodePageToken(key, pageToken);
+  const rows = await backupQueries(deps.db).listBackups(envId, pageSize + 1, after);
+  if (rows.length <= pageSize) return { backups: rows };
+  const page = rows.slice(0, pageSize);
+  return { backups: page, next: encodePageToken(key, page[page.length - 1]!.id) };
+}
+
+/** A backup of the caller's environment; another environment's is not_found, not forbidden. */
+export async function getBackup(db: Knex, envId: string, id: string): Promise<BackupRow> {
+  const b = await backupQueries(db).backup(id);
+  if (!b || b.env_id !== envId) throw new AppError('not_found', `no backup ${id} in this environment`);
+  return b;
+}
+
+export async function backupUsage(db: Knex, envId: string, now = new Date()) {
+  const q = backupQueries(db);
+  const manualToday = await q.countManualSince(envId, startOfUtcDay(now));
+  const storedBytes = await q.storedBytes(envId);
+  const storedGb = storedBytes / 2 ** 30;
+  return {
+    date: now.toISOString().slice(0, 10),
+    manual_today: manualToday,
+    free_manual_per_day: freeManualPerDay,
+    free_left: Math.max(0, freeManualPerDay - manualToday),
+    billable_today: Math.max(0, manualToday - freeManualPerDay),
+    stored_bytes: storedBytes,
+    stored_gb: Math.round(storedGb * 1e6) / 1e6,
+    usd_per_gb_month: usdPerGbMonth,
+    monthly_estimate_usd: Math.round(storedGb * usdPerGbMonth * 1e4) / 1e4,
+  };
+}
+
+/**
+ * POST /v1/backups/{id}/restore: the key belongs to the backup's environment; the target is an
+ * environment of the same project (CONTRACT.md), with a database and nothing else running.
+ */
+export async function requestRestore(deps: ServiceDeps, callerEnvId: string, backupId: string, targetEnvName: string): Promise<{ op: OperationRow; targetName: string }> {
+  return deps.db.transaction(async (trx) => {
+    const q = backupQueries(trx);
+    const backup = await getBackup(trx as unknown as Knex, callerEnvId, backupId);
+    if (backup.state !== 'succeeded') throw new AppError('conflict', `${backupId} is ${backup.state}; only a succeeded backup can be restored`);
+    const caller = await q.envTarget(callerEnvId);
+    const target = await q.envByName(targetEnvName);
+    if (!target || !caller || target.project_id !== caller.project_id) {
+      throw new AppError('not_found', `no environment ${targetEnvName} in this project`, { details: { field: 'body.targetEnv' } });
+    }
+    await q.lockEnvRow(target.id);
+    if (!target.database_url_enc) throw new AppError('conflict', `${target.name} has no database; the operator sets one with \`cairn admin env set-database\``);
+    const active = await q.activeWork(target.id);
+    if (active) throw new AppError('conflict', `${active.id} is already running for ${target.name}; one backup or restore at a time`, { details: { active: active.id } });
+    const op = await q.insertOperation({ id: newId('op'), kind: 'restore', requester_env_id: callerEnvId, env_id: target.id, backup_id: backup.id });
+    await deps.jobs.enqueue(trx, 'backups.restore', { operation_id: op.id });
+    return { op, targetName: target.name };
+  });
+}
+
+export async function getOperation(db: Knex, callerEnvId: string, id: string): Promise<{ op: OperationRow; targetName: string }> {
+  const op = await backupQueries(db).operation(id);
+  if (!op || (op.requester_env_id !== callerEnvId && op.env_id !== callerEnvId)) throw new AppError('not_found', `no operation ${id}`);
+  const target = await backupQueries(db).envTarget(op.env_id);
+  return { op, targetName: target?.name ?? op.env_id };
+}
+
+export async function getSettings(db: Knex, envId: string): Promise<BackupSettings> {
+  return backupQueries(db).settings(envId);
+}
+
+export async function saveSettings(db: Knex, envId: string, settings: BackupSettings): Promise<BackupSettings> {
+  await db.transaction((trx) => backupQueries(trx).saveSettings(envId, settings));
+  return backupQueries(db).settings(envId);
+}

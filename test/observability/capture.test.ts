@@ -1,0 +1,113 @@
+// Capture and batchCapture over HTTP (CONTRACT.md "Error tracking"): validation naming the field,
+// body limits, uids, 202, the wildcard read after processing, and the scopes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { capture, envBase, groupIdOf, readStored, sampleEvent, startStack, type Stack } from './support.ts';
+
+let h: Harness;
+let s: Stack;
+let env: CreatedEnv;
+
+beforeAll(async () => {
+  h = await createHarness({ CAIRN_CELL: 'k7' });
+  s = await startStack(h);
+  env = await createTestEnv(h.db);
+});
+afterAll(async () => {
+  await s?.stop();
+  await h?.close();
+});
+
+const post = (path: string, body: unknown, key = env.secretKey) => call(s.web.url, 'POST', `${envBase(env)}/error_groups${path}`, { key, body });
+
+describe('capture', () => {
+  it('accepts an event with 202 and a uid in the configured cell, readable once processed', async () => {
+    const res = await post(':capture', { error_event: sampleEvent() });
+    expect(res.status).toBe(202);
+    expect(res.body.uid).toMatch(/^err_k7[0-9a-z]{26}$/);
+    const stored = await readStored(s.web, env, res.body.uid as string);
+    expect(stored.body).toMatchObject({ uid: res.body.uid, exception_type: 'TypeError', service_name: 'api', event_time: '2026-11-21T12:00:00.000Z' });
+    expect(stored.body.name).toMatch(new RegExp(`^${env.env.name}/error_groups/eg_[0-9a-z]{26}/error_events/${res.body.uid as string}$`));
+    const frames = stored.body.stack_frames as { function: string; in_app: boolean; unmapped_reason?: string }[];
+    expect(frames.map((f) => f.function)).toEqual(['Layer.handle', 'handle', 'renderUser']);
+    expect(frames.map((f) => f.in_app)).toEqual([false, true, true]);
+    expect(frames[0]!.unmapped_reason).toBe('no_release');
+    const group = await call(s.web.url, 'GET', `${envBase(env)}/error_groups/${groupIdOf(stored.body.name)}`, { key: env.secretKey });
+    expect(group.body).toMatchObject({ state: 'unresolved', occurrence_count: 1, culprit: 'renderUser (/srv/app/src/users.js)',
+      title: "TypeError: Cannot read properties of undefined (reading 'id')" });
+  });
+
+  const bad: [string, Record<string, unknown>, string][] = [
+    ['a missing event_time', { event_time: undefined }, 'body.error_event.event_time'],
+    ['a local time without offset', { event_time: '2026-11-21T12:00:00' }, 'body.error_event.event_time'],
+    ['a missing exception_type', { exception_type: undefined }, 'body.error_event.exception_type'],
+    ['a short trace_id', { trace_id: 'abc' }, 'body.error_event.trace_id'],
+    ['an all-zero trace_id', { trace_id: '0'.repeat(32) }, 'body.error_event.trace_id'],
+    ['an upper-case span_id', { span_id: 'ABCDEF0123456789' }, 'body.error_event.span_id'],
+    ['101 breadcrumbs', { breadcrumbs: Array.from({ length: 101 }, () => ({ message: 'x' })) }, 'body.error_event.breadcrumbs'],
+    ['65 tags', { tags: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`t${i}`, 'v'])) }, 'body.error_event.tags'],
+    ['a stack over 64 KiB', { stack: 'x'.repeat(64 * 1024 + 1) }, 'body.error_event.stack'],
+    ['an unknown field', { colour: 'red' }, 'body.error_event'],
+    ['a frame line of 0', { stack_frames: [{ function: 'f', file: 'a.js', line: 0 }] }, 'body.error_event.stack_frames.0.line'],
+  ];
+  for (const [what, patch, field] of bad) {
+    it(`refuses ${what}, naming the field`, async () => {
+      const event = sampleEvent(patch);
+      for (const [k, v] of Object.entries(patch)) if (v === undefined) delete event[k];
+      const res = await post(':capture', { error_event: event });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('invalid_request');
+      const fields = (res.body.details as { fields: { field: string }[] }).fields.map((f) => f.field);
+      expect(fields.some((f) => f.startsWith(field))).toBe(true);
+    });
+  }
+
+  it('answers 413 invalid_request for a body over 256 KiB', async () => {
+    const res = await post(':capture', { error_event: sampleEvent({ message: 'x'.repeat(300 * 1024) }) });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('invalid_request');
+  });
+
+  it('needs observability:write', async () => {
+    const narrow = await createKey(h.db, env.env, 'secret', ['observability:read']);
+    const res = await post(':capture', { error_event: sampleEvent() }, narrow.token);
+    expect(res).toMatchObject({ status: 403, body: { code: 'forbidden' } });
+  });
+});
+
+describe('batchCapture', () => {
+  it('accepts the good events and refuses only the bad ones, in order', async () => {
+    const events = [sampleEvent(), sampleEvent({ trace_id: 'nope' }), sampleEvent({ message: 'second' }), 42];
+    const res = await post(':batchCapture', { error_events: events });
+    expect(res.status).toBe(202);
+    const results = res.body.results as ({ uid: string } | { error: { code: string; message: string } })[];
+    expect(results).toHaveLength(4);
+    expect(results[0]).toEqual({ uid: expect.stringMatching(/^err_k7/) });
+    expect(results[1]).toMatchObject({ error: { code: 'invalid_request', message: expect.stringContaining('error_events.1.trace_id') } });
+    expect(results[2]).toEqual({ uid: expect.stringMatching(/^err_k7/) });
+    expect(results[3]).toMatchObject({ error: { code: 'invalid_request' } });
+    const second = await readStored(s.web, env, (results[2] as { uid: string }).uid);
+    expect(second.body.message).toBe('second');
+  });
+
+  it('refuses more than 1000 events and an empty batch', async () => {
+    expect((await post(':batchCapture', { error_events: Array.from({ length: 1001 }, () => sampleEvent()) })).status).toBe(400);
+    expect((await post(':batchCapture', { error_events: [] })).status).toBe(400);
+  });
+
+  it('stores nothing when the request fails: uids and jobs are written together', async () => {
+    const before = await h.db('error_event_inbox').count({ n: '*' }).first();
+    const res = await post(':batchCapture', { error_events: 'not a list' });
+    expect(res.status).toBe(400);
+    const after = await h.db('error_event_inbox').count({ n: '*' }).first();
+    expect(after).toEqual(before);
+  });
+
+  it('uids are unique across a large batch', async () => {
+    const res = await post(':batchCapture', { error_events: Array.from({ length: 500 }, (_, i) => sampleEvent({ message: `m${i}` })) });
+    const uids = (res.body.results as { uid: string }[]).map((r) => r.uid);
+    expect(new Set(uids).size).toBe(500);
+    expect(await capture(s.web, env, sampleEvent())).toMatch(/^err_k7/);
+  });
+});
