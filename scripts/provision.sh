@@ -146,6 +146,19 @@ fail_start() { # step, log name
     "If it fails again, look at the log above, or use another S3 server with AWS_ENDPOINT_URL_S3=…"
 }
 
+# Starts a daemon (it forks once initialised); a start that fails at once is retried: about one
+# ceph-osd start in six exits with "wrong fsid", because with auth none its first monitor command
+# can leave before the monitor map has arrived.
+start_daemon() { # log name, failure message, command…
+  local name=$1 what=$2 attempt
+  shift 2
+  for attempt in 1 2 3; do
+    unlocked "$@" </dev/null >"$s3_dir/log/$name.out" 2>&1 && return 0
+    [ "$attempt" = 3 ] || say "$name exited at start (attempt $attempt of 3), retrying"
+  done
+  fail_start "$what" "$name"
+}
+
 stop_ours() {
   local pids deadline
   pids=$( { our_pids radosgw; our_pids ceph-osd; our_pids ceph-mon; } | tr '\n' ' ')
@@ -243,17 +256,15 @@ start_cluster() {
     "$s3_dir/monmap" >>"$s3_dir/log/mkfs.out" 2>&1 || fail_start "monmaptool failed" mkfs
   ceph-mon -c "$conf" --mkfs -i a --monmap "$s3_dir/monmap" --keyring "$s3_dir/keyring" \
     >>"$s3_dir/log/mkfs.out" 2>&1 || fail_start "ceph-mon --mkfs failed" mon.a
-  unlocked ceph-mon -c "$conf" -i a </dev/null >"$s3_dir/log/mon.a.out" 2>&1 \
-    || fail_start "ceph-mon did not start (is port $mon_port free? set CAIRN_TEST_S3_MON_PORT)" mon.a
+  start_daemon mon.a "ceph-mon did not start (is port $mon_port free? set CAIRN_TEST_S3_MON_PORT)" \
+    ceph-mon -c "$conf" -i a
 
   ceph-osd -c "$conf" -i 0 --mkfs </dev/null >>"$s3_dir/log/mkfs.out" 2>&1 || fail_start "ceph-osd --mkfs failed" osd.0
   timeout 60 ceph -c "$conf" --connect-timeout 50 osd new "$(cat "$s3_dir/osd-0/fsid")" 0 \
     >>"$s3_dir/log/mkfs.out" 2>&1 || { show_log mkfs; fail_start "could not register the OSD with the monitor" mon.a; }
-  unlocked ceph-osd -c "$conf" -i 0 </dev/null >"$s3_dir/log/osd.0.out" 2>&1 \
-    || fail_start "ceph-osd did not start" osd.0
-
-  unlocked radosgw -c "$conf" -n client.rgw.a </dev/null >"$s3_dir/log/client.rgw.a.out" 2>&1 \
-    || fail_start "radosgw did not start (is port $s3_port free? set CAIRN_TEST_S3_PORT)" client.rgw.a
+  start_daemon osd.0 "ceph-osd did not start" ceph-osd -c "$conf" -i 0
+  start_daemon client.rgw.a "radosgw did not start (is port $s3_port free? set CAIRN_TEST_S3_PORT)" \
+    radosgw -c "$conf" -n client.rgw.a
 
   # radosgw creates its pools before it listens: that is most of the wait.
   local deadline=$((SECONDS + start_deadline))

@@ -1,10 +1,11 @@
 // Sign-up end to end on the real Postgres, worker and SMTP server: the 202 answer that reveals
 // nothing, the worker's three outcomes, the verification link, and no plaintext password anywhere.
 import { createHash } from 'node:crypto';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { startWeb, type WebHandle } from '../../src/server.ts';
+import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { eventually, linkIn, startIdentityWorker, startMailServer, strongPassword, type MailServer } from './support.ts';
 
 let h: Harness;
@@ -12,12 +13,16 @@ let web: WebHandle;
 let worker: Awaited<ReturnType<typeof startIdentityWorker>>;
 let mail: MailServer;
 let env: CreatedEnv;
+// Every log line of the web and the worker, at the most verbose level and without pino's
+// redaction, so the test sees what our code hands the logger.
+let logs = '';
+const log = pino({ level: 'trace' }, { write: (line: string) => void (logs += line) });
 
 beforeAll(async () => {
   mail = await startMailServer();
   h = await createHarness({ SMTP_URL: mail.url, CAIRN_BASE_URL: 'http://cairn.test' });
-  web = await startTestWeb(h);
-  worker = await startIdentityWorker(h);
+  web = await startWeb(h.config, { log, host: '127.0.0.1', port: 0 });
+  worker = await startIdentityWorker(h, log);
   env = await createTestEnv(h.db);
 });
 afterAll(async () => {
@@ -103,7 +108,7 @@ describe('sign-up', () => {
     expect(await signUp({ email: 'x@example.com', password: strongPassword, redirect_url: 'javascript:alert(1)' })).toMatchObject({ status: 400 });
   });
 
-  it('leaves no plaintext password, nor an unsalted hash of one, in any table or queue row', async () => {
+  it('leaves no plaintext password, nor an unsalted hash of one, in any table, queue row or log line', async () => {
     const secret = 'a very particular passphrase 7731';
     await signUp({ email: 'dump@example.com', password: secret });
     await mail.waitFor((x) => x.to.includes('dump@example.com'));
@@ -129,6 +134,9 @@ describe('sign-up', () => {
     expect(dump).toContain('dump@example.com');
     expect(dump).not.toContain(secret);
     for (const d of digests) expect(dump).not.toContain(d);
+    expect(logs).toContain('sign-up processed');
+    expect(logs).not.toContain(secret);
+    for (const d of digests) expect(logs).not.toContain(d);
     // bytea columns print as \x… hex: check those too.
     expect(dump.toLowerCase()).not.toContain(createHash('sha256').update(secret).digest('hex'));
   });

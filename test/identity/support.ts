@@ -4,6 +4,7 @@ import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { queues } from '../../src/jobs.ts';
+import type { Logger } from '../../src/log.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import type { Harness } from '../support/harness.ts';
@@ -77,10 +78,10 @@ export async function startMailServer(): Promise<MailServer> {
 const identityQueueNames = ['identity.sign-up', 'identity.password-reset', 'identity.breached-import', 'identity.prune'] as const;
 
 /** The worker for the identity queues only, so other areas' queues never hold these tests up. */
-export async function startIdentityWorker(h: Harness): Promise<WorkerHandle<Pick<typeof queues, (typeof identityQueueNames)[number]>>> {
+export async function startIdentityWorker(h: Harness, log?: Logger): Promise<WorkerHandle<Pick<typeof queues, (typeof identityQueueNames)[number]>>> {
   const registry = Object.fromEntries(identityQueueNames.map((n) => [n, queues[n]])) as Pick<typeof queues, (typeof identityQueueNames)[number]>;
   const mine = Object.fromEntries(identityQueueNames.map((n) => [n, handlers[n]])) as unknown as Parameters<typeof startWorker<typeof registry>>[2];
-  return startWorker(h.config, registry, mine, { pollingIntervalSeconds: 0.5 });
+  return startWorker(h.config, registry, mine, { pollingIntervalSeconds: 0.5, ...(log ? { log } : {}) });
 }
 
 /** Polls `check` until it answers something defined, or fails at the deadline. */

@@ -1,7 +1,9 @@
 // Every /v1 route, in one list: mounted by the app and described by the OpenAPI document.
 import type { RouteDef } from '../route.ts';
+import { backupRoutes } from './backups/index.ts';
 import { errorGroupRoutes } from './error-groups/index.ts';
 import { identityRoutes } from './identity/index.ts';
+import { storageRoutes } from './storage/index.ts';
 import { tenancyRoutes } from './tenancy/index.ts';
 
-export const allRoutes: readonly RouteDef[] = [...tenancyRoutes, ...identityRoutes, ...errorGroupRoutes];
+export const allRoutes: readonly RouteDef[] = [...tenancyRoutes, ...identityRoutes, ...errorGroupRoutes, ...backupRoutes, ...storageRoutes];

@@ -29,7 +29,7 @@ export async function serverVersion(url: string): Promise<PgVersion> {
   const client = new pg.Client({ connectionString: url, application_name: 'cairn-backup', connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    const res = await client.query<{ v: string }>('show server_version_num');
+    const res = await client.query<{ v: string }>("select current_setting('server_version_num') as v");
     return parseServerVersionNum(Number(res.rows[0]!.v));
   } finally {
     await client.end();

@@ -155,7 +155,7 @@ export function backupQueries(db: Db) {
       // Retention applies to backups already taken, as Heroku's schedule changes do.
       await db.raw(
         `update backups set expire_time = coalesce(finish_time, create_time) + make_interval(days => case type
-           when 'daily' then ? when 'weekly' then ? when 'monthly' then ? else ? end)
+           when 'daily' then ?::int when 'weekly' then ?::int when 'monthly' then ?::int else ?::int end)
          where env_id = ?`,
         [s.retention_days.daily, s.retention_days.weekly, s.retention_days.monthly, s.retention_days.manual, envId],
       );

@@ -124,7 +124,7 @@ export async function applyBackupObject(deps: BackupDeps, backup: BackupRow, url
   } catch (err) {
     const code = await exited;
     if (err instanceof BackupIntegrityError || code === null) throw err;
-    throw new Error(`psql failed (exit ${code}): ${stderr.trim() || (err as Error).message}`);
+    throw new Error(`psql failed (exit ${code}): ${stderr.trim() || (err as Error).message}`, { cause: err });
   }
   const code = await exited;
   if (code !== 0) throw new Error(`psql failed (exit ${code}): ${stderr.trim() || 'no message'}`);

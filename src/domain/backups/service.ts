@@ -5,6 +5,7 @@ import { sha256 } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { Config } from '../../config.ts';
+import type { Db } from '../../db.ts';
 import { backupObjectKey, freeManualPerDay, startOfUtcDay, usdPerGbMonth } from './deps.ts';
 import type { Enqueuer } from './maintenance.ts';
 import { decodePageToken, encodePageToken } from './page-token.ts';
@@ -98,7 +99,7 @@ export async function listBackups(deps: Pick<ServiceDeps, 'config' | 'db'>, envI
 }
 
 /** A backup of the caller's environment; another environment's is not_found, not forbidden. */
-export async function getBackup(db: Knex, envId: string, id: string): Promise<BackupRow> {
+export async function getBackup(db: Db, envId: string, id: string): Promise<BackupRow> {
   const b = await backupQueries(db).backup(id);
   if (!b || b.env_id !== envId) throw new AppError('not_found', `no backup ${id} in this environment`);
   return b;
@@ -129,7 +130,7 @@ export async function backupUsage(db: Knex, envId: string, now = new Date()) {
 export async function requestRestore(deps: ServiceDeps, callerEnvId: string, backupId: string, targetEnvName: string): Promise<{ op: OperationRow; targetName: string }> {
   return deps.db.transaction(async (trx) => {
     const q = backupQueries(trx);
-    const backup = await getBackup(trx as unknown as Knex, callerEnvId, backupId);
+    const backup = await getBackup(trx, callerEnvId, backupId);
     if (backup.state !== 'succeeded') throw new AppError('conflict', `${backupId} is ${backup.state}; only a succeeded backup can be restored`);
     const caller = await q.envTarget(callerEnvId);
     const target = await q.envByName(targetEnvName);

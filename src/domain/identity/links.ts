@@ -87,7 +87,7 @@ export async function confirmPasswordReset(db: Knex, envId: string, token: strin
   const env = await envIdentity(db, envId);
   const problem = passwordProblem(password, env.settings.require_second_factor);
   if (problem) throw new AppError('invalid_request', problem);
-  if (await breachedChecker(db).check(password)) {
+  if (await breachedChecker(db, env.settings).check(password)) {
     throw new AppError('invalid_request', 'this password appears in lists of breached passwords; choose another', { details: { reason: 'breached_password' } });
   }
   const hash = await hashPassword(password);

@@ -18,9 +18,10 @@ function lockedOut(seconds: number): AppError {
   return new AppError('locked_out', 'too many failed sign-ins for this identifier; retry later', { retryAfter: seconds });
 }
 
-export async function assertNotLocked(db: Db, envId: string, hash: Buffer): Promise<void> {
-  const seconds = await identityQueries(db).lockedSeconds(envId, hash);
-  if (seconds > 0) throw lockedOut(seconds);
+/** Throws locked_out while the identifier is locked; answers the failures counted so far. */
+export function assertNotLocked(state: { failures: number; lockedSeconds: number }): number {
+  if (state.lockedSeconds > 0) throw lockedOut(state.lockedSeconds);
+  return state.failures;
 }
 
 /** Counts a failure and throws: locked_out when this one reached the threshold, else `otherwise`. */

@@ -119,10 +119,6 @@ export function identityQueries(db: Db) {
       await db('end_users').where({ id }).whereNull('email_verified_time').update({ email_verified_time: db.fn.now(), update_time: db.fn.now() });
     },
 
-    async touchSignIn(id: string): Promise<void> {
-      await db('end_users').where({ id }).update({ last_sign_in_time: db.fn.now() });
-    },
-
     async insertSession(row: Omit<SessionRow, 'create_time' | 'last_active_time' | 'idle_expire_time' | 'expire_time' | 'revoke_time'> & { token_hash: Buffer; lifetime_seconds: number }): Promise<SessionRow> {
       const { lifetime_seconds, ...rest } = row;
       const [session] = await db('end_user_sessions')
@@ -242,8 +238,13 @@ export function identityQueries(db: Db) {
       return n === 1;
     },
 
+    /** A history row; a success also stamps the user's last_sign_in_time, in the same statement. */
     async insertSignIn(row: Omit<SignInRow, 'id' | 'time'> & { env_id: string }): Promise<void> {
-      await db('end_user_sign_ins').insert({ id: newId('si'), ...row });
+      await db.raw(
+        `with h as (insert into end_user_sign_ins (id, env_id, end_user_id, method, outcome, ip, user_agent) values (?, ?, ?, ?, ?, ?, ?))
+         update end_users set last_sign_in_time = now() where id = ? and ? = 'succeeded'`,
+        [newId('si'), row.env_id, row.end_user_id, row.method, row.outcome, row.ip, row.user_agent, row.end_user_id, row.outcome],
+      );
     },
 
     async listSignIns(endUserId: string, page: Page): Promise<SignInRow[]> {
@@ -252,13 +253,12 @@ export function identityQueries(db: Db) {
       return q.select('id', 'end_user_id', 'time', 'method', 'outcome', 'ip', 'user_agent');
     },
 
-    /** Seconds left of a lockout, or 0. */
-    async lockedSeconds(envId: string, identifierHash: Buffer): Promise<number> {
+    /** Consecutive failures counted so far, and seconds left of a lockout (0 = not locked). */
+    async lockState(envId: string, identifierHash: Buffer): Promise<{ failures: number; lockedSeconds: number }> {
       const row = (await db('identity_lockouts')
         .where({ env_id: envId, identifier_hash: identifierHash })
-        .where('locked_until', '>', db.fn.now())
-        .first(db.raw('ceil(extract(epoch from locked_until - now()))::int as seconds'))) as { seconds: number } | undefined;
-      return row?.seconds ?? 0;
+        .first('failures', db.raw("greatest(0, ceil(extract(epoch from coalesce(locked_until, now()) - now())))::int as seconds"))) as { failures: number; seconds: number } | undefined;
+      return { failures: row?.failures ?? 0, lockedSeconds: row?.seconds ?? 0 };
     },
 
     /**

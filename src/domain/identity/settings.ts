@@ -1,6 +1,7 @@
 // Per-environment identity settings, kept under `identity` in envs.settings. Everything has a
 // default, so a new environment signs users in with no set-up.
 import { z } from 'zod';
+import type { Db } from '../../db.ts';
 
 const colour = z.string().regex(/^#[0-9a-fA-F]{6}$/);
 
@@ -18,12 +19,26 @@ export const identitySettingsSchema = z.object({
   session_idle_seconds: z.number().int().min(300).max(90 * 86400).default(7 * 86400),
   session_lifetime_seconds: z.number().int().min(300).max(365 * 86400).default(30 * 86400),
   /** Origins a `redirect_url` may point to; empty means any http(s) URL (development). */
-  redirect_origins: z.array(z.string()).default([]),
+  redirect_origins: z.array(z.string().regex(/^https?:\/\/[^/?#]+$/, 'an origin such as https://app.example.com')).max(50).default([]),
+  /** The HIBP range API as a third breached-password source; off by default (offline first). */
+  breached_api: z
+    .object({ enabled: z.boolean().default(false), fail: z.enum(['open', 'closed']).default('closed') })
+    .default({ enabled: false, fail: 'closed' }),
   /** Per-IP limits overriding limits.ts's defaults, e.g. {"sign_in": {"points": 100, "seconds": 60}}. */
-  rate_limits: z.record(z.string(), z.object({ points: z.number().int().min(1), seconds: z.number().int().min(1) })).default({}),
+  rate_limits: z
+    .partialRecord(
+      z.enum(['sign_in', 'sign_up', 'password_reset', 'verify_email', 'redeem']),
+      z.object({ points: z.number().int().min(1).max(1_000_000), seconds: z.number().int().min(1).max(86_400) }),
+    )
+    .default({}),
 });
 
 export type IdentitySettings = z.infer<typeof identitySettingsSchema>;
+
+/** Stores the settings under `identity`, leaving other areas' keys of envs.settings alone. */
+export async function saveIdentitySettings(db: Db, envId: string, settings: IdentitySettings): Promise<void> {
+  await db('envs').where({ id: envId }).update({ settings: db.raw(`jsonb_set(settings, '{identity}', ?::jsonb)`, [JSON.stringify(settings)]) });
+}
 
 export function identitySettings(envSettings: Record<string, unknown> | undefined): IdentitySettings {
   const parsed = identitySettingsSchema.safeParse(envSettings?.identity ?? {});

@@ -36,18 +36,21 @@ export interface SignInDeps {
   log: Logger;
 }
 
+// Made once per process at start, so the first unknown identifier does not pay for two hashes.
+void dummyHash();
+
 const wrongCredentials = () => new AppError('unauthorized', 'the identifier or password is wrong');
 
 export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn): Promise<SignInResult> {
   const { db } = deps;
-  const env = await envIdentity(db, input.envId);
-  await consumeLimit(db, 'sign_in', input.envId, input.from.ip ?? 'unknown', env.settings.rate_limits.sign_in);
+  const q = identityQueries(db);
   const identifier = normaliseEmail(input.identifier);
   const idHash = identifierHash(input.envId, identifier);
-  await assertNotLocked(db, input.envId, idHash);
+  // Three independent reads in parallel; nothing is decided before the limit is counted.
+  const [env, lock, user] = await Promise.all([envIdentity(db, input.envId), q.lockState(input.envId, idHash), q.userByEmail(input.envId, identifier)]);
+  await consumeLimit(db, 'sign_in', input.envId, input.from.ip ?? 'unknown', env.settings.rate_limits.sign_in);
+  const failures = assertNotLocked(lock);
 
-  const q = identityQueries(db);
-  const user = await q.userByEmail(input.envId, identifier);
   const passwordOk = await verifyPassword(user?.password_hash ?? (await dummyHash()), input.password);
   const record = (outcome: string) => (user ? q.insertSignIn({ env_id: input.envId, end_user_id: user.id, method: 'password', outcome, ip: input.from.ip, user_agent: input.from.userAgent?.slice(0, 500) ?? null }) : Promise.resolve());
 
@@ -72,9 +75,8 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
     }
   }
 
-  await q.clearFailures(input.envId, idHash);
+  if (failures > 0) await q.clearFailures(input.envId, idHash);
   await record('succeeded');
-  await q.touchSignIn(user.id);
   if (needsRehash(user.password_hash)) {
     // Parameters changed since this hash was made (issue #4): upgrade it now that we know the password.
     await q.setPasswordHash(user.id, await hashPassword(input.password));

@@ -73,7 +73,7 @@ export async function processSignUp(deps: { db: Knex; config: Config; mailer: Ma
     if (existing) {
       outcome = 'exists';
       endUserId = existing.id;
-    } else if (await breachedChecker(db).check(password)) outcome = 'breached';
+    } else if (await breachedChecker(db, env.settings, deps.log).check(password)) outcome = 'breached';
     else {
       const user = await q.insertUser({ env_id: pending.env_id, email: pending.email, email_normalized: normalized, password_hash: await hashPassword(password), email_verified: false });
       outcome = user ? 'created' : 'exists';

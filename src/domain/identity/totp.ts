@@ -11,6 +11,7 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import { assertNotLocked, failAttempt, identifierHash } from './lockout.ts';
 import { identityQueries, type EndUserRow } from './queries.ts';
 
 export const totpPeriod = 30;
@@ -98,8 +99,16 @@ export async function checkFactorProofs(db: Db, config: Config, userId: string, 
 export async function disableTotp(db: Db, config: Config, user: EndUserRow, proof: FactorProof): Promise<void> {
   const factor = await identityQueries(db).factorOf(user.id);
   if (!factor?.activate_time) throw new AppError('not_found', 'no active TOTP factor');
+  const idHash = identifierHash(user.env_id, user.email_normalized);
+  // Guesses here count toward the sign-in lockout: a stolen session must not be a code oracle.
+  assertNotLocked(await identityQueries(db).lockState(user.env_id, idHash));
   if (!(await checkFactorProofs(db, config, user.id, [proof]))) {
-    throw new AppError('unauthorized', 'the code is not valid', { details: { reason: 'invalid_code' } });
+    await failAttempt(db, user.env_id, idHash, new AppError('unauthorized', 'the code is not valid', { details: { reason: 'invalid_code' } }));
   }
+  await identityQueries(db).deleteFactor(user.id);
+}
+
+/** The operator's way out for a user who lost both the device and the recovery codes. */
+export async function resetTotp(db: Db, user: EndUserRow): Promise<void> {
   await identityQueries(db).deleteFactor(user.id);
 }

@@ -15,7 +15,7 @@ export async function createEndUser(db: Knex, envId: string, input: { email: str
     const env = await envIdentity(db, envId);
     const problem = passwordProblem(input.password, env.settings.require_second_factor);
     if (problem) throw new AppError('invalid_request', problem);
-    if (await breachedChecker(db).check(input.password)) {
+    if (await breachedChecker(db, env.settings).check(input.password)) {
       throw new AppError('invalid_request', 'this password appears in lists of breached passwords; choose another', { details: { reason: 'breached_password' } });
     }
     hash = await hashPassword(input.password);

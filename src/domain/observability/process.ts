@@ -50,7 +50,8 @@ function scrubFrame(f: StackFrame, s: Scrubber): StackFrame {
   if (f.context_line !== undefined) out.context_line = s.text(f.context_line);
   if (f.post_context) out.post_context = f.post_context.map(s.text);
   if (f.generated) out.generated = { ...f.generated, function: t(f.generated.function), file: t(f.generated.file) };
-  return JSON.parse(JSON.stringify(out)) as StackFrame; // drops undefined keys
+  for (const k of Object.keys(out) as (keyof StackFrame)[]) if (out[k] === undefined) delete out[k];
+  return out;
 }
 
 function scrubBreadcrumb(b: Breadcrumb, s: Scrubber): Breadcrumb {

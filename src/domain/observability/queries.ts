@@ -69,16 +69,15 @@ export function ingestQueries(db: Db) {
      * group meet on the unique (env_id, fingerprint) key and make exactly one group.
      */
     async upsertGroups(groups: NewGroup[]): Promise<Map<string, string>> {
-      const sorted = [...groups].sort((a, b) => (a.env_id + a.fingerprint < b.env_id + b.fingerprint ? -1 : 1));
       const { rows } = await db.raw<{ rows: { id: string; env_id: string; fingerprint: string }[] }>(
         `insert into error_groups (id, env_id, fingerprint, title, culprit, service_name, etag, first_seen_time, last_seen_time, grouping)
          select x.id, x.env_id, x.fingerprint, x.title, x.culprit, x.service_name, x.etag, x.first_seen_time, x.first_seen_time, x.grouping
-         from jsonb_to_recordset(?::jsonb) with ordinality as x(id text, env_id text, fingerprint text, title text, culprit text,
-           service_name text, etag text, first_seen_time timestamptz, grouping jsonb, ordinality bigint)
-         order by x.ordinality
+         from jsonb_to_recordset(?::jsonb) as x(id text, env_id text, fingerprint text, title text, culprit text,
+           service_name text, etag text, first_seen_time timestamptz, grouping jsonb)
+         order by x.env_id, x.fingerprint
          on conflict (env_id, fingerprint) do update set update_time = error_groups.update_time
          returning id, env_id, fingerprint`,
-        [JSON.stringify(sorted)],
+        [JSON.stringify(groups)],
       );
       return new Map(rows.map((r) => [`${r.env_id}/${r.fingerprint}`, r.id]));
     },

@@ -28,6 +28,7 @@ export interface Scrubber {
 }
 
 function replaceSecrets(value: string, rule: ScrubRule, bump: () => void): string {
+  if (rule.hint !== undefined && !(typeof rule.hint === 'string' ? value.includes(rule.hint) : rule.hint.test(value))) return value;
   rule.pattern.lastIndex = 0;
   return value.replace(rule.pattern, (match: string, ...rest: unknown[]) => {
     // The rule's groups cover the whole match (prefix, secret, suffix), so a match rebuilds exactly.
@@ -48,9 +49,10 @@ export function createScrubber(policy: ScrubbingPolicy): Scrubber {
   const bump = (name: string) => () => {
     counts[name] = (counts[name] ?? 0) + 1;
   };
+  const bumps = rules.map((rule) => bump(rule.name));
   const text = (value: string): string => {
     let out = value;
-    for (const rule of rules) out = replaceSecrets(out, rule, bump(rule.name));
+    for (let i = 0; i < rules.length; i++) out = replaceSecrets(out, rules[i]!, bumps[i]!);
     return out;
   };
   return {

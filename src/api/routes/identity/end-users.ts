@@ -7,6 +7,7 @@ import { decodePageToken, paginate } from '../../../domain/identity/pages.ts';
 import { identityQueries } from '../../../domain/identity/queries.ts';
 import { endUserResource, sessionResource, signInResource } from '../../../domain/identity/resources.ts';
 import { normaliseEmail } from '../../../domain/identity/tokens.ts';
+import { resetTotp } from '../../../domain/identity/totp.ts';
 import { createEndUser, deleteEndUser, requireEndUser, revokeEndUserSessions } from '../../../domain/identity/users.ts';
 import { defineRoute } from '../../route.ts';
 import { envParams } from '../tenancy/schema.ts';
@@ -98,4 +99,14 @@ export const listSignIns = defineRoute({
   },
 });
 
-export const endUserRoutes = [createEndUserRoute, listEndUsers, getEndUser, deleteEndUserRoute, listSessions, revokeSessions, listSignIns];
+export const resetFactor = defineRoute({
+  method: 'delete', path: `${base}/{end_user}/factors/totp`, operationId: 'resetEndUserTotp', summary: "Remove an end user's TOTP factor and recovery codes (lost device)", tags, auth: 'secret', scope: 'auth:write',
+  params: endUserParams,
+  response: { status: 200, description: 'Removed (or there was none)', schema: endUser },
+  async handle({ params, principal, deps }) {
+    await resetTotp(deps.db, await requireEndUser(deps.db, principal!.envId, params.end_user));
+    return endUserResource(principal!.envName, await requireEndUser(deps.db, principal!.envId, params.end_user));
+  },
+});
+
+export const endUserRoutes = [resetFactor, createEndUserRoute, listEndUsers, getEndUser, deleteEndUserRoute, listSessions, revokeSessions, listSignIns];

@@ -4,5 +4,6 @@ import { clientRoutes } from './client.ts';
 import { getClientConfig } from './config.ts';
 import { endUserRoutes } from './end-users.ts';
 import { factorRoutes } from './factors.ts';
+import { getIdentitySettings, putIdentitySettings } from './settings.ts';
 
-export const identityRoutes: readonly RouteDef[] = [getClientConfig, ...clientRoutes, ...factorRoutes, ...endUserRoutes];
+export const identityRoutes: readonly RouteDef[] = [getClientConfig, ...clientRoutes, ...factorRoutes, ...endUserRoutes, getIdentitySettings, putIdentitySettings];

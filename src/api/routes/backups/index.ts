@@ -1,0 +1,107 @@
+// Backups (issue #6, CONTRACT.md "Backups and storage"): thin handlers over src/domain/backups.
+import { z } from 'zod';
+import { openDecrypted } from '../../../domain/backups/download.ts';
+import {
+  backupResource, backupUsage, getBackup, getOperation, getSettings, listBackups, operationResource,
+  requestManualBackup, requestRestore, saveSettings,
+} from '../../../domain/backups/service.ts';
+import { defineRoute } from '../../route.ts';
+import {
+  backup, backupIdParams, backupList, createBackupBody, envParams, listQuery, operation, operationParams, restoreBody, settings, usage,
+} from './schema.ts';
+
+const envBase = '/v1/orgs/{org}/projects/{project}/envs/{env}';
+
+export const createBackup = defineRoute({
+  method: 'post', path: `${envBase}/backups`, operationId: 'createBackup', summary: 'Take a manual backup (free up to 10 a day, then billable)',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: createBackupBody,
+  response: { status: 202, description: 'The backup, pending', schema: backup },
+  async handle({ principal, deps }) {
+    return backupResource(await requestManualBackup(deps, principal!.envId));
+  },
+});
+
+export const listBackupsRoute = defineRoute({
+  method: 'get', path: `${envBase}/backups`, operationId: 'listBackups', summary: 'Backups of the environment, newest first',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: envParams, query: listQuery,
+  response: { status: 200, description: 'A page of backups', schema: backupList },
+  async handle({ principal, deps, query }) {
+    const page = await listBackups(deps, principal!.envId, query.page_size, query.page_token);
+    return { backups: page.backups.map(backupResource), ...(page.next ? { next_page_token: page.next } : {}) };
+  },
+});
+
+export const downloadBackup = defineRoute({
+  method: 'get', path: '/v1/backups/{backup_id}:download', operationId: 'downloadBackup', summary: 'The decrypted .sql.gz (application/gzip), streamed',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: backupIdParams,
+  response: { status: 200, description: 'The gzip-compressed SQL dump', schema: z.unknown().meta({ description: 'application/gzip bytes' }) },
+  async handle({ principal, deps, params, ctx }) {
+    const b = await getBackup(deps.db, principal!.envId, params.backup_id);
+    const { body, length } = await openDecrypted(deps, b);
+    ctx.type = 'application/gzip';
+    ctx.attachment(`${b.id}.sql.gz`);
+    if (length !== undefined) ctx.length = length;
+    ctx.body = body;
+    return undefined;
+  },
+});
+
+export const getBackupRoute = defineRoute({
+  method: 'get', path: '/v1/backups/{backup_id}', operationId: 'getBackup', summary: 'One backup',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: backupIdParams,
+  response: { status: 200, description: 'The backup', schema: backup },
+  async handle({ principal, deps, params }) {
+    return backupResource(await getBackup(deps.db, principal!.envId, params.backup_id));
+  },
+});
+
+export const restoreBackup = defineRoute({
+  method: 'post', path: '/v1/backups/{backup_id}/restore', operationId: 'restoreBackup',
+  summary: 'Replace targetEnv\'s database with this backup (takes a pre-restore backup first)',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: backupIdParams, body: restoreBody,
+  response: { status: 202, description: 'The restore operation; poll GET /v1/operations/{id}', schema: operation },
+  async handle({ principal, deps, params, body }) {
+    const { op, targetName } = await requestRestore(deps, principal!.envId, params.backup_id, body.targetEnv);
+    return operationResource(op, targetName);
+  },
+});
+
+export const getOperationRoute = defineRoute({
+  method: 'get', path: '/v1/operations/{operation_id}', operationId: 'getOperation', summary: 'A long-running operation (restore), with its progress',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: operationParams,
+  response: { status: 200, description: 'The operation', schema: operation },
+  async handle({ principal, deps, params }) {
+    const { op, targetName } = await getOperation(deps.db, principal!.envId, params.operation_id);
+    return operationResource(op, targetName);
+  },
+});
+
+export const getUsage = defineRoute({
+  method: 'get', path: `${envBase}/backup_usage`, operationId: 'getBackupUsage', summary: 'Manual backups today, free left, stored GB and the monthly estimate',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: envParams,
+  response: { status: 200, description: 'Usage', schema: usage },
+  async handle({ principal, deps }) {
+    return backupUsage(deps.db, principal!.envId);
+  },
+});
+
+export const getBackupSettings = defineRoute({
+  method: 'get', path: `${envBase}/backup_settings`, operationId: 'getBackupSettings', summary: 'Schedule and retention of the environment\'s backups',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: envParams,
+  response: { status: 200, description: 'Settings', schema: settings },
+  async handle({ principal, deps }) {
+    return getSettings(deps.db, principal!.envId);
+  },
+});
+
+export const putBackupSettings = defineRoute({
+  method: 'put', path: `${envBase}/backup_settings`, operationId: 'updateBackupSettings', summary: 'Change schedule and retention (applies to existing backups too)',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: settings,
+  response: { status: 200, description: 'Settings', schema: settings },
+  async handle({ principal, deps, body }) {
+    return saveSettings(deps.db, principal!.envId, body);
+  },
+});
+
+// The download route comes before the plain get so `…:download` is not read as an id.
+export const backupRoutes = [createBackup, listBackupsRoute, downloadBackup, getBackupRoute, restoreBackup, getOperationRoute, getUsage, getBackupSettings, putBackupSettings];

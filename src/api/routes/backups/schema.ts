@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { envParams } from '../tenancy/schema.ts';
+
+export { envParams };
+
+export const backupIdParams = z.object({ backup_id: z.string().regex(/^backup_[0-9a-z]{26}$/, 'a backup id, backup_…') });
+export const operationParams = z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/, 'an operation id, op_…') });
+
+export const createBackupBody = z.object({ type: z.literal('manual').default('manual') }).strict();
+export const restoreBody = z.object({ targetEnv: z.string().min(1).max(300).meta({ example: 'orgs/acme/projects/shop/envs/staging' }) }).strict();
+
+export const listQuery = z.object({
+  page_size: z.coerce.number().int().min(1).max(1000).default(50),
+  page_token: z.string().max(500).optional(),
+});
+
+export const backup = z
+  .object({
+    id: z.string(),
+    state: z.enum(['pending', 'running', 'succeeded', 'failed']),
+    type: z.enum(['daily', 'weekly', 'monthly', 'manual']),
+    trigger: z.enum(['schedule', 'manual', 'pre_restore']),
+    key: z.string().meta({ description: 'Object key in the backup bucket: backups/db/{appId}/{envId}/{timestamp}.sql.gz' }),
+    size_bytes: z.number().nullable(),
+    sha256: z.string().nullable().meta({ description: 'SHA-256 of the stored (encrypted) object' }),
+    billable: z.boolean(),
+    duration_ms: z.number().nullable(),
+    pg_version: z.string().nullable(),
+    pg_dump_version: z.string().nullable(),
+    encryption: z.object({ format: z.string(), algorithm: z.string(), key_id: z.string() }).nullable(),
+    error: z.string().nullable(),
+    create_time: z.string(),
+    start_time: z.string().nullable(),
+    finish_time: z.string().nullable(),
+    expire_time: z.string(),
+  })
+  .meta({ id: 'Backup' });
+
+export const backupList = z.object({ backups: z.array(backup), next_page_token: z.string().optional() }).meta({ id: 'BackupList' });
+
+export const operation = z
+  .object({
+    name: z.string().meta({ example: 'operations/op_01jd…' }),
+    done: z.boolean(),
+    metadata: z.object({
+      kind: z.literal('restore'),
+      backup_id: z.string().nullable(),
+      target_env: z.string(),
+      pre_restore_backup_id: z.string().nullable(),
+      state: z.enum(['pending', 'running', 'succeeded', 'failed']),
+      phase: z.string().nullable().meta({ description: 'pre_restore_backup, verifying, restoring, done' }),
+      bytes_read: z.number(),
+      bytes_total: z.number(),
+      create_time: z.string(),
+      update_time: z.string(),
+    }),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+    response: z.object({ backup_id: z.string().nullable(), target_env: z.string(), pre_restore_backup_id: z.string().nullable() }).optional(),
+  })
+  .meta({ id: 'Operation' });
+
+export const usage = z
+  .object({
+    date: z.string(),
+    manual_today: z.number(),
+    free_manual_per_day: z.number(),
+    free_left: z.number(),
+    billable_today: z.number(),
+    stored_bytes: z.number(),
+    stored_gb: z.number(),
+    usd_per_gb_month: z.number(),
+    monthly_estimate_usd: z.number(),
+  })
+  .meta({ id: 'BackupUsage' });
+
+const days = z.number().int().min(1).max(3650);
+export const settings = z
+  .object({
+    schedule_enabled: z.boolean(),
+    retention_days: z.object({ daily: days, weekly: days, monthly: days, manual: days }),
+  })
+  .meta({ id: 'BackupSettings' });

@@ -1,0 +1,29 @@
+// The environment's identity settings (branding, second-factor policy, session lifetimes, allowed
+// redirect origins, per-IP limits), read and replaced with the secret key. Unset fields take the
+// defaults, which a GET shows filled in.
+import { envIdentity } from '../../../domain/identity/sessions.ts';
+import { identitySettingsSchema, saveIdentitySettings } from '../../../domain/identity/settings.ts';
+import { defineRoute } from '../../route.ts';
+import { envParams } from '../tenancy/schema.ts';
+
+const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/identity_settings';
+const settings = identitySettingsSchema.meta({ id: 'IdentitySettings' });
+
+export const getIdentitySettings = defineRoute({
+  method: 'get', path, operationId: 'getIdentitySettings', summary: "The environment's sign-in settings", tags: ['End users'],
+  auth: 'secret', scope: 'auth:read', params: envParams,
+  response: { status: 200, description: 'The settings, defaults filled in', schema: settings },
+  async handle({ principal, deps }) {
+    return (await envIdentity(deps.db, principal!.envId)).settings;
+  },
+});
+
+export const putIdentitySettings = defineRoute({
+  method: 'put', path, operationId: 'replaceIdentitySettings', summary: "Replace the environment's sign-in settings", tags: ['End users'],
+  auth: 'secret', scope: 'auth:write', params: envParams, body: identitySettingsSchema.strict(),
+  response: { status: 200, description: 'The settings as stored', schema: settings },
+  async handle({ body, principal, deps }) {
+    await saveIdentitySettings(deps.db, principal!.envId, body);
+    return (await envIdentity(deps.db, principal!.envId)).settings;
+  },
+});

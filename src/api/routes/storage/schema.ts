@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { envParams } from '../tenancy/schema.ts';
+
+export const bucketParams = envParams.extend({ bucket: z.string().min(1).max(63) });
+// The object key is one path segment, URL-encoded ("/" as %2F), as in the GCS JSON API.
+export const objectParams = bucketParams.extend({ key: z.string().min(1).max(1024) });
+export const versionQuery = z.object({ version_id: z.string().min(1).max(1024).optional() });
+
+export const createBucketBody = z.object({ name: z.string().meta({ example: 'avatars' }) }).strict();
+export const restoreVersionBody = z.object({ versionId: z.string().min(1).max(1024) }).strict();
+
+export const bucket = z
+  .object({ name: z.string(), bucket: z.string(), versioning: z.enum(['disabled', 'enabled']), create_time: z.string() })
+  .meta({ id: 'StorageBucket' });
+export const bucketList = z.object({ buckets: z.array(bucket) });
+
+export const objectVersion = z
+  .object({
+    versionId: z.string().meta({ description: '"null" for an object written before versioning was enabled' }),
+    lastModified: z.string(),
+    isLatest: z.boolean(),
+    isDeleteMarker: z.boolean(),
+    size: z.number(),
+    etag: z.string().optional(),
+  })
+  .meta({ id: 'ObjectVersion' });
+export const versionList = z.object({ versions: z.array(objectVersion) }).meta({ id: 'ObjectVersionList' });
+
+export const writeResult = z
+  .object({ key: z.string(), size: z.number().optional(), versionId: z.string().optional(), etag: z.string().optional(), deleteMarker: z.boolean().optional(), restoredFrom: z.string().optional() })
+  .meta({ id: 'ObjectWrite' });

@@ -1,0 +1,121 @@
+// End users, sessions and tickets (CONTRACT.md "Identity"), for the application's server and the
+// CLI. Environment names are validated by envPath, so no path tricks.
+import { envPath, type CairnClient } from './client.ts';
+
+export interface EndUser {
+  name: string;
+  id: string;
+  email: string;
+  email_verified: boolean;
+  has_password: boolean;
+  totp_enabled: boolean;
+  create_time: string;
+  update_time: string;
+  last_sign_in_time: string | null;
+}
+
+export interface Session {
+  name: string;
+  id: string;
+  end_user_id: string;
+  state: 'active' | 'revoked' | 'expired';
+  method: string;
+  ip: string | null;
+  user_agent: string | null;
+  create_time: string;
+  last_active_time: string;
+  idle_expire_time: string;
+  expire_time: string;
+  revoke_time: string | null;
+}
+
+export interface SignIn {
+  id: string;
+  time: string;
+  method: string;
+  outcome: string;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface PageOptions {
+  pageSize?: number;
+  pageToken?: string;
+}
+
+export interface SessionWithToken {
+  session: Session;
+  user: EndUser;
+  /** Keep it in an HttpOnly; Secure; SameSite=Lax cookie, never in page script. */
+  session_token: string;
+}
+
+const userId = (id: string): string => {
+  if (!/^eu_[0-9a-z]{26}$/.test(id)) throw new Error(`"${id}" is not an end user id (eu_…)`);
+  return id;
+};
+
+export class EndUsersApi {
+  readonly client: CairnClient;
+
+  constructor(client: CairnClient) {
+    this.client = client;
+  }
+
+  list(env: string, options: PageOptions & { email?: string } = {}): Promise<{ end_users: EndUser[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/end_users`, { query: { page_size: options.pageSize, page_token: options.pageToken, email: options.email } });
+  }
+
+  get(env: string, id: string): Promise<EndUser> {
+    return this.client.request('GET', `${envPath(env)}/end_users/${userId(id)}`);
+  }
+
+  create(env: string, body: { email: string; password?: string; email_verified?: boolean }): Promise<EndUser> {
+    return this.client.request('POST', `${envPath(env)}/end_users`, { body });
+  }
+
+  async delete(env: string, id: string): Promise<void> {
+    await this.client.request('DELETE', `${envPath(env)}/end_users/${userId(id)}`);
+  }
+
+  revokeSessions(env: string, id: string): Promise<{ revoked: number }> {
+    return this.client.request('POST', `${envPath(env)}/end_users/${userId(id)}:revokeSessions`);
+  }
+
+  /** Removes a lost TOTP factor and its recovery codes. */
+  resetTotp(env: string, id: string): Promise<EndUser> {
+    return this.client.request('DELETE', `${envPath(env)}/end_users/${userId(id)}/factors/totp`);
+  }
+
+  listSessions(env: string, id: string, options: PageOptions = {}): Promise<{ sessions: Session[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/end_users/${userId(id)}/sessions`, { query: { page_size: options.pageSize, page_token: options.pageToken } });
+  }
+
+  listSignIns(env: string, id: string, options: PageOptions = {}): Promise<{ sign_ins: SignIn[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/end_users/${userId(id)}/sign_ins`, { query: { page_size: options.pageSize, page_token: options.pageToken } });
+  }
+
+  /** Branding, second-factor policy, session lifetimes, redirect origins and per-IP limits. */
+  getSettings(env: string): Promise<Record<string, unknown>> {
+    return this.client.request('GET', `${envPath(env)}/identity_settings`);
+  }
+
+  /** Replaces the settings; unset fields go back to their defaults. */
+  putSettings(env: string, settings: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.client.request('PUT', `${envPath(env)}/identity_settings`, { body: settings });
+  }
+
+  /** Server mode: trade the page's ticket for a session (two minutes, one use). */
+  redeemTicket(ticket: string): Promise<SessionWithToken> {
+    return this.client.request('POST', '/v1/client/tickets:redeem', { body: { ticket } });
+  }
+
+  /** The session behind a bearer taken from the application's cookie; throws 401 once it has ended. */
+  currentSession(sessionToken: string): Promise<{ session: Session; user: EndUser }> {
+    return this.client.request('GET', '/v1/client/session', { auth: 'none', headers: { authorization: `Bearer ${sessionToken}` } });
+  }
+
+  async signOut(sessionToken: string): Promise<void> {
+    await this.client.request('POST', '/v1/client/sign-out', { auth: 'none', headers: { authorization: `Bearer ${sessionToken}` } });
+  }
+}

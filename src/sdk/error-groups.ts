@@ -1,0 +1,161 @@
+// Error tracking (CONTRACT.md "Error tracking"), for applications and the CLI: capture, reads,
+// triage with etags, source maps and the scrubbing policy. Environment names go through envPath.
+import { envPath, type CairnClient } from './client.ts';
+
+export type ErrorGroupState = 'unresolved' | 'acknowledged' | 'resolved';
+
+export interface StackFrame {
+  function?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  in_app?: boolean;
+  pre_context?: string[];
+  context_line?: string;
+  post_context?: string[];
+  generated?: { function?: string; file?: string; line?: number; column?: number };
+  unmapped_reason?: string;
+}
+
+export interface CaptureEvent {
+  event_time: string;
+  exception_type: string;
+  message?: string;
+  stack?: string;
+  stack_frames?: StackFrame[];
+  service_name?: string;
+  release?: string;
+  breadcrumbs?: { timestamp?: string; type?: string; category?: string; level?: string; message?: string; data?: Record<string, string | number | boolean | null> }[];
+  tags?: Record<string, string>;
+  fingerprint?: string;
+  trace_id?: string;
+  span_id?: string;
+}
+
+export interface ErrorGroup {
+  name: string;
+  uid: string;
+  fingerprint: string;
+  title: string;
+  culprit: string;
+  service_name: string;
+  state: ErrorGroupState;
+  first_seen_time: string;
+  last_seen_time: string;
+  occurrence_count: number;
+  last_release: string;
+  etag: string;
+  resolve_time?: string;
+  grouping: { method: string; frames: { function?: string; file?: string }[] };
+}
+
+export interface ErrorEvent extends Omit<CaptureEvent, 'stack_frames'> {
+  name: string;
+  uid: string;
+  meta: { create_time: string; receive_time: string };
+  stack_frames: StackFrame[];
+  scrub_counts: Record<string, number>;
+}
+
+export interface SourceMap {
+  name: string;
+  release: string;
+  file: string;
+  size_bytes: number;
+  sha256: string;
+  create_time: string;
+}
+
+export interface ScrubbingPolicy {
+  use_default_rules: boolean;
+  disabled_rules: string[];
+  sensitive_keys: string[];
+}
+
+export interface Page {
+  pageSize?: number;
+  pageToken?: string;
+}
+
+export interface GroupFilter extends Page {
+  state?: ErrorGroupState;
+  serviceName?: string;
+  lastSeenAfter?: string;
+  lastSeenBefore?: string;
+}
+
+export type BatchResult = { uid: string } | { error: { code: string; message: string } };
+
+const seg = encodeURIComponent;
+
+export class ErrorGroupsApi {
+  readonly client: CairnClient;
+
+  constructor(client: CairnClient) {
+    this.client = client;
+  }
+
+  private groups(env: string): string {
+    return `${envPath(env)}/error_groups`;
+  }
+
+  capture(env: string, event: CaptureEvent): Promise<{ uid: string }> {
+    return this.client.request('POST', `${this.groups(env)}:capture`, { body: { error_event: event } });
+  }
+
+  batchCapture(env: string, events: CaptureEvent[]): Promise<{ results: BatchResult[] }> {
+    return this.client.request('POST', `${this.groups(env)}:batchCapture`, { body: { error_events: events } });
+  }
+
+  list(env: string, f: GroupFilter = {}): Promise<{ error_groups: ErrorGroup[]; next_page_token?: string }> {
+    return this.client.request('GET', this.groups(env), {
+      query: { state: f.state, service_name: f.serviceName, last_seen_after: f.lastSeenAfter, last_seen_before: f.lastSeenBefore, page_size: f.pageSize, page_token: f.pageToken },
+    });
+  }
+
+  get(env: string, id: string): Promise<ErrorGroup> {
+    return this.client.request('GET', `${this.groups(env)}/${seg(id)}`);
+  }
+
+  /** acknowledge, resolve or reopen, with the etag read from the group. */
+  triage(env: string, id: string, action: 'acknowledge' | 'resolve' | 'reopen', etag: string): Promise<ErrorGroup> {
+    return this.client.request('POST', `${this.groups(env)}/${seg(id)}:${action}`, { body: { etag } });
+  }
+
+  acknowledge(env: string, id: string, etag: string): Promise<ErrorGroup> {
+    return this.triage(env, id, 'acknowledge', etag);
+  }
+
+  resolve(env: string, id: string, etag: string): Promise<ErrorGroup> {
+    return this.triage(env, id, 'resolve', etag);
+  }
+
+  reopen(env: string, id: string, etag: string): Promise<ErrorGroup> {
+    return this.triage(env, id, 'reopen', etag);
+  }
+
+  listEvents(env: string, groupId: string, p: Page = {}): Promise<{ error_events: ErrorEvent[]; next_page_token?: string }> {
+    return this.client.request('GET', `${this.groups(env)}/${seg(groupId)}/error_events`, { query: { page_size: p.pageSize, page_token: p.pageToken } });
+  }
+
+  /** `groupId` `-` reads an event by uid alone (404 until the worker has stored it). */
+  getEvent(env: string, uid: string, groupId = '-'): Promise<ErrorEvent> {
+    return this.client.request('GET', `${this.groups(env)}/${seg(groupId)}/error_events/${seg(uid)}`);
+  }
+
+  uploadSourceMap(env: string, release: string, file: string, sourceMap: unknown): Promise<SourceMap> {
+    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/source_maps`, { body: { file, source_map: sourceMap } });
+  }
+
+  listSourceMaps(env: string, release: string, p: Page = {}): Promise<{ source_maps: SourceMap[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/source_maps`, { query: { page_size: p.pageSize, page_token: p.pageToken } });
+  }
+
+  getScrubbingPolicy(env: string): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
+    return this.client.request('GET', `${envPath(env)}/scrubbing_policy`);
+  }
+
+  putScrubbingPolicy(env: string, policy: Partial<ScrubbingPolicy>): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
+    return this.client.request('PUT', `${envPath(env)}/scrubbing_policy`, { body: { policy } });
+  }
+}

@@ -1,0 +1,46 @@
+// `cairn backups restore` refuses without --confirm, after printing what would be replaced.
+import { Command } from 'commander';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { register } from '../../src/cli/commands/backups.ts';
+import { createCliContext } from '../../src/cli/context.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { newId } from '../../src/ids.ts';
+import type { WebHandle } from '../../src/server.ts';
+import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+
+let h: Harness;
+let web: WebHandle;
+let env: CreatedEnv;
+
+beforeAll(async () => {
+  h = await createHarness();
+  web = await startTestWeb(h);
+  env = await createTestEnv(h.db);
+});
+afterAll(async () => {
+  await web?.stop();
+  await h?.close();
+});
+
+it('prints the plan and refuses to restore without --confirm', async () => {
+  const id = newId('backup');
+  await h.db('backups').insert({
+    id, env_id: env.env.id, type: 'manual', trigger: 'manual', state: 'succeeded', bucket: 'b', object_key: 'k',
+    size_bytes: 3 * 2 ** 20, pg_version: '15.20', expire_time: new Date(Date.now() + 86_400_000),
+  });
+  const ctx = createCliContext({ CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: env.secretKey });
+  const program = new Command('cairn').exitOverride();
+  register(program, ctx);
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  try {
+    await expect(program.parseAsync(['node', 'cairn', 'backups', 'restore', id, '--env', env.env.name])).rejects.toThrow('run again with --confirm');
+    const printed = stderr.mock.calls.map((c) => String(c[0])).join('');
+    expect(printed).toContain(`with backup ${id}`);
+    expect(printed).toContain('3.0 MiB');
+    expect(printed).toContain(`target: ${env.env.name}`);
+    expect(await h.db('backup_operations').count('* as n').first()).toEqual({ n: '0' });
+  } finally {
+    stderr.mockRestore();
+    await ctx.close();
+  }
+});

@@ -1,0 +1,88 @@
+// A worker killed mid-backup (issue #6): the record ends `failed`, with no object and no open
+// multipart upload. The real worker runs as a child process and gets SIGKILL while its upload is
+// open: a lock held on a source table keeps pg_dump waiting, so the moment is deterministic.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { reapOrphans } from '../../src/domain/backups/maintenance.ts';
+import { backupQueries } from '../../src/domain/backups/queries.ts';
+import { requestManualBackup } from '../../src/domain/backups/service.ts';
+import { createBoss, Jobs, queues } from '../../src/jobs.ts';
+import { createLogger } from '../../src/log.ts';
+import { createObjectStore } from '../../src/storage/index.ts';
+import type { ObjectStore } from '../../src/storage/object-store.ts';
+import { testEncryptionKey } from '../support/config.ts';
+import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase } from './support.ts';
+
+let h: Harness;
+let store: ObjectStore;
+let source: AppDatabase;
+const bucket = `cairn-bk-${randomBytes(5).toString('hex')}`;
+
+beforeAll(async () => {
+  h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });
+  store = createObjectStore(h.config);
+  source = await createAppDatabase(seedSource);
+});
+
+afterAll(async () => {
+  await store?.deleteBucket(bucket).catch(() => undefined);
+  await source?.drop();
+  await h?.close();
+});
+
+it('leaves a failed record, no object and no open multipart upload', async () => {
+  const env = await createTestEnv(h.db);
+  await setEnvDatabase(h.db, h.config, env.env.id, source.url);
+
+  // pg_dump locks every table before it writes a byte; holding one makes it wait right there.
+  const blocker = new pg.Client({ connectionString: source.url });
+  await blocker.connect();
+  await blocker.query('begin; lock table orders in access exclusive mode');
+
+  const child = spawn(process.execPath, ['workers/main.ts'], {
+    env: { ...process.env, DATABASE_URL: h.database.url, CAIRN_ENCRYPTION_KEY: testEncryptionKey, CAIRN_BACKUP_BUCKET: bucket, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  const boss = createBoss(h.config, 'web');
+  await boss.start();
+  try {
+    const row = await requestManualBackup({ config: h.config, db: h.db, jobs: new Jobs(boss, queues) }, env.env.id);
+    await waitFor('the backup to run with its upload open and pg_dump waiting', async () => {
+      const b = await backupQueries(h.db).backup(row.id);
+      if (b?.state !== 'running') return false;
+      const uploads = await store.listIncompleteUploads(bucket, row.object_key);
+      const waiting = await h.db.raw<{ rows: unknown[] }>(
+        "select 1 from pg_stat_activity where datname = ? and application_name = 'cairn-backup' and wait_event_type = 'Lock'", [source.name],
+      );
+      return uploads.length > 0 && waiting.rows.length > 0;
+    });
+
+    child.kill('SIGKILL');
+    await exited;
+    await blocker.query('rollback');
+
+    const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
+    // The killed worker's lock session ends when Postgres sees its socket close.
+    const reaped = await waitFor('the orphan to be reaped', async () => {
+      const out = await reapOrphans(deps);
+      return out.backups.includes(row.id) ? out : undefined;
+    });
+    expect(reaped.backups).toEqual([row.id]);
+
+    const after = await backupQueries(h.db).backup(row.id);
+    expect(after).toMatchObject({ state: 'failed', error: expect.stringContaining('stopped before it finished') });
+    expect(await store.head(bucket, row.object_key)).toBeUndefined();
+    expect(await store.listIncompleteUploads(bucket, row.object_key)).toEqual([]);
+    // A second reap finds nothing: the failed row is final.
+    expect(await reapOrphans(deps)).toEqual({ backups: [], operations: [] });
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await blocker.end().catch(() => undefined);
+    await boss.stop({ graceful: false, close: true });
+  }
+});

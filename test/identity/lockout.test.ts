@@ -1,0 +1,92 @@
+// Lockout and per-IP limits across two web processes sharing one database (this one, and
+// src/web.ts as a separate OS process): the count is atomic, unknown identifiers lock the same
+// way, and a lock answers locked_out with Retry-After.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEndUser } from '../../src/domain/identity/users.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { WebHandle } from '../../src/server.ts';
+import { testEncryptionKey } from '../support/config.ts';
+import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { strongPassword } from './support.ts';
+
+let h: Harness;
+let webs: Pick<WebHandle, 'url'>[];
+let local: WebHandle;
+let child: ChildProcess;
+let env: CreatedEnv;
+
+/** src/web.ts in its own process on a free port; answers its base URL once it listens. */
+async function spawnWeb(): Promise<string> {
+  child = spawn(process.execPath, ['src/web.ts'], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const port = /"port":(\d+)[^\n]*"msg":"web listening"/.exec(out)?.[1];
+      if (port) resolve(`http://127.0.0.1:${port}`);
+    });
+    child.once('exit', () => reject(new Error(`web process exited:\n${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+  local = await startTestWeb(h);
+  webs = [local, { url: await spawnWeb() }];
+  env = await createTestEnv(h.db);
+  await createEndUser(h.db, env.env.id, { email: 'ada@example.com', password: strongPassword, email_verified: true });
+});
+afterAll(async () => {
+  child?.kill('SIGTERM');
+  if (child && child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  await local?.stop();
+  await h?.close();
+});
+
+const signIn = (web: Pick<WebHandle, 'url'>, identifier: string, password: string, ip = '198.51.100.1', key = env.publishableKey) =>
+  call(web.url, 'POST', '/v1/client/sign-in/password', { body: { identifier, password }, headers: { 'cairn-publishable-key': key, 'x-forwarded-for': ip } });
+
+describe('lockout', () => {
+  for (const identifier of ['ada@example.com', 'nobody-here@example.com']) {
+    it(`locks ${identifier.startsWith('ada') ? 'a known' : 'an unknown'} identifier after 10 failures spread over two processes`, async () => {
+      // Ten concurrent failures, half on each process: exactly the tenth (whichever it is) locks.
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => signIn(webs[i % 2]!, identifier, `wrong password number ${i}`)));
+      expect(answers.filter((a) => a.status === 401)).toHaveLength(9);
+      expect(answers.filter((a) => a.status === 423)).toHaveLength(1);
+      for (const web of webs) {
+        const locked = await signIn(web, identifier, strongPassword, '198.51.100.2');
+        expect(locked).toMatchObject({ status: 423, body: { code: 'locked_out' } });
+        const retry = Number(locked.headers.get('retry-after'));
+        expect(retry).toBeGreaterThan(14 * 60);
+        expect(retry).toBeLessThanOrEqual(15 * 60);
+      }
+    });
+  }
+
+  it('unlocks after 15 minutes, and a success clears the count', async () => {
+    await h.db('identity_lockouts').update({ locked_until: h.db.raw("now() - interval '1 second'") });
+    expect((await signIn(webs[0]!, 'ada@example.com', strongPassword)).status).toBe(200);
+    for (let i = 0; i < 9; i++) expect((await signIn(webs[i % 2]!, 'ada@example.com', 'still the wrong password')).status).toBe(401);
+    expect((await signIn(webs[1]!, 'ada@example.com', strongPassword)).status).toBe(200);
+    expect((await signIn(webs[0]!, 'ada@example.com', 'still the wrong password')).status).toBe(401);
+  });
+});
+
+describe('per-IP rate limit', () => {
+  it('answers rate_limited with Retry-After past the limit, per address', async () => {
+    const limited = await createTestEnv(h.db);
+    await h.db('envs').where({ id: limited.env.id }).update({ settings: { identity: { rate_limits: { sign_in: { points: 3, seconds: 60 } } } } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await signIn(webs[i % 2]!, `who${i}@example.com`, 'some wrong password', '192.0.2.50', limited.publishableKey)).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const res = await signIn(webs[0]!, 'x@example.com', 'some wrong password', '192.0.2.50', limited.publishableKey);
+    expect(res.body).toMatchObject({ code: 'rate_limited' });
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await signIn(webs[0]!, 'x@example.com', 'some wrong password', '192.0.2.51', limited.publishableKey)).status).toBe(401);
+  });
+});

@@ -1,0 +1,77 @@
+// The stack parser against golden fixtures, one per engine (V8 in Chrome and Node, SpiderMonkey,
+// JavaScriptCore), plus grouping normalisation and the bounds on hostile input.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { groupKey, normalizeMessage } from '../../src/domain/observability/fingerprint.ts';
+import { filePath, isInApp, normalizeFile } from '../../src/domain/observability/paths.ts';
+import { maxFrames, parseStack } from '../../src/domain/observability/stack-parser.ts';
+import type { StackFrame } from '../../src/domain/observability/symbolicate.ts';
+
+const fixture = (name: string) => new URL(`./fixtures/stacks/${name}`, import.meta.url);
+
+describe('stack parser golden fixtures', () => {
+  for (const engine of ['chrome', 'node', 'firefox', 'safari']) {
+    it(`parses ${engine} stacks, innermost last`, () => {
+      const frames = parseStack(readFileSync(fixture(`${engine}.txt`), 'utf8'));
+      expect(frames).toEqual(JSON.parse(readFileSync(fixture(`${engine}.json`), 'utf8')));
+      expect(frames.length).toBeGreaterThan(4);
+    });
+  }
+
+  it('skips message lines, even ones holding an address', () => {
+    const frames = parseStack('Error: no user jane@example.com\n  details: a@b.io\n    at f (/a.js:1:2)');
+    expect(frames).toEqual([{ function: 'f', file: '/a.js', line: 1, column: 2 }]);
+  });
+
+  it('bounds hostile input: long lines are skipped quickly, frames are capped', () => {
+    const started = performance.now();
+    const frames = parseStack([`    at ${'('.repeat(60_000)}`, `${'@'.repeat(3000)}:1:1`, '    at f (/a.js:1:2)'].join('\n'));
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(frames).toHaveLength(1);
+    expect(parseStack(Array.from({ length: 400 }, (_, i) => `    at f${i} (/a.js:${i + 1}:1)`).join('\n'))).toHaveLength(maxFrames);
+  });
+});
+
+describe('file normalisation', () => {
+  it.each([
+    ['https://cdn.example.com/static/js/main.8f3a2c.js?v=3#x', '/static/js/main.8f3a2c.js', '/static/js/main.js'],
+    ['webpack:///./src/api/users.ts', '/./src/api/users.ts', 'src/api/users.ts'],
+    ['https://x.io/assets/index-BkzX9a1c.js', '/assets/index-BkzX9a1c.js', '/assets/index.js'],
+    ['/srv/app/dist/chunk-ABCD1234.js', '/srv/app/dist/chunk-ABCD1234.js', '/srv/app/dist/chunk.js'],
+    ['/srv/app/src/my-component2.js', '/srv/app/src/my-component2.js', '/srv/app/src/my-component2.js'],
+    ['C:\\app\\src\\x.js', 'C:/app/src/x.js', 'C:/app/src/x.js'],
+  ])('%s', (file, path, normal) => {
+    expect(filePath(file)).toBe(path);
+    expect(normalizeFile(file)).toBe(normal);
+  });
+
+  it('knows in-app code from dependencies and the runtime', () => {
+    expect(isInApp('/srv/app/src/x.js')).toBe(true);
+    expect(isInApp('webpack:///node_modules/react/index.js')).toBe(false);
+    expect(isInApp('https://x.io/vendor/jquery.js')).toBe(false);
+    expect(isInApp('node:internal/process/task_queues')).toBe(false);
+    expect(isInApp('[native code]')).toBe(false);
+    expect(isInApp(undefined)).toBe(false);
+  });
+});
+
+describe('group key', () => {
+  const frame = (fn: string, file: string, line: number, inApp = true): StackFrame => ({ function: fn, file, line, column: line * 3, in_app: inApp });
+
+  it('ignores lines, columns, bundle hashes and vendor frames', () => {
+    const a = groupKey({ exception_type: 'TypeError', frames: [frame('lib', '/node_modules/x/a.js', 1, false), frame('run', '/app/main.1a2b3c4d.js', 10)] });
+    const b = groupKey({ exception_type: 'TypeError', frames: [frame('lib2', '/node_modules/x/b.js', 9, false), frame('run', '/app/main.9f8e7d6c.js', 77)] });
+    expect(a.fingerprint).toBe(b.fingerprint);
+    expect(a.grouping).toEqual({ method: 'in_app_frames', frames: [{ function: 'run', file: '/app/main.js' }] });
+    expect(groupKey({ exception_type: 'RangeError', frames: [frame('run', '/app/main.js', 1)] }).fingerprint).not.toBe(a.fingerprint);
+  });
+
+  it('takes the caller\'s fingerprint first, and the message when there are no frames', () => {
+    const custom = groupKey({ exception_type: 'E', fingerprint: 'checkout-timeout', frames: [frame('x', '/a.js', 1)] });
+    expect(custom.grouping.method).toBe('fingerprint');
+    expect(groupKey({ exception_type: 'Other', fingerprint: 'checkout-timeout', frames: [] }).fingerprint).toBe(custom.fingerprint);
+    const m1 = groupKey({ exception_type: 'E', message: 'user 123 not found', frames: [] });
+    expect(m1.fingerprint).toBe(groupKey({ exception_type: 'E', message: 'user 98765 not found', frames: [] }).fingerprint);
+    expect(normalizeMessage('id 550e8400-e29b-41d4-a716-446655440000 at 0xdeadbeef')).toBe('id <uuid> at <hex>');
+  });
+});
