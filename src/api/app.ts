@@ -2,6 +2,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppDeps } from './context.ts';
+import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { requestContext } from './middleware/request.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
+  app.use(cors());
   app.use(router.routes());
   return app;
 }

@@ -28,7 +28,12 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
   const paths: Record<string, Record<string, unknown>> = {};
   for (const def of routes) {
     if (!def.path.startsWith('/v1/')) continue;
-    const security = def.auth === 'secret' ? [{ secretKey: def.scope ? [def.scope] : [] }] : def.auth === 'publishable' ? [{ publishableKey: [] }] : [];
+    const security = {
+      none: [],
+      secret: [{ secretKey: def.scope ? [def.scope] : [] }],
+      publishable: [{ publishableKey: [] }],
+      session: [{ sessionBearer: [] }],
+    }[def.auth];
     (paths[def.path] ??= {})[def.method] = {
       operationId: def.operationId,
       summary: def.summary,
@@ -49,6 +54,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     components: {
       securitySchemes: {
         secretKey: { type: 'http', scheme: 'bearer', description: 'A secret key, cairn_sk_…' },
+        sessionBearer: { type: 'http', scheme: 'bearer', description: "An end user's session token (browser mode, or a device-grant access token)" },
         publishableKey: { type: 'apiKey', in: 'header', name: 'Cairn-Publishable-Key', description: 'A publishable key, cairn_pk_…; also accepted as the publishable_key query parameter' },
       },
     },

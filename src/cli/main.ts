@@ -2,6 +2,9 @@
 // `cairn admin` commands are the operator's and use the database directly.
 import { Command, CommanderError } from 'commander';
 import { registerAdmin } from './commands/admin.ts';
+import { register as registerBackups } from './commands/backups.ts';
+import { register as registerErrorGroups } from './commands/error-groups.ts';
+import { register as registerIdentity, registerAdmin as registerIdentityAdmin } from './commands/identity.ts';
 import { createCliContext, describeError } from './context.ts';
 
 export async function main(argv: string[]): Promise<number> {
@@ -11,7 +14,11 @@ export async function main(argv: string[]): Promise<number> {
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
-  registerAdmin(program, ctx);
+  const admin = registerAdmin(program, ctx);
+  registerIdentityAdmin(admin, ctx);
+  registerIdentity(program, ctx);
+  registerErrorGroups(program, ctx);
+  registerBackups(program, ctx);
   try {
     await program.parseAsync(argv);
     return 0;

@@ -72,7 +72,7 @@ export class CairnClient {
     const res = await (this.options.fetch ?? fetch)(this.url(path, options.query), init);
     if (!res.ok) {
       const text = await res.text();
-      let parsed: Record<string, unknown> = {};
+      let parsed: Record<string, unknown>;
       try {
         parsed = JSON.parse(text) as Record<string, unknown>;
       } catch {

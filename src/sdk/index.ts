@@ -1,10 +1,26 @@
 // The Cairn SDK: one client, one API object per area.
+//   const cairn = createCairn({ baseUrl, secretKey, envName: 'orgs/acme/projects/shop/envs/prod' });
+//   await cairn.errorGroups.list(…); await cairn.storage.enableVersioning('uploads');
+import { BackupsApi, StorageApi } from './backups.ts';
 import { CairnClient, type ClientOptions } from './client.ts';
+import { EndUsersApi } from './end-users.ts';
+import { ErrorGroupsApi } from './error-groups.ts';
 
 export { CairnApiError, CairnClient, envPath } from './client.ts';
 export type { ClientOptions } from './client.ts';
+export { BackupsApi, EndUsersApi, ErrorGroupsApi, StorageApi };
 
-export function createCairn(options: ClientOptions) {
+export function createCairn(options: ClientOptions & { envName?: string }) {
   const client = new CairnClient(options);
-  return { client };
+  return {
+    client,
+    endUsers: new EndUsersApi(client),
+    errorGroups: new ErrorGroupsApi(client),
+    backups: new BackupsApi(client),
+    /** Storage needs the environment: pass `envName`. */
+    get storage(): StorageApi {
+      if (!options.envName) throw new Error('createCairn({ envName }) is needed for storage calls');
+      return new StorageApi(client, options.envName);
+    },
+  };
 }

@@ -85,10 +85,27 @@ describe('OpenAPI', () => {
     expect(res.body.openapi).toBe('3.1.0');
     const doc = structuredClone(res.body);
     const result = await validate(doc as never);
-    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
-    expect(result.valid).toBe(true);
+    expect(result.valid ? [] : result.errors).toEqual([]);
     const paths = res.body.paths as Record<string, Record<string, { operationId: string }>>;
     expect(paths['/v1/orgs/{org}/projects/{project}/envs/{env}']?.get?.operationId).toBe('getEnvironment');
     expect(paths['/v1/probe/echo']?.post?.operationId).toBe('probeEcho');
+  });
+});
+
+describe('CORS', () => {
+  it('lets browsers call client routes from any origin, without credentials', async () => {
+    const pre = await fetch(`${web.url}/v1/client/config`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'cairn-publishable-key' },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    expect(pre.headers.get('access-control-allow-headers')).toMatch(/Cairn-Publishable-Key/);
+    expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('sends no CORS headers on server routes', async () => {
+    const res = await fetch(`${web.url}/v1/orgs/a/projects/b/envs/c`, { headers: { origin: 'https://shop.example' } });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

@@ -3,7 +3,7 @@
 // without a handler for every queue refuses to start; a graceful stop finishes in-flight work.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createBoss, deadLetterName, defineQueues, Jobs, syncQueues } from '../../src/jobs.ts';
+import { createBoss, deadLetterName, defineQueues, syncQueues } from '../../src/jobs.ts';
 import { startWorker, type Handlers, type WorkerHandle } from '../../src/worker.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createGate, eventually } from '../support/probes.ts';
@@ -90,7 +90,8 @@ describe('jobs', () => {
 
 describe('graceful stop', () => {
   it('stops fetching and finishes the job in flight', async () => {
-    const other = await startWorker(h.config, { 'test.slow': registry['test.slow'] }, { 'test.slow': handlers['test.slow'] }, { pollingIntervalSeconds: 0.5 });
+    const slowOnly = { 'test.slow': registry['test.slow'] };
+    const other = await startWorker(h.config, slowOnly, { 'test.slow': async () => gate.wait() }, { pollingIntervalSeconds: 0.5 });
     // The suite's main worker must not take the job: stop its slow-queue polling first.
     await worker.boss.offWork('test.slow');
     const id = await other.jobs.enqueue(h.db, 'test.slow', { n: 1 });
