@@ -57,10 +57,13 @@ describe('password sign-in', () => {
       known.push(await time('ada@example.com'));
       missing.push(await time(`timing-missing-${i}@example.com`));
     }
-    // Both run one argon2id verification (~30 ms); the gap is far below one.
+    // Both run one argon2id verification. Skipping it for unknown identifiers would make that
+    // path over ten times faster; a ratio (not an absolute gap) stays stable on a loaded machine.
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!;
     expect(Math.min(...missing)).toBeGreaterThan(10);
-    expect(Math.abs(median(known) - median(missing))).toBeLessThan(15);
+    const ratio = median(missing) / median(known);
+    expect(ratio).toBeGreaterThan(0.5);
+    expect(ratio).toBeLessThan(2);
   });
 
   it('server mode: a ticket that the server redeems once for a session', async () => {
