@@ -42,8 +42,6 @@ export const deadLetterName = (queue: string): string => `${queue}.dead`;
  * handler for every one, or the worker refuses to start.
  */
 export const queues = defineQueues({
-  // Keeps the foundation's pipeline exercised end to end in every environment: `cairn admin jobs ping`.
-  'system.ping': { schema: z.object({ env_id: z.string().optional(), note: z.string().max(200).optional() }), retryLimit: 2 },
   // Error tracking (issue 3): one job per accepted event, carrying only its uid (the raw event
   // waits in error_event_inbox). Its own partition and batch fetch keep bulk ingestion fast; a
   // short expiry gets a killed worker's batch re-run soon, and the handler is idempotent on the uid.

@@ -11,10 +11,8 @@ import { identityBreachedImport } from './identity-breached-import.ts';
 import { identityPasswordReset } from './identity-password-reset.ts';
 import { identityPrune } from './identity-prune.ts';
 import { identitySignUp } from './identity-sign-up.ts';
-import { systemPing } from './system-ping.ts';
 
 export const handlers: Handlers<AppRegistry> = {
-  'system.ping': systemPing,
   'errors.ingest': errorsIngest,
   'identity.sign-up': identitySignUp,
   'identity.password-reset': identityPasswordReset,

@@ -3,8 +3,9 @@
 // without a handler for every queue refuses to start; a graceful stop finishes in-flight work.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createBoss, deadLetterName, defineQueues, syncQueues } from '../../src/jobs.ts';
-import { startWorker, type Handlers, type WorkerHandle } from '../../src/worker.ts';
+import { createBoss, deadLetterName, defineQueues, queues, syncQueues } from '../../src/jobs.ts';
+import { assertHandlers, startWorker, type Handlers, type WorkerHandle } from '../../src/worker.ts';
+import { handlers as appHandlers } from '../../workers/handlers.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createGate, eventually } from '../support/probes.ts';
 
@@ -80,6 +81,11 @@ describe('jobs', () => {
     expect(failures).toBe(2); // the first attempt and one retry
     const dead = await eventually(async () => (await worker.boss.findJobs(deadLetterName('test.fail'), { data: { n: 7 } }))[0]);
     expect(dead.data).toEqual({ n: 7 });
+  });
+
+  it("has a handler for every queue of the application's registry", () => {
+    expect(() => assertHandlers(queues, appHandlers)).not.toThrow();
+    expect(Object.keys(appHandlers).sort()).toEqual(Object.keys(queues).sort());
   });
 
   it('refuses to start a worker when a queue has no handler', async () => {
