@@ -1,89 +1,251 @@
-// Backup and restore speed (issue #6) against the shell baselines on the same machine, same run:
-//   backup:  our pg_dump → gzip -6 → cairn-bk1 → multipart upload   vs  pg_dump | gzip -6 > file
-//   restore: verify pass + one-transaction replay                    vs  gunzip | psql --single-transaction
-// plus the worker's peak RSS. BENCH_BACKUP_SCALE sets the pgbench scale (10 ≈ 150 MB; 70 ≈ 1 GB).
+// Backup and restore speed (issue #6) against the shell baselines on the same machine, same run,
+// in interleaved rounds (baseline, ours, baseline, ours…) so that outside load hits both alike:
+//   backup:  ours = pg_dump | gzip -6 → cairn-bk1 → multipart upload   vs  pg_dump | gzip -6 > file
+//   restore: ours = download+verify → replay in one transaction        vs  gunzip | psql --single-transaction
+// then the real worker process (`workers/main.ts`) backs up and restores once, and its own peak
+// RSS (VmHWM in /proc/<pid>/status) is read: overall, and for the backup and the restore alone.
+//
+// Size and rounds (environment):
+//   BENCH_BACKUP_SCALE=10        pgbench scale of the generated source (10 ≈ 150 MB, 70 ≈ 1 GB)
+//   BENCH_BACKUP_DATA=pgbench    or `mixed`: text, numbers, timestamps and jsonb that compress
+//                                about 4:1 like application data (pgbench's blank-padded rows
+//                                compress 35:1); the same scale gives about the same database size
+//   BENCH_BACKUP_ROUNDS=3        paired rounds of each
+//   BENCH_BACKUP_SOURCE_URL=…    back up this existing database instead (not modified or dropped)
+//   BENCH_BACKUP_WORKER=0        skip the worker-process RSS phase
 // Needs the S3 server of the tests (AWS_ENDPOINT_URL_S3 …), like `npm test`.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { keyringFromConfig, seal } from '../src/crypto.ts';
 import { runCapture } from '../src/domain/backups/capture.ts';
 import { backupObjectKey } from '../src/domain/backups/deps.ts';
 import { findTool } from '../src/domain/backups/pgtools.ts';
-import { backupQueries } from '../src/domain/backups/queries.ts';
-import { applyBackupObject, verifyBackupObject } from '../src/domain/backups/restore.ts';
-import { createDb } from '../src/db.ts';
+import { backupQueries, type BackupRow } from '../src/domain/backups/queries.ts';
+import { restoreObject } from '../src/domain/backups/restore.ts';
+import { requestManualBackup, requestRestore } from '../src/domain/backups/service.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
+import { createDb } from '../src/db.ts';
+import { createBoss, Jobs, queues } from '../src/jobs.ts';
 import { newId } from '../src/ids.ts';
 import { createLogger } from '../src/log.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { createObjectStore } from '../src/storage/index.ts';
-import { ms, report, scratchDatabase } from './support.ts';
+import { ms, quantile, report, scratchDatabase } from './support.ts';
 
 const scale = Number(process.env.BENCH_BACKUP_SCALE ?? 10);
+const data = process.env.BENCH_BACKUP_DATA ?? 'pgbench';
+const rounds = Math.max(1, Number(process.env.BENCH_BACKUP_ROUNDS ?? 3));
+const givenSource = process.env.BENCH_BACKUP_SOURCE_URL;
+const pgBin = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
+const mib = (n: number) => (n / 2 ** 20).toFixed(1);
+
+// About 15 MB of database per scale unit, as pgbench's; compresses about 4:1 with gzip -6.
+const mixedSql = (units: number) => `
+create table customers (id int primary key, email text not null, name text, country char(2), created timestamptz, profile jsonb);
+create table orders (id bigint primary key, customer_id int not null, created timestamptz not null, status text not null,
+  total numeric(12,2), items jsonb, note text);
+create index orders_customer on orders (customer_id);
+insert into customers
+  select g, 'user' || g || '@example.' || (array['com','org','net','io'])[1 + g % 4],
+         initcap(substr(md5(g::text), 1, 6)) || ' ' || initcap(substr(md5((g * 7)::text), 1, 9)),
+         (array['US','DE','FR','GB','JP','BR','IN','NL'])[1 + g % 8], now() - (g % 1000) * interval '1 hour',
+         jsonb_build_object('plan', (array['free','pro','team'])[1 + g % 3], 'score', (random() * 1000)::int, 'ref', substr(md5(random()::text), 1, 12))
+  from generate_series(1, ${units * 10_000}) g;
+insert into orders
+  select g, 1 + (g * 7919) % ${units * 10_000}, now() - (random() * 365) * interval '1 day',
+         (array['paid','pending','shipped','refunded'])[1 + (random() * 3)::int], round((random() * 500)::numeric, 2),
+         jsonb_build_array(jsonb_build_object('sku', 'SKU-' || (random() * 5000)::int, 'qty', 1 + (random() * 4)::int),
+                           jsonb_build_object('sku', 'SKU-' || (random() * 5000)::int, 'qty', 1 + (random() * 4)::int)),
+         case when g % 3 = 0 then 'gift wrap; leave at door ' || substr(md5(random()::text), 1, 10) end
+  from generate_series(1, ${units * 60_000}) g;
+analyze;`;
+
 const cairn = await scratchDatabase();
-const source = await scratchDatabase();
-const targets = [await scratchDatabase(), await scratchDatabase()];
+const created = givenSource ? undefined : await scratchDatabase();
+const sourceUrl = givenSource ?? created!.config.DATABASE_URL;
 const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
 const config = { ...cairn.config, CAIRN_BACKUP_BUCKET: `cairn-bench-${Date.now().toString(36)}` };
 const db = createDb(config);
 const store = createObjectStore(config);
 const deps = { config, db, store, log: createLogger({ name: 'bench', level: 'silent' }) };
+const scratch: { drop(): Promise<void> }[] = [];
+
+async function sql(url: string, text: string): Promise<pg.QueryResultRow[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+function shell(script: string, ...args: string[]): number {
+  const t = performance.now();
+  const res = spawnSync('bash', ['-c', `set -euo pipefail; ${script}`, 'bench', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (res.status !== 0) throw new Error(`baseline failed: ${script}`);
+  return ms(t);
+}
+
+async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const d = await scratchDatabase();
+  scratch.push(d);
+  return { url: d.config.DATABASE_URL, drop: () => d.drop() };
+}
+
+async function rowCounts(url: string): Promise<Record<string, string>> {
+  const tables = await sql(url, "select format('%I.%I', schemaname, tablename) as t from pg_tables where schemaname not in ('pg_catalog', 'information_schema') order by 1");
+  const out: Record<string, string> = {};
+  for (const { t } of tables) out[t as string] = String((await sql(url, `select count(*) as n from ${t as string}`))[0]!.n);
+  return out;
+}
+
+const status = (pid: number, field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+
+function summary(label: string, base: number[], ours: number[], target: number): Record<string, string> {
+  const ratios = base.map((b, i) => b / ours[i]!).sort((x, y) => x - y);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    [`${label}: baseline ms, per round`]: base.map((x) => x.toFixed(0)).join(' '),
+    [`${label}: cairn ms, per round`]: ours.map((x) => x.toFixed(0)).join(' '),
+    [`${label}: ratio per round (target ≥ ${target})`]: base.map((b, i) => (b / ours[i]!).toFixed(2)).join(' '),
+    [`${label}: ratio median / min / of totals`]: `${quantile(ratios, 0.5).toFixed(2)} / ${ratios[0]!.toFixed(2)} / ${(sum(base) / sum(ours)).toFixed(2)}`,
+  };
+}
 
 try {
   await runMigrations(config);
-  const pgbench = join(process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin', 'pgbench');
-  process.stdout.write(`generating pgbench scale ${scale}…\n`);
-  execFileSync(pgbench, ['-i', '-q', '-s', String(scale), source.config.DATABASE_URL], { stdio: 'ignore' });
-  const dbBytes = Number(execFileSync('psql', ['-Atc', 'select pg_database_size(current_database())', source.config.DATABASE_URL]).toString());
-
+  if (!givenSource) {
+    process.stdout.write(`generating ${data} scale ${scale}…\n`);
+    if (data === 'mixed') await sql(sourceUrl, mixedSql(scale));
+    else execFileSync(join(pgBin, 'pgbench'), ['-i', '-q', '-s', String(scale), sourceUrl], { stdio: 'ignore' });
+  }
+  const dbBytes = Number((await sql(sourceUrl, 'select pg_database_size(current_database()) as n'))[0]!.n);
   const dump = await findTool('pg_dump');
   const psql = await findTool('psql');
   const gz = join(work, 'baseline.sql.gz');
-  const shell = (script: string, ...args: string[]) => {
-    const t = performance.now();
-    const res = spawnSync('bash', ['-c', `set -euo pipefail; ${script}`, 'bench', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-    if (res.status !== 0) throw new Error(`baseline failed: ${script}`);
-    return ms(t);
+  const baselineBackup = () => shell('"$1" --format=plain --no-owner --no-privileges --dbname="$2" | gzip -6 > "$3"', dump.path, sourceUrl, gz);
+
+  const source = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/source', 'test');
+  const target = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/target', 'test');
+  const setDatabase = (envId: string, url: string) => db('envs').where({ id: envId }).update({ database_url_enc: seal(keyringFromConfig(config), url, `env-database:${envId}`) });
+  await setDatabase(source.env.id, sourceUrl);
+  const newRow = async (): Promise<BackupRow> => {
+    const now = new Date();
+    return (await backupQueries(db).insertBackup({
+      id: newId('backup'), env_id: source.env.id, type: 'manual', trigger: 'manual', slot: null, bucket: config.CAIRN_BACKUP_BUCKET,
+      object_key: backupObjectKey(source.env.project_id, source.env.id, now), billable: false, create_time: now, expire_time: new Date(now.getTime() + 86_400_000),
+    }))!;
   };
-  const baselineBackup = shell('"$1" --format=plain --no-owner --no-privileges --dbname="$2" | gzip -6 > "$3"', dump.path, source.config.DATABASE_URL, gz);
 
-  const env = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/source', 'test');
-  await db('envs').where({ id: env.env.id }).update({ database_url_enc: seal(keyringFromConfig(config), source.config.DATABASE_URL, `env-database:${env.env.id}`) });
-  const now = new Date();
-  const row = (await backupQueries(db).insertBackup({
-    id: newId('backup'), env_id: env.env.id, type: 'manual', trigger: 'manual', slot: null, bucket: config.CAIRN_BACKUP_BUCKET,
-    object_key: backupObjectKey(env.env.project_id, env.env.id, now), billable: false, create_time: now, expire_time: new Date(now.getTime() + 86_400_000),
-  }))!;
-  const rssBefore = process.memoryUsage().rss / 2 ** 20;
-  let rssPeak = rssBefore;
-  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage().rss / 2 ** 20); }, 20);
-  const t0 = performance.now();
-  const done = await runCapture(deps, row);
-  const oursBackup = ms(t0);
-  if (done.state !== 'succeeded') throw new Error(`backup failed: ${done.error}`);
+  process.stdout.write('warm-up dump…\n');
+  baselineBackup();
+  const base: number[] = [];
+  const ours: number[] = [];
+  let done: BackupRow | undefined;
+  for (let r = 0; r < rounds; r++) {
+    base.push(baselineBackup());
+    const row = await newRow();
+    const t = performance.now();
+    const out = await runCapture(deps, row);
+    ours.push(ms(t));
+    if (out.state !== 'succeeded') throw new Error(`backup failed: ${out.error}`);
+    // radosgw's memstore keeps objects in RAM: keep only the newest.
+    if (done) await store.delete(done.bucket, done.object_key);
+    done = out;
+    process.stdout.write(`  backup round ${r + 1}: baseline ${base[r]!.toFixed(0)} ms, cairn ${ours[r]!.toFixed(0)} ms\n`);
+  }
+  const sqlBytes = Number(execFileSync('bash', ['-c', 'gzip -dc "$1" | wc -c', 'bench', gz]).toString());
 
-  const baselineRestore = shell('gunzip -c "$1" | "$2" -X -q --single-transaction -v ON_ERROR_STOP=1 --dbname="$3"', gz, psql.path, targets[0]!.config.DATABASE_URL);
-  const t1 = performance.now();
-  await verifyBackupObject(deps, done);
-  await applyBackupObject(deps, done, targets[1]!.config.DATABASE_URL);
-  const oursRestore = ms(t1);
-  clearInterval(sampler);
+  const baseR: number[] = [];
+  const oursR: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const [a, b] = [await emptyDatabase(), await emptyDatabase()];
+    baseR.push(shell('gzip -dc "$1" | "$2" -X -q --single-transaction -v ON_ERROR_STOP=1 --dbname="$3"', gz, psql.path, a.url));
+    const t = performance.now();
+    await restoreObject(deps, done!, b.url);
+    oursR.push(ms(t));
+    if (r === 0) {
+      const [ca, cb] = [await rowCounts(a.url), await rowCounts(b.url)];
+      if (JSON.stringify(ca) !== JSON.stringify(cb)) throw new Error(`restored row counts differ: ${JSON.stringify(ca)} vs ${JSON.stringify(cb)}`);
+    }
+    await a.drop();
+    await b.drop();
+    process.stdout.write(`  restore round ${r + 1}: baseline ${baseR[r]!.toFixed(0)} ms, cairn ${oursR[r]!.toFixed(0)} ms\n`);
+  }
 
-  report(`backups, pgbench scale ${scale} (database ${(dbBytes / 2 ** 20).toFixed(0)} MiB, gzip ${(statSync(gz).size / 2 ** 20).toFixed(1)} MiB)`, {
-    'baseline pg_dump | gzip -6 (ms)': baselineBackup,
-    'cairn backup to S3 (ms)': oursBackup,
-    'backup throughput ratio (target ≥ 0.90)': baselineBackup / oursBackup,
-    'baseline gunzip | psql --single-transaction (ms)': baselineRestore,
-    'cairn restore: verify + replay (ms)': oursRestore,
-    'restore throughput ratio (target ≥ 0.85)': baselineRestore / oursRestore,
-    'RSS before the backup (MB; node, knex, AWS SDK)': rssBefore,
-    'peak RSS during backup and restore (MB, target ≤ 200)': rssPeak,
-  });
+  const rows: Record<string, string> = {
+    'database / SQL dump / gzip / object': `${mib(dbBytes)} / ${mib(sqlBytes)} / ${mib(statSync(gz).size)} / ${mib(Number(done!.size_bytes))} MiB`,
+    ...summary('backup', base, ours, 0.9),
+    ...summary('restore', baseR, oursR, 0.85),
+  };
+
+  if (process.env.BENCH_BACKUP_WORKER !== '0') {
+    // The real worker process: its own VmHWM, overall and per job (reset through clear_refs).
+    const restoreTarget = await emptyDatabase();
+    await setDatabase(target.env.id, restoreTarget.url);
+    const boss = createBoss(config, 'web');
+    await boss.start();
+    const child = spawn(process.execPath, ['workers/main.ts'], {
+      env: { ...process.env, DATABASE_URL: config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), CAIRN_BACKUP_BUCKET: config.CAIRN_BACKUP_BUCKET, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let log = '';
+      child.stdout.on('data', (d: Buffer) => { log += d.toString(); });
+      const deadline = Date.now() + 60_000;
+      while (!log.includes('worker started')) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the worker did not start:\n${log}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const pid = child.pid!;
+      const idle = status(pid, 'VmRSS');
+      const startHwm = status(pid, 'VmHWM');
+      const waitFor = async <T>(probe: () => Promise<T | undefined>): Promise<T> => {
+        for (;;) {
+          const v = await probe();
+          if (v !== undefined) return v;
+          if (child.exitCode !== null) throw new Error('the worker exited');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      const jobs = new Jobs(boss, queues);
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      const bk = await requestManualBackup({ config, db, jobs }, source.env.id);
+      const bkDone = await waitFor(async () => {
+        const b = await backupQueries(db).backup(bk.id);
+        return b?.state === 'succeeded' || b?.state === 'failed' ? b : undefined;
+      });
+      if (bkDone.state !== 'succeeded') throw new Error(`worker backup failed: ${bkDone.error}`);
+      const backupHwm = status(pid, 'VmHWM');
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      const { op } = await requestRestore({ config, db, jobs }, source.env.id, bk.id, target.env.name);
+      const opDone = await waitFor(async () => {
+        const o = await backupQueries(db).operation(op.id);
+        return o?.state === 'succeeded' || o?.state === 'failed' ? o : undefined;
+      });
+      if (opDone.state !== 'succeeded') throw new Error(`worker restore failed: ${JSON.stringify(opDone.error)}`);
+      const restoreHwm = status(pid, 'VmHWM');
+      Object.assign(rows, {
+        'worker RSS idle, after start (MB)': idle.toFixed(0),
+        'worker VmHWM: start / backup / restore (MB)': `${startHwm.toFixed(0)} / ${backupHwm.toFixed(0)} / ${restoreHwm.toFixed(0)}`,
+        'worker peak RSS, all phases (MB, target ≤ 200)': Math.max(startHwm, backupHwm, restoreHwm).toFixed(0),
+        'worker backup duration_ms': String(bkDone.duration_ms),
+      });
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      await boss.stop({ graceful: false, close: true });
+    }
+  }
+  report(`backups, ${givenSource ? 'given database' : `${data} scale ${scale}`}, ${rounds} rounds`, rows);
 } finally {
   await store.deleteBucket(config.CAIRN_BACKUP_BUCKET).catch(() => undefined);
   await db.destroy();
   rmSync(work, { recursive: true, force: true });
-  for (const d of [cairn, source, ...targets]) await d.drop();
+  for (const d of [cairn, ...(created ? [created] : []), ...scratch]) await d.drop();
 }

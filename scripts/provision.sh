@@ -4,14 +4,19 @@
 # 127.0.0.1:${CAIRN_TEST_S3_PORT:-7480}. Idempotent and quick when both already answer; two shells
 # may run it at once (the second waits on a lock, then finds everything up).
 #
-# Skips Postgres when DATABASE_URL is set, and S3 when AWS_ENDPOINT_URL_S3 is set.
+# Skips Postgres when DATABASE_URL is set, and S3 when AWS_ENDPOINT_URL_S3 is set. Knobs:
+# CAIRN_TEST_S3_PORT (7480), CAIRN_TEST_S3_MON_PORT (S3 port + 10000), CAIRN_TEST_S3_DIR
+# (/tmp/cairn-radosgw, or /tmp/cairn-radosgw-<port> for another port: config, data, logs, pids),
+# CAIRN_TEST_S3_START_TIMEOUT (120 s).
+# S3 credentials: access key cairn-test, secret cairn-test-secret-key, any region, path style.
 # Cold start of radosgw: ~2 s (plus ~15 s the first time on a machine, to install the Ceph packages);
 # ~0.1 s when everything already runs.
 set -euo pipefail
 
 s3_port=${CAIRN_TEST_S3_PORT:-7480}
 mon_port=${CAIRN_TEST_S3_MON_PORT:-$((s3_port + 10000))}
-s3_dir=${CAIRN_TEST_S3_DIR:-/tmp/cairn-radosgw}
+# One folder per port, so that a second cluster on another port never replaces the first.
+s3_dir=${CAIRN_TEST_S3_DIR:-/tmp/cairn-radosgw$([ "$s3_port" = 7480 ] || printf -- '-%s' "$s3_port")}
 access_key=cairn-test
 secret_key=cairn-test-secret-key
 lock_file=/tmp/cairn-provision.lock
@@ -90,12 +95,13 @@ ensure_postgres() {
   fi
   if ! pg_login; then
     # A stock Debian cluster asks for a password over TCP; the tests log in as postgres with none.
+    # Over the socket, as the postgres OS user (peer auth), we can still get in and allow it.
     local hba
-    hba=$(psql -U postgres -d postgres -Atqc 'show hba_file' 2>/dev/null || true)
+    hba=$(runuser -u postgres -- psql -p 5432 -d postgres -Atqc 'show hba_file' 2>/dev/null || true)
     if [ -n "$hba" ] && [ -f "$hba" ] && ! grep -q '# cairn provision' "$hba"; then
-      say "allowing passwordless login for local TCP in $hba"
+      say "allowing passwordless login over 127.0.0.1 in $hba"
       sed -i '1i host all all 127.0.0.1/32 trust # cairn provision\nhost all all ::1/128 trust # cairn provision' "$hba"
-      psql -U postgres -d postgres -Atqc 'select pg_reload_conf()' >/dev/null
+      runuser -u postgres -- psql -p 5432 -d postgres -Atqc 'select pg_reload_conf()' >/dev/null
     fi
     pg_login || die "postgres answers but user postgres cannot log in without a password" \
       "Allow trust for 127.0.0.1 in pg_hba.conf, or set DATABASE_URL with a password."
@@ -146,9 +152,10 @@ fail_start() { # step, log name
     "If it fails again, look at the log above, or use another S3 server with AWS_ENDPOINT_URL_S3=…"
 }
 
-# Starts a daemon (it forks once initialised); a start that fails at once is retried: about one
-# ceph-osd start in six exits with "wrong fsid", because with auth none its first monitor command
-# can leave before the monitor map has arrived.
+# Starts a daemon (it forks once initialised); a start that fails at once is retried. (ceph-osd
+# used to exit with "wrong fsid" in one start of four: with auth none, its first monitor command,
+# the device-class update, could leave before the monitor map arrived. The OSD now sends no
+# command at start, see [osd] in the config, but a retry costs nothing.)
 start_daemon() { # log name, failure message, command…
   local name=$1 what=$2 attempt
   shift 2
@@ -163,15 +170,12 @@ stop_ours() {
   local pids deadline
   pids=$( { our_pids radosgw; our_pids ceph-osd; our_pids ceph-mon; } | tr '\n' ' ')
   [ -n "${pids// /}" ] || return 0
+  # SIGKILL: memstore keeps nothing worth a clean stop, and radosgw waits up to 120 s on SIGTERM
+  # when its monitor is already gone.
   say "stopping leftover Ceph daemons of $s3_dir (pids $pids)"
-  kill $pids 2>/dev/null || true
-  deadline=$((SECONDS + 10))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    kill -0 $pids 2>/dev/null || return 0
-    sleep 0.2
-  done
   kill -9 $pids 2>/dev/null || true
-  sleep 0.2
+  deadline=$((SECONDS + 10))
+  while kill -0 $pids 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
 }
 
 cluster_running() {
@@ -181,20 +185,20 @@ cluster_running() {
 ensure_user() {
   [ -f "$s3_dir/user.ok" ] && return 0
   local out
-  if ! out=$(radosgw-admin -c "$conf" user info --uid="$access_key" 2>&1) \
+  if ! out=$(timeout 60 radosgw-admin -c "$conf" user info --uid="$access_key" 2>&1) \
     || ! grep -q "\"$access_key\"" <<<"$out"; then
-    out=$(radosgw-admin -c "$conf" user create --uid="$access_key" --display-name="Cairn tests" \
+    out=$(timeout 60 radosgw-admin -c "$conf" user create --uid="$access_key" --display-name="Cairn tests" \
       --access-key="$access_key" --secret-key="$secret_key" --max-buckets=100000 2>&1) \
       || { printf '%s\n' "$out" >&2; fail_start "radosgw-admin user create failed" client.admin; }
   fi
   : >"$s3_dir/user.ok"
 }
 
-write_conf() {
-  cat >"$conf" <<EOF
+render_conf() { # fsid
+  cat <<EOF
 # Written by scripts/provision.sh: a throwaway one-OSD memstore cluster for tests.
 [global]
-fsid = $(cat /proc/sys/kernel/random/uuid)
+fsid = $1
 mon host = v1:127.0.0.1:$mon_port
 mon initial members = a
 public addr = 127.0.0.1
@@ -228,6 +232,9 @@ mon data = $s3_dir/mon-\$id
 
 [osd]
 osd data = $s3_dir/osd-\$id
+# The OSD is placed in the CRUSH map by this script before it starts (see start_cluster).
+osd class update on start = false
+osd crush update on start = false
 
 [client.rgw.a]
 rgw frontends = beast endpoint=127.0.0.1:$s3_port
@@ -235,6 +242,15 @@ rgw data = $s3_dir/rgw
 rgw crypt require ssl = false
 rgw lc debug interval = 10
 EOF
+}
+
+# Names the config this version of the script writes, so that a cluster started by an older
+# version (other settings) gets restarted rather than reused.
+conf_id() { render_conf - | sha256sum | cut -c1-16; }
+
+write_conf() {
+  render_conf "$(cat /proc/sys/kernel/random/uuid)" >"$conf"
+  conf_id >"$s3_dir/conf.id"
 }
 
 start_cluster() {
@@ -262,6 +278,8 @@ start_cluster() {
   ceph-osd -c "$conf" -i 0 --mkfs </dev/null >>"$s3_dir/log/mkfs.out" 2>&1 || fail_start "ceph-osd --mkfs failed" osd.0
   timeout 60 ceph -c "$conf" --connect-timeout 50 osd new "$(cat "$s3_dir/osd-0/fsid")" 0 \
     >>"$s3_dir/log/mkfs.out" 2>&1 || { show_log mkfs; fail_start "could not register the OSD with the monitor" mon.a; }
+  timeout 60 ceph -c "$conf" --connect-timeout 50 osd crush add osd.0 1.0 host=localhost root=default \
+    >>"$s3_dir/log/mkfs.out" 2>&1 || { show_log mkfs; fail_start "could not place the OSD in the CRUSH map" mon.a; }
   start_daemon osd.0 "ceph-osd did not start" ceph-osd -c "$conf" -i 0
   start_daemon client.rgw.a "radosgw did not start (is port $s3_port free? set CAIRN_TEST_S3_PORT)" \
     radosgw -c "$conf" -n client.rgw.a
@@ -285,14 +303,18 @@ ensure_s3() {
     return
   fi
   if s3_answers; then
-    if cluster_running; then
+    if cluster_running && [ "$(cat "$s3_dir/conf.id" 2>/dev/null)" = "$(conf_id)" ]; then
       ensure_user
       say "s3 ok at http://127.0.0.1:$s3_port"
       return
     fi
     [ -n "$(our_pids radosgw)" ] || die "something other than this folder's radosgw answers on port $s3_port" \
       "Stop it, or use it with AWS_ENDPOINT_URL_S3=http://127.0.0.1:$s3_port, or pick another port with CAIRN_TEST_S3_PORT."
-    say "radosgw answers but its monitor or OSD is gone; restarting"
+    if cluster_running; then
+      say "this script's Ceph settings changed since radosgw started; restarting it"
+    else
+      say "radosgw answers but its monitor or OSD is gone; restarting"
+    fi
   fi
   if ! command -v radosgw >/dev/null || ! command -v ceph-osd >/dev/null || ! command -v ceph-mon >/dev/null; then
     say "installing Ceph (ceph-mon ceph-osd radosgw ceph-common, ~60 MB, apt)…"

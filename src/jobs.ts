@@ -42,18 +42,8 @@ export const deadLetterName = (queue: string): string => `${queue}.dead`;
  * handler for every one, or the worker refuses to start.
  */
 export const queues = defineQueues({
-  // Error tracking (issue 3): one job per accepted event, carrying only its uid (the raw event
-  // waits in error_event_inbox). Its own partition and batch fetch keep bulk ingestion fast; a
-  // short expiry gets a killed worker's batch re-run soon, and the handler is idempotent on the uid.
-  'errors.ingest': {
-    schema: z.object({ uid: z.string().regex(/^err_[a-z0-9]{2}[0-9a-z]{26}$/) }),
-    partition: true,
-    batchSize: 100,
-    expireInSeconds: 60,
-    retryLimit: 8,
-    retryDelay: 1,
-    deleteAfterSeconds: 3600,
-  },
+  // Error tracking (issue 3) has no queue here: its inbox table is its queue, drained in leased
+  // batches by a worker service (workers/errors-ingest.ts), so a capture is one INSERT.
   // Identity (issue 4). A sign-up job carries only the pending row's id: the password waits there,
   // sealed, and is erased once hashed. Handlers key their writes on the ids, so retries are safe.
   // Batches with burst: a queue of sign-ups drains without waiting a poll interval between jobs.

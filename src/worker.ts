@@ -42,6 +42,15 @@ export function assertHandlers(registry: Registry, handlers: Record<string, unkn
   if (problems.length > 0) throw new Error(`the worker cannot start:\n  - ${problems.join('\n  - ')}`);
 }
 
+/**
+ * A long-running loop the worker runs beside its queues, for work that does not fit one job per
+ * item (the error inbox is drained in leased batches). `stop` finishes the work in hand.
+ */
+export interface WorkerService<R extends Registry = Registry> {
+  name: string;
+  start(ctx: WorkerContext<R>): Promise<{ stop(): Promise<void> }>;
+}
+
 export interface WorkerHandle<R extends Registry> {
   boss: PgBoss;
   jobs: Jobs<R>;
@@ -60,6 +69,8 @@ export interface WorkerOptions {
   stopTimeoutMs?: number;
   /** Cron schedules to register (the app passes `schedules` from src/jobs.ts). */
   schedules?: readonly ScheduleDef[];
+  /** Loops started after the queues and stopped before them (the app passes `services` from workers/handlers.ts). */
+  services?: readonly WorkerService[];
 }
 
 export async function startWorker<R extends Registry>(config: Config, registry: R, handlers: Handlers<R>, options: WorkerOptions = {}): Promise<WorkerHandle<R>> {
@@ -96,13 +107,19 @@ export async function startWorker<R extends Registry>(config: Config, registry: 
   for (const s of options.schedules ?? []) {
     await boss.schedule(s.queue, s.cron, s.data, { tz: 'UTC', key: s.key });
   }
-  log.info({ queues: Object.keys(registry).length }, 'worker started');
+  const running: { name: string; stop(): Promise<void> }[] = [];
+  for (const service of options.services ?? []) {
+    const handle = await service.start(ctx as unknown as WorkerContext);
+    running.push({ name: service.name, stop: () => handle.stop() });
+  }
+  log.info({ queues: Object.keys(registry).length, services: running.map((r) => r.name) }, 'worker started');
 
   return {
     boss,
     jobs,
     db,
     async stop() {
+      await Promise.all(running.map((r) => r.stop()));
       await boss.stop({ graceful: true, timeout: options.stopTimeoutMs ?? 20_000, close: true });
       await db.destroy();
     },

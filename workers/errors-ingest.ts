@@ -1,31 +1,157 @@
-// `errors.ingest`: a batch of accepted events through parse → symbolicate → scrub → group → store
-// (issue 3). Idempotent on the uid (see src/domain/observability/ingest.ts). An event whose
-// processing throws fails its own job only; the rest of the batch is stored.
-import { ingestBatch } from '../src/domain/observability/ingest.ts';
+// `errors.ingest`: drains the error inbox through parse → symbolicate → scrub → group → store
+// (issue 3). Not a pg-boss queue: the inbox is the queue. Each loop claims a batch under a lease,
+// processes it and stores it in one statement (src/domain/observability/ingest.ts); two loops per
+// process overlap one batch's processing (CPU here) with another's store (CPU in Postgres).
+// A worker killed mid-batch leaves its rows leased; any worker claims them again when the lease
+// runs out, and the store step is idempotent on the uid.
+//
+// Wake-ups: the inbox's INSERT trigger NOTIFYs `cairn_error_inbox`, so an idle loop starts at once;
+// a short poll still runs, for retry delays and leases that run out (both become due silently).
+import pg from 'pg';
+import { ingestNext, type IngestOptions } from '../src/domain/observability/ingest.ts';
 import { SourceMapCache } from '../src/domain/observability/source-map-cache.ts';
 import { sourceMapBucket } from '../src/domain/observability/source-maps.ts';
 import type { MapLoader } from '../src/domain/observability/symbolicate.ts';
-import type { queues } from '../src/jobs.ts';
 import { readAll } from '../src/storage/object-store.ts';
-import type { JobHandler } from '../src/worker.ts';
+import type { WorkerContext, WorkerService } from '../src/worker.ts';
 
-/** One per worker process: parsed maps are reused across batches, under a memory bound. */
-export const sourceMapCache = new SourceMapCache();
+export interface IngestLoopOptions extends IngestOptions {
+  /** Events claimed per batch. */
+  batchSize: number;
+  /** Loops per process; 2 overlaps processing with storing. */
+  concurrency: number;
+  /** How long a claimed batch is a worker's before others may take it (longer than any batch takes). */
+  leaseSeconds: number;
+  /** Poll when nothing woke the loop. */
+  pollMs: number;
+  /** Memory bound of the parsed source map cache. */
+  mapCacheBytes: number;
+}
 
-export const errorsIngest: JobHandler<(typeof queues)['errors.ingest']['schema']> = async (jobs, ctx) => {
-  const bucket = sourceMapBucket(ctx.config);
-  const load: MapLoader = (ref) =>
-    sourceMapCache.get(ref.sha256, ref.size_bytes, async () => {
-      const object = await ctx.store.get(bucket, ref.object_key);
-      if (!object) throw new Error(`source map object ${ref.object_key} is missing`);
-      return (await readAll(object.body)).toString('utf8');
-    });
-  const result = await ingestBatch(ctx.db, jobs.map((j) => j.data.uid), load);
-  if (result.failed.length > 0) {
-    const failed = new Set(result.failed.map((f) => f.uid));
-    const ids = jobs.filter((j) => failed.has(j.data.uid)).map((j) => j.id);
-    ctx.log.error({ uids: [...failed], err: result.failed[0]!.error }, 'error events failed to process; their jobs will retry');
-    await ctx.jobs.boss.fail('errors.ingest', ids, { message: 'processing failed' });
-  }
-  ctx.log.debug({ jobs: jobs.length, stored: result.stored }, 'error events stored');
+export const ingestLoopDefaults: IngestLoopOptions = {
+  batchSize: 200,
+  concurrency: 2,
+  leaseSeconds: 60,
+  pollMs: 1000,
+  maxAttempts: 10,
+  mapCacheBytes: 160 * 1024 * 1024,
 };
+
+export const inboxChannel = 'cairn_error_inbox';
+
+/** Resolves waiters on `notify`, on a timeout, or when stopped; a notify before the wait counts. */
+class Wake {
+  private generation = 0;
+  private waiters: (() => void)[] = [];
+
+  get seen(): number {
+    return this.generation;
+  }
+
+  notify(): void {
+    this.generation += 1;
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  wait(since: number, ms: number): Promise<void> {
+    if (since !== this.generation) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        resolve();
+      }, ms);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.push(done);
+    });
+  }
+}
+
+/** LISTENs on its own connection, reconnecting after a failure; polling covers the gap. */
+function listen(ctx: WorkerContext, wake: Wake, isStopping: () => boolean): { close(): Promise<void> } {
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: ctx.config.DATABASE_URL, application_name: 'cairn-worker-listen', keepAlive: true });
+    c.on('notification', () => wake.notify());
+    c.on('error', (err) => {
+      ctx.log.warn({ message: err.message }, 'error inbox listener lost; reconnecting');
+      void c.end().catch(() => undefined);
+      if (client === c) client = undefined;
+      if (!isStopping()) retry = setTimeout(() => void connect(), 1000);
+    });
+    try {
+      await c.connect();
+      await c.query(`listen ${inboxChannel}`);
+      client = c;
+      wake.notify(); // events may have arrived while not listening
+    } catch (err) {
+      ctx.log.warn({ message: (err as Error).message }, 'error inbox listener failed to connect; retrying');
+      void c.end().catch(() => undefined);
+      if (!isStopping()) retry = setTimeout(() => void connect(), 1000);
+    }
+  };
+  void connect();
+  return {
+    async close() {
+      clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
+
+export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerService {
+  const o = { ...ingestLoopDefaults, ...options };
+  return {
+    name: 'errors.ingest',
+    async start(ctx) {
+      // One per worker process: parsed maps are reused across batches, under a memory bound.
+      const cache = new SourceMapCache(o.mapCacheBytes);
+      const bucket = sourceMapBucket(ctx.config);
+      const load: MapLoader = (ref) =>
+        cache.get(ref.sha256, ref.size_bytes, async () => {
+          const object = await ctx.store.get(bucket, ref.object_key);
+          if (!object) throw new Error(`source map object ${ref.object_key} is missing`);
+          return (await readAll(object.body)).toString('utf8');
+        });
+      const wake = new Wake();
+      let stopping = false;
+      const listener = listen(ctx, wake, () => stopping);
+
+      const loop = async () => {
+        let failures = 0;
+        while (!stopping) {
+          const since = wake.seen;
+          let full = false;
+          try {
+            const r = await ingestNext(ctx.db, load, o.batchSize, o.leaseSeconds, o);
+            full = r.claimed === o.batchSize;
+            failures = 0;
+            if (r.failed.length > 0) {
+              ctx.log.error({ uids: r.failed.map((f) => f.uid), err: r.failed[0]!.error }, 'error events failed to process; they will be retried');
+            }
+            if (r.claimed > 0) ctx.log.debug({ claimed: r.claimed, stored: r.stored }, 'error events stored');
+          } catch (err) {
+            // The store is away or the statement failed: the claimed rows wait out their lease.
+            failures += 1;
+            ctx.log.warn({ err }, 'error inbox batch failed; its events will be claimed again');
+            await wake.wait(wake.seen, Math.min(30_000, 500 * 2 ** failures));
+            continue;
+          }
+          if (!full && !stopping) await wake.wait(since, o.pollMs);
+        }
+      };
+      const loops = Array.from({ length: o.concurrency }, loop);
+      return {
+        async stop() {
+          stopping = true;
+          wake.notify();
+          await Promise.all(loops);
+          await listener.close();
+        },
+      };
+    },
+  };
+}

@@ -1,6 +1,7 @@
 // Queue name → handler. The worker refuses to start unless this covers the registry exactly.
+// `services` are the loops the worker runs beside its queues.
 import type { AppRegistry } from '../src/jobs.ts';
-import type { Handlers } from '../src/worker.ts';
+import type { Handlers, WorkerService } from '../src/worker.ts';
 import { backupsCapture } from './backups-capture.ts';
 import { backupsPrune } from './backups-prune.ts';
 import { backupsReap } from './backups-reap.ts';
@@ -13,7 +14,6 @@ import { identityPrune } from './identity-prune.ts';
 import { identitySignUp } from './identity-sign-up.ts';
 
 export const handlers: Handlers<AppRegistry> = {
-  'errors.ingest': errorsIngest,
   'identity.sign-up': identitySignUp,
   'identity.password-reset': identityPasswordReset,
   'identity.breached-import': identityBreachedImport,
@@ -24,3 +24,5 @@ export const handlers: Handlers<AppRegistry> = {
   'backups.prune': backupsPrune,
   'backups.reap': backupsReap,
 };
+
+export const services: WorkerService[] = [errorsIngest()];

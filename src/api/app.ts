@@ -8,6 +8,9 @@ import { requestContext } from './middleware/request.ts';
 import { buildOpenApi } from './openapi.ts';
 import { mountRoutes, type RouteDef } from './route.ts';
 import { allRoutes } from './routes/index.ts';
+import { oauthRouter } from './routes/oauth/index.ts';
+import { callbackRouter } from './routes/social/index.ts';
+import { portalRouter } from '../portal/router.ts';
 import { healthz, readyz } from './routes/system/index.ts';
 
 export interface AppOptions {
@@ -39,5 +42,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   });
   app.use(cors());
   app.use(router.routes());
+  // RFC 8628 endpoints answer errors in the RFC's form (issue #5).
+  app.use(oauthRouter(deps).routes());
+  app.use(callbackRouter(deps).routes());
+  // The Account Portal's pages, outside /v1 (issue #5).
+  app.use(portalRouter(deps).routes());
   return app;
 }

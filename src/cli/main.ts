@@ -5,6 +5,8 @@ import { registerAdmin } from './commands/admin.ts';
 import { register as registerBackups } from './commands/backups.ts';
 import { register as registerErrorGroups } from './commands/error-groups.ts';
 import { register as registerIdentity, registerAdmin as registerIdentityAdmin } from './commands/identity.ts';
+import { registerOAuthAdmin } from './commands/oauth.ts';
+import { register as registerSocial } from './commands/social.ts';
 import { createCliContext, describeError } from './context.ts';
 
 export async function main(argv: string[]): Promise<number> {
@@ -16,7 +18,9 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride();
   const admin = registerAdmin(program, ctx);
   registerIdentityAdmin(admin, ctx);
+  registerOAuthAdmin(admin, ctx);
   registerIdentity(program, ctx);
+  registerSocial(program, ctx);
   registerErrorGroups(program, ctx);
   registerBackups(program, ctx);
   try {

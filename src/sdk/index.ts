@@ -5,16 +5,19 @@ import { BackupsApi, StorageApi } from './backups.ts';
 import { CairnClient, type ClientOptions } from './client.ts';
 import { EndUsersApi } from './end-users.ts';
 import { ErrorGroupsApi } from './error-groups.ts';
+import { SocialProvidersApi } from './social.ts';
 
 export { CairnApiError, CairnClient, envPath } from './client.ts';
 export type { ClientOptions } from './client.ts';
-export { BackupsApi, EndUsersApi, ErrorGroupsApi, StorageApi };
+export { BackupsApi, EndUsersApi, ErrorGroupsApi, SocialProvidersApi, StorageApi };
+export type { SocialProvider, SocialProviderInput } from './social.ts';
 
 export function createCairn(options: ClientOptions & { envName?: string }) {
   const client = new CairnClient(options);
   return {
     client,
     endUsers: new EndUsersApi(client),
+    socialProviders: new SocialProvidersApi(client),
     errorGroups: new ErrorGroupsApi(client),
     backups: new BackupsApi(client),
     /** Storage needs the environment: pass `envName`. */

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newEventUid } from '../../src/domain/observability/capture.ts';
 import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
-import { ingestBatch } from '../../src/domain/observability/ingest.ts';
+import { ingestBatch, ingestNext } from '../../src/domain/observability/ingest.ts';
 import { ingestQueries } from '../../src/domain/observability/queries.ts';
 import type { MapLoader } from '../../src/domain/observability/symbolicate.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
@@ -59,5 +59,50 @@ describe('ingestBatch', () => {
     const [a, b] = await Promise.all([ingestBatch(h.db, uids, noMaps), ingestBatch(h.db, uids, noMaps)]);
     expect(a.stored + b.stored).toBe(30);
     expect(await counts('double run')).toEqual({ groups: 1, occurrences: 30, events: 30 });
+  });
+
+  it('hands each claimable row to one claimer, and a row again once its lease runs out', async () => {
+    const uids = await accept(40, { message: 'leases', exception_type: 'LeaseError' });
+    const q = ingestQueries(h.db);
+    const [a, b] = await Promise.all([q.claim(1000, 30), q.claim(1000, 30)]);
+    const mine = [...a, ...b].filter((r) => uids.includes(r.uid));
+    expect(mine.map((r) => r.uid).sort()).toEqual([...uids].sort());
+    expect((await q.claim(1000, 30)).filter((r) => uids.includes(r.uid))).toEqual([]);
+    // The lease runs out (driven here, not waited for): the rows are claimable again, attempt 2.
+    await h.db('error_event_inbox').whereIn('uid', uids).update({ lease_until: h.db.raw("now() - interval '1 second'") });
+    const again = (await q.claim(1000, 30)).filter((r) => uids.includes(r.uid));
+    expect(again.map((r) => r.attempts)).toEqual(uids.map(() => 2));
+    expect((await ingestBatch(h.db, uids, noMaps)).stored).toBe(40);
+    expect(await counts('leases')).toEqual({ groups: 1, occurrences: 40, events: 40 });
+  });
+
+  it('retries an event whose processing throws, then buries it with its error', async () => {
+    const good = await accept(3, { message: 'beside a poison event', exception_type: 'PoisonNeighbour' });
+    // Not a valid capture (the API would refuse it), so processing throws on event_time.
+    await h.db('error_event_inbox').insert({ uid: newEventUid('c0'), env_id: env.env.id, payload: JSON.stringify({ event_time: 'never', exception_type: 'Poison' }) });
+    const first = await ingestNext(h.db, noMaps, 1000, 30, { maxAttempts: 2 });
+    expect(first.stored).toBeGreaterThanOrEqual(3);
+    expect(first.failed).toHaveLength(1);
+    const poison = await h.db('error_event_inbox').where({ env_id: env.env.id }).first('uid', 'attempts', 'last_error', h.db.raw('lease_until > now() as waiting'));
+    expect(poison).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/invalid time/i), waiting: true });
+    await h.db('error_event_inbox').where({ uid: poison.uid }).update({ lease_until: h.db.raw('now()') });
+    expect((await ingestNext(h.db, noMaps, 1000, 30, { maxAttempts: 2 })).failed).toHaveLength(1);
+    expect(await h.db('error_event_inbox').where({ uid: poison.uid }).first()).toBeUndefined();
+    expect(await h.db('error_event_dead').where({ uid: poison.uid }).first('attempts', 'last_error')).toMatchObject({ attempts: 2, last_error: expect.stringMatching(/invalid time/i) });
+    expect(await counts('beside a poison event')).toEqual({ groups: 1, occurrences: 3, events: 3 });
+    expect(good).toHaveLength(3);
+  });
+
+  it('buries an event that outlives every lease (its worker keeps dying) without processing it', async () => {
+    const [uid] = await accept(1, { message: 'crash loop', exception_type: 'LoopError' });
+    const q = ingestQueries(h.db);
+    for (let i = 0; i < 3; i++) {
+      expect((await q.claim(1000, 30)).map((r) => r.uid)).toContain(uid);
+      await h.db('error_event_inbox').where({ uid }).update({ lease_until: h.db.raw('now()') });
+    }
+    const r = await ingestNext(h.db, noMaps, 1000, 30, { maxAttempts: 3 });
+    expect(r.stored).toBe(0);
+    expect(await h.db('error_event_dead').where({ uid }).first('attempts', 'last_error')).toMatchObject({ attempts: 4, last_error: expect.stringMatching(/gave up/) });
+    expect(await counts('crash loop')).toEqual({ groups: 0, occurrences: 0, events: 0 });
   });
 });

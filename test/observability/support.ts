@@ -3,7 +3,7 @@
 import { queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
-import { handlers } from '../../workers/handlers.ts';
+import { handlers, services } from '../../workers/handlers.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { call, startTestWeb, type Answer, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
@@ -16,7 +16,7 @@ export interface Stack {
 
 export async function startStack(h: Harness, options: { worker?: boolean } = {}): Promise<Stack> {
   const web = await startTestWeb(h);
-  const worker = options.worker === false ? undefined : await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
+  const worker = options.worker === false ? undefined : await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5, services });
   return {
     web,
     worker,

@@ -1,18 +1,16 @@
-// Taking a backup: pg_dump (plain SQL) → gzip -6 → cairn-bk1 encryption → multipart upload,
-// streamed end to end so memory stays at a few parts whatever the database's size. The upload is
-// completed only after pg_dump exits 0; on any failure the unfinished upload and any object are
+// Taking a backup: pg_dump (plain SQL) → gzip -6 (its own process, see pipes.ts) → cairn-bk1
+// encryption → multipart upload, streamed end to end so memory stays at a few parts whatever the
+// database's size; the object's sha256 is computed on the way out, in the same pass. The upload is
+// completed only after pg_dump and gzip exit 0; on any failure the unfinished upload and any object are
 // removed and the row says `failed`, so the bucket never holds a backup the table does not vouch for.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import pg from 'pg';
 import { keyringFromConfig, open, seal } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
 import { encryptStream, formatName } from './format.ts';
 import { tryLockEnv } from './lock.ts';
-import { checkDumpVersion, findTool, libpqInvocation, parseServerVersionNum, type PgVersion } from './pgtools.ts';
+import { checkDumpVersion, findTool, parseServerVersionNum, type PgVersion } from './pgtools.ts';
+import { startDump, type DumpProcess } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget } from './queries.ts';
 import { retentionFor, type BackupDeps } from './deps.ts';
 import { EnvBusyError } from './lock.ts';
@@ -64,24 +62,6 @@ export async function failBackup(deps: BackupDeps, backup: BackupRow, message: s
   await backupQueries(deps.db).updateBackup(backup.id, { state: 'failed', error: message.slice(0, 2000), finish_time: new Date() });
 }
 
-type DumpProcess = ChildProcessByStdio<null, Readable, Readable>;
-
-function spawnDump(path: string, url: string): { child: DumpProcess; exited: Promise<{ code: number | null; signal: string | null }>; stderr: () => string } {
-  const { dbname, env } = libpqInvocation(url, 'cairn-backup');
-  // Plain SQL (issue #6); no owners or grants, so a backup restores into another app's role, as
-  // Heroku's `pg:backups:restore` does with --no-owner --no-acl.
-  const child = spawn(path, ['--format=plain', '--no-owner', '--no-privileges', `--dbname=${dbname}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString('utf8')).slice(-4000);
-  });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve({ code, signal }));
-  });
-  return { child, exited, stderr: () => stderr.trim() };
-}
-
 /** Passes bytes through while counting and hashing them. */
 export async function* measure(source: AsyncIterable<Buffer>, into: { bytes: number; hash?: ReturnType<typeof createHash> }): AsyncGenerator<Buffer> {
   for await (const chunk of source) {
@@ -99,47 +79,37 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow): Promise<B
   const q = backupQueries(deps.db);
   const started = performance.now();
   await q.updateBackup(backup.id, { state: 'running', start_time: new Date() });
-  let dump: ReturnType<typeof spawnDump> | undefined;
+  let dump: DumpProcess | undefined;
   try {
     const env = await q.envTarget(backup.env_id);
     if (!env) throw new AppError('not_found', 'the environment no longer exists');
     const url = databaseUrlOf(deps, env);
-    const [server, tool] = await Promise.all([serverVersion(url), findTool('pg_dump')]);
+    const [server, tool] = await Promise.all([serverVersion(url), findTool('pg_dump'), deps.store.ensureBucket(backup.bucket)]);
     checkDumpVersion(tool.version, server);
     await q.updateBackup(backup.id, { pg_version: server.text, pg_dump_version: tool.version.text });
 
     const keyring = keyringFromConfig(deps.config);
     const dataKey = randomBytes(32);
     const wrapped = seal(keyring, dataKey, `backup-data-key:${backup.id}`);
-    await deps.store.ensureBucket(backup.bucket);
 
-    const d = spawnDump(tool.path, url);
+    const d = startDump(tool.path, url);
     dump = d;
     const gzipped = { bytes: 0 };
     const stored = { bytes: 0, hash: createHash('sha256') };
-    let uploaded: { size: number } | undefined;
-    await pipeline(
-      d.child.stdout,
-      // The stream fails unless pg_dump exits 0, before the upload can complete.
-      async function* (chunks: AsyncIterable<Buffer>) {
-        yield* chunks;
-        const { code, signal } = await d.exited;
-        if (code !== 0) throw new Error(`pg_dump failed (${signal ?? `exit ${code}`}): ${d.stderr() || 'no message'}`);
-      },
-      createGzip({ level: 6, chunkSize: 128 * 1024 }),
-      async (compressed: AsyncIterable<Buffer>) => {
-        const body = measure(encryptStream(measure(compressed, gzipped), dataKey), stored);
-        uploaded = await deps.store.putStream(backup.bucket, backup.object_key, body, {
-          contentType: 'application/octet-stream',
-          metadata: { 'cairn-format': formatName, 'cairn-key-id': keyring.currentId, 'cairn-wrapped-key': wrapped, 'cairn-backup-id': backup.id },
-        });
-      },
-    );
+    // The stream fails unless pg_dump and gzip exit 0, so the upload cannot complete before that.
+    async function* compressed(): AsyncGenerator<Buffer> {
+      yield* d.output as AsyncIterable<Buffer>;
+      await d.finished;
+    }
+    const uploaded = await deps.store.putStream(backup.bucket, backup.object_key, measure(encryptStream(measure(compressed(), gzipped), dataKey), stored), {
+      contentType: 'application/octet-stream',
+      metadata: { 'cairn-format': formatName, 'cairn-key-id': keyring.currentId, 'cairn-wrapped-key': wrapped, 'cairn-backup-id': backup.id },
+    });
     const finish = new Date();
     const settings = await q.settings(backup.env_id);
     const patch = {
       state: 'succeeded' as const,
-      size_bytes: String(uploaded?.size ?? stored.bytes),
+      size_bytes: String(uploaded.size),
       gzip_bytes: String(gzipped.bytes),
       sha256: stored.hash.digest('hex'),
       duration_ms: Math.round(performance.now() - started),
@@ -152,7 +122,7 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow): Promise<B
     deps.log.info({ backup_id: backup.id, bytes: patch.size_bytes, ms: patch.duration_ms }, 'backup succeeded');
     return { ...backup, ...patch };
   } catch (err) {
-    dump?.child.kill('SIGKILL');
+    dump?.kill();
     const message = err instanceof Error ? err.message : String(err);
     deps.log.warn({ backup_id: backup.id, err }, 'backup failed');
     const again = (await q.backup(backup.id)) ?? backup;

@@ -13,6 +13,9 @@ export async function pruneIdentity(db: Knex): Promise<Record<string, number>> {
     // A sign-up whose job died (dead letter) keeps its sealed password no longer than a day.
     pending_signups: await db('identity_pending_signups').where('create_time', '<', ago(1)).delete(),
     lockouts: await db('identity_lockouts').where('update_time', '<', ago(1)).delete(),
+    // Issue #5: device requests a day after they expired, and social sign-ins never completed.
+    device_authorizations: await db('device_authorizations').where('expire_time', '<', ago(1)).delete(),
+    social_transactions: await db('social_transactions').where('expire_time', '<', db.fn.now()).delete(),
     rate_limits: await db('identity_rate_limits').where('expire', '<', Date.now() - 3600_000).delete(),
   };
 }

@@ -20,6 +20,8 @@ export const identitySettingsSchema = z.object({
   session_lifetime_seconds: z.number().int().min(300).max(365 * 86400).default(30 * 86400),
   /** Origins a `redirect_url` may point to; empty means any http(s) URL (development). */
   redirect_origins: z.array(z.string().regex(/^https?:\/\/[^/?#]+$/, 'an origin such as https://app.example.com')).max(50).default([]),
+  /** Exact URLs social sign-in and the Account Portal may send the user back to (issue #5). */
+  redirect_urls: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(50).default([]),
   /** The HIBP range API as a third breached-password source; off by default (offline first). */
   breached_api: z
     .object({ enabled: z.boolean().default(false), fail: z.enum(['open', 'closed']).default('closed') })

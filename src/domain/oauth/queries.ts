@@ -37,6 +37,7 @@ export interface PollResult extends DeviceRow {
   /** The interval was not respected: the poll is refused and the interval grows by 5 s. */
   too_fast: boolean;
   expired: boolean;
+  previous_state: DeviceState;
 }
 
 export function oauthQueries(db: Db) {
@@ -73,7 +74,7 @@ export function oauthQueries(db: Db) {
     async poll(clientId: string, deviceCodeHash: Buffer, slackMs: number): Promise<PollResult | undefined> {
       const result = await db.raw<{ rows: PollResult[] }>(
         `with cur as (
-           select id, (last_poll_time is not null and now() - last_poll_time < make_interval(secs => interval_seconds) - make_interval(secs => ? / 1000.0)) as too_fast,
+           select id, state as previous_state, (last_poll_time is not null and now() - last_poll_time < make_interval(secs => interval_seconds) - make_interval(secs => ? / 1000.0)) as too_fast,
                   expire_time <= now() as expired
              from device_authorizations where device_code_hash = ? and client_id = ? for update
          )
@@ -83,8 +84,7 @@ export function oauthQueries(db: Db) {
            state = case when d.state = 'approved' and not cur.too_fast and not cur.expired then 'redeemed' else d.state end,
            redeem_time = case when d.state = 'approved' and not cur.too_fast and not cur.expired then now() else d.redeem_time end
          from cur where d.id = cur.id
-         returning ${deviceColumns.map((c) => `d.${c}`).join(', ')}, cur.too_fast, cur.expired,
-                   (select state from device_authorizations where id = cur.id) as previous_state`,
+         returning ${deviceColumns.map((c) => `d.${c}`).join(', ')}, cur.too_fast, cur.expired, cur.previous_state`,
         [slackMs, deviceCodeHash, clientId],
       );
       return result.rows[0];

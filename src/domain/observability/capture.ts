@@ -1,10 +1,10 @@
 // Accepting captures (CONTRACT.md "Error tracking"): each valid event gets its uid
-// `err_<cell><ulid>` now, and its inbox row and ingestion job are written in one transaction, so
-// an answered 202 means the event will be stored, and a failed request leaves nothing behind.
+// `err_<cell><ulid>` now, and the request's events are written to the inbox in one INSERT, which is
+// the whole acceptance: the inbox is the workers' queue (see queries.ts `claim`). An answered 202
+// means the rows are committed and will be stored; a failed request leaves nothing behind.
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { newUlid } from '../../ids.ts';
-import type { Jobs } from '../../jobs.ts';
 import { errorEventInput, storable, type ErrorEventInput } from './event-schema.ts';
 import { ingestQueries } from './queries.ts';
 
@@ -12,17 +12,13 @@ export const newEventUid = (cell: string, now?: number): string => `err_${cell}$
 
 export interface CaptureDeps {
   db: Knex;
-  jobs: Jobs;
   cell: string;
 }
 
 export async function acceptEvents(deps: CaptureDeps, envId: string, events: ErrorEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((payload) => ({ uid: newEventUid(deps.cell), env_id: envId, payload: storable(payload) }));
-  await deps.db.transaction(async (trx) => {
-    await ingestQueries(trx).insertInbox(rows);
-    await deps.jobs.enqueueMany(trx, 'errors.ingest', rows.map((r) => ({ uid: r.uid })));
-  });
+  await ingestQueries(deps.db).insertInbox(rows);
   return rows.map((r) => r.uid);
 }
 

@@ -1,5 +1,5 @@
-// SQL for captures and their storage. Bulk statements take their rows as one jsonb parameter
-// (jsonb_to_recordset), so a batch of 100 or 1000 is one round trip with every value bound.
+// SQL for captures and their storage. Bulk statements take their rows as one json parameter
+// (json_to_recordset), so a batch of 100 or 1000 is one round trip with every value bound.
 import type { Db } from '../../db.ts';
 import type { ErrorEventInput } from './event-schema.ts';
 import type { EventBody } from './process.ts';
@@ -9,8 +9,11 @@ export interface InboxRow {
   env_id: string;
   receive_time: Date;
   payload: ErrorEventInput;
+  /** Claims so far, this one included. */
+  attempts: number;
 }
 
+/** What a new group starts with: the batch's earliest occurrence of it. */
 export interface NewGroup {
   id: string;
   env_id: string;
@@ -19,14 +22,13 @@ export interface NewGroup {
   culprit: string;
   service_name: string;
   etag: string;
-  first_seen_time: string;
   grouping: unknown;
 }
 
 export interface NewEvent {
   uid: string;
   env_id: string;
-  group_id: string;
+  fingerprint: string;
   event_time: string;
   receive_time: string;
   release: string;
@@ -34,87 +36,134 @@ export interface NewEvent {
   body: EventBody;
 }
 
-export interface GroupBump {
-  id: string;
-  n: number;
-  first: string;
-  last: string;
-  last_release: string;
-}
-
 /** A fresh, opaque etag, made in SQL so the state check and the change stay one statement. */
 export const newEtagSql = `substr(md5(random()::text || clock_timestamp()::text), 1, 16)`;
 
+const inboxColumns = 'uid, env_id, receive_time, payload, attempts';
+
 export function ingestQueries(db: Db) {
   return {
+    /** One statement, no transaction: the row is the event's whole acceptance (its trigger wakes the workers). */
     async insertInbox(rows: { uid: string; env_id: string; payload: ErrorEventInput }[]): Promise<void> {
       await db.raw(
         `insert into error_event_inbox (uid, env_id, payload)
-         select x.uid, x.env_id, x.payload from jsonb_to_recordset(?::jsonb) as x(uid text, env_id text, payload jsonb)`,
+         select x.uid, x.env_id, x.payload from json_to_recordset(?::json) as x(uid text, env_id text, payload jsonb)`,
         [JSON.stringify(rows)],
       );
     },
 
+    /**
+     * Leases up to `limit` claimable rows, oldest first, for `leaseSeconds`, counting the attempt.
+     * SKIP LOCKED lets concurrent claimers take disjoint rows without waiting on each other.
+     */
+    async claim(limit: number, leaseSeconds: number): Promise<InboxRow[]> {
+      const { rows } = await db.raw<{ rows: InboxRow[] }>(
+        `with candidates as (
+           select uid from error_event_inbox
+           where lease_until is null or lease_until <= now()
+           order by uid limit ? for update skip locked
+         )
+         update error_event_inbox i set lease_until = now() + make_interval(secs => ?), attempts = i.attempts + 1
+         from candidates c where i.uid = c.uid
+         returning ${inboxColumns.split(', ').map((c) => `i.${c}`).join(', ')}`,
+        [limit, leaseSeconds],
+      );
+      return rows.sort((a, b) => (a.uid < b.uid ? -1 : 1));
+    },
+
+    /** Inbox rows by uid, without leasing them (tests and re-runs). */
     async inbox(uids: string[]): Promise<InboxRow[]> {
-      return db('error_event_inbox').whereIn('uid', uids).select('uid', 'env_id', 'receive_time', 'payload');
-    },
-
-    async deleteInbox(uids: string[]): Promise<void> {
-      await db('error_event_inbox').whereIn('uid', uids).delete();
+      return db('error_event_inbox').whereIn('uid', uids).orderBy('uid').select(inboxColumns.split(', '));
     },
 
     /**
-     * Creates the groups that do not exist and locks every group of the batch, in fingerprint
-     * order so concurrent batches never deadlock. N workers seeing the first events of one new
-     * group meet on the unique (env_id, fingerprint) key and make exactly one group.
+     * Stores a processed batch in one statement, so it commits or vanishes as a whole.
+     *
+     * Exactly once: the statement deletes the events' inbox rows first (locking them in uid order,
+     * so two statements never deadlock on them) and goes on only with the rows it really deleted,
+     * less any uid already stored. Two workers holding the same event (a lease that ran out) meet
+     * on the inbox row: the second waits for the first, then finds the row gone and stores
+     * nothing. Group counts are added from those same rows, so `occurrence_count` always equals
+     * the stored events.
+     *
+     * Groups are created or locked in (env_id, fingerprint) order, so concurrent batches never
+     * deadlock; N workers seeing the first events of one new group meet on its unique key and
+     * make exactly one group. A resolved group reopens only for an occurrence after the resolve
+     * (getsentry/sentry#30371); the reopen is a state change, so its etag changes with it.
      */
-    async upsertGroups(groups: NewGroup[]): Promise<Map<string, string>> {
-      const { rows } = await db.raw<{ rows: { id: string; env_id: string; fingerprint: string }[] }>(
-        `insert into error_groups (id, env_id, fingerprint, title, culprit, service_name, etag, first_seen_time, last_seen_time, grouping)
-         select x.id, x.env_id, x.fingerprint, x.title, x.culprit, x.service_name, x.etag, x.first_seen_time, x.first_seen_time, x.grouping
-         from jsonb_to_recordset(?::jsonb) as x(id text, env_id text, fingerprint text, title text, culprit text,
-           service_name text, etag text, first_seen_time timestamptz, grouping jsonb)
-         order by x.env_id, x.fingerprint
-         on conflict (env_id, fingerprint) do update set update_time = error_groups.update_time
-         returning id, env_id, fingerprint`,
-        [JSON.stringify(groups)],
+    async store(events: NewEvent[], groups: NewGroup[]): Promise<number> {
+      const { rows } = await db.raw<{ rows: { stored: string }[] }>(
+        `with ev as (
+           select * from json_to_recordset(?::json) as x(uid text, env_id text, fingerprint text, event_time timestamptz,
+             receive_time timestamptz, release text, service_name text, body jsonb)
+         ),
+         locked as (
+           select i.uid from error_event_inbox i where i.uid in (select uid from ev) order by i.uid for update
+         ),
+         taken as (
+           delete from error_event_inbox i using locked l where i.uid = l.uid returning i.uid
+         ),
+         mine as (
+           select ev.* from ev join taken using (uid)
+           where not exists (select 1 from error_events e where e.uid = ev.uid)
+         ),
+         counts as (
+           select env_id, fingerprint, count(*) as n, min(event_time) as first, max(event_time) as last,
+             (array_agg(release order by event_time desc, uid desc))[1] as last_release
+           from mine group by env_id, fingerprint
+         ),
+         g as (
+           insert into error_groups as eg (id, env_id, fingerprint, title, culprit, service_name, etag, grouping,
+             first_seen_time, last_seen_time, occurrence_count, last_release)
+           select n.id, n.env_id, n.fingerprint, n.title, n.culprit, n.service_name, n.etag, n.grouping,
+             c.first, c.last, c.n, c.last_release
+           from counts c join json_to_recordset(?::json) as n(id text, env_id text, fingerprint text, title text, culprit text,
+             service_name text, etag text, grouping jsonb) using (env_id, fingerprint)
+           order by c.env_id, c.fingerprint
+           on conflict (env_id, fingerprint) do update set
+             occurrence_count = eg.occurrence_count + excluded.occurrence_count,
+             first_seen_time = least(eg.first_seen_time, excluded.first_seen_time),
+             last_seen_time = greatest(eg.last_seen_time, excluded.last_seen_time),
+             last_release = case when excluded.last_seen_time >= eg.last_seen_time then excluded.last_release else eg.last_release end,
+             state = case when eg.state = 'resolved' and excluded.last_seen_time > eg.resolve_time then 'unresolved' else eg.state end,
+             etag = case when eg.state = 'resolved' and excluded.last_seen_time > eg.resolve_time then ${newEtagSql} else eg.etag end,
+             resolve_time = case when eg.state = 'resolved' and excluded.last_seen_time > eg.resolve_time then null else eg.resolve_time end,
+             update_time = now()
+           returning eg.id, eg.env_id, eg.fingerprint
+         ),
+         stored as (
+           insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body)
+           select m.uid, m.env_id, g.id, m.event_time, m.receive_time, m.release, m.service_name, m.body
+           from mine m join g using (env_id, fingerprint)
+           on conflict (uid) do nothing
+           returning uid
+         )
+         select count(*) as stored from stored`,
+        [JSON.stringify(events), JSON.stringify(groups)],
       );
-      return new Map(rows.map((r) => [`${r.env_id}/${r.fingerprint}`, r.id]));
-    },
-
-    /** Inserts the events not stored yet; answers the uids it stored (a re-run stores none). */
-    async insertEvents(events: NewEvent[]): Promise<Set<string>> {
-      const { rows } = await db.raw<{ rows: { uid: string }[] }>(
-        `insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body)
-         select x.uid, x.env_id, x.group_id, x.event_time, x.receive_time, x.release, x.service_name, x.body
-         from jsonb_to_recordset(?::jsonb) as x(uid text, env_id text, group_id text, event_time timestamptz,
-           receive_time timestamptz, release text, service_name text, body jsonb)
-         on conflict (uid) do nothing
-         returning uid`,
-        [JSON.stringify(events)],
-      );
-      return new Set(rows.map((r) => r.uid));
+      return Number(rows[0]?.stored ?? 0);
     },
 
     /**
-     * Counts stored events into their groups. A resolved group reopens only for an occurrence
-     * that happened after the resolve (getsentry/sentry#30371: late events of a fixed bug must not
-     * reopen it); the reopen is a state change, so the etag changes with it.
+     * Events whose processing threw: each waits out a backoff (1 s, doubling, at most 5 min) and
+     * is claimed again; after `maxAttempts` it moves to error_event_dead with its last error.
      */
-    async bumpGroups(bumps: GroupBump[]): Promise<void> {
+    async release(failed: { uid: string; attempts: number; error: string }[], maxAttempts: number): Promise<void> {
+      if (failed.length === 0) return;
       await db.raw(
-        `update error_groups g set
-           occurrence_count = g.occurrence_count + x.n,
-           first_seen_time = least(g.first_seen_time, x.first),
-           last_seen_time = greatest(g.last_seen_time, x.last),
-           last_release = case when x.last >= g.last_seen_time then x.last_release else g.last_release end,
-           state = case when g.state = 'resolved' and x.last > g.resolve_time then 'unresolved' else g.state end,
-           etag = case when g.state = 'resolved' and x.last > g.resolve_time then ${newEtagSql} else g.etag end,
-           resolve_time = case when g.state = 'resolved' and x.last > g.resolve_time then null else g.resolve_time end,
-           update_time = now()
-         from jsonb_to_recordset(?::jsonb) as x(id text, n bigint, first timestamptz, last timestamptz, last_release text)
-         where g.id = x.id`,
-        [JSON.stringify(bumps)],
+        `with f as (select * from json_to_recordset(?::json) as x(uid text, attempts int, error text)),
+         dead as (
+           delete from error_event_inbox i using f where i.uid = f.uid and f.attempts >= ?
+           returning i.uid, i.env_id, i.receive_time, i.attempts, i.payload, f.error
+         ),
+         buried as (
+           insert into error_event_dead (uid, env_id, receive_time, attempts, last_error, payload)
+           select uid, env_id, receive_time, attempts, error, payload from dead on conflict (uid) do nothing
+         )
+         update error_event_inbox i set last_error = f.error,
+           lease_until = now() + make_interval(secs => least(300, power(2, greatest(f.attempts - 1, 0)))::int)
+         from f where i.uid = f.uid and f.attempts < ?`,
+        [JSON.stringify(failed), maxAttempts, maxAttempts],
       );
     },
   };

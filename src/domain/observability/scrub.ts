@@ -41,29 +41,78 @@ function replaceSecrets(value: string, rule: ScrubRule, bump: () => void): strin
   });
 }
 
-export function createScrubber(policy: ScrubbingPolicy): Scrubber {
+/** A policy made ready to apply: its rules, and what they did to strings seen before. */
+export interface CompiledPolicy {
+  /** A scrubber for one event, counting that event's replacements. */
+  scrubber(): Scrubber;
+}
+
+// Frames of one release repeat the same file names, function names and context lines in event
+// after event, and scrubbing them is most of a worker's CPU: each policy remembers what it made of
+// short strings (the result and which rules fired), bounded in entries.
+const memoLimit = 20_000;
+const memoMaxLength = 512;
+
+function compile(policy: ScrubbingPolicy): CompiledPolicy {
   const rules = policy.use_default_rules ? defaultRules.filter((r) => !policy.disabled_rules.includes(r.name)) : [];
   const extraKeys = new Set(policy.sensitive_keys.map((k) => k.toLowerCase()));
   const keyRule = policy.use_default_rules && !policy.disabled_rules.includes('sensitive_key');
-  const counts: ScrubCounts = {};
-  const bump = (name: string) => () => {
-    counts[name] = (counts[name] ?? 0) + 1;
-  };
-  const bumps = rules.map((rule) => bump(rule.name));
-  const text = (value: string): string => {
-    let out = value;
-    for (let i = 0; i < rules.length; i++) out = replaceSecrets(out, rules[i]!, bumps[i]!);
-    return out;
-  };
+  const memo = new Map<string, { out: string; fired: number[] }>();
   return {
-    text,
-    keyed(key, value) {
-      if (value !== filtered && (extraKeys.has(key.toLowerCase()) || (keyRule && sensitiveKeyPattern.test(key)))) {
-        bump('sensitive_key')();
-        return filtered;
-      }
-      return text(value);
+    scrubber(): Scrubber {
+      const counts: ScrubCounts = {};
+      const count = (name: string) => {
+        counts[name] = (counts[name] ?? 0) + 1;
+      };
+      const text = (value: string): string => {
+        const seen = value.length <= memoMaxLength ? memo.get(value) : undefined;
+        if (seen) {
+          for (const i of seen.fired) count(rules[i]!.name);
+          return seen.out;
+        }
+        const fired: number[] = [];
+        let out = value;
+        for (let i = 0; i < rules.length; i++) {
+          out = replaceSecrets(out, rules[i]!, () => {
+            fired.push(i);
+            count(rules[i]!.name);
+          });
+        }
+        if (value.length <= memoMaxLength) {
+          if (memo.size >= memoLimit) memo.clear();
+          memo.set(value, { out, fired });
+        }
+        return out;
+      };
+      return {
+        text,
+        keyed(key, value) {
+          if (value !== filtered && (extraKeys.has(key.toLowerCase()) || (keyRule && sensitiveKeyPattern.test(key)))) {
+            count('sensitive_key');
+            return filtered;
+          }
+          return text(value);
+        },
+        counts: () => ({ ...counts }),
+      };
     },
-    counts: () => ({ ...counts }),
   };
+}
+
+const compiled = new Map<string, CompiledPolicy>();
+
+/** The compiled form of a policy, shared by every event under it (a few policies are kept). */
+export function compiledPolicy(policy: ScrubbingPolicy): CompiledPolicy {
+  const key = JSON.stringify(policy);
+  let c = compiled.get(key);
+  if (!c) {
+    if (compiled.size >= 8) compiled.delete(compiled.keys().next().value!);
+    c = compile(policy);
+    compiled.set(key, c);
+  }
+  return c;
+}
+
+export function createScrubber(policy: ScrubbingPolicy): Scrubber {
+  return compiledPolicy(policy).scrubber();
 }

@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { minPasswordLength, maxPasswordLength } from '../../../domain/identity/passwords.ts';
 import { envIdentity } from '../../../domain/identity/sessions.ts';
+import { providerLabels } from '../../../domain/social/providers.ts';
+import { socialQueries } from '../../../domain/social/queries.ts';
 import { defineRoute } from '../../route.ts';
 
 const method = z.object({ enabled: z.boolean() });
@@ -45,8 +47,10 @@ export const getClientConfig = defineRoute({
         email_code: { enabled: false },
         passkey: { enabled: false },
       },
-      // Social providers arrive with issue #5; until then the list is empty.
-      social: [],
+      // The page adds publishable_key and redirect_url (one of identity_settings.redirect_urls).
+      social: (await socialQueries(deps.db).providers(principal!.envId)).filter((p) => p.enabled).map((p) => ({
+        provider: p.provider, name: providerLabels[p.provider], start_url: `${deps.config.CAIRN_BASE_URL}/v1/client/oauth/${p.provider}/start`,
+      })),
       branding: {
         name: b.name ?? null,
         logo_url: b.logo_url ?? null,

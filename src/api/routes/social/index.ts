@@ -1,0 +1,94 @@
+// Social sign-in routes (issue #5): the start (publishable key), the environment's provider
+// settings (secret key), and the common callback, GET and POST (Apple's form_post).
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { completeSocialSignIn, startSocialSignIn } from '../../../domain/social/flow.ts';
+import { providerInput, providerNames, providerResource, putProvider } from '../../../domain/social/providers.ts';
+import { socialQueries } from '../../../domain/social/queries.ts';
+import { consumeLimit } from '../../../domain/identity/limits.ts';
+import { AppError } from '../../../errors.ts';
+import { setPortalSession } from '../../../portal/cookies.ts';
+import type { AppDeps } from '../../context.ts';
+import { defineRoute } from '../../route.ts';
+import { clientFrom } from '../identity/client.ts';
+import { envParams } from '../tenancy/schema.ts';
+
+const provider = z.enum(providerNames);
+const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/social_providers';
+const tags = ['Social sign-in'];
+
+const providerSchema = z
+  .object({
+    provider, enabled: z.boolean(), uses_shared_client: z.boolean(), client_id: z.string().nullable(), has_client_secret: z.boolean(),
+    apple: z.object({ team_id: z.string(), key_id: z.string().nullable() }).optional(),
+    issuer: z.string().nullable(), authorization_endpoint: z.string().nullable(), token_endpoint: z.string().nullable(), api_base_url: z.string().nullable(),
+    update_time: z.string(),
+  })
+  .meta({ id: 'SocialProvider' });
+
+export const startRoute = defineRoute({
+  method: 'get', path: '/v1/client/oauth/{provider}/start', operationId: 'startSocialSignIn', tags, auth: 'publishable',
+  summary: 'Send the browser to the provider (state, nonce, PKCE S256); it returns through /v1/oidc/callback',
+  params: z.object({ provider }),
+  query: z.object({ publishable_key: z.string().optional(), redirect_url: z.string().min(1).max(2048), session_mode: z.enum(['server', 'browser']).default('server') }),
+  response: { status: 302, description: "Redirect to the provider's authorization page", schema: z.string().optional() },
+  async handle({ params, query, principal, deps, ctx }) {
+    await consumeLimit(deps.db, 'sign_in', principal!.envId, clientFrom(ctx).ip);
+    ctx.redirect(await startSocialSignIn(deps.db, deps.config, { envId: principal!.envId, provider: params.provider, redirectUrl: query.redirect_url, sessionMode: query.session_mode }));
+    return undefined;
+  },
+});
+
+export const listProviders = defineRoute({
+  method: 'get', path: base, operationId: 'listSocialProviders', summary: "The environment's social providers (secrets never shown)", tags, auth: 'secret', scope: 'auth:read',
+  params: envParams,
+  response: { status: 200, description: 'The providers', schema: z.object({ social_providers: z.array(providerSchema) }) },
+  async handle({ principal, deps }) {
+    return { social_providers: (await socialQueries(deps.db).providers(principal!.envId)).map(providerResource) };
+  },
+});
+
+export const putProviderRoute = defineRoute({
+  method: 'put', path: `${base}/{provider}`, operationId: 'putSocialProvider', summary: 'Set up a social provider (Google may use the shared client: send {})', tags, auth: 'secret', scope: 'auth:write',
+  params: envParams.extend({ provider }),
+  body: providerInput,
+  response: { status: 200, description: 'The provider as stored', schema: providerSchema },
+  async handle({ params, body, principal, deps }) {
+    await putProvider(deps.db, deps.config, principal!.envId, params.provider, body);
+    return providerResource((await socialQueries(deps.db).provider(principal!.envId, params.provider))!);
+  },
+});
+
+export const deleteProviderRoute = defineRoute({
+  method: 'delete', path: `${base}/{provider}`, operationId: 'deleteSocialProvider', summary: 'Remove a social provider; its users keep their accounts', tags, auth: 'secret', scope: 'auth:write',
+  params: envParams.extend({ provider }),
+  response: { status: 200, description: 'Removed', schema: z.object({}) },
+  async handle({ params, principal, deps }) {
+    if (!(await socialQueries(deps.db).deleteProvider(principal!.envId, params.provider))) throw new AppError('not_found', `${params.provider} is not set up`);
+    return {};
+  },
+});
+
+export const socialRoutes = [startRoute, listProviders, putProviderRoute, deleteProviderRoute];
+
+/** GET and POST /v1/oidc/callback: plain koa routes, because Apple posts a form, not JSON. */
+export function callbackRouter(deps: AppDeps): Router {
+  const router = new Router();
+  const handle: Middleware = async (ctx) => {
+    const raw = ctx.method === 'POST' ? (ctx.request as { body?: unknown }).body : ctx.query;
+    const params: Record<string, string> = {};
+    for (const [k, v] of Object.entries(typeof raw === 'object' && raw !== null ? raw : {})) {
+      if (typeof v === 'string' && v.length <= 8192) params[k] = v;
+    }
+    const outcome = await completeSocialSignIn(deps.db, deps.config, params, clientFrom(ctx));
+    if (outcome.kind === 'portal') setPortalSession(ctx, deps.config, outcome.sessionToken);
+    // 303: the browser follows with a GET even after Apple's POST.
+    ctx.status = 303;
+    ctx.redirect(outcome.url);
+  };
+  router.get('/v1/oidc/callback', handle);
+  router.post('/v1/oidc/callback', bodyParser({ enableTypes: ['form'], formLimit: '64kb' }) as Middleware, handle);
+  return router;
+}

@@ -1,0 +1,45 @@
+// Wrong user-code entries are limited (RFC 8628 §5.1: a user code has ~34 bits, so guessing must
+// be slow). Two counts: per client IP, and per browser (the portal's CSRF cookie), so one browser
+// cannot guess alone and a NAT full of users still gets its fair share. Only misses count.
+import type { Knex } from 'knex';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { AppError } from '../../errors.ts';
+
+export const userCodeLimits = { ip: { points: 50, seconds: 900 }, browser: { points: 10, seconds: 900 } } as const;
+
+const cache = new WeakMap<Knex, Record<keyof typeof userCodeLimits, RateLimiterPostgres>>();
+
+function limiters(db: Knex) {
+  let l = cache.get(db);
+  if (!l) {
+    const make = (kind: keyof typeof userCodeLimits) => new RateLimiterPostgres({
+      storeClient: db, storeType: 'knex', tableName: 'identity_rate_limits', tableCreated: true,
+      keyPrefix: `user_code_${kind}`, points: userCodeLimits[kind].points, duration: userCodeLimits[kind].seconds,
+    });
+    l = { ip: make('ip'), browser: make('browser') };
+    cache.set(db, l);
+  }
+  return l;
+}
+
+export interface Guesser {
+  ip: string;
+  browser: string;
+}
+
+/** Refuses with rate_limited while either count is spent. */
+export async function assertMayGuess(db: Knex, who: Guesser): Promise<void> {
+  const l = limiters(db);
+  const [ip, browser] = await Promise.all([l.ip.get(who.ip), l.browser.get(who.browser)]);
+  const spent = [
+    ip && ip.consumedPoints >= userCodeLimits.ip.points ? ip.msBeforeNext : 0,
+    browser && browser.consumedPoints >= userCodeLimits.browser.points ? browser.msBeforeNext : 0,
+  ];
+  const wait = Math.max(...spent);
+  if (wait > 0) throw new AppError('rate_limited', 'too many wrong codes; wait a few minutes and try again', { retryAfter: Math.ceil(wait / 1000) });
+}
+
+export async function countWrongGuess(db: Knex, who: Guesser): Promise<void> {
+  const l = limiters(db);
+  await Promise.all([l.ip.penalty(who.ip, 1), l.browser.penalty(who.browser, 1)]);
+}

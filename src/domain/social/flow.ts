@@ -1,0 +1,106 @@
+// Social sign-in from start to callback (issue #5). The start keeps a one-use transaction,
+// keyed by SHA-256 of `state` and bound to one provider and environment, so a response can only
+// complete the flow it belongs to (RFC 9700 §4.4, mix-up) and a replayed state finds nothing.
+// Nothing depends on cookies: Apple's form_post arrives cross-site, where SameSite=Lax cookies
+// are not sent. The callback links the provider identity to an end user and then behaves like
+// password sign-in: a ticket on redirect_url (server mode) or the bearer in its fragment (browser).
+import * as oidc from 'openid-client';
+import type { Knex } from 'knex';
+import type { Config } from '../../config.ts';
+import { keyringFromConfig, open, seal, sha256 } from '../../crypto.ts';
+import { AppError } from '../../errors.ts';
+import { createSession, envIdentity, type SignInContext } from '../identity/sessions.ts';
+import { issueTicket } from '../identity/tickets.ts';
+import { linkIdentity } from './linking.ts';
+import { resolveProvider } from './providers.ts';
+import { socialQueries, type ProviderName, type TransactionRow } from './queries.ts';
+import { authorizationUrl, redeemCode } from './rp.ts';
+
+export const transactionSeconds = 600;
+
+/** Account Portal pages that may be a redirect_url without being on the environment's list. */
+export const portalReturnPaths = ['/sign-in', '/device', '/consent', '/signed-in'];
+
+export const callbackUrl = (config: Config) => `${config.CAIRN_BASE_URL}/v1/oidc/callback`;
+
+export function isPortalUrl(config: Config, url: string): boolean {
+  const base = new URL(config.CAIRN_BASE_URL);
+  const u = URL.parse(url);
+  return u !== null && u.origin === base.origin && portalReturnPaths.includes(u.pathname);
+}
+
+/** Exact match against the environment's list (RFC 9700 §4.1.3: no patterns, no prefixes). */
+export function checkSocialRedirect(config: Config, allowed: readonly string[], url: string): void {
+  if (isPortalUrl(config, url) || allowed.includes(url)) return;
+  throw new AppError('invalid_request', allowed.length === 0
+    ? "redirect_url is not allowed: add it to the environment's identity_settings.redirect_urls"
+    : 'redirect_url must equal one of the environment\'s redirect_urls exactly', { details: { reason: 'redirect_url_not_allowed' } });
+}
+
+const verifierContext = (stateHash: Buffer) => `social-pkce:${stateHash.toString('hex')}`;
+
+export async function startSocialSignIn(db: Knex, config: Config, input: { envId: string; provider: ProviderName; redirectUrl: string; sessionMode: 'server' | 'browser' }): Promise<string> {
+  const env = await envIdentity(db, input.envId);
+  const row = await socialQueries(db).provider(input.envId, input.provider);
+  if (!row?.enabled) throw new AppError('not_found', `${input.provider} sign-in is not enabled for this environment`);
+  checkSocialRedirect(config, env.settings.redirect_urls, input.redirectUrl);
+  const provider = resolveProvider(config, row);
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const verifier = oidc.randomPKCECodeVerifier();
+  const stateHash = sha256(state);
+  await socialQueries(db).insertTransaction({
+    state_hash: stateHash, env_id: input.envId, provider: input.provider, nonce, code_verifier_sealed: seal(keyringFromConfig(config), verifier, verifierContext(stateHash)),
+    redirect_url: input.redirectUrl, session_mode: input.sessionMode, lifetime_seconds: transactionSeconds,
+  });
+  return authorizationUrl(provider, { redirectUri: callbackUrl(config), state, nonce, codeChallenge: await oidc.calculatePKCECodeChallenge(verifier) });
+}
+
+export type CallbackOutcome =
+  | { kind: 'redirect'; url: string }
+  /** The Account Portal asked: it keeps the session in its own cookie. */
+  | { kind: 'portal'; url: string; envId: string; sessionToken: string };
+
+function withError(url: string, error: string, description: string): CallbackOutcome {
+  const u = new URL(url);
+  u.searchParams.set('error', error);
+  u.searchParams.set('error_description', description);
+  return { kind: 'redirect', url: u.toString() };
+}
+
+/** The callback: params come from the query (GET) or the form (Apple's form_post). */
+export async function completeSocialSignIn(db: Knex, config: Config, params: Record<string, string>, from: SignInContext): Promise<CallbackOutcome> {
+  const state = params.state;
+  const tx: TransactionRow | undefined = state ? await socialQueries(db).takeTransaction(sha256(state)) : undefined;
+  if (!state || !tx) throw new AppError('invalid_request', 'this sign-in is unknown, expired or already completed; start again', { details: { reason: 'invalid_state' } });
+  if (params.error) return withError(tx.redirect_url, params.error === 'access_denied' ? 'access_denied' : 'sign_in_failed', `the provider answered ${params.error.slice(0, 100)}`);
+  const row = await socialQueries(db).provider(tx.env_id, tx.provider);
+  if (!row?.enabled) return withError(tx.redirect_url, 'sign_in_failed', `${tx.provider} sign-in is no longer enabled`);
+  const url = new URL(callbackUrl(config));
+  for (const [k, v] of Object.entries(params)) if (k !== 'user') url.searchParams.set(k, v);
+  let userId: string;
+  try {
+    const profile = await redeemCode(resolveProvider(config, row), url, {
+      state, nonce: tx.nonce, codeVerifier: open(keyringFromConfig(config), tx.code_verifier_sealed, verifierContext(sha256(state))).toString(),
+    }, params.user);
+    userId = await linkIdentity(db, tx.env_id, tx.provider, profile);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code === 'internal') throw err;
+    const reason = (err.details?.reason as string | undefined) ?? 'sign_in_failed';
+    return withError(tx.redirect_url, reason, err.message);
+  }
+  const method = `oauth_${tx.provider}`;
+  if (isPortalUrl(config, tx.redirect_url)) {
+    const { token } = await createSession(db, await envIdentity(db, tx.env_id), userId, method, from);
+    return { kind: 'portal', url: tx.redirect_url, envId: tx.env_id, sessionToken: token };
+  }
+  const target = new URL(tx.redirect_url);
+  if (tx.session_mode === 'server') {
+    target.searchParams.set('auth_ticket', (await issueTicket(db, tx.env_id, userId, method, from)).ticket);
+  } else {
+    // Never in the query: a fragment is not sent to servers or in Referer headers (CONTRACT.md).
+    const { session, token } = await createSession(db, await envIdentity(db, tx.env_id), userId, method, from);
+    target.hash = new URLSearchParams({ session_token: token, session_id: session.id }).toString();
+  }
+  return { kind: 'redirect', url: target.toString() };
+}

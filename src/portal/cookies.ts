@@ -1,0 +1,24 @@
+// The Account Portal's cookies. The portal keeps its own end-user session (a normal session
+// bearer) in an HttpOnly cookie; SameSite=Lax keeps it off cross-site POSTs, and every form also
+// carries a CSRF token (csrf.ts). Secure whenever the service runs on https.
+import type { Context } from 'koa';
+import type { Config } from '../config.ts';
+
+export const sessionCookie = 'cairn_portal_session';
+export const browserCookie = 'cairn_portal_browser';
+
+function options(config: Config, maxAgeSeconds: number) {
+  return { httpOnly: true, sameSite: 'lax' as const, secure: config.CAIRN_BASE_URL.startsWith('https://'), path: '/', maxAge: maxAgeSeconds * 1000, overwrite: true };
+}
+
+export function setPortalSession(ctx: Context, config: Config, token: string): void {
+  ctx.cookies.set(sessionCookie, token, options(config, 30 * 86400));
+}
+
+export function clearPortalSession(ctx: Context, config: Config): void {
+  ctx.cookies.set(sessionCookie, '', { ...options(config, 0), maxAge: 0 });
+}
+
+export function setBrowserId(ctx: Context, config: Config, id: string): void {
+  ctx.cookies.set(browserCookie, id, options(config, 365 * 86400));
+}

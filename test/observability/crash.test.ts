@@ -1,0 +1,106 @@
+// Issue 3: "a worker killed with SIGKILL mid-batch loses and duplicates nothing". Real worker
+// processes (test/observability/fixtures/ingest-worker.ts: the real worker with a 2 s lease) are
+// killed while they hold claimed batches; a fresh worker takes the leased rows over once the lease
+// runs out, and every accepted event is stored exactly once, with the group counts to match.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptEvents } from '../../src/domain/observability/capture.ts';
+import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { testEncryptionKey } from '../support/config.ts';
+import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { eventually } from '../support/probes.ts';
+import { sampleEvent } from './support.ts';
+
+let h: Harness;
+let env: CreatedEnv;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  h = await createHarness();
+  env = await createTestEnv(h.db);
+});
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await h?.close();
+});
+
+function startWorkerProcess(): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, ['test/observability/fixtures/ingest-worker.ts'], {
+    env: { ...process.env, DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, LOG_LEVEL: 'warn', TEST_LEASE_SECONDS: '2', TEST_BATCH_SIZE: '25' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  return { child, output: () => out };
+}
+
+const state = async () => {
+  const { rows } = await h.db.raw<{ rows: { inbox: string; leased: string; stored: string }[] }>(
+    `select (select count(*) from error_event_inbox where env_id = ?) as inbox,
+            (select count(*) from error_event_inbox where env_id = ? and lease_until > now()) as leased,
+            (select count(*) from error_events where env_id = ?) as stored`,
+    [env.env.id, env.env.id, env.env.id],
+  );
+  const r = rows[0]!;
+  return { inbox: Number(r.inbox), leased: Number(r.leased), stored: Number(r.stored) };
+};
+
+/** Kills the worker with SIGKILL the moment it holds claimed rows and has stored some already. */
+async function killMidBatch(worker: { child: ChildProcess; output: () => string }, storedBefore: number): Promise<string[]> {
+  await eventually(async () => {
+    if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
+    const s = await state();
+    return s.stored > storedBefore && s.leased > 0;
+  }, { timeoutMs: 45_000, intervalMs: 10 });
+  worker.child.kill('SIGKILL');
+  await once(worker.child, 'exit');
+  // What the dead worker held: rows claimed (attempts ≥ 1) whose lease has not run out yet.
+  const held = await h.db('error_event_inbox').where({ env_id: env.env.id }).where('lease_until', '>', h.db.fn.now()).pluck('uid');
+  return held as string[];
+}
+
+describe('a worker killed with SIGKILL mid-batch', () => {
+  it('loses nothing and stores nothing twice once a fresh worker takes over', async () => {
+    const types = ['KillError', 'CrashError', 'AbortError', 'LostError', 'DeadError'];
+    const payloads = Array.from({ length: 3000 }, (_, i) =>
+      errorEventInput.parse(sampleEvent({ exception_type: types[i % types.length], message: `crash ${i}`, event_time: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, i)).toISOString() })));
+    const accepted: string[] = [];
+    for (let i = 0; i < payloads.length; i += 1000) accepted.push(...(await acceptEvents({ db: h.db, cell: 'c0' }, env.env.id, payloads.slice(i, i + 1000))));
+
+    // Two workers in turn die holding batches; the second starts while the first one's lease runs.
+    const first = startWorkerProcess();
+    const heldByFirst = await killMidBatch(first, 0);
+    expect(heldByFirst.length).toBeGreaterThan(0);
+    const second = startWorkerProcess();
+    const heldBySecond = await killMidBatch(second, (await state()).stored);
+    expect(heldBySecond.length).toBeGreaterThan(0);
+    expect((await state()).inbox).toBeGreaterThan(0);
+
+    const fresh = startWorkerProcess();
+    await eventually(async () => {
+      if (fresh.child.exitCode !== null) throw new Error(`worker exited early:\n${fresh.output()}`);
+      return (await state()).inbox === 0;
+    }, { timeoutMs: 60_000, intervalMs: 50 });
+
+    const stored = await h.db('error_events').where({ env_id: env.env.id }).pluck('uid');
+    expect(stored.length).toBe(accepted.length);
+    expect(new Set(stored)).toEqual(new Set(accepted));
+    for (const uid of [...heldByFirst, ...heldBySecond]) expect(stored).toContain(uid);
+    const groups = await h.db('error_groups').where({ env_id: env.env.id }).select('id', 'occurrence_count');
+    expect(groups).toHaveLength(types.length);
+    for (const g of groups) {
+      const n = await h.db('error_events').where({ group_id: g.id }).count({ n: '*' }).first();
+      expect(Number(g.occurrence_count)).toBe(Number(n?.n));
+      expect(Number(g.occurrence_count)).toBe(accepted.length / types.length);
+    }
+    expect(await h.db('error_event_dead').where({ env_id: env.env.id }).count({ n: '*' }).first()).toEqual({ n: '0' });
+
+    fresh.child.kill('SIGTERM');
+    const [code] = (await once(fresh.child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+});
