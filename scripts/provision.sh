@@ -41,7 +41,7 @@ if ! flock -n 9; then
 fi
 unlocked() {
   (
-    for fd in /proc/$BASHPID/fd/*; do
+    for fd in "/proc/$BASHPID/fd/"*; do
       fd=${fd##*/}
       if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
     done
@@ -76,7 +76,7 @@ ensure_postgres() {
       apt_install postgresql
     fi
     local version out
-    version=$(ls /etc/postgresql | sort -V | tail -n 1)
+    version=$(find /etc/postgresql -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n 1)
     if ! pg_answers; then
       say "starting postgres $version/main"
       out=$(unlocked pg_ctlcluster --skip-systemctl-redirect "$version" main start </dev/null 2>&1) || {
@@ -112,6 +112,7 @@ ensure_postgres() {
 # ---------------------------------------------------------------- S3 (radosgw)
 # True when an HTTP server answers on the S3 port.
 s3_answers() {
+  # shellcheck disable=SC2016 # $1 and $line belong to the inner shell
   timeout 3 bash -c '
     exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
     printf "GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" >&3
@@ -123,8 +124,8 @@ our_pids() {
   local want=$1 p a
   local -a args
   for p in /proc/[0-9]*; do
-    mapfile -d '' args <"$p/cmdline" 2>/dev/null || continue
-    [ "${#args[@]}" -gt 0 ] && [ "${args[0]##*/}" = "$want" ] || continue
+    mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
+    if [ "${#args[@]}" = 0 ] || [ "${args[0]##*/}" != "$want" ]; then continue; fi
     for a in "${args[@]:1}"; do
       if [ "$a" = "$conf" ]; then printf '%s\n' "${p#/proc/}"; break; fi
     done
@@ -166,16 +167,22 @@ start_daemon() { # log name, failure message, command…
   fail_start "$what" "$name"
 }
 
+# Alive and not a zombie (a daemon's parent is init, which may reap late).
+alive() { local state; state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$state" != Z ]; }
+
 stop_ours() {
-  local pids deadline
-  pids=$( { our_pids radosgw; our_pids ceph-osd; our_pids ceph-mon; } | tr '\n' ' ')
-  [ -n "${pids// /}" ] || return 0
+  local -a pids
+  local p deadline
+  mapfile -t pids < <(our_pids radosgw; our_pids ceph-osd; our_pids ceph-mon)
+  [ "${#pids[@]}" -gt 0 ] || return 0
   # SIGKILL: memstore keeps nothing worth a clean stop, and radosgw waits up to 120 s on SIGTERM
   # when its monitor is already gone.
-  say "stopping leftover Ceph daemons of $s3_dir (pids $pids)"
-  kill -9 $pids 2>/dev/null || true
+  say "stopping leftover Ceph daemons of $s3_dir (pids ${pids[*]})"
+  kill -9 "${pids[@]}" 2>/dev/null || true
   deadline=$((SECONDS + 10))
-  while kill -0 $pids 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+  for p in "${pids[@]}"; do
+    while alive "$p" && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+  done
 }
 
 cluster_running() {
@@ -324,5 +331,18 @@ ensure_s3() {
   say "s3 ok at http://127.0.0.1:$s3_port"
 }
 
+# ---------------------------------------------------------------- Chromium (browser tests)
+# Debian's chromium: playwright-core drives it; a browser download of its own cannot work here.
+ensure_chromium() {
+  if [ -x "${CAIRN_CHROMIUM:-/usr/bin/chromium}" ]; then
+    say "chromium ok"
+    return
+  fi
+  say "installing chromium (apt, ~100 MB)…"
+  apt_install --no-install-recommends chromium
+  say "chromium ok"
+}
+
 ensure_postgres
 ensure_s3
+ensure_chromium

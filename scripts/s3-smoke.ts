@@ -1,6 +1,7 @@
 // Proves the test S3 server (radosgw from scripts/provision.sh) does what the storage and backup
 // code relies on: versioning, GET by VersionId, version listing, multipart upload.
-// Run: node scripts/s3-smoke.ts   (uses AWS_ENDPOINT_URL_S3 etc. when set, else the test server)
+// Run: node scripts/s3-smoke.ts   (the test server on 127.0.0.1:7480 with the keys provision.sh
+// creates; with AWS_ENDPOINT_URL_S3 set, that server with the AWS_* region and keys)
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import {
@@ -16,7 +17,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 
-const env = process.env;
+// The caller's AWS_* variables count only with their own endpoint: keys meant for AWS itself
+// must not be sent to the test server.
+const env = process.env.AWS_ENDPOINT_URL_S3 ? process.env : {};
 const s3 = new S3Client({
   endpoint: env.AWS_ENDPOINT_URL_S3 ?? 'http://127.0.0.1:7480',
   region: env.AWS_REGION ?? 'us-east-1',

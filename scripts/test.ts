@@ -90,9 +90,10 @@ async function main(): Promise<number> {
   // The caller's own environment: provision.sh leaves alone what DATABASE_URL or
   // AWS_ENDPOINT_URL_S3 already point at.
   const provisioned = await run('bash', [path.join(root, 'scripts', 'provision.sh')], process.env);
-  if (provisioned !== 0 || interrupted) {
-    console.error(`test: provisioning failed (exit ${provisioned}); no tests ran`);
-    return provisioned || 130;
+  if (interrupted) return 128 + constants.signals[interrupted];
+  if (provisioned !== 0) {
+    console.error(`test: provisioning failed (exit ${provisioned}); no test ran`);
+    return provisioned;
   }
 
   const env: NodeJS.ProcessEnv = { ...process.env };
