@@ -1,0 +1,68 @@
+// `npm start` on a machine where nothing is configured: an embedded Postgres, the local-disk
+// object store, a demo environment, and a banner whose secret key reaches an authenticated route.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readlink, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call } from '../support/harness.ts';
+
+const script = new URL('../../src/start.ts', import.meta.url).pathname;
+let dir: string | undefined;
+let cleanup: string | undefined;
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+  if (cleanup) await rm(dirname(cleanup), { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe('npm start with nothing configured', () => {
+  it('runs embedded services, prints the base URL and demo keys, and the secret key works', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cairn-start-'));
+    const [port, pgPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [script], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: String(port), CAIRN_EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/secret key:\s+cairn_sk_test_\w+/.test(out)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const base = /Cairn is running at (\S+)/.exec(out)?.[1];
+      const env = /environment:\s+(\S+)/.exec(out)?.[1];
+      const secret = /secret key:\s+(\S+)/.exec(out)?.[1];
+      expect(base).toBe(`http://localhost:${port}`);
+      expect(/publishable key:\s+cairn_pk_test_\w{32}/.test(out)).toBe(true);
+      const res = await call(base!.replace('localhost', '127.0.0.1'), 'GET', `/v1/${env}`, { key: secret });
+      expect(res).toMatchObject({ status: 200, body: { name: env, mode: 'test' } });
+      // mkdtemp makes a 0700 folder, as root's home is: the database lives where postgres can reach.
+      expect(existsSync(join(dir, '.data', 'postgres', 'PG_VERSION'))).toBe(true);
+      cleanup = await readlink(join(dir, '.data', 'postgres')).catch(() => undefined);
+    } finally {
+      if (child.exitCode === null) {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        const [code] = (await exited) as [number | null];
+        expect(code, out).toBe(0);
+      }
+    }
+  }, 120_000);
+});
