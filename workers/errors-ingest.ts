@@ -26,6 +26,8 @@ export interface IngestLoopOptions extends IngestOptions {
   pollMs: number;
   /** Memory bound of the parsed source map cache. */
   mapCacheBytes: number;
+  /** A map read that takes longer fails (the frame says `map_unavailable`); the S3 client has no timeout of its own. */
+  mapLoadTimeoutMs: number;
 }
 
 export const ingestLoopDefaults: IngestLoopOptions = {
@@ -35,7 +37,20 @@ export const ingestLoopDefaults: IngestLoopOptions = {
   pollMs: 1000,
   maxAttempts: 10,
   mapCacheBytes: 160 * 1024 * 1024,
+  mapLoadTimeoutMs: 30_000,
 };
+
+async function withTimeout<T>(ms: number, what: string, run: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([run(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export const inboxChannel = 'cairn_error_inbox';
 
@@ -111,11 +126,11 @@ export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerSe
       const cache = new SourceMapCache(o.mapCacheBytes);
       const bucket = sourceMapBucket(ctx.config);
       const load: MapLoader = (ref) =>
-        cache.get(ref.sha256, ref.size_bytes, async () => {
+        cache.get(ref.sha256, ref.size_bytes, () => withTimeout(o.mapLoadTimeoutMs, `reading source map ${ref.object_key}`, async () => {
           const object = await ctx.store.get(bucket, ref.object_key);
           if (!object) throw new Error(`source map object ${ref.object_key} is missing`);
           return (await readAll(object.body)).toString('utf8');
-        });
+        }));
       const wake = new Wake();
       let stopping = false;
       const listener = listen(ctx, wake, () => stopping);

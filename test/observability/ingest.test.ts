@@ -105,4 +105,18 @@ describe('ingestBatch', () => {
     expect(await h.db('error_event_dead').where({ uid }).first('attempts', 'last_error')).toMatchObject({ attempts: 4, last_error: expect.stringMatching(/gave up/) });
     expect(await counts('crash loop')).toEqual({ groups: 0, occurrences: 0, events: 0 });
   });
+
+  it('retries an event while the object store fails, and stores it unsymbolicated on the last attempt', async () => {
+    await h.db('error_source_maps').insert({ id: 'smap_outage', env_id: env.env.id, release: 'outage-1', file: 'https://cdn.example.com/app.js',
+      file_path: '/app.js', object_key: 'source-maps/x/outage.map', size_bytes: 10, sha256: 'outage' });
+    const [uid] = await accept(1, { message: 'store outage', release: 'outage-1', stack_frames: [{ function: 'a', file: 'https://cdn.example.com/app.js', line: 1, column: 5 }] });
+    const storeDown: MapLoader = () => Promise.reject(new Error('connect ECONNREFUSED'));
+    const first = await ingestNext(h.db, storeDown, 1000, 30, { maxAttempts: 3 });
+    expect(first.failed.map((f) => f.uid)).toEqual([uid]);
+    expect(await counts('store outage')).toEqual({ groups: 0, occurrences: 0, events: 0 });
+    await h.db('error_event_inbox').where({ uid }).update({ lease_until: h.db.raw('now()') });
+    expect((await ingestNext(h.db, storeDown, 1000, 30, { maxAttempts: 3 })).stored).toBe(1);
+    const stored = await h.db('error_events').where({ uid }).first('body');
+    expect(stored.body.stack_frames[0]).toMatchObject({ unmapped_reason: 'map_unavailable', function: 'a', line: 1, column: 5 });
+  });
 });

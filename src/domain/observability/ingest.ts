@@ -31,7 +31,7 @@ interface Ready {
   processed: ProcessedEvent;
 }
 
-async function processAll(db: Knex, rows: InboxRow[], load: MapLoader): Promise<{ ready: Ready[]; failed: (IngestResult['failed'][number] & { attempts: number })[] }> {
+async function processAll(db: Knex, rows: InboxRow[], load: MapLoader, maxAttempts: number): Promise<{ ready: Ready[]; failed: (IngestResult['failed'][number] & { attempts: number })[] }> {
   const envIds = [...new Set(rows.map((r) => r.env_id))];
   const pairs = [...new Set(rows.filter((r) => r.payload.release).map((r) => `${r.env_id}\n${r.payload.release}`))].map((k) => {
     const [env_id, release] = k.split('\n') as [string, string];
@@ -44,7 +44,13 @@ async function processAll(db: Knex, rows: InboxRow[], load: MapLoader): Promise<
     try {
       const policy = compiledPolicy(policies.get(row.env_id) as ScrubbingPolicy);
       const refs = row.payload.release ? (maps.get(`${row.env_id}\n${row.payload.release}`) ?? []) : [];
-      ready.push({ row, processed: await processEvent(row.payload, refs, load, policy.scrubber()) });
+      const processed = await processEvent(row.payload, refs, load, policy.scrubber());
+      // The object store failed: try again later, while attempts remain, rather than store the
+      // event unsymbolicated for good; the last attempt stores it with `map_unavailable` frames.
+      if (row.attempts > 0 && row.attempts < maxAttempts - 1 && processed.body.stack_frames.some((f) => f.unmapped_reason === 'map_unavailable')) {
+        throw new Error('a source map could not be read from the object store');
+      }
+      ready.push({ row, processed });
     } catch (error) {
       failed.push({ uid: row.uid, attempts: row.attempts, error });
     }
@@ -72,7 +78,7 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 /** Processes and stores inbox rows (claimed by the caller); failures are released or buried. */
 export async function ingestRows(db: Knex, rows: InboxRow[], load: MapLoader, options: IngestOptions = ingestDefaults): Promise<IngestResult> {
   if (rows.length === 0) return { stored: 0, failed: [] };
-  const { ready, failed } = await processAll(db, rows, load);
+  const { ready, failed } = await processAll(db, rows, load, options.maxAttempts);
   const q = ingestQueries(db);
   let stored = 0;
   if (ready.length > 0) {

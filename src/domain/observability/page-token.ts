@@ -1,7 +1,5 @@
-// Opaque page tokens (CONTRACT.md "Lists"): the keyset position, signed with a key derived from
-// the service key, so a tampered token is refused as invalid_request instead of read as a position.
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../../errors.ts';
+// Error-tracking lists page by keyset (sort time, id) in signed tokens (src/pagination.ts).
+import { readPageToken, signPageToken } from '../../pagination.ts';
 
 export interface PageKey {
   /** The sort value of the last item (an ISO time) and its id. */
@@ -9,23 +7,10 @@ export interface PageKey {
   id: string;
 }
 
-function mac(secret: Buffer, body: string): Buffer {
-  return createHmac('sha256', secret).update('cairn page token\n').update(body).digest().subarray(0, 12);
-}
+const isPageKey = (v: unknown): v is PageKey =>
+  typeof v === 'object' && v !== null && typeof (v as PageKey).t === 'string' && typeof (v as PageKey).id === 'string';
 
-export function encodePageToken(secret: Buffer, key: PageKey): string {
-  const body = Buffer.from(JSON.stringify([key.t, key.id])).toString('base64url');
-  return `${body}.${mac(secret, body).toString('base64url')}`;
-}
+export const encodePageToken = (secret: Buffer, key: PageKey): string => signPageToken(secret, 'error-tracking', { t: key.t, id: key.id });
 
-export function decodePageToken(secret: Buffer, token: string | undefined): PageKey | undefined {
-  if (token === undefined || token === '') return undefined;
-  const [body, sig] = token.split('.');
-  const given = Buffer.from(sig ?? '', 'base64url');
-  const want = body ? mac(secret, body) : undefined;
-  if (!body || !want || given.length !== want.length || !timingSafeEqual(given, want)) {
-    throw new AppError('invalid_request', 'page_token is not a token this list returned', { details: { field: 'query.page_token' } });
-  }
-  const [t, id] = JSON.parse(Buffer.from(body, 'base64url').toString()) as [string, string];
-  return { t, id };
-}
+export const decodePageToken = (secret: Buffer, token: string | undefined): PageKey | undefined =>
+  readPageToken(secret, 'error-tracking', token, isPageKey);

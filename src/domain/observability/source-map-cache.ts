@@ -22,6 +22,8 @@ export type MapEntry = LoadedMap | 'malformed';
 interface Slot {
   value: Promise<MapEntry>;
   cost: number;
+  /** Set on a failed load: until then the failure is answered at once, not retried per frame. */
+  failedUntil?: number;
 }
 
 // Parsed, a map takes ~7.7× its JSON's size on the heap (decoded mappings, source lines, scopes;
@@ -33,8 +35,11 @@ export class SourceMapCache {
   private readonly slots = new Map<string, Slot>();
   private used = 0;
 
-  constructor(maxBytes = 160 * 1024 * 1024) {
+  private readonly failureTtlMs: number;
+
+  constructor(maxBytes = 160 * 1024 * 1024, failureTtlMs = 5000) {
     this.maxCost = maxBytes;
+    this.failureTtlMs = failureTtlMs;
   }
 
   get size(): number {
@@ -48,15 +53,20 @@ export class SourceMapCache {
   /** The map with this content hash, loading its JSON with `load` on a miss. */
   get(sha256: string, sizeBytes: number, load: () => Promise<string>): Promise<MapEntry> {
     const hit = this.slots.get(sha256);
-    if (hit) {
+    if (hit?.failedUntil !== undefined && hit.failedUntil <= Date.now()) this.forget(sha256);
+    else if (hit) {
       this.slots.delete(sha256);
       this.slots.set(sha256, hit);
       return hit.value;
     }
     const cost = sizeBytes * costFactor;
     const value = load().then(parseMap, (err: unknown) => {
-      // A store failure is not a malformed map: drop the slot so the next event tries again.
+      // A store failure is not a malformed map: remember it briefly (an outage costs one request
+      // per map every few seconds, not one per frame), then try again.
       this.forget(sha256);
+      const failed = Promise.reject(err);
+      failed.catch(() => undefined);
+      this.slots.set(sha256, { value: failed, cost: 0, failedUntil: Date.now() + this.failureTtlMs });
       throw err;
     });
     this.slots.set(sha256, { value, cost });
