@@ -3,6 +3,7 @@
 import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
 import { errorStatus } from '../errors.ts';
+import { oauthPaths } from './openapi-oauth.ts';
 import type { RouteDef } from './route.ts';
 
 export const errorBody = z
@@ -58,6 +59,6 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
         publishableKey: { type: 'apiKey', in: 'header', name: 'Cairn-Publishable-Key', description: 'A publishable key, cairn_pk_…; also accepted as the publishable_key query parameter' },
       },
     },
-    paths: paths as Parameters<typeof createDocument>[0]['paths'],
+    paths: { ...paths, ...oauthPaths } as Parameters<typeof createDocument>[0]['paths'],
   });
 }

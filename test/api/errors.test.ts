@@ -89,6 +89,8 @@ describe('OpenAPI', () => {
     const paths = res.body.paths as Record<string, Record<string, { operationId: string }>>;
     expect(paths['/v1/orgs/{org}/projects/{project}/envs/{env}']?.get?.operationId).toBe('getEnvironment');
     expect(paths['/v1/probe/echo']?.post?.operationId).toBe('probeEcho');
+    expect(paths['/v1/oauth/token']?.post?.operationId).toBe('token');
+    expect(paths['/v1/oidc/callback']?.post?.operationId).toBe('oidcCallbackFormPost');
   });
 });
 
