@@ -1,12 +1,13 @@
 // Accepting captures (CONTRACT.md "Error tracking"): each valid event gets its uid
-// `err_<cell><ulid>` now, and the request's events are written to the inbox in one INSERT, which is
-// the whole acceptance: the inbox is the workers' queue (see queries.ts `claim`). An answered 202
-// means the rows are committed and will be stored; a failed request leaves nothing behind.
+// `err_<cell><ulid>` now, and the request's events are written to the inbox in one INSERT (shared
+// with concurrent requests: inbox-writer.ts), which is the whole acceptance: the inbox is the
+// workers' queue (see queries.ts `claim`). An answered 202 means the rows are committed and will
+// be stored; a failed request leaves nothing behind.
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { newUlid } from '../../ids.ts';
 import { errorEventInput, storable, type ErrorEventInput } from './event-schema.ts';
-import { ingestQueries } from './queries.ts';
+import { inboxWriter } from './inbox-writer.ts';
 
 export const newEventUid = (cell: string, now?: number): string => `err_${cell}${newUlid(now)}`;
 
@@ -18,7 +19,7 @@ export interface CaptureDeps {
 export async function acceptEvents(deps: CaptureDeps, envId: string, events: ErrorEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((payload) => ({ uid: newEventUid(deps.cell), env_id: envId, payload: storable(payload) }));
-  await ingestQueries(deps.db).insertInbox(rows);
+  await inboxWriter(deps.db).write(rows);
   return rows.map((r) => r.uid);
 }
 

@@ -50,6 +50,11 @@ export async function putProvider(db: Db, config: Config, envId: string, provide
     // The shared client's secret must only ever be sent to Google itself.
     if (overrides || input.client_secret) throw new AppError('invalid_request', 'the shared Google client cannot take a client_secret or other endpoints; set your own client_id to change them');
   }
+  // OpenID providers publish their endpoints in discovery (OpenID Connect Discovery 1.0 §4): only
+  // the issuer is set for them. Explicit endpoints are for GitHub, which has no discovery.
+  if (provider !== 'github' && (input.authorization_endpoint || input.token_endpoint || input.api_base_url)) {
+    throw new AppError('invalid_request', `${providerLabels[provider]} is an OpenID provider: set its issuer; its endpoints come from the issuer's discovery document`);
+  }
   if (provider === 'apple') {
     if (!input.apple) throw new AppError('invalid_request', 'Apple needs apple.team_id, apple.key_id and apple.private_key (the .p8 key) to sign its client secret');
     checkApplePrivateKey(input.apple.private_key);

@@ -128,9 +128,20 @@ export async function redeemCode(p: ResolvedProvider, callbackUrl: URL, checks: 
     throw new AppError('unauthorized', `${p.name} sign-in was refused: ${err instanceof Error ? err.message : 'invalid response'}`, { cause: err });
   }
   if (p.kind === 'github') return githubProfile(p, tokens.access_token);
-  const claims = tokens.claims();
-  if (!claims) throw new AppError('unauthorized', 'the provider returned no ID token');
+  const idClaims = tokens.claims();
+  if (!idClaims) throw new AppError('unauthorized', 'the provider returned no ID token');
+  // OIDC Core §5.4: with an access token, a provider may return the email and profile claims only
+  // from the UserInfo endpoint (Google and Apple put them in the ID token; others don't). The
+  // subject must match the ID token's (§5.3.2), which fetchUserInfo checks.
+  let claims: Record<string, unknown> = idClaims;
+  if (typeof idClaims.email !== 'string' && config.serverMetadata().userinfo_endpoint) {
+    try {
+      claims = { ...(await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub)), ...idClaims };
+    } catch (err) {
+      throw new AppError('unauthorized', `${p.name} sign-in was refused: the UserInfo answer was not valid`, { cause: err });
+    }
+  }
   const verified = claims.email_verified === true || claims.email_verified === 'true'; // Apple sends a string
   const name = typeof claims.name === 'string' ? claims.name : appleName(appleUser);
-  return { subject: claims.sub, email: typeof claims.email === 'string' ? claims.email : null, emailVerified: verified, name };
+  return { subject: idClaims.sub, email: typeof claims.email === 'string' ? claims.email : null, emailVerified: verified, name };
 }
