@@ -1,32 +1,97 @@
-// Error tracking speed (issue #3), at a modest scale for a shared 2-core machine:
-//   accepted:  batchCapture events/s against a plain multi-row INSERT of the same payloads from the
-//              same process; single capture events/s (16 in flight);
-//   processed: one in-process worker, 30-frame minified stacks through a ≥ 1 MB esbuild map, end to
-//              end (inbox → stored), before and after the store grows by BENCH_ERRORS_GROW rows;
-//   memory:    peak RSS while processing events spread over 50 releases' distinct maps.
-// Env: DATABASE_URL and the S3 variables of the tests; BENCH_ERRORS_EVENTS (10000),
-// BENCH_ERRORS_GROW (200000), BENCH_ERRORS_RELEASES (50).
+// Error tracking speed and memory (issue #3), every figure from one run, against baselines of the
+// same run. The web and the worker run as their own processes (src/web.ts, workers/main.ts, as
+// the Procfile runs them) against a scratch database; this process is the client.
+//   accepted:  batchCapture events/s against a plain multi-row INSERT of the same payloads from this
+//              process; single capture events/s with N requests in flight over keep-alive HTTP;
+//   processed: one worker process, 30-frame minified stacks through a ≥ 1 MB esbuild map, fed as
+//              captures are (1000-event INSERTs) until all are stored; CPU per event of the worker
+//              and of Postgres (steadier than rates on a shared machine); again after the store grows;
+//   memory:    a fresh worker process's peak RSS (VmHWM) over events spread across many releases,
+//              each with its own ≥ 1 MB map.
+// Env: DATABASE_URL and the S3 variables of the tests; BENCH_ERRORS_EVENTS (10000), BENCH_ERRORS_STACKS
+// (distinct stacks among them, 500), BENCH_ERRORS_SINGLES (5000), BENCH_ERRORS_INFLIGHT (16,64),
+// BENCH_ERRORS_GROW (200000), BENCH_ERRORS_MEMORY_EVENTS (100000), BENCH_ERRORS_RELEASES (50),
+// BENCH_ERRORS_PARTS (accepted,processed,memory).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
 import { build } from 'esbuild';
 import { decodedMappings, TraceMap } from '@jridgewell/trace-mapping';
-import { acceptEvents } from '../src/domain/observability/capture.ts';
+import { newEventUid } from '../src/domain/observability/capture.ts';
 import { errorEventInput, type ErrorEventInput } from '../src/domain/observability/event-schema.ts';
-import { uploadSourceMap } from '../src/domain/observability/source-maps.ts';
+import { processEvent } from '../src/domain/observability/process.ts';
+import { compiledPolicy, defaultPolicy } from '../src/domain/observability/scrub.ts';
+import { parseMap } from '../src/domain/observability/source-map-cache.ts';
+import { sourceMapBucket, uploadSourceMap } from '../src/domain/observability/source-maps.ts';
+import { filePath } from '../src/domain/observability/paths.ts';
 import { createDb } from '../src/db.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
-import { createBoss, Jobs, queues } from '../src/jobs.ts';
 import { runMigrations } from '../src/migrate.ts';
-import { startWeb } from '../src/server.ts';
 import { createObjectStore } from '../src/storage/index.ts';
-import { startWorker } from '../src/worker.ts';
-import { handlers } from '../workers/handlers.ts';
 import { ms, report, scratchDatabase } from './support.ts';
 
-const n = Number(process.env.BENCH_ERRORS_EVENTS ?? 10_000);
-const grow = Number(process.env.BENCH_ERRORS_GROW ?? 200_000);
-const releases = Number(process.env.BENCH_ERRORS_RELEASES ?? 50);
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const n = num('BENCH_ERRORS_EVENTS', 10_000);
+const stacks = num('BENCH_ERRORS_STACKS', 500);
+const singles = num('BENCH_ERRORS_SINGLES', 5000);
+const inflights = (process.env.BENCH_ERRORS_INFLIGHT ?? '16,64').split(',').map(Number);
+const grow = num('BENCH_ERRORS_GROW', 200_000);
+const memoryEvents = num('BENCH_ERRORS_MEMORY_EVENTS', 100_000);
+const releases = num('BENCH_ERRORS_RELEASES', 50);
+const parts = new Set((process.env.BENCH_ERRORS_PARTS ?? 'accepted,processed,memory').split(','));
+const root = new URL('..', import.meta.url).pathname;
+
 const scratch = await scratchDatabase();
 const config = { ...scratch.config, CAIRN_STORAGE_BUCKET_PREFIX: `cairn-bench-${Date.now().toString(36)}-` };
 const db = createDb(config);
+const children: ChildProcess[] = [];
+const childEnv = (extra: Record<string, string>) => ({
+  ...process.env, DATABASE_URL: config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: config.CAIRN_ENCRYPTION_KEY,
+  CAIRN_STORAGE_BUCKET_PREFIX: config.CAIRN_STORAGE_BUCKET_PREFIX, ...extra,
+});
+
+/** A Procfile process (its command as the Procfile gives it), with its log in a file, as a log drain would take it. */
+function start(role: 'web' | 'worker', env: Record<string, string>): { child: ChildProcess; log: string } {
+  const line = readFileSync(`${root}Procfile`, 'utf8').split('\n').find((l) => l.startsWith(`${role}:`));
+  const [node, ...args] = line!.slice(role.length + 1).trim().split(/\s+/);
+  if (node !== 'node') throw new Error(`the Procfile's ${role} does not start with node`);
+  const log = `${tmpdir()}/cairn-bench-${role}-${Date.now()}.log`;
+  const child = spawn(process.execPath, args, { cwd: root, env: childEnv(env), stdio: ['ignore', openSync(log, 'w'), 'inherit'] });
+  children.push(child);
+  return { child, log };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 600_000, everyMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+const procStat = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU seconds (user + system) of a process. */
+const cpuOf = (pid: number): number => {
+  try {
+    const f = procStat(pid);
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0; // gone
+  }
+};
+const dbName = new URL(config.DATABASE_URL).pathname.slice(1);
+/** CPU seconds of every Postgres backend serving the scratch database (the ones alive now). */
+async function postgresCpu(): Promise<Map<number, number>> {
+  const { rows } = await db.raw<{ rows: { pid: number }[] }>('select pid from pg_stat_activity where datname = ? and pid <> pg_backend_pid()', [dbName]);
+  return new Map(rows.map((r) => [r.pid, cpuOf(r.pid)]));
+}
+const postgresCpuSince = async (before: Map<number, number>) =>
+  [...(await postgresCpu())].reduce((a, [pid, now]) => a + now - (before.get(pid) ?? 0), 0);
+const vm = (pid: number, field: 'VmHWM' | 'VmRSS'): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
 /** A bundle of ~2000 small functions, minified by esbuild: its map is over 1 MB. */
 async function bigBundle(tag: string): Promise<{ map: Record<string, unknown>; positions: [number, number][] }> {
@@ -44,50 +109,63 @@ async function bigBundle(tag: string): Promise<{ map: Record<string, unknown>; p
   return { map, positions };
 }
 
-function stackEvent(file: string, positions: [number, number][], release: string, i: number): ErrorEventInput {
+const file = 'https://shop.example.com/assets/main.1a2b3c4d.js';
+/** Event i: one of `stacks` distinct 30-frame stacks (so groups repeat, as bugs do), its own message. */
+function stackEvent(positions: [number, number][], release: string, i: number): ErrorEventInput {
+  const s = i % stacks;
   const frames = Array.from({ length: 30 }, (_, k) => {
-    const [line, col] = positions[(i * 31 + k * 977) % positions.length]!;
+    const [line, col] = positions[(s * 31 + k * 977) % positions.length]!;
     return `    at ${String.fromCharCode(97 + (k % 26))} (${file}:${line}:${col})`;
   });
   return errorEventInput.parse({
     event_time: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, i)).toISOString(), exception_type: 'RangeError',
-    message: `negative value for user ${i % 50} (jane${i % 7}@example.com)`, stack: [`RangeError: negative`, ...frames].join('\n'),
+    message: `negative value ${i} for user ${i % 50} (jane${i % 7}@example.com)`, stack: [`RangeError: negative`, ...frames].join('\n'),
     release, service_name: 'api', tags: { route: `/items/${i % 20}` }, breadcrumbs: [{ message: 'GET /items', category: 'http' }],
   });
 }
 
-async function processAll(count: number, boss: { stop(): Promise<void> } | undefined, start: () => Promise<unknown>): Promise<{ perSecond: number; peakRss: number }> {
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  }, 50);
+/**
+ * Feeds events to a running worker as captures would (1000-row inbox INSERTs, each waking it),
+ * and waits until it has stored them all: the rate is events over that whole time, the CPU is what
+ * the worker process and Postgres spent in it.
+ */
+async function drain(worker: ChildProcess, envId: string, count: number, event: (i: number) => ErrorEventInput) {
+  await db.raw('vacuum analyze');
+  const pg0 = await postgresCpu();
+  const w0 = cpuOf(worker.pid!);
   const t = performance.now();
-  await start();
-  for (;;) {
-    const row = await db('error_event_inbox').count({ n: '*' }).first();
-    if (Number(row?.n) === 0) break;
-    await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < count; i += 1000) {
+    const rows = Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({ uid: newEventUid('c0'), env_id: envId, payload: event(i + k) }));
+    await db.raw(`insert into error_event_inbox (uid, env_id, payload)
+      select x.uid, x.env_id, x.payload from jsonb_to_recordset(?::jsonb) as x(uid text, env_id text, payload jsonb)`, [JSON.stringify(rows)]);
   }
+  await until('the worker to store every event', async () => {
+    if (worker.exitCode !== null) throw new Error('the worker exited');
+    const row = await db('error_event_inbox').count({ n: '*' }).first();
+    return Number(row?.n) === 0;
+  }, 1_800_000, 50);
   const elapsed = ms(t);
-  clearInterval(sampler);
-  void boss;
-  return { perSecond: (count / elapsed) * 1000, peakRss };
+  const workerCpu = cpuOf(worker.pid!) - w0;
+  const pgCpu = await postgresCpuSince(pg0);
+  const dead = Number((await db('error_event_dead').count({ n: '*' }).first())?.n);
+  if (dead > 0) throw new Error(`${dead} events failed to process`);
+  return { perSecond: (count / elapsed) * 1000, workerMs: (workerCpu * 1000) / count, postgresMs: (pgCpu * 1000) / count };
 }
 
-try {
-  await runMigrations(config);
-  const env = await createEnvWithKeys(db, 'orgs/bench/projects/errors/envs/prod', 'test');
-  const store = createObjectStore(config);
-  const boss = createBoss(config, 'web');
-  await boss.start();
-  const jobs = new Jobs(boss, queues);
-  const file = 'https://shop.example.com/assets/main.1a2b3c4d.js';
-  const main = await bigBundle('release-0');
-  const mapBytes = Buffer.byteLength(JSON.stringify(main.map));
-  await uploadSourceMap({ db, store, config }, env.env.id, 'r0', file, main.map);
-  const payloads = Array.from({ length: n }, (_, i) => stackEvent(file, main.positions, 'r0', i));
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
 
-  // Accepted: the same payloads, a plain INSERT of 1000-row statements against batchCapture.
+type Env = Awaited<ReturnType<typeof createEnvWithKeys>>;
+const store = createObjectStore(config);
+
+/** batchCapture and single capture through a web process, against plain INSERTs from here. */
+async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
   await db.schema.createTable('bench_plain', (t) => {
     t.text('uid').primary();
     t.text('env_id');
@@ -98,73 +176,156 @@ try {
     await db('bench_plain').insert(payloads.slice(i, i + 1000).map((p, k) => ({ uid: `u${i + k}`, env_id: env.env.id, payload: JSON.stringify(p) })));
   }
   const plain = (n / ms(t)) * 1000;
-  const web = await startWeb(config, { host: '127.0.0.1', port: 0 });
-  const base = `${web.url}/v1/${env.env.name}/error_groups`;
-  const headers = { authorization: `Bearer ${env.secretKey}`, 'content-type': 'application/json' };
+  const port = await freePort();
+  const web = start('web', { PORT: String(port), LOG_LEVEL: 'info' });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...inflights) });
+  const post = (path: string, body: string) => new Promise<number>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/v1/${env.env.name}/error_groups${path}`, agent,
+      headers: { authorization: `Bearer ${env.secretKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  await until('the web process', () => post(':capture', '{}').then((s) => s === 400, () => false), 60_000, 50);
   t = performance.now();
   for (let i = 0; i < n; i += 1000) {
-    const res = await fetch(`${base}:batchCapture`, { method: 'POST', headers, body: JSON.stringify({ error_events: payloads.slice(i, i + 1000) }) });
-    if (res.status !== 202) throw new Error(`batchCapture answered ${res.status}`);
-    await res.arrayBuffer();
+    const status = await post(':batchCapture', JSON.stringify({ error_events: payloads.slice(i, i + 1000) }));
+    if (status !== 202) throw new Error(`batchCapture answered ${status}`);
   }
   const batch = (n / ms(t)) * 1000;
-  const singles = Math.min(n, 3000);
-  let next = 0;
-  t = performance.now();
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < singles) {
-      const i = next++;
-      const res = await fetch(`${base}:capture`, { method: 'POST', headers, body: JSON.stringify({ error_event: payloads[i] }) });
-      if (res.status !== 202) throw new Error(`capture answered ${res.status}`);
-      await res.arrayBuffer();
-    }
-  }));
-  const single = (singles / ms(t)) * 1000;
-  await web.stop();
-  report('accepted', {
+  const bodies = payloads.slice(0, 1000).map((p) => JSON.stringify({ error_event: p }));
+  const singleRates: Record<string, number> = {};
+  const get = (path: string) => new Promise<number>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    }).on('error', reject);
+  });
+  for (const inflight of inflights) {
+    // The HTTP floor: GET /healthz (no key, no body, no database) at the same concurrency.
+    let done = 0;
+    t = performance.now();
+    await Promise.all(Array.from({ length: inflight }, async () => {
+      while (done++ < singles) await get('/healthz');
+    }));
+    const floor = (singles / ms(t)) * 1000;
+    let next = 0;
+    for (let i = 0; i < 200; i++) await post(':capture', bodies[i]!); // warm the connections
+    t = performance.now();
+    await Promise.all(Array.from({ length: inflight }, async () => {
+      while (next < singles) {
+        const status = await post(':capture', bodies[next++ % bodies.length]!);
+        if (status !== 202) throw new Error(`capture answered ${status}`);
+      }
+    }));
+    const single = (singles / ms(t)) * 1000;
+    singleRates[`GET /healthz, ${inflight} in flight, requests/s`] = floor;
+    singleRates[`single capture, ${inflight} in flight, events/s (≥ 2000)`] = single;
+    singleRates[`  capture / healthz, ${inflight} in flight`] = single / floor;
+  }
+  agent.destroy();
+  web.child.kill('SIGTERM');
+  report('accepted (web process; requests from this process over keep-alive HTTP)', {
     'plain multi-row INSERT, events/s': plain,
     'batchCapture (1000 per request), events/s': batch,
     'batchCapture / plain INSERT (target ≥ 0.50)': batch / plain,
-    'single capture, 16 in flight, events/s (≥ 2000)': single,
+    ...singleRates,
   });
+  await db('error_event_inbox').delete();
+}
 
-  // Processed end to end: everything accepted above (n + singles events) through one worker.
-  const backlog = n + singles;
-  const worker = await startWorker(config, queues, handlers, { pollingIntervalSeconds: 0.5 });
-  const first = await processAll(backlog, undefined, async () => undefined);
-  // Grow the store, then the same again.
+/** One worker process, end to end; then again after the store grows by `grow` events. */
+async function processed(env: Env, payloads: ErrorEventInput[], map: Record<string, unknown>): Promise<void> {
+  // The baseline: the same pipeline (parse, symbolicate, scrub, group, serialise) in this process,
+  // with no database and no object store.
+  const json = JSON.stringify(map);
+  const parsed = parseMap(json);
+  const refs = [{ file, file_path: filePath(file), sha256: 'bench', size_bytes: json.length, object_key: 'bench' }];
+  const policy = compiledPolicy(defaultPolicy);
+  for (const p of payloads.slice(0, 500)) await processEvent(p, refs, async () => parsed, policy.scrubber()); // warm up
+  const t = performance.now();
+  for (const p of payloads) JSON.stringify((await processEvent(p, refs, async () => parsed, policy.scrubber())).body);
+  const alone = (n / ms(t)) * 1000;
+  const worker = start('worker', { LOG_LEVEL: 'info' });
+  await until('the worker', () => readFileSync(worker.log, 'utf8').includes('worker started'), 60_000, 50);
+  const first = await drain(worker.child, env.env.id, n, (i) => payloads[i]!);
+  const before = Number((await db('error_events').count({ n: '*' }).first())?.n);
   const sample = await db('error_events').first('group_id', 'body');
-  await db.raw(
-    `insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body)
-     select 'err_zz' || lpad(g::text, 26, '0'), ?, ?, now(), now(), 'r0', 'api', ?::jsonb from generate_series(1, ?) g`,
-    [env.env.id, sample.group_id, JSON.stringify(sample.body), grow],
-  );
-  await db.raw('analyze error_events');
-  const second = await processAll(n, undefined, () => acceptEvents({ db, jobs, cell: 'c0' }, env.env.id, payloads).then(() => undefined));
-  const stored = await db('error_events').count({ n: '*' }).first();
-  report(`processed end to end (one worker, 30 frames, ${(mapBytes / 1e6).toFixed(2)} MB map)`, {
+  for (let done = 0; done < grow; done += 100_000) {
+    await db.raw(
+      `insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body)
+       select 'err_zz' || lpad((? + g)::text, 26, '0'), ?, ?, now(), now(), 'r0', 'api', ?::jsonb from generate_series(1, ?) g`,
+      [done, env.env.id, sample.group_id, JSON.stringify(sample.body), Math.min(100_000, grow - done)],
+    );
+  }
+  await db.raw('vacuum analyze error_events');
+  const second = await drain(worker.child, env.env.id, n, (i) => ({ ...payloads[i]!, message: `${payloads[i]!.message ?? ''} again` }));
+  worker.child.kill('SIGTERM');
+  await new Promise((r) => worker.child.once('exit', r));
+  report(`processed end to end (one worker process, 30 frames, ${(json.length / 1e6).toFixed(2)} MB map, ${n} events, ${stacks} stacks)`, {
+    'processing alone (this process, no database), events/s': alone,
     'events/s, store starting empty (≥ 2000)': first.perSecond,
-    [`events/s, store holding ${Number(stored?.n) - n} events`]: second.perSecond,
-    'per-event cost, grown / empty (flat ≈ 1.0)': first.perSecond / second.perSecond,
+    '  end to end / processing alone': first.perSecond / alone,
+    '  worker CPU ms per event': first.workerMs,
+    '  Postgres CPU ms per event': first.postgresMs,
+    [`events/s, store holding ${before + grow} events`]: second.perSecond,
+    '  worker CPU ms per event ': second.workerMs,
+    '  Postgres CPU ms per event ': second.postgresMs,
+    'rate, empty / grown (flat ≈ 1.0)': first.perSecond / second.perSecond,
+    'CPU per event, grown / empty (flat ≈ 1.0)': (second.workerMs + second.postgresMs) / (first.workerMs + first.postgresMs),
   });
+}
 
-  // Memory: events spread over many releases, each with its own ≥ 1 MB map.
-  const spread: ErrorEventInput[] = [];
+/**
+ * A fresh worker over events spread across many releases, each with its own map, in release order
+ * (a rolling deploy), so the map cache fills, then evicts.
+ */
+async function memory(env: Env, main: Awaited<ReturnType<typeof bigBundle>>): Promise<void> {
+  const perRelease = Math.ceil(memoryEvents / releases);
+  const positions: [number, number][][] = [];
   for (let r = 1; r <= releases; r++) {
     const b = r === 1 ? main : await bigBundle(`release-${r}`);
-    await uploadSourceMap({ db, store, config }, env.env.id, `r${r}`, file, b.map);
-    for (let i = 0; i < Math.ceil(n / releases); i++) spread.push(stackEvent(file, b.positions, `r${r}`, i));
+    await uploadSourceMap({ db, store, config }, env.env.id, `m${r}`, file, b.map);
+    positions.push(b.positions);
   }
-  const mem = await processAll(spread.length, undefined, async () => {
-    for (let i = 0; i < spread.length; i += 1000) await acceptEvents({ db, jobs, cell: 'c0' }, env.env.id, spread.slice(i, i + 1000));
+  const worker = start('worker', { LOG_LEVEL: 'info' });
+  await until('the worker', () => readFileSync(worker.log, 'utf8').includes('worker started'), 60_000, 50);
+  const idle = vm(worker.child.pid!, 'VmRSS');
+  const mem = await drain(worker.child, env.env.id, perRelease * releases, (i) => {
+    const r = Math.floor(i / perRelease);
+    return stackEvent(positions[r]!, `m${r + 1}`, i % perRelease);
   });
-  report(`memory (${spread.length} events over ${releases} releases' maps)`, {
+  report(`memory (one worker process, ${perRelease * releases} events over ${releases} releases' maps)`, {
     'events/s': mem.perSecond,
-    'peak RSS of the whole bench process, MB (< 300)': mem.peakRss / 1e6,
+    '  worker CPU ms per event': mem.workerMs,
+    '  Postgres CPU ms per event': mem.postgresMs,
+    'worker RSS when idle, MB': idle / 1e6,
+    'worker peak RSS (VmHWM), MB (< 300)': vm(worker.child.pid!, 'VmHWM') / 1e6,
   });
-  await worker.stop();
-  await boss.stop({ graceful: false, close: true });
+  worker.child.kill('SIGTERM');
+}
+
+try {
+  await runMigrations(config);
+  const env = await createEnvWithKeys(db, 'orgs/bench/projects/errors/envs/prod', 'test');
+  const main = await bigBundle('release-0');
+  await uploadSourceMap({ db, store, config }, env.env.id, 'r0', file, main.map);
+  const payloads = Array.from({ length: n }, (_, i) => stackEvent(main.positions, 'r0', i));
+  if (parts.has('accepted')) await accepted(env, payloads);
+  if (parts.has('processed')) await processed(env, payloads, main.map);
+  if (parts.has('memory')) await memory(env, main);
 } finally {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+  // The maps uploaded here are megabytes each: leave nothing behind in the shared object store.
+  const cleanup = async () => {
+    const keys: string[] = await db('error_source_maps').pluck('object_key').catch(() => []);
+    for (const key of keys) await store.delete(sourceMapBucket(config), key).catch(() => undefined);
+    await store.deleteBucket(sourceMapBucket(config)).catch(() => undefined);
+  };
+  await Promise.race([cleanup(), new Promise((r) => setTimeout(r, 30_000).unref())]);
   await db.destroy();
   await scratch.drop();
 }

@@ -17,6 +17,11 @@ export interface QueueDef<S extends z.ZodType = z.ZodType> {
   retryDelayMax?: number;
   /** A job active longer than this is considered lost (worker killed) and retried. */
   expireInSeconds?: number;
+  /**
+   * For long jobs: the worker refreshes the claim every half of this, and a claim not refreshed
+   * for this long (worker killed) is failed and retried, however long `expireInSeconds` is.
+   */
+  heartbeatSeconds?: number;
   /** How long completed or failed jobs stay queryable. */
   deleteAfterSeconds?: number;
   /** How long a job may wait in the queue before it is given up. */
@@ -60,10 +65,17 @@ export const queues = defineQueues({
   'identity.prune': { schema: z.object({}), retryLimit: 2 },
   // Backups (issue 6). Capture and restore carry only ids; each takes its environment's advisory
   // lock and throws while another run holds it, so retries (with backoff) wait their turn. A dump
-  // may run for hours: the expiry only bounds how long a lost run waits before redelivery, and
-  // the redelivered job (or backups.reap) fails the orphan and cleans the bucket.
-  'backups.capture': { schema: z.object({ backup_id: z.string().regex(/^backup_[0-9a-z]{26}$/) }), retryLimit: 40, retryDelay: 15, retryDelayMax: 300, expireInSeconds: 6 * 3600 },
-  'backups.restore': { schema: z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/) }), retryLimit: 40, retryDelay: 15, retryDelayMax: 300, expireInSeconds: 6 * 3600 },
+  // may run for hours: the heartbeat, not the expiry, finds a killed worker's job (within about
+  // two minutes), and the redelivered job (or backups.reap) fails the orphan and cleans the
+  // bucket. The expiry is pg-boss's maximum, 24 h, the longest a single run may take.
+  'backups.capture': {
+    schema: z.object({ backup_id: z.string().regex(/^backup_[0-9a-z]{26}$/) }),
+    retryLimit: 40, retryDelay: 15, retryDelayMax: 300, expireInSeconds: 24 * 3600, heartbeatSeconds: 120,
+  },
+  'backups.restore': {
+    schema: z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/) }),
+    retryLimit: 40, retryDelay: 15, retryDelayMax: 300, expireInSeconds: 24 * 3600, heartbeatSeconds: 120,
+  },
   'backups.schedule': { schema: z.object({ type: z.enum(['daily', 'weekly', 'monthly']) }), retryLimit: 5 },
   'backups.prune': { schema: z.object({}), retryLimit: 2 },
   'backups.reap': { schema: z.object({}), retryLimit: 1 },
@@ -135,6 +147,7 @@ function queueOptions(def: QueueDef, name: string): Omit<Queue, 'name'> {
     // pg-boss accepts a cap only together with backoff.
     ...(o.retryBackoff ? { retryDelayMax: o.retryDelayMax } : {}),
     expireInSeconds: o.expireInSeconds,
+    ...(o.heartbeatSeconds ? { heartbeatSeconds: o.heartbeatSeconds } : {}),
     deleteAfterSeconds: o.deleteAfterSeconds,
     retentionSeconds: o.retentionSeconds,
     deadLetter: deadLetterName(name),

@@ -36,7 +36,7 @@ export const ingestLoopDefaults: IngestLoopOptions = {
   leaseSeconds: 60,
   pollMs: 1000,
   maxAttempts: 10,
-  mapCacheBytes: 160 * 1024 * 1024,
+  mapCacheBytes: 32 * 1024 * 1024,
   mapLoadTimeoutMs: 30_000,
 };
 
@@ -100,6 +100,10 @@ function listen(ctx: WorkerContext, wake: Wake, isStopping: () => boolean): { cl
     try {
       await c.connect();
       await c.query(`listen ${inboxChannel}`);
+      if (isStopping()) {
+        await c.end();
+        return;
+      }
       client = c;
       wake.notify(); // events may have arrived while not listening
     } catch (err) {
@@ -139,10 +143,10 @@ export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerSe
         let failures = 0;
         while (!stopping) {
           const since = wake.seen;
-          let full = false;
+          let claimed: number;
           try {
             const r = await ingestNext(ctx.db, load, o.batchSize, o.leaseSeconds, o);
-            full = r.claimed === o.batchSize;
+            claimed = r.claimed;
             failures = 0;
             if (r.failed.length > 0) {
               ctx.log.error({ uids: r.failed.map((f) => f.uid), err: r.failed[0]!.error }, 'error events failed to process; they will be retried');
@@ -155,7 +159,8 @@ export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerSe
             await wake.wait(wake.seen, Math.min(30_000, 500 * 2 ** failures));
             continue;
           }
-          if (!full && !stopping) await wake.wait(since, o.pollMs);
+          // Anything claimed: more may be waiting (a byte budget can cut a batch short), so go on.
+          if (claimed === 0 && !stopping) await wake.wait(since, o.pollMs);
         }
       };
       const loops = Array.from({ length: o.concurrency }, loop);

@@ -2,9 +2,12 @@
 // another environment: every table's checksum equal. The stored object is unreadable without the
 // key. A flipped or truncated byte fails the restore before the target changes.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyBackupObject, verifyBackupObject } from '../../src/domain/backups/restore.ts';
+import { applyBackupObject, restoreObject, verifyBackupObject } from '../../src/domain/backups/restore.ts';
 import { backupQueries, type BackupRow } from '../../src/domain/backups/queries.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { queues } from '../../src/jobs.ts';
@@ -161,6 +164,26 @@ describe('backup → restore into another environment', () => {
       expect(await tableChecksums(target.url)).toEqual(before);
     });
   }
+
+  it('downloads into a private temporary file and removes it, after a success and after a failure', async () => {
+    const row = (await backupQueries(h.db).backup(String(backup.id)))!;
+    const bad = await tamperedCopy((x) => { x[x.length - 30]! ^= 0x01; return x; });
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-test-tmp-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
+    try {
+      await restoreObject(deps(), row, target.url);
+      expect(readdirSync(dir)).toEqual([]);
+      const before = await tableChecksums(target.url);
+      await expect(restoreObject(deps(), bad, target.url)).rejects.toThrow(/authentication/);
+      expect(readdirSync(dir)).toEqual([]);
+      expect(await tableChecksums(target.url)).toEqual(before);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('fails a restore operation of a corrupted object and leaves the target as it was', async () => {
     const row = (await backupQueries(h.db).backup(String(backup.id)))!;

@@ -1,18 +1,22 @@
 // A worker killed mid-backup (issue #6): the record ends `failed`, with no object and no open
-// multipart upload. The real worker runs as a child process and gets SIGKILL while its upload is
-// open: a lock held on a source table keeps pg_dump waiting, so the moment is deterministic.
+// multipart upload, whether the reaper or the job's redelivery finds it first. The real worker
+// runs as a child process and gets SIGKILL while its upload is open: a lock held on a source
+// table keeps pg_dump waiting, so the moment is deterministic.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { reapOrphans } from '../../src/domain/backups/maintenance.ts';
-import { backupQueries } from '../../src/domain/backups/queries.ts';
+import { backupQueries, type BackupRow } from '../../src/domain/backups/queries.ts';
 import { requestManualBackup } from '../../src/domain/backups/service.ts';
+import type { PgBoss } from 'pg-boss';
 import { createBoss, Jobs, queues } from '../../src/jobs.ts';
 import { createLogger } from '../../src/log.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import type { ObjectStore } from '../../src/storage/object-store.ts';
+import { startWorker, type WorkerHandle } from '../../src/worker.ts';
+import { handlers } from '../../workers/handlers.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase } from './support.ts';
@@ -34,24 +38,22 @@ afterAll(async () => {
   await h?.close();
 });
 
-it('leaves a failed record, no object and no open multipart upload', async () => {
-  const env = await createTestEnv(h.db);
-  await setEnvDatabase(h.db, h.config, env.env.id, source.url);
-
+/**
+ * Starts the real worker as a child process, has it start a backup whose pg_dump waits on a lock
+ * (its multipart upload already open), then SIGKILLs it. Answers the backup row.
+ */
+async function killWorkerMidBackup(boss: PgBoss, envId: string): Promise<BackupRow> {
   // pg_dump locks every table before it writes a byte; holding one makes it wait right there.
   const blocker = new pg.Client({ connectionString: source.url });
   await blocker.connect();
   await blocker.query('begin; lock table orders in access exclusive mode');
-
   const child = spawn(process.execPath, ['workers/main.ts'], {
     env: { ...process.env, DATABASE_URL: h.database.url, CAIRN_ENCRYPTION_KEY: testEncryptionKey, CAIRN_BACKUP_BUCKET: bucket, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = once(child, 'exit');
-  const boss = createBoss(h.config, 'web');
-  await boss.start();
   try {
-    const row = await requestManualBackup({ config: h.config, db: h.db, jobs: new Jobs(boss, queues) }, env.env.id);
+    const row = await requestManualBackup({ config: h.config, db: h.db, jobs: new Jobs(boss, queues) }, envId);
     await waitFor('the backup to run with its upload open and pg_dump waiting', async () => {
       const b = await backupQueries(h.db).backup(row.id);
       if (b?.state !== 'running') return false;
@@ -61,11 +63,30 @@ it('leaves a failed record, no object and no open multipart upload', async () =>
       );
       return uploads.length > 0 && waiting.rows.length > 0;
     });
-
     child.kill('SIGKILL');
     await exited;
-    await blocker.query('rollback');
+    return row;
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await blocker.query('rollback').catch(() => undefined);
+    await blocker.end().catch(() => undefined);
+  }
+}
 
+async function expectCleanFailure(row: BackupRow): Promise<void> {
+  const after = await backupQueries(h.db).backup(row.id);
+  expect(after).toMatchObject({ state: 'failed', error: expect.stringContaining('stopped before it finished') });
+  expect(await store.head(bucket, row.object_key)).toBeUndefined();
+  expect(await store.listIncompleteUploads(bucket, row.object_key)).toEqual([]);
+}
+
+it('leaves a failed record, no object and no open multipart upload (the reaper)', async () => {
+  const env = await createTestEnv(h.db);
+  await setEnvDatabase(h.db, h.config, env.env.id, source.url);
+  const boss = createBoss(h.config, 'web');
+  await boss.start();
+  try {
+    const row = await killWorkerMidBackup(boss, env.env.id);
     const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
     // The killed worker's lock session ends when Postgres sees its socket close.
     const reaped = await waitFor('the orphan to be reaped', async () => {
@@ -73,16 +94,43 @@ it('leaves a failed record, no object and no open multipart upload', async () =>
       return out.backups.includes(row.id) ? out : undefined;
     });
     expect(reaped.backups).toEqual([row.id]);
-
-    const after = await backupQueries(h.db).backup(row.id);
-    expect(after).toMatchObject({ state: 'failed', error: expect.stringContaining('stopped before it finished') });
-    expect(await store.head(bucket, row.object_key)).toBeUndefined();
-    expect(await store.listIncompleteUploads(bucket, row.object_key)).toEqual([]);
+    await expectCleanFailure(row);
     // A second reap finds nothing: the failed row is final.
     expect(await reapOrphans(deps)).toEqual({ backups: [], operations: [] });
   } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await blocker.end().catch(() => undefined);
+    await boss.stop({ graceful: false, close: true });
+  }
+});
+
+it('fails and cleans the orphan when pg-boss redelivers the job after its heartbeat stopped', async () => {
+  const env = await createTestEnv(h.db);
+  await setEnvDatabase(h.db, h.config, env.env.id, source.url);
+  // Its supervise() passes may run every second (the workers' own run every minute).
+  const boss = createBoss(h.config, 'web', { monitorIntervalSeconds: 1 });
+  await boss.start();
+  let worker: WorkerHandle<typeof queues> | undefined;
+  try {
+    // The registry's heartbeat is 120 s; pg-boss's shortest is 10 s, copied onto jobs sent after this.
+    await boss.updateQueue('backups.capture', { heartbeatSeconds: 10, retryDelay: 1 });
+    const row = await killWorkerMidBackup(boss, env.env.id);
+    const [job] = await boss.findJobs<{ backup_id: string }>('backups.capture', { data: { backup_id: row.id } });
+    expect(job).toMatchObject({ state: 'active', heartbeatSeconds: 10 });
+
+    // Another worker picks the job up once a supervisor pass has failed it for its stale heartbeat.
+    worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
+    await waitFor('the redelivered job to fail the orphan', async () => {
+      await boss.supervise('backups.capture');
+      const b = await backupQueries(h.db).backup(row.id);
+      return b?.state === 'failed';
+    }, 60_000);
+    await expectCleanFailure(row);
+    const done = await waitFor('the job to complete', async () => {
+      const [j] = await boss.findJobs('backups.capture', { id: job!.id });
+      return j?.state === 'completed' ? j : undefined;
+    });
+    expect(done.retryCount).toBeGreaterThanOrEqual(1);
+  } finally {
+    await worker?.stop();
     await boss.stop({ graceful: false, close: true });
   }
 });

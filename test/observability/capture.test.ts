@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { eventually } from '../support/probes.ts';
 import { capture, envBase, groupIdOf, readStored, sampleEvent, startStack, type Stack } from './support.ts';
 
 let h: Harness;
@@ -102,6 +103,16 @@ describe('batchCapture', () => {
     expect(res.status).toBe(400);
     const after = await h.db('error_event_inbox').count({ n: '*' }).first();
     expect(after).toEqual(before);
+  });
+
+  it('accepts concurrent captures (sharing INSERTs) and stores every one, counted once', async () => {
+    const results = await Promise.all(Array.from({ length: 120 }, (_, i) => post(':capture', { error_event: sampleEvent({ exception_type: 'ConcurrentError', message: `c${i}` }) })));
+    expect(results.map((r) => r.status)).toEqual(results.map(() => 202));
+    const uids = results.map((r) => r.body.uid as string);
+    expect(new Set(uids).size).toBe(120);
+    await eventually(async () => Number((await h.db('error_events').whereIn('uid', uids).count({ n: '*' }).first())?.n) === 120);
+    const group = await h.db('error_groups').where({ env_id: env.env.id }).whereLike('title', 'ConcurrentError%').first('occurrence_count');
+    expect(Number(group.occurrence_count)).toBe(120);
   });
 
   it('uids are unique across a large batch', async () => {

@@ -1,6 +1,8 @@
-// The worker's store step on the real Postgres: idempotent on the uid (a re-run stores nothing
-// twice), occurrence_count equal to the stored events, and concurrent first events of a new group
-// making exactly one group.
+// The worker's claim and store steps on the real Postgres: idempotent on the uid (a re-run stores
+// nothing twice), occurrence_count equal to the stored events, concurrent first events of a new
+// group making exactly one group, leases that run out, retries and dead letters, and the byte
+// budgets that keep a batch of large events as small in memory as an ordinary one. (A worker
+// process killed mid-batch: crash.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newEventUid } from '../../src/domain/observability/capture.ts';
 import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
@@ -118,5 +120,30 @@ describe('ingestBatch', () => {
     expect((await ingestNext(h.db, storeDown, 1000, 30, { maxAttempts: 3 })).stored).toBe(1);
     const stored = await h.db('error_events').where({ uid }).first('body');
     expect(stored.body.stack_frames[0]).toMatchObject({ unmapped_reason: 'map_unavailable', function: 'a', line: 1, column: 5 });
+  });
+
+  it('stores a batch of large events in parts, each event once', async () => {
+    const uids = await accept(12, { message: 'in parts', exception_type: 'PartsError' });
+    let statements = 0;
+    const count = (q: { sql: string }) => void (q.sql.includes('insert into error_events') && (statements += 1));
+    h.db.on('query', count);
+    try {
+      expect((await ingestBatch(h.db, uids, noMaps, { maxAttempts: 10, maxStoreBytes: 1 })).stored).toBe(12);
+    } finally {
+      h.db.off('query', count);
+    }
+    expect(statements).toBe(12);
+    expect(await counts('in parts')).toEqual({ groups: 1, occurrences: 12, events: 12 });
+  });
+
+  it('claims no more stored payload than its byte budget, but always one row', async () => {
+    const uids = await accept(10, { message: 'budget', exception_type: 'BudgetError' });
+    const q = ingestQueries(h.db);
+    const one = (await q.claim(1000, 30, 1)).filter((r) => uids.includes(r.uid));
+    expect(one).toHaveLength(1);
+    const size = Number((await h.db('error_event_inbox').where({ uid: uids[1] }).first(h.db.raw('pg_column_size(payload) as s'))).s);
+    const three = (await q.claim(1000, 30, size * 3)).filter((r) => uids.includes(r.uid));
+    expect(three).toHaveLength(3);
+    expect((await ingestBatch(h.db, uids, noMaps)).stored).toBe(10);
   });
 });

@@ -7,6 +7,27 @@ import { tenancyQueries } from '../../domain/tenancy/queries.ts';
 import { AppError } from '../../errors.ts';
 import type { AppDeps, Principal } from '../context.ts';
 
+type Resolved = Awaited<ReturnType<ReturnType<typeof tenancyQueries>['resolveKey']>>;
+
+// Concurrent requests with one key share the lookup in flight (single flight), so a busy client
+// costs one key query per round trip, not one per request. Nothing is cached: a revocation
+// committed before a lookup starts refuses every request that joins it, so it takes effect within
+// one lookup's duration (milliseconds).
+const inFlight = new WeakMap<object, Map<string, Promise<Resolved>>>();
+
+function resolveKeyShared(deps: AppDeps, token: string): Promise<Resolved> {
+  let pending = inFlight.get(deps.db);
+  if (!pending) inFlight.set(deps.db, (pending = new Map()));
+  const hash = hashKey(token);
+  const id = hash.toString('base64');
+  let lookup = pending.get(id);
+  if (!lookup) {
+    lookup = tenancyQueries(deps.db).resolveKey(hash).finally(() => pending.delete(id));
+    pending.set(id, lookup);
+  }
+  return lookup;
+}
+
 function bearer(ctx: Context): string | undefined {
   const header = ctx.get('authorization');
   if (!header) return undefined;
@@ -30,7 +51,7 @@ export async function authenticate(ctx: Context, deps: AppDeps, kind: 'secret' |
   }
   const shape = parseKey(token);
   if (!shape) throw new AppError('unauthorized', 'the API key is malformed; keys look like cairn_sk_test_… or cairn_pk_test_…');
-  const key = await tenancyQueries(deps.db).resolveKey(hashKey(token));
+  const key = await resolveKeyShared(deps, token);
   if (!key || key.kind !== shape.kind) throw new AppError('unauthorized', 'the API key is not valid');
   if (key.revoke_time) throw new AppError('unauthorized', 'the API key was revoked; create a new one with `cairn admin keys create`');
   if (key.kind !== kind) {

@@ -9,6 +9,7 @@ import { keyringFromConfig, open, seal } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
 import { encryptStream, formatName } from './format.ts';
 import { tryLockEnv } from './lock.ts';
+import { streamingCollector } from './memory.ts';
 import { checkDumpVersion, findTool, parseServerVersionNum, type PgVersion } from './pgtools.ts';
 import { startDump, type DumpProcess } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget } from './queries.ts';
@@ -23,15 +24,26 @@ export function databaseUrlOf(deps: Pick<BackupDeps, 'config'>, env: EnvTarget):
   return open(keyringFromConfig(deps.config), env.database_url_enc, `env-database:${env.id}`).toString('utf8');
 }
 
-export async function serverVersion(url: string): Promise<PgVersion> {
+export async function serverVersion(url: string): Promise<PgVersion & { databaseBytes: number }> {
   const client = new pg.Client({ connectionString: url, application_name: 'cairn-backup', connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    const res = await client.query<{ v: string }>("select current_setting('server_version_num') as v");
-    return parseServerVersionNum(Number(res.rows[0]!.v));
+    const res = await client.query<{ v: string; size: string }>("select current_setting('server_version_num') as v, pg_database_size(current_database()) as size");
+    return { ...parseServerVersionNum(Number(res.rows[0]!.v)), databaseBytes: Number(res.rows[0]!.size) };
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Multipart part size: 8 MiB, larger only when the dump could otherwise need more than S3's
+ * 10,000 parts. The gzip'd dump is taken to be at most twice the database's size on disk (it is
+ * usually a small fraction), so parts grow past 8 MiB only above about 40 GiB of database;
+ * memory is about three parts.
+ */
+export function partSizeFor(databaseBytes: number): number {
+  const mib = 1024 * 1024;
+  return Math.max(8 * mib, Math.ceil((2 * databaseBytes) / 10_000 / mib) * mib);
 }
 
 /** The queue handler's entry: idempotent for pg-boss's at-least-once delivery. */
@@ -96,12 +108,18 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow): Promise<B
     dump = d;
     const gzipped = { bytes: 0 };
     const stored = { bytes: 0, hash: createHash('sha256') };
+    const collect = streamingCollector();
     // The stream fails unless pg_dump and gzip exit 0, so the upload cannot complete before that.
     async function* compressed(): AsyncGenerator<Buffer> {
-      yield* d.output as AsyncIterable<Buffer>;
+      for await (const chunk of d.output as AsyncIterable<Buffer>) {
+        gzipped.bytes += chunk.length;
+        collect(chunk.length);
+        yield chunk;
+      }
       await d.finished;
     }
-    const uploaded = await deps.store.putStream(backup.bucket, backup.object_key, measure(encryptStream(measure(compressed(), gzipped), dataKey), stored), {
+    const uploaded = await deps.store.putStream(backup.bucket, backup.object_key, measure(encryptStream(compressed(), dataKey), stored), {
+      partSize: partSizeFor(server.databaseBytes),
       contentType: 'application/octet-stream',
       metadata: { 'cairn-format': formatName, 'cairn-key-id': keyring.currentId, 'cairn-wrapped-key': wrapped, 'cairn-backup-id': backup.id },
     });

@@ -38,6 +38,7 @@ import { databaseUrlOf, runCapture } from './capture.ts';
 import { backupObjectKey, type BackupDeps } from './deps.ts';
 import { BackupIntegrityError, decryptStream } from './format.ts';
 import { EnvBusyError, tryLockEnv } from './lock.ts';
+import { streamingCollector } from './memory.ts';
 import { findTool } from './pgtools.ts';
 import { startReplay, type PipeOptions } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget, type OperationRow } from './queries.ts';
@@ -78,8 +79,10 @@ async function openObject(deps: BackupDeps, backup: BackupRow): Promise<{ body: 
 async function* counted(source: AsyncIterable<Buffer>, phase: string, total: number, progress: Progress, hash?: Hash): AsyncGenerator<Buffer> {
   let bytes = 0;
   let last = 0;
+  const collect = streamingCollector();
   for await (const chunk of source) {
     bytes += chunk.length;
+    collect(chunk.length);
     hash?.update(chunk);
     if (bytes - last > 4 * 1024 * 1024) {
       last = bytes;
@@ -187,7 +190,7 @@ export async function restoreObject(deps: BackupDeps, backup: BackupRow, url: st
     const path = join(dir, 'object');
     const key = await fetchVerified(deps, backup, path, progress);
     progress('restoring', 0, total);
-    await replayStream(counted(createReadStream(path, { highWaterMark: 1024 * 1024 }), 'restoring', total, progress), key, url);
+    await replayStream(counted(createReadStream(path), 'restoring', total, progress), key, url);
   });
 }
 

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { randomBase62 } from '../../crypto.ts';
 import { newId } from '../../ids.ts';
 import { scrubbingQueries } from './policy-queries.ts';
+import type { ErrorEventInput } from './event-schema.ts';
 import { processEvent, type ProcessedEvent } from './process.ts';
 import { ingestQueries, type InboxRow, type NewEvent, type NewGroup } from './queries.ts';
 import { compiledPolicy, type ScrubbingPolicy } from './scrub.ts';
@@ -22,53 +23,80 @@ export interface IngestResult {
 export interface IngestOptions {
   /** Attempts (claims) before an event moves to error_event_dead. */
   maxAttempts: number;
+  /** Processed JSON held before a store: a batch of large events is stored in parts. */
+  maxStoreBytes?: number;
 }
 
-export const ingestDefaults: IngestOptions = { maxAttempts: 10 };
+export const ingestDefaults: IngestOptions = { maxAttempts: 10, maxStoreBytes: 4 * 1024 * 1024 };
 
+/**
+ * A processed event, kept as the JSON the store statement takes: the event's objects die as soon
+ * as it is processed instead of living (and being promoted to the old generation) until the batch
+ * is stored, which is most of what keeps a worker's heap small.
+ */
 interface Ready {
-  row: InboxRow;
-  processed: ProcessedEvent;
+  env_id: string;
+  event_time: string;
+  group: Pick<ProcessedEvent, 'fingerprint' | 'title' | 'culprit' | 'grouping'> & { service_name: string };
+  json: string;
 }
 
-async function processAll(db: Knex, rows: InboxRow[], load: MapLoader, maxAttempts: number): Promise<{ ready: Ready[]; failed: (IngestResult['failed'][number] & { attempts: number })[] }> {
+type Failure = IngestResult['failed'][number] & { attempts: number };
+
+/** Processes the rows in order; `flush` is handed what is ready whenever it reaches `maxStoreBytes`, and at the end. */
+async function processAll(db: Knex, rows: InboxRow[], load: MapLoader, options: IngestOptions, flush: (ready: Ready[]) => Promise<void>): Promise<Failure[]> {
   const envIds = [...new Set(rows.map((r) => r.env_id))];
-  const pairs = [...new Set(rows.filter((r) => r.payload.release).map((r) => `${r.env_id}\n${r.payload.release}`))].map((k) => {
+  const pairs = [...new Set(rows.filter((r) => r.release).map((r) => `${r.env_id}\n${r.release}`))].map((k) => {
     const [env_id, release] = k.split('\n') as [string, string];
     return { env_id, release };
   });
   const [policies, maps] = await Promise.all([scrubbingQueries(db).policies(envIds), sourceMapQueries(db).forReleases(pairs)]);
-  const ready: Ready[] = [];
-  const failed: (IngestResult['failed'][number] & { attempts: number })[] = [];
+  let ready: Ready[] = [];
+  let bytes = 0;
+  const failed: Failure[] = [];
+  const maxAttempts = options.maxAttempts;
   for (const row of rows) {
     try {
       const policy = compiledPolicy(policies.get(row.env_id) as ScrubbingPolicy);
-      const refs = row.payload.release ? (maps.get(`${row.env_id}\n${row.payload.release}`) ?? []) : [];
-      const processed = await processEvent(row.payload, refs, load, policy.scrubber());
+      const refs = row.release ? (maps.get(`${row.env_id}\n${row.release}`) ?? []) : [];
+      const processed = await processEvent(JSON.parse(row.payload_json) as ErrorEventInput, refs, load, policy.scrubber());
       // The object store failed: try again later, while attempts remain, rather than store the
       // event unsymbolicated for good; the last attempt stores it with `map_unavailable` frames.
       if (row.attempts > 0 && row.attempts < maxAttempts - 1 && processed.body.stack_frames.some((f) => f.unmapped_reason === 'map_unavailable')) {
         throw new Error('a source map could not be read from the object store');
       }
-      ready.push({ row, processed });
+      const b = processed.body;
+      const event: NewEvent = {
+        uid: row.uid, env_id: row.env_id, fingerprint: processed.fingerprint, event_time: b.event_time,
+        receive_time: new Date(row.receive_time).toISOString(), release: b.release ?? '', service_name: b.service_name ?? '', body: b,
+      };
+      const json = JSON.stringify(event);
+      ready.push({
+        env_id: row.env_id, event_time: b.event_time, json,
+        group: { fingerprint: processed.fingerprint, title: processed.title, culprit: processed.culprit, grouping: processed.grouping, service_name: b.service_name ?? '' },
+      });
+      bytes += json.length;
     } catch (error) {
       failed.push({ uid: row.uid, attempts: row.attempts, error });
     }
+    if (bytes >= (options.maxStoreBytes ?? ingestDefaults.maxStoreBytes!)) {
+      await flush(ready);
+      ready = [];
+      bytes = 0;
+    }
   }
-  return { ready, failed };
+  if (ready.length > 0) await flush(ready);
+  return failed;
 }
 
 /** The earliest occurrence of each group in the batch names a group that does not exist yet. */
 function newGroups(ready: Ready[]): NewGroup[] {
   const groups = new Map<string, NewGroup & { first: string }>();
-  for (const { row, processed: p } of ready) {
-    const k = `${row.env_id}/${p.fingerprint}`;
+  for (const { env_id, event_time, group: g } of ready) {
+    const k = `${env_id}/${g.fingerprint}`;
     const existing = groups.get(k);
-    if (existing && existing.first <= p.body.event_time) continue;
-    groups.set(k, {
-      id: existing?.id ?? newId('eg'), env_id: row.env_id, fingerprint: p.fingerprint, title: p.title, culprit: p.culprit,
-      service_name: p.body.service_name ?? '', etag: randomBase62(16), grouping: p.grouping, first: p.body.event_time,
-    });
+    if (existing && existing.first <= event_time) continue;
+    groups.set(k, { id: existing?.id ?? newId('eg'), env_id, ...g, etag: randomBase62(16), first: event_time });
   }
   return [...groups.values()].map(({ first: _first, ...g }) => g);
 }
@@ -78,16 +106,11 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 /** Processes and stores inbox rows (claimed by the caller); failures are released or buried. */
 export async function ingestRows(db: Knex, rows: InboxRow[], load: MapLoader, options: IngestOptions = ingestDefaults): Promise<IngestResult> {
   if (rows.length === 0) return { stored: 0, failed: [] };
-  const { ready, failed } = await processAll(db, rows, load, options.maxAttempts);
   const q = ingestQueries(db);
   let stored = 0;
-  if (ready.length > 0) {
-    const events: NewEvent[] = ready.map(({ row, processed: p }) => ({
-      uid: row.uid, env_id: row.env_id, fingerprint: p.fingerprint, event_time: p.body.event_time,
-      receive_time: new Date(row.receive_time).toISOString(), release: p.body.release ?? '', service_name: p.body.service_name ?? '', body: p.body,
-    }));
-    stored = await q.store(events, newGroups(ready));
-  }
+  const failed = await processAll(db, rows, load, options, async (ready) => {
+    stored += await q.store(`[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
+  });
   await q.release(failed.map((f) => ({ uid: f.uid, attempts: f.attempts, error: message(f.error) })), options.maxAttempts);
   return { stored, failed: failed.map(({ uid, error }) => ({ uid, error })) };
 }

@@ -44,11 +44,11 @@ export interface ProcessedEvent {
 }
 
 function scrubFrame(f: StackFrame, s: Scrubber): StackFrame {
-  const t = (v: string | undefined) => (v === undefined ? undefined : s.text(v));
+  const t = (v: string | undefined) => (v === undefined ? undefined : s.recurring(v));
   const out: StackFrame = { ...f, function: t(f.function), file: t(f.file) };
-  if (f.pre_context) out.pre_context = f.pre_context.map(s.text);
-  if (f.context_line !== undefined) out.context_line = s.text(f.context_line);
-  if (f.post_context) out.post_context = f.post_context.map(s.text);
+  if (f.pre_context) out.pre_context = f.pre_context.map(s.recurring);
+  if (f.context_line !== undefined) out.context_line = s.recurring(f.context_line);
+  if (f.post_context) out.post_context = f.post_context.map(s.recurring);
   if (f.generated) out.generated = { ...f.generated, function: t(f.generated.function), file: t(f.generated.file) };
   for (const k of Object.keys(out) as (keyof StackFrame)[]) if (out[k] === undefined) delete out[k];
   return out;

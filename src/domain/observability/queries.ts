@@ -10,7 +10,12 @@ export interface InboxRow {
   uid: string;
   env_id: string;
   receive_time: Date;
-  payload: ErrorEventInput;
+  /**
+   * The payload as JSON text, parsed when its turn comes: a batch's payloads as objects would
+   * outlive the young generation and fill the worker's old one.
+   */
+  payload_json: string;
+  release: string | null;
   /** Claims so far, this one included. */
   attempts: number;
 }
@@ -47,7 +52,7 @@ export interface NewEvent {
 /** A fresh, opaque etag, made in SQL so the state check and the change stay one statement. */
 export const newEtagSql = `substr(md5(random()::text || clock_timestamp()::text), 1, 16)`;
 
-const inboxColumns = 'uid, env_id, receive_time, payload, attempts';
+const inboxColumns = (t: string) => `${t}.uid, ${t}.env_id, ${t}.receive_time, ${t}.payload::text as payload_json, ${t}.payload->>'release' as release, ${t}.attempts`;
 
 export function ingestQueries(db: Db) {
   return {
@@ -61,31 +66,38 @@ export function ingestQueries(db: Db) {
     },
 
     /**
-     * Leases up to `limit` claimable rows, oldest first, for `leaseSeconds`, counting the attempt.
-     * SKIP LOCKED lets concurrent claimers take disjoint rows without waiting on each other.
+     * Leases up to `limit` claimable rows, oldest first, for `leaseSeconds`, counting the attempt,
+     * and no more rows than fit in `maxBytes` of stored (compressed) payload, though always one:
+     * a batch of large events must not take more memory than a batch of ordinary ones. SKIP LOCKED
+     * lets concurrent claimers take disjoint rows without waiting on each other.
      */
-    async claim(limit: number, leaseSeconds: number): Promise<InboxRow[]> {
+    async claim(limit: number, leaseSeconds: number, maxBytes = 2 * 1024 * 1024): Promise<InboxRow[]> {
       const { rows } = await db.raw<{ rows: InboxRow[] }>(
         `with candidates as (
-           select uid from error_event_inbox
+           select uid, pg_column_size(payload) as size from error_event_inbox
            where lease_until is null or lease_until <= now()
            order by uid limit ? for update skip locked
+         ),
+         fitting as (
+           select uid from (select uid, sum(size) over (order by uid) as running, row_number() over (order by uid) as n from candidates) c
+           where c.running <= ? or c.n = 1
          )
          update error_event_inbox i set lease_until = now() + make_interval(secs => ?), attempts = i.attempts + 1
-         from candidates c where i.uid = c.uid
-         returning ${inboxColumns.split(', ').map((c) => `i.${c}`).join(', ')}`,
-        [limit, leaseSeconds],
+         from fitting f where i.uid = f.uid
+         returning ${inboxColumns('i')}`,
+        [limit, maxBytes, leaseSeconds],
       );
       return rows.sort((a, b) => (a.uid < b.uid ? -1 : 1));
     },
 
     /** Inbox rows by uid, without leasing them (tests and re-runs). */
     async inbox(uids: string[]): Promise<InboxRow[]> {
-      return db('error_event_inbox').whereIn('uid', uids).orderBy('uid').select(inboxColumns.split(', '));
+      return db('error_event_inbox as i').whereIn('uid', uids).orderBy('uid').select(db.raw(inboxColumns('i')));
     },
 
     /**
-     * Stores a processed batch in one statement, so it commits or vanishes as a whole.
+     * Stores a processed batch (`eventsJson`: a JSON array of NewEvent) in one statement, so it
+     * commits or vanishes as a whole.
      *
      * Exactly once: the statement deletes the events' inbox rows first (locking them in uid order,
      * so two statements never deadlock on them) and goes on only with the rows it really deleted,
@@ -99,7 +111,7 @@ export function ingestQueries(db: Db) {
      * make exactly one group. A resolved group reopens only for an occurrence after the resolve
      * (getsentry/sentry#30371); the reopen is a state change, so its etag changes with it.
      */
-    async store(events: NewEvent[], groups: NewGroup[]): Promise<number> {
+    async store(eventsJson: string, groups: NewGroup[]): Promise<number> {
       const { rows } = await db.raw<{ rows: { stored: string }[] }>(
         `with ev as (
            select * from jsonb_to_recordset(?::jsonb) as x(uid text, env_id text, fingerprint text, event_time timestamptz,
@@ -147,7 +159,7 @@ export function ingestQueries(db: Db) {
            returning uid
          )
          select count(*) as stored from stored`,
-        [JSON.stringify(events), JSON.stringify(groups)],
+        [eventsJson, JSON.stringify(groups)],
       );
       return Number(rows[0]?.stored ?? 0);
     },

@@ -22,6 +22,12 @@ export type ScrubCounts = Record<string, number>;
 
 export interface Scrubber {
   text(value: string): string;
+  /**
+   * `text` for strings that recur from event to event (a frame's file, function and context
+   * lines): what it made of one is remembered. Never for messages and other one-off values,
+   * which would only churn the memory.
+   */
+  recurring(value: string): string;
   /** A value under a key: the whole value goes when the key is sensitive, else its secrets. */
   keyed(key: string, value: string): string;
   counts(): ScrubCounts;
@@ -53,6 +59,10 @@ export interface CompiledPolicy {
 const memoLimit = 20_000;
 const memoMaxLength = 512;
 
+// A substring can keep its whole parent alive (V8 slices share it): a context line would pin the
+// source text of a map long evicted from the cache. Remembered strings are copies.
+const detached = (s: string): string => (s.length < 13 ? s : ` ${s}`.slice(1));
+
 function compile(policy: ScrubbingPolicy): CompiledPolicy {
   const rules = policy.use_default_rules ? defaultRules.filter((r) => !policy.disabled_rules.includes(r.name)) : [];
   const extraKeys = new Set(policy.sensitive_keys.map((k) => k.toLowerCase()));
@@ -64,28 +74,34 @@ function compile(policy: ScrubbingPolicy): CompiledPolicy {
       const count = (name: string) => {
         counts[name] = (counts[name] ?? 0) + 1;
       };
-      const text = (value: string): string => {
-        const seen = value.length <= memoMaxLength ? memo.get(value) : undefined;
+      const apply = (value: string, fired?: number[]): string => {
+        let out = value;
+        for (let i = 0; i < rules.length; i++) {
+          out = replaceSecrets(out, rules[i]!, () => {
+            fired?.push(i);
+            count(rules[i]!.name);
+          });
+        }
+        return out;
+      };
+      const text = (value: string): string => apply(value);
+      const recurring = (value: string): string => {
+        if (value.length > memoMaxLength) return apply(value);
+        const seen = memo.get(value);
         if (seen) {
           for (const i of seen.fired) count(rules[i]!.name);
           return seen.out;
         }
         const fired: number[] = [];
-        let out = value;
-        for (let i = 0; i < rules.length; i++) {
-          out = replaceSecrets(out, rules[i]!, () => {
-            fired.push(i);
-            count(rules[i]!.name);
-          });
-        }
-        if (value.length <= memoMaxLength) {
-          if (memo.size >= memoLimit) memo.clear();
-          memo.set(value, { out, fired });
-        }
+        const out = apply(value, fired);
+        if (memo.size >= memoLimit) memo.clear();
+        const key = detached(value);
+        memo.set(key, { out: out === value ? key : detached(out), fired });
         return out;
       };
       return {
         text,
+        recurring,
         keyed(key, value) {
           if (value !== filtered && (extraKeys.has(key.toLowerCase()) || (keyRule && sensitiveKeyPattern.test(key)))) {
             count('sensitive_key');

@@ -1,9 +1,9 @@
 // Maps frames through the source maps uploaded for the event's release (SPEC.md capture rule 3):
 // original file, line and column, the original name of the enclosing function, and context lines
 // from `sourcesContent`. A frame that stays as printed says why.
-import { originalPositionFor } from '@jridgewell/trace-mapping';
 import { enclosingFunction } from './scopes.ts';
-import { sourceOf, type MapEntry } from './source-map-cache.ts';
+import { lineOf } from './compact-map.ts';
+import type { MapEntry } from './source-map-cache.ts';
 import { filePath } from './paths.ts';
 
 export type UnmappedReason =
@@ -73,9 +73,9 @@ async function mapFrame(frame: RawFrame, maps: readonly MapRef[], load: MapLoade
   }
   if (entry === 'malformed') return 'malformed_map';
   // Runtimes print 1-based columns; source maps count from 0 (ECMA-426 §4).
-  const pos = originalPositionFor(entry.map, { line: frame.line, column: Math.max(0, (frame.column ?? 1) - 1) });
-  if (pos.source === null) return 'position_outside_map';
-  const source = sourceOf(entry, pos.source);
+  const pos = entry.originalPositionFor(frame.line, Math.max(0, (frame.column ?? 1) - 1));
+  if (pos === null) return 'position_outside_map';
+  const source = entry.original(pos.source);
   const out: StackFrame = {
     file: pos.source,
     line: pos.line,
@@ -87,9 +87,18 @@ async function mapFrame(frame: RawFrame, maps: readonly MapRef[], load: MapLoade
   out.function = enclosing ?? pos.name ?? frame.function;
   if (source) {
     const i = pos.line - 1;
-    out.pre_context = source.lines.slice(Math.max(0, i - contextLines), i).map(clip);
-    if (source.lines[i] !== undefined) out.context_line = clip(source.lines[i]);
-    out.post_context = source.lines.slice(i + 1, i + 1 + contextLines).map(clip);
+    const lines = (from: number, to: number) => {
+      const out: string[] = [];
+      for (let k = Math.max(0, from); k < to; k++) {
+        const line = lineOf(source, k);
+        if (line !== undefined) out.push(clip(line));
+      }
+      return out;
+    };
+    out.pre_context = lines(i - contextLines, i);
+    const line = lineOf(source, i);
+    if (line !== undefined) out.context_line = clip(line);
+    out.post_context = lines(i + 1, i + 1 + contextLines);
   }
   return out;
 }

@@ -1,0 +1,87 @@
+// The packed source map (src/domain/observability/compact-map.ts) against the library it stands in
+// for: every lookup on a real esbuild map answers exactly what trace-mapping's originalPositionFor
+// answers, and the map cache keeps its memory bound by what parsed maps really hold.
+import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping';
+import { build } from 'esbuild';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CompactMap, lineOf } from '../../src/domain/observability/compact-map.ts';
+import { SourceMapCache } from '../../src/domain/observability/source-map-cache.ts';
+
+let json: string;
+let lines: string[];
+
+beforeAll(async () => {
+  const fns = Array.from({ length: 300 }, (_, i) =>
+    `export function handler${i}(input: { id: number }): number {\n  const total = input.id * ${i};\n  if (total < 0) throw new RangeError('negative ${i}');\n  return total + helper${i}(input);\n}\nfunction helper${i}(x: { id: number }): number {\r\n  return x.id % ${i + 7};\n}\n`).join('\n');
+  const out = await build({
+    stdin: { contents: fns, sourcefile: 'src/handlers.ts', loader: 'ts' }, bundle: true, minify: true, sourcemap: 'external',
+    sourcesContent: true, write: false, outfile: 'dist/main.js', format: 'esm', logLevel: 'silent', lineLimit: 400,
+  });
+  json = out.outputFiles.find((f) => f.path.endsWith('.map'))!.text;
+  lines = out.outputFiles.find((f) => f.path.endsWith('.js'))!.text.split('\n');
+});
+
+describe('CompactMap', () => {
+  it('answers every lookup as trace-mapping does', () => {
+    const compact = new CompactMap(json);
+    const reference = new TraceMap(json);
+    fc.assert(fc.property(fc.integer({ min: 1, max: lines.length + 2 }), fc.integer({ min: 0, max: 500 }), (line, column) => {
+      const expected = originalPositionFor(reference, { line, column });
+      const got = compact.originalPositionFor(line, column);
+      expect(got).toEqual(expected.source === null ? null : expected);
+    }), { numRuns: 5000 });
+  });
+
+  it('reads original lines without their line breaks', () => {
+    const compact = new CompactMap(json);
+    const source = compact.original('src/handlers.ts')!;
+    expect(lineOf(source, 0)).toBe('export function handler0(input: { id: number }): number {');
+    expect(lineOf(source, 5)).toBe('function helper0(x: { id: number }): number {');
+    expect(lineOf(source, source.lineStarts.length)).toBeUndefined();
+    expect(compact.original('src/elsewhere.ts')).toBeNull();
+  });
+
+  it('holds a few times less than trace-mapping would, and says how much', () => {
+    const compact = new CompactMap(json);
+    compact.original('src/handlers.ts');
+    expect(compact.bytes).toBeGreaterThan(json.length);
+    expect(compact.bytes).toBeLessThan(3 * json.length);
+  });
+});
+
+describe('SourceMapCache', () => {
+  it('evicts the least recently used maps once what they hold passes the bound', async () => {
+    const one = new CompactMap(json).bytes;
+    const cache = new SourceMapCache(Math.floor(one * 2.5));
+    const loads: string[] = [];
+    const get = (key: string) => cache.get(key, json.length, async () => {
+      loads.push(key);
+      return json;
+    });
+    await get('a');
+    await get('b');
+    await get('a');
+    await get('c'); // three do not fit: b, the least recently used, goes
+    expect(cache.usedBytes).toBeLessThanOrEqual(cache.maxCost);
+    await get('a');
+    await get('b');
+    expect(loads).toEqual(['a', 'b', 'c', 'b']);
+  });
+
+  it('answers a failed load at once for a while, then tries again', async () => {
+    let now = 0;
+    const cache = new SourceMapCache(1e9, 5000, () => now);
+    let calls = 0;
+    const failing = () => cache.get('x', 10, async () => {
+      calls += 1;
+      throw new Error('store down');
+    });
+    await expect(failing()).rejects.toThrow('store down');
+    await expect(failing()).rejects.toThrow('store down');
+    expect(calls).toBe(1);
+    now += 5000;
+    await expect(failing()).rejects.toThrow('store down');
+    expect(calls).toBe(2);
+  });
+});
