@@ -16,7 +16,7 @@
 // Needs the S3 server of the tests (AWS_ENDPOINT_URL_S3 …), like `npm test`.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -102,6 +102,42 @@ async function rowCounts(url: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const { t } of tables) out[t as string] = String((await sql(url, `select count(*) as n from ${t as string}`))[0]!.n);
   return out;
+}
+
+/** The worker's child processes (pg_dump, the zlib child, psql) by command name. */
+function childrenOf(pid: number): { pid: number; comm: string }[] {
+  const out: { pid: number; comm: string }[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const m = /^\d+ \((.*)\) \S (\d+)/.exec(readFileSync(`/proc/${d}/stat`, 'utf8'));
+      // Node names its main thread, so the zlib child shows as `node`, then `MainThread`.
+      if (m && Number(m[2]) === pid) out.push({ pid: Number(d), comm: m[1] === 'MainThread' || m[1] === 'node' ? 'zlib child' : m[1]! });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** Samples the peak VmHWM of each kind of child of `pid` until stopped. */
+function watchChildren(pid: number): () => Record<string, number> {
+  const peak: Record<string, number> = {};
+  const timer = setInterval(() => {
+    for (const c of childrenOf(pid)) {
+      try {
+        // A zombie has no VmHWM line: NaN, skipped.
+        const hwm = status(c.pid, 'VmHWM');
+        if (hwm > 0) peak[c.comm] = Math.max(peak[c.comm] ?? 0, hwm);
+      } catch {
+        // exited between the listing and the read
+      }
+    }
+  }, 25);
+  return () => {
+    clearInterval(timer);
+    return peak;
+  };
 }
 
 const status = (pid: number, field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
@@ -234,6 +270,7 @@ try {
       };
       const jobs = new Jobs(boss, queues);
       writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      const backupChildren = watchChildren(pid);
       const bk = await requestManualBackup({ config, db, jobs }, source.env.id);
       const bkDone = await waitFor(async () => {
         const b = await backupQueries(db).backup(bk.id);
@@ -241,7 +278,9 @@ try {
       });
       if (bkDone.state !== 'succeeded') throw new Error(`worker backup failed: ${bkDone.error}`);
       const backupHwm = status(pid, 'VmHWM');
+      const backupKids = backupChildren();
       writeFileSync(`/proc/${pid}/clear_refs`, '5');
+      const restoreChildren = watchChildren(pid);
       const { op } = await requestRestore({ config, db, jobs }, source.env.id, bk.id, target.env.name);
       const opDone = await waitFor(async () => {
         const o = await backupQueries(db).operation(op.id);
@@ -249,11 +288,15 @@ try {
       });
       if (opDone.state !== 'succeeded') throw new Error(`worker restore failed: ${JSON.stringify(opDone.error)}`);
       const restoreHwm = status(pid, 'VmHWM');
+      const restoreKids = restoreChildren();
+      const kids = (k: Record<string, number>) => Object.entries(k).map(([c, mb]) => `${c} ${mb.toFixed(0)}`).join(', ');
       Object.assign(rows, {
         'worker command (Procfile)': `node ${procfile.join(' ')}`,
         'worker RSS idle, after start (MB)': idle.toFixed(0),
         'worker VmHWM: start / backup / restore (MB)': `${startHwm.toFixed(0)} / ${backupHwm.toFixed(0)} / ${restoreHwm.toFixed(0)}`,
         'worker peak RSS, all phases (MB, target ≤ 200)': Math.max(startHwm, backupHwm, restoreHwm).toFixed(0),
+        'children VmHWM during the backup (MB)': kids(backupKids),
+        'children VmHWM during the restore (MB)': kids(restoreKids),
         'worker backup duration_ms': String(bkDone.duration_ms),
       });
     } finally {

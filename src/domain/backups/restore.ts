@@ -40,7 +40,7 @@ import { BackupIntegrityError, decryptStream } from './format.ts';
 import { EnvBusyError, tryLockEnv } from './lock.ts';
 import { streamingCollector } from './memory.ts';
 import { findTool } from './pgtools.ts';
-import { startReplay, type PipeOptions } from './pipes.ts';
+import { startReplay } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget, type OperationRow } from './queries.ts';
 
 /** Runs first in the restore's transaction: the target is replaced, not merged into. */
@@ -149,14 +149,14 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 
 /**
  * Pass 2: replays a cairn-bk1 stream into `url` in one transaction. gzip(BEGIN + wipe), the
- * decrypted dump (itself gzip) and gzip(COMMIT) are one multi-member gzip stream for `gzip -d`,
- * whose output goes straight into psql. COMMIT enters the stream only after the last segment has
+ * decrypted dump (itself gzip) and gzip(COMMIT) are one multi-member gzip stream for the gunzip
+ * child, whose output goes straight into psql (pipes.ts). COMMIT enters the stream only after the last segment has
  * authenticated; if anything stops it first (a bad segment, an error, this process killed), psql
  * reads the end of a script whose transaction is still open and the server rolls it back.
  */
-export async function replayStream(source: AsyncIterable<Buffer>, key: Buffer, url: string, options: PipeOptions = {}): Promise<void> {
+export async function replayStream(source: AsyncIterable<Buffer>, key: Buffer, url: string): Promise<void> {
   const psql = await findTool('psql');
-  const r = startReplay(psql.path, url, options);
+  const r = startReplay(psql.path, url);
   async function* feed(): AsyncGenerator<Buffer> {
     try {
       yield gzipSync(wipePreamble, { level: 1 });
