@@ -34,7 +34,7 @@ import { newId } from '../src/ids.ts';
 import { createLogger } from '../src/log.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { createObjectStore } from '../src/storage/index.ts';
-import { adminUrl, ms, quantile, report, scratchDatabase } from './support.ts';
+import { adminUrl, ms, procfileArgs, procStatusBytes, quantile, report, scratchDatabase } from './support.ts';
 
 const scale = Number(process.env.BENCH_BACKUP_SCALE ?? 10);
 const data = process.env.BENCH_BACKUP_DATA ?? 'pgbench';
@@ -120,19 +120,44 @@ function childrenOf(pid: number): { pid: number; comm: string }[] {
   return out;
 }
 
-/** Samples the peak VmHWM of each kind of child of `pid` until stopped. */
+/** Private and shared resident MB of a process (proc(5), smaps_rollup). */
+function residency(pid: number): { private: number; shared: number } {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (f: string) => Number(new RegExp(`^${f}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+  return { private: (kb('Private_Clean') + kb('Private_Dirty')) / 1024, shared: (kb('Shared_Clean') + kb('Shared_Dirty')) / 1024 };
+}
+
+/**
+ * Samples the peak VmHWM of each kind of child of `pid` until stopped, and the peak of the worker
+ * and its zlib child together: both run the same node binary, so adding their RSS would count the
+ * binary's pages twice; this adds their private pages and the larger of their shared sets (an
+ * upper bound of the pages the two hold when they share what they have in common).
+ */
 function watchChildren(pid: number): () => Record<string, number> {
   const peak: Record<string, number> = {};
   const timer = setInterval(() => {
+    let priv = 0;
+    let shared = 0;
+    try {
+      ({ private: priv, shared } = residency(pid));
+    } catch {
+      // the worker is gone: the run fails elsewhere
+    }
     for (const c of childrenOf(pid)) {
       try {
         // A zombie has no VmHWM line: NaN, skipped.
         const hwm = status(c.pid, 'VmHWM');
         if (hwm > 0) peak[c.comm] = Math.max(peak[c.comm] ?? 0, hwm);
+        if (c.comm === 'zlib child') {
+          const r = residency(c.pid);
+          priv += r.private;
+          shared = Math.max(shared, r.shared);
+        }
       } catch {
         // exited between the listing and the read
       }
     }
+    if (priv > 0) peak['worker + zlib child (shared pages once)'] = Math.max(peak['worker + zlib child (shared pages once)'] ?? 0, priv + shared);
   }, 25);
   return () => {
     clearInterval(timer);
@@ -140,7 +165,7 @@ function watchChildren(pid: number): () => Record<string, number> {
   };
 }
 
-const status = (pid: number, field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+const status = (pid: number, field: string): number => procStatusBytes(pid, field) / 2 ** 20;
 
 function summary(label: string, base: number[], ours: number[], target: number): Record<string, string> {
   const ratios = base.map((b, i) => b / ours[i]!).sort((x, y) => x - y);
@@ -244,7 +269,7 @@ try {
     const boss = createBoss(config, 'web');
     await boss.start();
     // The worker as the Procfile starts it (its node flags included).
-    const procfile = /^worker:\s*node\s+(.*)$/m.exec(readFileSync('Procfile', 'utf8'))?.[1]?.trim().split(/\s+/) ?? ['workers/main.ts'];
+    const procfile = procfileArgs('worker');
     const child = spawn(process.execPath, procfile, {
       env: { ...process.env, DATABASE_URL: config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), CAIRN_BACKUP_BUCKET: config.CAIRN_BACKUP_BUCKET, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],

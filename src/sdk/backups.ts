@@ -41,6 +41,14 @@ export interface Operation {
   response?: { backup_id: string | null; target_env: string; pre_restore_backup_id: string | null };
 }
 
+/** What a restore would replace (`previewRestore`): checked like the restore, nothing changed. */
+export interface RestorePreview {
+  backup: Backup;
+  target_env: string;
+  /** Where the target's database URL points; never its user or password. */
+  target_database: { host: string; port: number; name: string | null };
+}
+
 export interface BackupUsage {
   date: string;
   manual_today: number;
@@ -102,6 +110,11 @@ export class BackupsApi {
   /** The decrypted .sql.gz as a streamed Response (Content-Length set when known). */
   download(id: string): Promise<Response> {
     return this.client.fetch('GET', `${backupPath(id)}:download`, { headers: { accept: 'application/gzip' } });
+  }
+
+  /** The restore's checks and plan without the restore (the same errors it would give). */
+  previewRestore(id: string, targetEnv: string): Promise<RestorePreview> {
+    return this.client.request('POST', `${backupPath(id)}:previewRestore`, { body: { targetEnv } });
   }
 
   restore(id: string, targetEnv: string): Promise<Operation> {

@@ -87,8 +87,12 @@ function registerBackups(program: Command, ctx: CliContext): void {
     .argument('<id>', 'backup_…').option('--env <name>', 'target environment').option('--confirm', 'really replace the target database').option('--json', 'print JSON')
     .action(async (id: string, opts: { env?: string; confirm?: boolean; json?: boolean }) => {
       const target = ctx.envName(opts.env);
-      const b = await api().get(id);
-      ctx.progress(`This replaces the database of ${target} with backup ${b.id}\n  taken ${b.create_time} (${b.type}, ${mib(b.size_bytes)}, PostgreSQL ${b.pg_version ?? '?'})\n  target: ${target}, its whole application database (every schema)\nA pre-restore backup of ${target} is taken first; the restore itself cannot be undone.`);
+      // The restore's own checks run first (an unknown target, no database, one already running),
+      // so the plan printed is one that --confirm would really carry out.
+      const plan = await api().previewRestore(id, target);
+      const b = plan.backup;
+      const d = plan.target_database;
+      ctx.progress(`This replaces the database of ${target} with backup ${b.id}\n  taken ${b.create_time} (${b.type}, ${mib(b.size_bytes)}, PostgreSQL ${b.pg_version ?? '?'})\n  target: ${target}, database ${d.name ?? '(default)'} on ${d.host}:${d.port}, the whole database (every schema)\nA pre-restore backup of ${target} is taken first; the restore itself cannot be undone.`);
       if (!opts.confirm) throw new CliError('not restored: run again with --confirm to replace the database');
       const op = await api().restore(id, target);
       const bars = new Map<string, ReturnType<typeof progressBar>>();

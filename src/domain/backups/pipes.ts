@@ -15,6 +15,7 @@
 // of our modules and an empty environment (no secrets).
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { blobsTransactionFilter } from './blobs-filter.ts';
 import { libpqInvocation } from './pgtools.ts';
 
 export interface Exit {
@@ -55,11 +56,27 @@ const collect = new Transform({ transform(chunk, _enc, done) {
   if (since > 4194304) { since = 0; gc({ type: 'minor' }); }
   done(null, chunk);
 } });
-const stages = ${mode === 'gzip' ? "[collect, zlib.createGzip({ level: 6, chunkSize: 131072 })]" : '[zlib.createGunzip({ chunkSize: 131072 }), collect]'};
+${mode === 'gunzip' ? blobsStage : ''}
+const stages = ${mode === 'gzip' ? "[collect, zlib.createGzip({ level: 6, chunkSize: 131072 })]" : '[zlib.createGunzip({ chunkSize: 131072 }), collect, blobs]'};
 pipeline(process.stdin, ...stages, process.stdout, (err) => {
   if (err) { process.stderr.write(String(err.message)); process.exit(1); }
 });`;
 }
+
+/**
+ * On the way into psql, pg_dump's own BEGIN/COMMIT around large objects are left out
+ * (blobs-filter.ts, inlined as source text: the child loads none of our modules). The filter
+ * does not throw; should it ever, this child exits 1 and the restore fails.
+ */
+const blobsStage = `
+const blobsFilter = (${blobsTransactionFilter.toString()})();
+const blobs = new Transform({
+  transform(chunk, _enc, done) { for (const b of blobsFilter.push(chunk)) this.push(b); done(); },
+  flush(done) {
+    try { for (const b of blobsFilter.end()) this.push(b); } catch (err) { done(err); return; }
+    done();
+  },
+});`;
 
 function spawnZlib(mode: 'gzip' | 'gunzip', stdin: 'pipe' | Readable): ChildProcess {
   return spawn(process.execPath, ['--expose-gc', '--max-semi-space-size=1', '-e', zlibProgram(mode)], { stdio: [stdin, 'pipe', 'pipe'], env: {} });

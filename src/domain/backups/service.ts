@@ -6,10 +6,11 @@ import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db.ts';
+import { databaseUrlOf } from './capture.ts';
 import { backupObjectKey, freeManualPerDay, startOfUtcDay, usdPerGbMonth } from './deps.ts';
 import type { Enqueuer } from './maintenance.ts';
 import { decodePageToken, encodePageToken } from './page-token.ts';
-import { backupQueries, type BackupRow, type BackupSettings, type OperationRow } from './queries.ts';
+import { backupQueries, type BackupRow, type BackupSettings, type EnvTarget, type OperationRow } from './queries.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -124,27 +125,55 @@ export async function backupUsage(db: Knex, envId: string, now = new Date()) {
 }
 
 /**
- * POST /v1/backups/{id}/restore: the key belongs to the backup's environment; the target is an
- * environment of the same project (CONTRACT.md), with a database and nothing else running.
+ * What a restore checks, for the restore and for its preview alike: the key belongs to the
+ * backup's environment; the target is an environment of the same project (CONTRACT.md), with a
+ * database and nothing else running. `lock` takes the target's row lock first (the restore's
+ * transaction), so two requests cannot both pass the last check.
  */
+async function checkRestore(db: Db, callerEnvId: string, backupId: string, targetEnvName: string, lock: boolean): Promise<{ backup: BackupRow; target: EnvTarget }> {
+  const q = backupQueries(db);
+  const backup = await getBackup(db, callerEnvId, backupId);
+  if (backup.state !== 'succeeded') throw new AppError('conflict', `${backupId} is ${backup.state}; only a succeeded backup can be restored`);
+  const caller = await q.envTarget(callerEnvId);
+  const target = await q.envByName(targetEnvName);
+  if (!target || !caller || target.project_id !== caller.project_id) {
+    throw new AppError('not_found', `no environment ${targetEnvName} in this project`, { details: { field: 'body.targetEnv' } });
+  }
+  if (lock) await q.lockEnvRow(target.id);
+  if (!target.database_url_enc) throw new AppError('conflict', `${target.name} has no database; the operator sets one with \`cairn admin env set-database\``);
+  const active = await q.activeWork(target.id);
+  if (active) throw new AppError('conflict', `${active.id} is already running for ${target.name}; one backup or restore at a time`, { details: { active: active.id } });
+  return { backup, target };
+}
+
+/** POST /v1/backups/{id}/restore: the checks, then the operation and its job, in one transaction. */
 export async function requestRestore(deps: ServiceDeps, callerEnvId: string, backupId: string, targetEnvName: string): Promise<{ op: OperationRow; targetName: string }> {
   return deps.db.transaction(async (trx) => {
-    const q = backupQueries(trx);
-    const backup = await getBackup(trx, callerEnvId, backupId);
-    if (backup.state !== 'succeeded') throw new AppError('conflict', `${backupId} is ${backup.state}; only a succeeded backup can be restored`);
-    const caller = await q.envTarget(callerEnvId);
-    const target = await q.envByName(targetEnvName);
-    if (!target || !caller || target.project_id !== caller.project_id) {
-      throw new AppError('not_found', `no environment ${targetEnvName} in this project`, { details: { field: 'body.targetEnv' } });
-    }
-    await q.lockEnvRow(target.id);
-    if (!target.database_url_enc) throw new AppError('conflict', `${target.name} has no database; the operator sets one with \`cairn admin env set-database\``);
-    const active = await q.activeWork(target.id);
-    if (active) throw new AppError('conflict', `${active.id} is already running for ${target.name}; one backup or restore at a time`, { details: { active: active.id } });
-    const op = await q.insertOperation({ id: newId('op'), kind: 'restore', requester_env_id: callerEnvId, env_id: target.id, backup_id: backup.id });
+    const { backup, target } = await checkRestore(trx, callerEnvId, backupId, targetEnvName, true);
+    const op = await backupQueries(trx).insertOperation({ id: newId('op'), kind: 'restore', requester_env_id: callerEnvId, env_id: target.id, backup_id: backup.id });
     await deps.jobs.enqueue(trx, 'backups.restore', { operation_id: op.id });
     return { op, targetName: target.name };
   });
+}
+
+/** Where a database URL points, without its user or password (what a restore plan may print). */
+export function databaseSummary(url: string): { host: string; port: number; name: string | null } {
+  const u = new URL(url);
+  // libpq also takes the host (a socket folder, say) and port as query parameters.
+  const host = u.searchParams.get('host') || decodeURIComponent(u.hostname) || 'localhost';
+  const port = Number(u.port || u.searchParams.get('port') || 5432);
+  const name = decodeURIComponent(u.pathname.replace(/^\//, '')) || u.searchParams.get('dbname') || null;
+  return { host, port, name };
+}
+
+/**
+ * The checks of a restore without the restore (Google AIP-163 "validate only"): the same errors as
+ * requestRestore, and on success what it would replace, so that `cairn backups restore` can show
+ * the target database before the operator confirms. Nothing is written or enqueued.
+ */
+export async function previewRestore(deps: ServiceDeps, callerEnvId: string, backupId: string, targetEnvName: string) {
+  const { backup, target } = await checkRestore(deps.db, callerEnvId, backupId, targetEnvName, false);
+  return { backup: backupResource(backup), target_env: target.name, target_database: databaseSummary(databaseUrlOf(deps, target)) };
 }
 
 export async function getOperation(db: Knex, callerEnvId: string, id: string): Promise<{ op: OperationRow; targetName: string }> {

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { openDecrypted } from '../../../domain/backups/download.ts';
 import {
   backupResource, backupUsage, getBackup, getOperation, getSettings, listBackups, operationResource,
-  requestManualBackup, requestRestore, saveSettings,
+  previewRestore, requestManualBackup, requestRestore, saveSettings,
 } from '../../../domain/backups/service.ts';
 import { defineRoute } from '../../route.ts';
 import {
-  backup, backupIdParams, backupList, createBackupBody, envParams, listQuery, operation, operationParams, restoreBody, settings, usage,
+  backup, backupIdParams, backupList, createBackupBody, envParams, listQuery, operation, operationParams, restoreBody, restorePreview, settings, usage,
 } from './schema.ts';
 
 const envBase = '/v1/orgs/{org}/projects/{project}/envs/{env}';
@@ -66,6 +66,16 @@ export const restoreBackup = defineRoute({
   },
 });
 
+export const previewRestoreRoute = defineRoute({
+  method: 'post', path: '/v1/backups/{backup_id}:previewRestore', operationId: 'previewRestore',
+  summary: 'The checks of a restore, and what it would replace, without restoring (validate only)',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: backupIdParams, body: restoreBody,
+  response: { status: 200, description: 'What the restore would replace', schema: restorePreview },
+  async handle({ principal, deps, params, body }) {
+    return previewRestore(deps, principal!.envId, params.backup_id, body.targetEnv);
+  },
+});
+
 export const getOperationRoute = defineRoute({
   method: 'get', path: '/v1/operations/{operation_id}', operationId: 'getOperation', summary: 'A long-running operation (restore), with its progress',
   tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: operationParams,
@@ -104,4 +114,4 @@ export const putBackupSettings = defineRoute({
 });
 
 // The download route comes before the plain get so `…:download` is not read as an id.
-export const backupRoutes = [createBackup, listBackupsRoute, downloadBackup, getBackupRoute, restoreBackup, getOperationRoute, getUsage, getBackupSettings, putBackupSettings];
+export const backupRoutes = [createBackup, listBackupsRoute, downloadBackup, getBackupRoute, restoreBackup, previewRestoreRoute, getOperationRoute, getUsage, getBackupSettings, putBackupSettings];

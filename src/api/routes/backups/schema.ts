@@ -7,6 +7,13 @@ export const backupIdParams = z.object({ backup_id: z.string().regex(/^backup_[0
 export const operationParams = z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/, 'an operation id, op_…') });
 
 export const createBackupBody = z.object({ type: z.literal('manual').default('manual') }).strict();
+export const restorePreview = z.object({
+  backup: z.lazy(() => backup),
+  target_env: z.string(),
+  target_database: z.object({ host: z.string(), port: z.number().int(), name: z.string().nullable() })
+    .meta({ description: 'Where the target\'s database URL points; never its user or password' }),
+}).meta({ id: 'RestorePreview' });
+
 export const restoreBody = z.object({ targetEnv: z.string().min(1).max(300).meta({ example: 'orgs/acme/projects/shop/envs/staging' }) }).strict();
 
 export const listQuery = z.object({
