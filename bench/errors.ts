@@ -22,15 +22,18 @@ import { decodedMappings, TraceMap } from '@jridgewell/trace-mapping';
 import { newEventUid } from '../src/domain/observability/capture.ts';
 import { errorEventInput, type ErrorEventInput } from '../src/domain/observability/event-schema.ts';
 import { processEvent } from '../src/domain/observability/process.ts';
+import { ingestQueries } from '../src/domain/observability/queries.ts';
+import { sealPayload } from '../src/domain/observability/sealed-payload.ts';
 import { compiledPolicy, defaultPolicy } from '../src/domain/observability/scrub.ts';
 import { parseMap } from '../src/domain/observability/source-map-cache.ts';
 import { sourceMapBucket, uploadSourceMap } from '../src/domain/observability/source-maps.ts';
 import { filePath } from '../src/domain/observability/paths.ts';
+import { keyringFromConfig } from '../src/crypto.ts';
 import { createDb } from '../src/db.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { createObjectStore } from '../src/storage/index.ts';
-import { ms, report, scratchDatabase } from './support.ts';
+import { ms, procfileArgs, procStatusBytes, report, repoRoot, scratchDatabase } from './support.ts';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const n = num('BENCH_ERRORS_EVENTS', 10_000);
@@ -41,11 +44,11 @@ const grow = num('BENCH_ERRORS_GROW', 200_000);
 const memoryEvents = num('BENCH_ERRORS_MEMORY_EVENTS', 100_000);
 const releases = num('BENCH_ERRORS_RELEASES', 50);
 const parts = new Set((process.env.BENCH_ERRORS_PARTS ?? 'accepted,processed,memory').split(','));
-const root = new URL('..', import.meta.url).pathname;
 
 const scratch = await scratchDatabase();
 const config = { ...scratch.config, CAIRN_STORAGE_BUCKET_PREFIX: `cairn-bench-${Date.now().toString(36)}-` };
 const db = createDb(config);
+const keyring = keyringFromConfig(config);
 const children: ChildProcess[] = [];
 const childEnv = (extra: Record<string, string>) => ({
   ...process.env, DATABASE_URL: config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: config.CAIRN_ENCRYPTION_KEY,
@@ -54,11 +57,9 @@ const childEnv = (extra: Record<string, string>) => ({
 
 /** A Procfile process (its command as the Procfile gives it), with its log in a file, as a log drain would take it. */
 function start(role: 'web' | 'worker', env: Record<string, string>): { child: ChildProcess; log: string } {
-  const line = readFileSync(`${root}Procfile`, 'utf8').split('\n').find((l) => l.startsWith(`${role}:`));
-  const [node, ...args] = line!.slice(role.length + 1).trim().split(/\s+/);
-  if (node !== 'node') throw new Error(`the Procfile's ${role} does not start with node`);
+  const args = procfileArgs(role);
   const log = `${tmpdir()}/cairn-bench-${role}-${Date.now()}.log`;
-  const child = spawn(process.execPath, args, { cwd: root, env: childEnv(env), stdio: ['ignore', openSync(log, 'w'), 'inherit'] });
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv(env), stdio: ['ignore', openSync(log, 'w'), 'inherit'] });
   children.push(child);
   return { child, log };
 }
@@ -91,7 +92,6 @@ async function postgresCpu(): Promise<Map<number, number>> {
 }
 const postgresCpuSince = async (before: Map<number, number>) =>
   [...(await postgresCpu())].reduce((a, [pid, now]) => a + now - (before.get(pid) ?? 0), 0);
-const vm = (pid: number, field: 'VmHWM' | 'VmRSS'): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
 /** A bundle of ~2000 small functions, minified by esbuild: its map is over 1 MB. */
 async function bigBundle(tag: string): Promise<{ map: Record<string, unknown>; positions: [number, number][] }> {
@@ -135,9 +135,9 @@ async function drain(worker: ChildProcess, envId: string, count: number, event: 
   const w0 = cpuOf(worker.pid!);
   const t = performance.now();
   for (let i = 0; i < count; i += 1000) {
-    const rows = Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({ uid: newEventUid('c0'), env_id: envId, payload: event(i + k) }));
-    await db.raw(`insert into error_event_inbox (uid, env_id, payload)
-      select x.uid, x.env_id, x.payload from jsonb_to_recordset(?::jsonb) as x(uid text, env_id text, payload jsonb)`, [JSON.stringify(rows)]);
+    // Sealed as the web process seals them, so the worker opens them as it opens captures.
+    const rows = Array.from({ length: Math.min(1000, count - i) }, (_, k) => sealPayload(keyring, envId, newEventUid('c0'), event(i + k)));
+    await ingestQueries(db).insertInbox(rows);
   }
   await until('the worker to store every event', async () => {
     if (worker.exitCode !== null) throw new Error('the worker exited');
@@ -292,7 +292,7 @@ async function memory(env: Env, main: Awaited<ReturnType<typeof bigBundle>>): Pr
   }
   const worker = start('worker', { LOG_LEVEL: 'info' });
   await until('the worker', () => readFileSync(worker.log, 'utf8').includes('worker started'), 60_000, 50);
-  const idle = vm(worker.child.pid!, 'VmRSS');
+  const idle = procStatusBytes(worker.child.pid!, 'VmRSS');
   const mem = await drain(worker.child, env.env.id, perRelease * releases, (i) => {
     const r = Math.floor(i / perRelease);
     return stackEvent(positions[r]!, `m${r + 1}`, i % perRelease);
@@ -302,7 +302,7 @@ async function memory(env: Env, main: Awaited<ReturnType<typeof bigBundle>>): Pr
     '  worker CPU ms per event': mem.workerMs,
     '  Postgres CPU ms per event': mem.postgresMs,
     'worker RSS when idle, MB': idle / 1e6,
-    'worker peak RSS (VmHWM), MB (< 300)': vm(worker.child.pid!, 'VmHWM') / 1e6,
+    'worker peak RSS (VmHWM), MB (< 300)': procStatusBytes(worker.child.pid!, 'VmHWM') / 1e6,
   });
   worker.child.kill('SIGTERM');
 }

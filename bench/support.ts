@@ -1,5 +1,7 @@
-// Shared bench helpers: a scratch database on the configured Postgres, and timing.
+// Shared bench helpers: a scratch database on the configured Postgres, timing, the Procfile's
+// commands and a process's memory as the kernel reports it.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.ts';
 
@@ -24,6 +26,21 @@ export async function scratchDatabase(): Promise<{ config: Config; drop(): Promi
 }
 
 export const ms = (start: number) => performance.now() - start;
+
+export const repoRoot = new URL('..', import.meta.url).pathname;
+
+/** The node arguments of a Procfile process, its flags included, as the platform starts it. */
+export function procfileArgs(role: 'web' | 'worker'): string[] {
+  const line = readFileSync(`${repoRoot}Procfile`, 'utf8').split('\n').find((l) => l.startsWith(`${role}:`));
+  const [node, ...args] = (line ?? '').slice(role.length + 1).trim().split(/\s+/);
+  if (node !== 'node') throw new Error(`the Procfile's ${role} does not start with node`);
+  return args;
+}
+
+/** A /proc/<pid>/status memory field (VmRSS, VmHWM…) in bytes; NaN when it has none (a zombie). */
+export function procStatusBytes(pid: number, field: string): number {
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+}
 
 export function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;

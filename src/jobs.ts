@@ -47,8 +47,10 @@ export const deadLetterName = (queue: string): string => `${queue}.dead`;
  * handler for every one, or the worker refuses to start.
  */
 export const queues = defineQueues({
-  // Error tracking (issue 3) has no queue here: its inbox table is its queue, drained in leased
-  // batches by a worker service (workers/errors-ingest.ts), so a capture is one INSERT.
+  // Error tracking (issue 3) has no ingestion queue here: its inbox table is its queue, drained in
+  // leased batches by a worker service (workers/errors-ingest.ts), so a capture is one INSERT.
+  // Daily: dead-lettered events past their 30-day retention (domain/observability/dead-letters.ts).
+  'errors.prune': { schema: z.object({}), retryLimit: 2 },
   // Identity (issue 4). A sign-up job carries only the pending row's id: the password waits there,
   // sealed, and is erased once hashed. Handlers key their writes on the ids, so retries are safe.
   // Batches with burst: a queue of sign-ups drains without waiting a poll interval between jobs.
@@ -96,6 +98,7 @@ export interface ScheduleDef {
 }
 
 export const schedules: ScheduleDef[] = [
+  { queue: 'errors.prune', key: 'daily', cron: '23 4 * * *', data: {} },
   { queue: 'identity.prune', key: 'daily', cron: '17 4 * * *', data: {} },
   // Backups (SPEC "Limits"): daily 03:00 UTC, weekly Sunday 03:00, monthly on the 1st at 03:00.
   { queue: 'backups.schedule', key: 'daily', cron: '0 3 * * *', data: { type: 'daily' } },

@@ -8,7 +8,8 @@
 // Wake-ups: the inbox's INSERT trigger NOTIFYs `cairn_error_inbox`, so an idle loop starts at once;
 // a short poll still runs, for retry delays and leases that run out (both become due silently).
 import pg from 'pg';
-import { ingestNext, type IngestOptions } from '../src/domain/observability/ingest.ts';
+import { keyringFromConfig } from '../src/crypto.ts';
+import { ingestNext, type IngestDeps, type IngestOptions } from '../src/domain/observability/ingest.ts';
 import { SourceMapCache } from '../src/domain/observability/source-map-cache.ts';
 import { sourceMapBucket } from '../src/domain/observability/source-maps.ts';
 import type { MapLoader } from '../src/domain/observability/symbolicate.ts';
@@ -135,6 +136,7 @@ export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerSe
           if (!object) throw new Error(`source map object ${ref.object_key} is missing`);
           return (await readAll(object.body)).toString('utf8');
         }));
+      const deps: IngestDeps = { db: ctx.db, keyring: keyringFromConfig(ctx.config), load };
       const wake = new Wake();
       let stopping = false;
       const listener = listen(ctx, wake, () => stopping);
@@ -145,7 +147,7 @@ export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerSe
           const since = wake.seen;
           let claimed: number;
           try {
-            const r = await ingestNext(ctx.db, load, o.batchSize, o.leaseSeconds, o);
+            const r = await ingestNext(deps, o.batchSize, o.leaseSeconds, o);
             claimed = r.claimed;
             failures = 0;
             if (r.failed.length > 0) {

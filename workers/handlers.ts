@@ -8,12 +8,14 @@ import { backupsReap } from './backups-reap.ts';
 import { backupsRestore } from './backups-restore.ts';
 import { backupsSchedule } from './backups-schedule.ts';
 import { errorsIngest } from './errors-ingest.ts';
+import { errorsPrune } from './errors-prune.ts';
 import { identityBreachedImport } from './identity-breached-import.ts';
 import { identityPasswordReset } from './identity-password-reset.ts';
 import { identityPrune } from './identity-prune.ts';
 import { identitySignUp } from './identity-sign-up.ts';
 
 export const handlers: Handlers<AppRegistry> = {
+  'errors.prune': errorsPrune,
   'identity.sign-up': identitySignUp,
   'identity.password-reset': identityPasswordReset,
   'identity.breached-import': identityBreachedImport,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { dumpDatabase } from '../support/pg.ts';
 import { eventually, linkIn, startIdentityWorker, startMailServer, strongPassword, type MailServer } from './support.ts';
 
 let h: Harness;
@@ -124,15 +125,8 @@ describe('sign-up', () => {
       const d = createHash(alg).update(secret).digest();
       return [d.toString('hex'), d.toString('hex').toUpperCase(), d.toString('base64')];
     });
-    const tables = (await h.db.raw<{ rows: { schemaname: string; tablename: string }[] }>(
-      "select schemaname, tablename from pg_tables where schemaname not in ('pg_catalog', 'information_schema')",
-    )).rows;
-    expect(tables.some((t) => t.schemaname === 'pgboss')).toBe(true);
-    let dump = '';
-    for (const t of tables) {
-      const rows = await h.db.raw<{ rows: { r: string }[] }>(`select t::text as r from "${t.schemaname}"."${t.tablename}" t`);
-      dump += rows.rows.map((r) => r.r).join('\n');
-    }
+    const { schemas, text: dump } = await dumpDatabase(h.db);
+    expect(schemas.has('pgboss')).toBe(true);
     expect(dump).toContain('dump@example.com');
     expect(dump).not.toContain(secret);
     for (const d of digests) expect(dump).not.toContain(d);

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyringFromConfig } from '../../src/crypto.ts';
 import { acceptEvents } from '../../src/domain/observability/capture.ts';
 import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
@@ -49,18 +50,35 @@ const state = async () => {
   return { inbox: Number(r.inbox), leased: Number(r.leased), stored: Number(r.stored) };
 };
 
-/** Kills the worker with SIGKILL the moment it holds claimed rows and has stored some already. */
+const leasedUids = async () =>
+  (await h.db('error_event_inbox').where({ env_id: env.env.id }).where('lease_until', '>', h.db.fn.now()).pluck('uid')) as string[];
+
+/**
+ * Kills the worker with SIGKILL while it holds claimed rows and has stored some already. It is
+ * frozen with SIGSTOP first, so that what it holds cannot change between the look and the kill
+ * (CI once saw the batch finish in that window); the short pause lets Postgres settle a COMMIT
+ * already on the wire, so the rows listed are exactly what the worker held. If the frozen worker
+ * holds nothing, it is thawed and the look repeats.
+ */
 async function killMidBatch(worker: { child: ChildProcess; output: () => string }, storedBefore: number): Promise<string[]> {
-  await eventually(async () => {
-    if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
-    const s = await state();
-    return s.stored > storedBefore && s.leased > 0;
-  }, { timeoutMs: 45_000, intervalMs: 10 });
-  worker.child.kill('SIGKILL');
-  await once(worker.child, 'exit');
-  // What the dead worker held: rows claimed (attempts ≥ 1) whose lease has not run out yet.
-  const held = await h.db('error_event_inbox').where({ env_id: env.env.id }).where('lease_until', '>', h.db.fn.now()).pluck('uid');
-  return held as string[];
+  for (;;) {
+    await eventually(async () => {
+      if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
+      const s = await state();
+      return s.stored > storedBefore && s.leased > 0;
+    }, { timeoutMs: 45_000, intervalMs: 10 });
+    worker.child.kill('SIGSTOP');
+    await new Promise((r) => setTimeout(r, 50));
+    const held = await leasedUids();
+    if (held.length > 0) {
+      worker.child.kill('SIGKILL');
+      await once(worker.child, 'exit');
+      // An uncommitted transaction of the frozen worker rolls back on the kill, so every row it
+      // held is still in the inbox for the next worker.
+      return held;
+    }
+    worker.child.kill('SIGCONT');
+  }
 }
 
 describe('a worker killed with SIGKILL mid-batch', () => {
@@ -69,7 +87,7 @@ describe('a worker killed with SIGKILL mid-batch', () => {
     const payloads = Array.from({ length: 3000 }, (_, i) =>
       errorEventInput.parse(sampleEvent({ exception_type: types[i % types.length], message: `crash ${i}`, event_time: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, i)).toISOString() })));
     const accepted: string[] = [];
-    for (let i = 0; i < payloads.length; i += 1000) accepted.push(...(await acceptEvents({ db: h.db, cell: 'c0' }, env.env.id, payloads.slice(i, i + 1000))));
+    for (let i = 0; i < payloads.length; i += 1000) accepted.push(...(await acceptEvents({ db: h.db, cell: 'c0', keyring: keyringFromConfig(h.config) }, env.env.id, payloads.slice(i, i + 1000))));
 
     // Two workers in turn die holding batches; the second starts while the first one's lease runs.
     const first = startWorkerProcess();

@@ -2,12 +2,10 @@
 // requests queued behind an INSERT in flight share the next one, each answers by its own rows'
 // fate, and one request's bad rows never fail another's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newEventUid } from '../../src/domain/observability/capture.ts';
-import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
 import { InboxWriter } from '../../src/domain/observability/inbox-writer.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
-import { sampleEvent } from './support.ts';
+import { sealedSample } from './support.ts';
 
 let h: Harness;
 let env: CreatedEnv;
@@ -20,7 +18,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const row = (envId = env.env.id) => ({ uid: newEventUid('c0'), env_id: envId, payload: errorEventInput.parse(sampleEvent()) });
+const row = (envId = env.env.id) => sealedSample(h, envId);
 const stored = async (uids: string[]) => Number((await h.db('error_event_inbox').whereIn('uid', uids).count({ n: '*' }).first())?.n);
 
 describe('InboxWriter', () => {

@@ -4,10 +4,12 @@
 // budgets that keep a batch of large events as small in memory as an ordinary one. (A worker
 // process killed mid-batch: crash.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyringFromConfig } from '../../src/crypto.ts';
 import { newEventUid } from '../../src/domain/observability/capture.ts';
-import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
-import { ingestBatch, ingestNext } from '../../src/domain/observability/ingest.ts';
+import { errorEventInput, type ErrorEventInput } from '../../src/domain/observability/event-schema.ts';
+import { ingestBatch, ingestNext, type IngestDeps } from '../../src/domain/observability/ingest.ts';
 import { ingestQueries } from '../../src/domain/observability/queries.ts';
+import { sealPayload } from '../../src/domain/observability/sealed-payload.ts';
 import type { MapLoader } from '../../src/domain/observability/symbolicate.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
@@ -15,18 +17,23 @@ import { sampleEvent } from './support.ts';
 
 let h: Harness;
 let env: CreatedEnv;
+let deps: IngestDeps;
 const noMaps: MapLoader = () => Promise.reject(new Error('no maps in this test'));
 
 beforeAll(async () => {
   h = await createHarness();
   env = await createTestEnv(h.db);
+  deps = { db: h.db, keyring: keyringFromConfig(h.config), load: noMaps };
 });
 afterAll(async () => {
   await h?.close();
 });
 
+/** An inbox row as capture writes it, sealed; `payload` may be one the API would refuse. */
+const sealed = (payload: unknown, uid = newEventUid('c0')) => sealPayload(deps.keyring, env.env.id, uid, payload as ErrorEventInput);
+
 async function accept(n: number, patch: Record<string, unknown> = {}): Promise<string[]> {
-  const rows = Array.from({ length: n }, () => ({ uid: newEventUid('c0'), env_id: env.env.id, payload: errorEventInput.parse(sampleEvent(patch)) }));
+  const rows = Array.from({ length: n }, () => sealed(errorEventInput.parse(sampleEvent(patch))));
   await ingestQueries(h.db).insertInbox(rows);
   return rows.map((r) => r.uid);
 }
@@ -40,25 +47,25 @@ const counts = async (fingerprintMessage: string) => {
 describe('ingestBatch', () => {
   it('stores each event once, however often its job runs', async () => {
     const uids = await accept(5, { message: 'rerun' });
-    expect((await ingestBatch(h.db, uids, noMaps)).stored).toBe(5);
-    expect((await ingestBatch(h.db, uids, noMaps)).stored).toBe(0);
+    expect((await ingestBatch(deps, uids)).stored).toBe(5);
+    expect((await ingestBatch(deps, uids)).stored).toBe(0);
     // A run that finds the inbox row again (the worst case of at-least-once) still adds nothing.
-    await h.db('error_event_inbox').insert({ uid: uids[0], env_id: env.env.id, payload: JSON.stringify(errorEventInput.parse(sampleEvent({ message: 'rerun' }))) });
-    expect((await ingestBatch(h.db, uids, noMaps)).stored).toBe(0);
+    await h.db('error_event_inbox').insert(sealed(errorEventInput.parse(sampleEvent({ message: 'rerun' })), uids[0]));
+    expect((await ingestBatch(deps, uids)).stored).toBe(0);
     expect(await counts('rerun')).toEqual({ groups: 1, occurrences: 5, events: 5 });
     expect(await h.db('error_event_inbox').whereIn('uid', uids).count({ n: '*' }).first()).toEqual({ n: '0' });
   });
 
   it('makes one group when many batches bring its first events at once', async () => {
     const batches = await Promise.all(Array.from({ length: 6 }, () => accept(20, { message: 'first at once', exception_type: 'RaceError' })));
-    const results = await Promise.all(batches.map((uids) => ingestBatch(h.db, uids, noMaps)));
+    const results = await Promise.all(batches.map((uids) => ingestBatch(deps, uids)));
     expect(results.reduce((a, r) => a + r.stored, 0)).toBe(120);
     expect(await counts('first at once')).toEqual({ groups: 1, occurrences: 120, events: 120 });
   });
 
   it('counts right when the same batch runs twice at once', async () => {
     const uids = await accept(30, { message: 'double run', exception_type: 'DoubleError' });
-    const [a, b] = await Promise.all([ingestBatch(h.db, uids, noMaps), ingestBatch(h.db, uids, noMaps)]);
+    const [a, b] = await Promise.all([ingestBatch(deps, uids), ingestBatch(deps, uids)]);
     expect(a.stored + b.stored).toBe(30);
     expect(await counts('double run')).toEqual({ groups: 1, occurrences: 30, events: 30 });
   });
@@ -74,21 +81,21 @@ describe('ingestBatch', () => {
     await h.db('error_event_inbox').whereIn('uid', uids).update({ lease_until: h.db.raw("now() - interval '1 second'") });
     const again = (await q.claim(1000, 30)).filter((r) => uids.includes(r.uid));
     expect(again.map((r) => r.attempts)).toEqual(uids.map(() => 2));
-    expect((await ingestBatch(h.db, uids, noMaps)).stored).toBe(40);
+    expect((await ingestBatch(deps, uids)).stored).toBe(40);
     expect(await counts('leases')).toEqual({ groups: 1, occurrences: 40, events: 40 });
   });
 
   it('retries an event whose processing throws, then buries it with its error', async () => {
     const good = await accept(3, { message: 'beside a poison event', exception_type: 'PoisonNeighbour' });
     // Not a valid capture (the API would refuse it), so processing throws on event_time.
-    await h.db('error_event_inbox').insert({ uid: newEventUid('c0'), env_id: env.env.id, payload: JSON.stringify({ event_time: 'never', exception_type: 'Poison' }) });
-    const first = await ingestNext(h.db, noMaps, 1000, 30, { maxAttempts: 2 });
+    await h.db('error_event_inbox').insert(sealed({ event_time: 'never', exception_type: 'Poison' }));
+    const first = await ingestNext(deps, 1000, 30, { maxAttempts: 2 });
     expect(first.stored).toBeGreaterThanOrEqual(3);
     expect(first.failed).toHaveLength(1);
     const poison = await h.db('error_event_inbox').where({ env_id: env.env.id }).first('uid', 'attempts', 'last_error', h.db.raw('lease_until > now() as waiting'));
     expect(poison).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/invalid time/i), waiting: true });
     await h.db('error_event_inbox').where({ uid: poison.uid }).update({ lease_until: h.db.raw('now()') });
-    expect((await ingestNext(h.db, noMaps, 1000, 30, { maxAttempts: 2 })).failed).toHaveLength(1);
+    expect((await ingestNext(deps, 1000, 30, { maxAttempts: 2 })).failed).toHaveLength(1);
     expect(await h.db('error_event_inbox').where({ uid: poison.uid }).first()).toBeUndefined();
     expect(await h.db('error_event_dead').where({ uid: poison.uid }).first('attempts', 'last_error')).toMatchObject({ attempts: 2, last_error: expect.stringMatching(/invalid time/i) });
     expect(await counts('beside a poison event')).toEqual({ groups: 1, occurrences: 3, events: 3 });
@@ -102,7 +109,7 @@ describe('ingestBatch', () => {
       expect((await q.claim(1000, 30)).map((r) => r.uid)).toContain(uid);
       await h.db('error_event_inbox').where({ uid }).update({ lease_until: h.db.raw('now()') });
     }
-    const r = await ingestNext(h.db, noMaps, 1000, 30, { maxAttempts: 3 });
+    const r = await ingestNext(deps, 1000, 30, { maxAttempts: 3 });
     expect(r.stored).toBe(0);
     expect(await h.db('error_event_dead').where({ uid }).first('attempts', 'last_error')).toMatchObject({ attempts: 4, last_error: expect.stringMatching(/gave up/) });
     expect(await counts('crash loop')).toEqual({ groups: 0, occurrences: 0, events: 0 });
@@ -113,11 +120,11 @@ describe('ingestBatch', () => {
       file_path: '/app.js', object_key: 'source-maps/x/outage.map', size_bytes: 10, sha256: 'outage' });
     const [uid] = await accept(1, { message: 'store outage', release: 'outage-1', stack_frames: [{ function: 'a', file: 'https://cdn.example.com/app.js', line: 1, column: 5 }] });
     const storeDown: MapLoader = () => Promise.reject(new Error('connect ECONNREFUSED'));
-    const first = await ingestNext(h.db, storeDown, 1000, 30, { maxAttempts: 3 });
+    const first = await ingestNext({ ...deps, load: storeDown }, 1000, 30, { maxAttempts: 3 });
     expect(first.failed.map((f) => f.uid)).toEqual([uid]);
     expect(await counts('store outage')).toEqual({ groups: 0, occurrences: 0, events: 0 });
     await h.db('error_event_inbox').where({ uid }).update({ lease_until: h.db.raw('now()') });
-    expect((await ingestNext(h.db, storeDown, 1000, 30, { maxAttempts: 3 })).stored).toBe(1);
+    expect((await ingestNext({ ...deps, load: storeDown }, 1000, 30, { maxAttempts: 3 })).stored).toBe(1);
     const stored = await h.db('error_events').where({ uid }).first('body');
     expect(stored.body.stack_frames[0]).toMatchObject({ unmapped_reason: 'map_unavailable', function: 'a', line: 1, column: 5 });
   });
@@ -128,7 +135,7 @@ describe('ingestBatch', () => {
     const count = (q: { sql: string }) => void (q.sql.includes('insert into error_events') && (statements += 1));
     h.db.on('query', count);
     try {
-      expect((await ingestBatch(h.db, uids, noMaps, { maxAttempts: 10, maxStoreBytes: 1 })).stored).toBe(12);
+      expect((await ingestBatch(deps, uids, { maxAttempts: 10, maxStoreBytes: 1 })).stored).toBe(12);
     } finally {
       h.db.off('query', count);
     }
@@ -141,9 +148,9 @@ describe('ingestBatch', () => {
     const q = ingestQueries(h.db);
     const one = (await q.claim(1000, 30, 1)).filter((r) => uids.includes(r.uid));
     expect(one).toHaveLength(1);
-    const size = Number((await h.db('error_event_inbox').where({ uid: uids[1] }).first(h.db.raw('pg_column_size(payload) as s'))).s);
+    const size = Number((await h.db('error_event_inbox').where({ uid: uids[1] }).first(h.db.raw('pg_column_size(payload_sealed) as s'))).s);
     const three = (await q.claim(1000, 30, size * 3)).filter((r) => uids.includes(r.uid));
     expect(three).toHaveLength(3);
-    expect((await ingestBatch(h.db, uids, noMaps)).stored).toBe(10);
+    expect((await ingestBatch(deps, uids)).stored).toBe(10);
   });
 });

@@ -1,5 +1,9 @@
 // Error-tracking test helpers: the real web process and the real worker in-process, and shortcuts
 // for captures and reads.
+import { keyringFromConfig } from '../../src/crypto.ts';
+import { newEventUid } from '../../src/domain/observability/capture.ts';
+import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
+import { sealPayload, type SealedPayloadRow } from '../../src/domain/observability/sealed-payload.ts';
 import { queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
@@ -60,3 +64,8 @@ export async function readStored(web: WebHandle, env: CreatedEnv, uid: string, t
 }
 
 export const groupIdOf = (eventName: string): string => /error_groups\/([^/]+)\//.exec(eventName)![1]!;
+
+/** An inbox (or dead-letter) row of `sampleEvent()`, sealed as a capture seals it. */
+export function sealedSample(h: Harness, envId: string): SealedPayloadRow {
+  return sealPayload(keyringFromConfig(h.config), envId, newEventUid('c0'), errorEventInput.parse(sampleEvent()));
+}

@@ -1,5 +1,6 @@
 // `npm start` on a machine where nothing is configured: an embedded Postgres, the local-disk
-// object store, a demo environment, and a banner whose secret key reaches an authenticated route.
+// object store, a demo environment, a banner whose secret key reaches an authenticated route, and
+// the worker's services running (a captured error is processed and stored).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call } from '../support/harness.ts';
+import { eventually } from '../support/probes.ts';
 
 const script = new URL('../../src/start.ts', import.meta.url).pathname;
 let dir: string | undefined;
@@ -53,6 +55,17 @@ describe('npm start with nothing configured', () => {
       expect(/publishable key:\s+cairn_pk_test_\w{32}/.test(out)).toBe(true);
       const res = await call(base!.replace('localhost', '127.0.0.1'), 'GET', `/v1/${env}`, { key: secret });
       expect(res).toMatchObject({ status: 200, body: { name: env, mode: 'test' } });
+      // Error ingestion is a worker service, not a queue: it must run here as in the Procfile's worker.
+      const api = base!.replace('localhost', '127.0.0.1');
+      const captured = await call<{ uid: string }>(api, 'POST', `/v1/${env}/error_groups:capture`, {
+        key: secret, body: { error_event: { event_time: '2026-11-21T12:00:00Z', exception_type: 'TypeError', message: 'from npm start', stack: 'TypeError: from npm start\n    at run (/srv/app.js:1:2)' } },
+      });
+      expect(captured.status).toBe(202);
+      const stored = await eventually(async () => {
+        const r = await call<{ message: string }>(api, 'GET', `/v1/${env}/error_groups/-/error_events/${captured.body.uid}`, { key: secret });
+        return r.status === 200 ? r.body : undefined;
+      }, { timeoutMs: 20_000 });
+      expect(stored.message).toBe('from npm start');
       // mkdtemp makes a 0700 folder, as root's home is: the database lives where postgres can reach.
       expect(existsSync(join(dir, '.data', 'postgres', 'PG_VERSION'))).toBe(true);
       cleanup = await readlink(join(dir, '.data', 'postgres')).catch(() => undefined);

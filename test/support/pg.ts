@@ -2,6 +2,7 @@
 // database per test file cloned from it (CREATE DATABASE … TEMPLATE takes ~100 ms).
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Knex } from 'knex';
 import pg from 'pg';
 
 export const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -56,4 +57,20 @@ export async function cloneDatabase(template: string, base: string = adminUrl): 
     url: databaseUrl(name, base),
     drop: () => withAdmin((c) => c.query(`drop database if exists ${name} with (force)`), base).then(() => undefined),
   };
+}
+
+/**
+ * Every row of every table in every schema of the database (pg-boss's included) as text, one row a
+ * line: what a leaked dump or backup of it would show. bytea prints as \x… hex.
+ */
+export async function dumpDatabase(db: Knex): Promise<{ schemas: Set<string>; text: string }> {
+  const { rows: tables } = await db.raw<{ rows: { schemaname: string; tablename: string }[] }>(
+    "select schemaname, tablename from pg_tables where schemaname not in ('pg_catalog', 'information_schema') order by 1, 2",
+  );
+  let text = '';
+  for (const t of tables) {
+    const { rows } = await db.raw<{ rows: { r: string }[] }>(`select t::text as r from "${t.schemaname}"."${t.tablename}" t`);
+    for (const r of rows) text += `${t.schemaname}.${t.tablename} ${r.r}\n`;
+  }
+  return { schemas: new Set(tables.map((t) => t.schemaname)), text };
 }

@@ -2,23 +2,28 @@
 // `err_<cell><ulid>` now, and the request's events are written to the inbox in one INSERT (shared
 // with concurrent requests: inbox-writer.ts), which is the whole acceptance: the inbox is the
 // workers' queue (see queries.ts `claim`). An answered 202 means the rows are committed and will
-// be stored; a failed request leaves nothing behind.
+// be stored; a failed request leaves nothing behind. Payloads are sealed here, before they leave
+// the request: the inbox never holds a captured secret in plaintext (sealed-payload.ts).
 import type { Knex } from 'knex';
 import type { z } from 'zod';
+import type { Keyring } from '../../crypto.ts';
 import { newUlid } from '../../ids.ts';
 import { errorEventInput, storable, type ErrorEventInput } from './event-schema.ts';
 import { inboxWriter } from './inbox-writer.ts';
+import { sealPayload } from './sealed-payload.ts';
 
 export const newEventUid = (cell: string, now?: number): string => `err_${cell}${newUlid(now)}`;
 
 export interface CaptureDeps {
   db: Knex;
   cell: string;
+  /** The service key (`keyringFromConfig(config)`) that seals the payloads. */
+  keyring: Keyring;
 }
 
 export async function acceptEvents(deps: CaptureDeps, envId: string, events: ErrorEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const rows = events.map((payload) => ({ uid: newEventUid(deps.cell), env_id: envId, payload: storable(payload) }));
+  const rows = events.map((payload) => sealPayload(deps.keyring, envId, newEventUid(deps.cell), storable(payload)));
   await inboxWriter(deps.db).write(rows);
   return rows.map((r) => r.uid);
 }

@@ -1,11 +1,13 @@
 // A parsed source map in a few typed arrays (issue 3: "parsed maps are cached per worker with a
-// memory bound"; 100k events across 50 releases' maps in under 300 MB). trace-mapping keeps each
-// decoded segment as its own small array, ~7.7× the map's JSON size on the heap (measured on a
-// 1.1 MB esbuild map); packed into columns, with source lines found by offset instead of split
-// into strings, that map holds ~2.2 MB (1.5 MB of arrays, 0.5 MB of source text, offsets and
-// scopes). Lookups follow trace-mapping's `originalPositionFor` exactly (greatest lower bound; on
-// an exact hit, the first segment of that column), and the tests compare the two.
-import { TraceMap, decodedMappings, sourceContentFor } from '@jridgewell/trace-mapping';
+// memory bound"; 100k events across 50 releases' maps in under 300 MB). `mappings` is decoded
+// straight into columns (mappings.ts), never into trace-mapping's per-segment arrays (~7.7× the
+// JSON on the heap): the largest map an upload accepts (50 MiB) loads in a 64 MB old space, its
+// ~65 MB of segments outside the V8 heap (big-map.test.ts). Source lines are found by offset
+// instead of split into strings. Lookups follow trace-mapping's `originalPositionFor` exactly
+// (greatest lower bound; on an exact hit, the first segment of that column), and the tests
+// compare the two on real and random maps.
+import { TraceMap } from '@jridgewell/trace-mapping';
+import { decodeMappings, fromDecoded } from './mappings.ts';
 import { functionScopes, type Scope } from './scopes.ts';
 
 export interface OriginalPosition {
@@ -24,10 +26,20 @@ export interface OriginalSource {
   scopes: Scope[];
 }
 
+interface RawMap {
+  sources?: unknown;
+  sourceRoot?: string;
+  sourcesContent?: unknown;
+  names?: unknown;
+  mappings?: unknown;
+}
+
 export class CompactMap {
   private readonly sources: string[];
+  /** A source name's first index (what `sourceContentFor` answers for); looked up once per frame. */
+  private readonly sourceIndex = new Map<string, number>();
   private readonly contents: (string | null)[];
-  private readonly names: string[];
+  private readonly names: (string | null)[];
   /** Segments of generated line i are [lineStart[i], lineStart[i + 1]). */
   private readonly lineStart: Int32Array;
   private readonly genColumn: Int32Array;
@@ -42,43 +54,39 @@ export class CompactMap {
   readonly bytes: number;
 
   constructor(json: string) {
-    const map = new TraceMap(json);
-    const decoded = decodedMappings(map);
-    let count = 0;
-    for (const line of decoded) count += line.length;
-    this.lineStart = new Int32Array(decoded.length + 1);
-    this.genColumn = new Int32Array(count);
-    this.source = new Int32Array(count);
-    this.srcLine = new Int32Array(count);
-    this.srcColumn = new Int32Array(count);
-    this.name = new Int32Array(count);
-    let at = 0;
-    decoded.forEach((line, i) => {
-      this.lineStart[i] = at;
-      for (const segment of line) {
-        const s = segment as readonly number[];
-        this.genColumn[at] = s[0]!;
-        this.source[at] = s.length > 1 ? s[1]! : -1;
-        this.srcLine[at] = s.length > 1 ? s[2]! : 0;
-        this.srcColumn[at] = s.length > 1 ? s[3]! : 0;
-        this.name[at] = s.length === 5 ? s[4]! : -1;
-        at += 1;
-      }
+    const map = JSON.parse(json) as RawMap;
+    // What TraceMap accepted (it was the parser here before): `sources` an array, `mappings` a VLQ
+    // string or already decoded arrays. An indexed map (`sections`) it refused, and so does this.
+    if (!Array.isArray(map.sources)) throw new Error('source map has no sources');
+    const columns = typeof map.mappings === 'string' ? decodeMappings(map.mappings) : Array.isArray(map.mappings) ? fromDecoded(map.mappings) : undefined;
+    if (!columns) throw new Error('source map has no mappings');
+    ({ lineStart: this.lineStart, genColumn: this.genColumn, source: this.source, srcLine: this.srcLine, srcColumn: this.srcColumn, name: this.name } = columns);
+    // Source names resolve against `sourceRoot` exactly as trace-mapping resolves them: it does it
+    // here, on a copy of the map without its mappings, so it decodes nothing.
+    const resolved = new TraceMap({ version: 3, sources: map.sources, sourceRoot: map.sourceRoot, names: [], mappings: '' }).resolvedSources;
+    this.sources = resolved.map((s) => s ?? '');
+    this.sources.forEach((s, i) => {
+      if (!this.sourceIndex.has(s)) this.sourceIndex.set(s, i);
     });
-    this.lineStart[decoded.length] = at;
-    this.sources = map.resolvedSources.map((s) => s ?? '');
-    this.contents = this.sources.map((s) => sourceContentFor(map, s));
-    this.names = [...map.names];
-    // Typed arrays, strings (one byte a character unless they need two), and for each source
-    // text half its size again for line offsets and scopes, computed on first use (measured:
-    // 0.2× for offsets, up to 0.5× for scopes on a file of many small functions).
+    const contents = Array.isArray(map.sourcesContent) ? map.sourcesContent : [];
+    // sourceContentFor's rule: a source's content is that of the first source resolving to its name.
+    this.contents = this.sources.map((s) => {
+      const text = contents[this.sourceIndex.get(s)!];
+      return typeof text === 'string' ? text : null;
+    });
+    this.names = Array.isArray(map.names) ? map.names.map((n) => (typeof n === 'string' ? n : null)) : [];
+    // Typed arrays (their real byte length: a mangled map may leave slack), strings (one byte a
+    // character unless they need two), and for each source text half its size again for line
+    // offsets and scopes, computed on first use (measured: 0.2× for offsets, up to 0.5× for scopes
+    // on a file of many small functions).
     const wide = (x: string) => {
       for (let i = 0; i < x.length; i++) if (x.charCodeAt(i) > 0xff) return true;
       return false;
     };
     const strings = (xs: readonly (string | null)[], extra = 1) =>
       xs.reduce((a, x) => a + (x === null ? 8 : 40 + extra * x.length * (wide(x) ? 2 : 1)), 0);
-    this.bytes = 4 * (this.lineStart.length + 5 * count) + strings(this.sources) + strings(this.names) + strings(this.contents, 1.5);
+    const arrays = Object.values(columns).reduce((a, x) => a + x.byteLength, 0);
+    this.bytes = arrays + strings(this.sources) + strings(this.names) + strings(this.contents, 1.5);
   }
 
   originalPositionFor(line: number, column: number): OriginalPosition | null {
@@ -109,8 +117,8 @@ export class CompactMap {
 
   /** The original source's text, line offsets and function scopes (computed on first use), or null without `sourcesContent`. */
   original(source: string): OriginalSource | null {
-    const i = this.sources.indexOf(source);
-    if (i === -1) return null;
+    const i = this.sourceIndex.get(source);
+    if (i === undefined) return null;
     let entry = this.originals.get(i);
     if (entry === undefined) {
       const text = this.contents[i] ?? null;
@@ -119,7 +127,7 @@ export class CompactMap {
       } else {
         const starts = [0];
         for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
-        entry = { text, lineStarts: Int32Array.from(starts), scopes: functionScopes(text) };
+        entry = { text, lineStarts: Int32Array.from(starts), scopes: functionScopes(text, source) };
       }
       this.originals.set(i, entry);
     }

@@ -3,14 +3,15 @@
 // processed batch is stored in one statement that also deletes the inbox rows it stored, which is
 // what makes a re-run (a lease that ran out, a worker killed mid-batch) store nothing twice. An event
 // whose processing throws is released for a later attempt; the rest of the batch is stored.
+// Payloads arrive sealed and are opened one at a time, as each event's turn comes (sealed-payload.ts).
 import type { Knex } from 'knex';
-import { randomBase62 } from '../../crypto.ts';
+import { randomBase62, type Keyring } from '../../crypto.ts';
 import { newId } from '../../ids.ts';
 import { scrubbingQueries } from './policy-queries.ts';
-import type { ErrorEventInput } from './event-schema.ts';
 import { processEvent, type ProcessedEvent } from './process.ts';
 import { ingestQueries, type InboxRow, type NewEvent, type NewGroup } from './queries.ts';
 import { compiledPolicy, type ScrubbingPolicy } from './scrub.ts';
+import { openPayload, UnopenablePayload } from './sealed-payload.ts';
 import { sourceMapQueries } from './source-map-queries.ts';
 import type { MapLoader } from './symbolicate.ts';
 
@@ -29,6 +30,13 @@ export interface IngestOptions {
 
 export const ingestDefaults: IngestOptions = { maxAttempts: 10, maxStoreBytes: 4 * 1024 * 1024 };
 
+export interface IngestDeps {
+  db: Knex;
+  /** Opens the sealed payloads (`keyringFromConfig(config)`). */
+  keyring: Keyring;
+  load: MapLoader;
+}
+
 /**
  * A processed event, kept as the JSON the store statement takes: the event's objects die as soon
  * as it is processed instead of living (and being promoted to the old generation) until the batch
@@ -44,7 +52,7 @@ interface Ready {
 type Failure = IngestResult['failed'][number] & { attempts: number };
 
 /** Processes the rows in order; `flush` is handed what is ready whenever it reaches `maxStoreBytes`, and at the end. */
-async function processAll(db: Knex, rows: InboxRow[], load: MapLoader, options: IngestOptions, flush: (ready: Ready[]) => Promise<void>): Promise<Failure[]> {
+async function processAll({ db, keyring, load }: IngestDeps, rows: InboxRow[], options: IngestOptions, flush: (ready: Ready[]) => Promise<void>): Promise<Failure[]> {
   const envIds = [...new Set(rows.map((r) => r.env_id))];
   const pairs = [...new Set(rows.filter((r) => r.release).map((r) => `${r.env_id}\n${r.release}`))].map((k) => {
     const [env_id, release] = k.split('\n') as [string, string];
@@ -59,7 +67,8 @@ async function processAll(db: Knex, rows: InboxRow[], load: MapLoader, options: 
     try {
       const policy = compiledPolicy(policies.get(row.env_id) as ScrubbingPolicy);
       const refs = row.release ? (maps.get(`${row.env_id}\n${row.release}`) ?? []) : [];
-      const processed = await processEvent(JSON.parse(row.payload_json) as ErrorEventInput, refs, load, policy.scrubber());
+      // Opened now, not with the batch: a loop holds one event in plaintext, only while processing it.
+      const processed = await processEvent(openPayload(keyring, row), refs, load, policy.scrubber());
       // The object store failed: try again later, while attempts remain, rather than store the
       // event unsymbolicated for good; the last attempt stores it with `map_unavailable` frames.
       if (row.attempts > 0 && row.attempts < maxAttempts - 1 && processed.body.stack_frames.some((f) => f.unmapped_reason === 'map_unavailable')) {
@@ -77,7 +86,10 @@ async function processAll(db: Knex, rows: InboxRow[], load: MapLoader, options: 
       });
       bytes += json.length;
     } catch (error) {
-      failed.push({ uid: row.uid, attempts: row.attempts, error });
+      // A payload that is not its row's will not open on any attempt: bury it now (its sealed value
+      // stays for an operator) rather than retry it for ten minutes, or store it under this uid.
+      const hopeless = error instanceof UnopenablePayload && error.permanent;
+      failed.push({ uid: row.uid, attempts: hopeless ? Math.max(row.attempts, maxAttempts) : row.attempts, error });
     }
     if (bytes >= (options.maxStoreBytes ?? ingestDefaults.maxStoreBytes!)) {
       await flush(ready);
@@ -104,11 +116,11 @@ function newGroups(ready: Ready[]): NewGroup[] {
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
 
 /** Processes and stores inbox rows (claimed by the caller); failures are released or buried. */
-export async function ingestRows(db: Knex, rows: InboxRow[], load: MapLoader, options: IngestOptions = ingestDefaults): Promise<IngestResult> {
+export async function ingestRows(deps: IngestDeps, rows: InboxRow[], options: IngestOptions = ingestDefaults): Promise<IngestResult> {
   if (rows.length === 0) return { stored: 0, failed: [] };
-  const q = ingestQueries(db);
+  const q = ingestQueries(deps.db);
   let stored = 0;
-  const failed = await processAll(db, rows, load, options, async (ready) => {
+  const failed = await processAll(deps, rows, options, async (ready) => {
     stored += await q.store(`[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
   });
   await q.release(failed.map((f) => ({ uid: f.uid, attempts: f.attempts, error: message(f.error) })), options.maxAttempts);
@@ -116,18 +128,19 @@ export async function ingestRows(db: Knex, rows: InboxRow[], load: MapLoader, op
 }
 
 /** Claims one batch and ingests it; answers how many rows it claimed (0: the inbox is drained). */
-export async function ingestNext(db: Knex, load: MapLoader, batchSize: number, leaseSeconds: number, options: IngestOptions = ingestDefaults): Promise<{ claimed: number } & IngestResult> {
-  const rows = await ingestQueries(db).claim(batchSize, leaseSeconds);
+export async function ingestNext(deps: IngestDeps, batchSize: number, leaseSeconds: number, options: IngestOptions = ingestDefaults): Promise<{ claimed: number } & IngestResult> {
+  const q = ingestQueries(deps.db);
+  const rows = await q.claim(batchSize, leaseSeconds);
   // A row claimed more often than allowed kept killing (or outliving) its worker: bury it unprocessed.
   const spent = rows.filter((r) => r.attempts > options.maxAttempts);
   if (spent.length > 0) {
-    await ingestQueries(db).release(spent.map((r) => ({ uid: r.uid, attempts: r.attempts, error: 'gave up: the worker stopped during every attempt' })), options.maxAttempts);
+    await q.release(spent.map((r) => ({ uid: r.uid, attempts: r.attempts, error: 'gave up: the worker stopped during every attempt' })), options.maxAttempts);
   }
-  const result = await ingestRows(db, rows.filter((r) => r.attempts <= options.maxAttempts), load, options);
+  const result = await ingestRows(deps, rows.filter((r) => r.attempts <= options.maxAttempts), options);
   return { claimed: rows.length, ...result };
 }
 
 /** Ingests the inbox rows of these uids, leased or not (tests; an operator's re-drive). */
-export async function ingestBatch(db: Knex, uids: string[], load: MapLoader, options: IngestOptions = ingestDefaults): Promise<IngestResult> {
-  return ingestRows(db, await ingestQueries(db).inbox(uids), load, options);
+export async function ingestBatch(deps: IngestDeps, uids: string[], options: IngestOptions = ingestDefaults): Promise<IngestResult> {
+  return ingestRows(deps, await ingestQueries(deps.db).inbox(uids), options);
 }

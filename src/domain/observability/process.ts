@@ -44,13 +44,20 @@ export interface ProcessedEvent {
 }
 
 function scrubFrame(f: StackFrame, s: Scrubber): StackFrame {
-  const t = (v: string | undefined) => (v === undefined ? undefined : s.recurring(v));
-  const out: StackFrame = { ...f, function: t(f.function), file: t(f.file) };
+  // Built key by key rather than spread and then pruned: `delete` turns an object into a slow
+  // dictionary-mode one (undefined values are left out of the stored JSON anyway).
+  const out = { ...f };
+  if (f.function !== undefined) out.function = s.recurring(f.function);
+  if (f.file !== undefined) out.file = s.recurring(f.file);
   if (f.pre_context) out.pre_context = f.pre_context.map(s.recurring);
   if (f.context_line !== undefined) out.context_line = s.recurring(f.context_line);
   if (f.post_context) out.post_context = f.post_context.map(s.recurring);
-  if (f.generated) out.generated = { ...f.generated, function: t(f.generated.function), file: t(f.generated.file) };
-  for (const k of Object.keys(out) as (keyof StackFrame)[]) if (out[k] === undefined) delete out[k];
+  if (f.generated) {
+    const g = { ...f.generated };
+    if (g.function !== undefined) g.function = s.recurring(g.function);
+    if (g.file !== undefined) g.file = s.recurring(g.file);
+    out.generated = g;
+  }
   return out;
 }
 

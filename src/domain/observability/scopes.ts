@@ -1,72 +1,47 @@
 // The enclosing function of a position in original source (issue 3: a frame shows the original
 // name of the function it ran in, not the name at the call site, which is what a source map's
-// `names` entry at that position holds). Bundlers do not emit scope information, so this scans
-// `sourcesContent` once per file: braces are matched outside strings and comments, and each `{`
-// is labelled by the header before it (declaration, method, assigned function or arrow, class).
-// A heuristic, and a cheap one: a miss falls back to the map's own name.
+// `names` entry at that position holds). Bundlers emit no scope information, so `sourcesContent`
+// is parsed, once per source file (CompactMap keeps the result): by a real parser in the language
+// the file's extension names (scopes-ast.ts), else by the brace-matching heuristic
+// (scopes-heuristic.ts) for what the parser refuses or what is too big to parse in the worker.
+import { astScopes, type Lang } from './scopes-ast.ts';
+import { heuristicScopes } from './scopes-heuristic.ts';
 
 export interface Scope {
   name: string;
-  /** Offsets in the source text. */
+  /** UTF-16 offsets in the source text, both inclusive. */
   start: number;
   end: number;
 }
 
-const keywords = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'function', 'return', 'else', 'do', 'try', 'finally']);
+// A parse holds ~55 bytes of AST on the V8 heap per source character until it is walked (measured
+// with oxc-parser on 1 MB of TypeScript): 512 Ki characters is ~28 MB for a moment, which the
+// worker's 128 MB old space can spare next to its map cache. Bigger sources are vendored bundles,
+// not code anyone wrote, and get the heuristic.
+export const maxParsedLength = 512 * 1024;
 
-const headers: [RegExp, 'fn' | 'class'][] = [
-  [/\bclass\s+([\w$]+)[^{}]*$/, 'class'],
-  [/\bfunction\s*\*?\s*([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)[^{}()]*$/, 'fn'],
-  [/([\w$]+)\s*[:=]\s*(?:async\s+)?function\b[^{}]*$/, 'fn'],
-  [/([\w$]+)\s*[:=]\s*(?:async\s+)?(?:\([^{}]*\)|[\w$]+)\s*(?::[^{}=]*)?=>\s*$/, 'fn'],
-  [/(?:^|[;{}\s,])(?:(?:async|static|get|set|public|private|protected|override)\s+)*\*?([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)\s*(?::[^{}]*)?$/, 'fn'],
-];
+const byExtension: Record<string, Lang[]> = {
+  ts: ['ts'], mts: ['ts'], cts: ['ts'], tsx: ['tsx'],
+  // JSX is common in .js files, and a .js file without it parses as JSX all the same.
+  js: ['jsx'], mjs: ['jsx'], cjs: ['jsx'], jsx: ['jsx'],
+};
 
-function headerName(before: string): { name: string; kind: 'fn' | 'class' } | undefined {
-  for (const [pattern, kind] of headers) {
-    const m = pattern.exec(before);
-    if (m && !keywords.has(m[1]!)) return { name: m[1]!, kind };
-  }
-  return undefined;
+/** The languages to try for a source path, its query and fragment (`App.vue?vue&type=script`) aside. */
+export function languagesFor(path: string): Lang[] {
+  const file = path.replace(/[?#].*$/, '');
+  const ext = /\.([a-z]+)$/i.exec(file)?.[1]?.toLowerCase();
+  return (ext && byExtension[ext]) || ['ts', 'jsx'];
 }
 
-/** Function scopes of a source, outermost first; class methods are named `Class.method`. */
-export function functionScopes(source: string): Scope[] {
-  const scopes: Scope[] = [];
-  const open: { start: number; name?: string; kind?: 'fn' | 'class' }[] = [];
-  let headerStart = 0;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i]!;
-    if (c === '/' && source[i + 1] === '/') {
-      i = source.indexOf('\n', i);
-      if (i < 0) break;
-      continue;
-    }
-    if (c === '/' && source[i + 1] === '*') {
-      i = source.indexOf('*/', i + 2);
-      if (i < 0) break;
-      i += 1;
-      continue;
-    }
-    if (c === '"' || c === "'" || c === '`') {
-      for (i++; i < source.length && source[i] !== c; i++) if (source[i] === '\\') i++;
-      continue;
-    }
-    if (c === '{') {
-      const header = headerName(source.slice(Math.max(headerStart, i - 300), i));
-      const parent = open.findLast((o) => o.kind !== undefined);
-      const name = header && header.kind === 'fn' && parent?.kind === 'class' ? `${parent.name}.${header.name}` : header?.name;
-      open.push({ start: i, name, kind: header?.kind });
-      headerStart = i + 1;
-    } else if (c === '}') {
-      const o = open.pop();
-      if (o?.kind === 'fn' && o.name) scopes.push({ name: o.name, start: o.start, end: i });
-      headerStart = i + 1;
-    } else if (c === ';') {
-      headerStart = i + 1;
+/** Function scopes of a source, by start offset; class members are named `Class.member`. */
+export function functionScopes(source: string, path = ''): Scope[] {
+  if (source.length <= maxParsedLength) {
+    for (const lang of languagesFor(path)) {
+      const scopes = astScopes(source, lang);
+      if (scopes) return scopes;
     }
   }
-  return scopes.sort((a, b) => a.start - b.start);
+  return heuristicScopes(source);
 }
 
 /** The innermost named function around an offset. */

@@ -1,11 +1,12 @@
 // Capture and batchCapture (CONTRACT.md): validate, give uids, write them to the inbox in one statement, 202.
-import { acceptBatch, acceptEvents } from '../../../domain/observability/capture.ts';
+import { keyringFromConfig } from '../../../crypto.ts';
+import { acceptBatch, acceptEvents, type CaptureDeps } from '../../../domain/observability/capture.ts';
 import { defineRoute } from '../../route.ts';
 import type { AppDeps } from '../../context.ts';
 import { batchCaptureBody, batchCaptureResponse, captureBody, captureResponse, envParams } from './schema.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
-const captureDeps = (deps: AppDeps) => ({ db: deps.db, cell: deps.config.CAIRN_CELL });
+const captureDeps = (deps: AppDeps): CaptureDeps => ({ db: deps.db, cell: deps.config.CAIRN_CELL, keyring: keyringFromConfig(deps.config) });
 
 export const capture = defineRoute({
   method: 'post', path: `${base}:capture`, operationId: 'captureErrorEvent',

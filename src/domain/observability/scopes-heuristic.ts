@@ -1,0 +1,64 @@
+// Function scopes without a parser: the fallback of scopes.ts for a source the parser refuses (a
+// syntax error, a .vue or .svelte file, CoffeeScript) or one too big to parse within the worker's
+// heap. Braces are matched outside strings and comments, and each `{` is labelled by the header
+// before it (declaration, method, assigned function or arrow, class). Known misses: a `{` inside
+// parameters (TypeScript object types, destructuring), `${…}` in template literals, regex
+// literals holding quotes or braces, JSX text. A miss falls back to the map's own name.
+import type { Scope } from './scopes.ts';
+
+const keywords = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'function', 'return', 'else', 'do', 'try', 'finally']);
+
+const headers: [RegExp, 'fn' | 'class'][] = [
+  [/\bclass\s+([\w$]+)[^{}]*$/, 'class'],
+  [/\bfunction\s*\*?\s*([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)[^{}()]*$/, 'fn'],
+  [/([\w$]+)\s*[:=]\s*(?:async\s+)?function\b[^{}]*$/, 'fn'],
+  [/([\w$]+)\s*[:=]\s*(?:async\s+)?(?:\([^{}]*\)|[\w$]+)\s*(?::[^{}=]*)?=>\s*$/, 'fn'],
+  [/(?:^|[;{}\s,])(?:(?:async|static|get|set|public|private|protected|override)\s+)*\*?([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)\s*(?::[^{}]*)?$/, 'fn'],
+];
+
+function headerName(before: string): { name: string; kind: 'fn' | 'class' } | undefined {
+  for (const [pattern, kind] of headers) {
+    const m = pattern.exec(before);
+    if (m && !keywords.has(m[1]!)) return { name: m[1]!, kind };
+  }
+  return undefined;
+}
+
+/** Function scopes of a source, by start offset; class methods are named `Class.method`. */
+export function heuristicScopes(source: string): Scope[] {
+  const scopes: Scope[] = [];
+  const open: { start: number; name?: string; kind?: 'fn' | 'class' }[] = [];
+  let headerStart = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '/' && source[i + 1] === '/') {
+      i = source.indexOf('\n', i);
+      if (i < 0) break;
+      continue;
+    }
+    if (c === '/' && source[i + 1] === '*') {
+      i = source.indexOf('*/', i + 2);
+      if (i < 0) break;
+      i += 1;
+      continue;
+    }
+    if (c === '"' || c === "'" || c === '`') {
+      for (i++; i < source.length && source[i] !== c; i++) if (source[i] === '\\') i++;
+      continue;
+    }
+    if (c === '{') {
+      const header = headerName(source.slice(Math.max(headerStart, i - 300), i));
+      const parent = open.findLast((o) => o.kind !== undefined);
+      const name = header && header.kind === 'fn' && parent?.kind === 'class' ? `${parent.name}.${header.name}` : header?.name;
+      open.push({ start: i, name, kind: header?.kind });
+      headerStart = i + 1;
+    } else if (c === '}') {
+      const o = open.pop();
+      if (o?.kind === 'fn' && o.name) scopes.push({ name: o.name, start: o.start, end: i });
+      headerStart = i + 1;
+    } else if (c === ';') {
+      headerStart = i + 1;
+    }
+  }
+  return scopes.sort((a, b) => a.start - b.start);
+}
