@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
 import { newEventUid } from '../../src/domain/observability/capture.ts';
 import { errorEventInput, type ErrorEventInput } from '../../src/domain/observability/event-schema.ts';
+import { unpackBody } from '../../src/domain/observability/event-body.ts';
 import { ingestBatch, ingestNext, type IngestDeps } from '../../src/domain/observability/ingest.ts';
 import { ingestQueries } from '../../src/domain/observability/queries.ts';
 import { sealPayload } from '../../src/domain/observability/sealed-payload.ts';
@@ -125,8 +126,8 @@ describe('ingestBatch', () => {
     expect(await counts('store outage')).toEqual({ groups: 0, occurrences: 0, events: 0 });
     await h.db('error_event_inbox').where({ uid }).update({ lease_until: h.db.raw('now()') });
     expect((await ingestNext({ ...deps, load: storeDown }, 1000, 30, { maxAttempts: 3 })).stored).toBe(1);
-    const stored = await h.db('error_events').where({ uid }).first('body');
-    expect(stored.body.stack_frames[0]).toMatchObject({ unmapped_reason: 'map_unavailable', function: 'a', line: 1, column: 5 });
+    const stored = unpackBody(await h.db('error_events').where({ uid }).first('body', 'body_deflated'));
+    expect(stored.stack_frames[0]).toMatchObject({ unmapped_reason: 'map_unavailable', function: 'a', line: 1, column: 5 });
   });
 
   it('stores a batch of large events in parts, each event once', async () => {

@@ -1,10 +1,12 @@
 // The stack parser against golden fixtures, one per engine (V8 in Chrome and Node, SpiderMonkey,
 // JavaScriptCore), plus grouping normalisation and the bounds on hostile input.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { groupKey, normalizeMessage } from '../../src/domain/observability/fingerprint.ts';
 import { filePath, isInApp, normalizeFile } from '../../src/domain/observability/paths.ts';
-import { maxFrames, parseStack } from '../../src/domain/observability/stack-parser.ts';
+import { maxFrames, parseStack, splitStack } from '../../src/domain/observability/stack-parser.ts';
 import type { StackFrame } from '../../src/domain/observability/symbolicate.ts';
 
 const fixture = (name: string) => new URL(`./fixtures/stacks/${name}`, import.meta.url);
@@ -70,8 +72,30 @@ describe('group key', () => {
     const custom = groupKey({ exception_type: 'E', fingerprint: 'checkout-timeout', frames: [frame('x', '/a.js', 1)] });
     expect(custom.grouping.method).toBe('fingerprint');
     expect(groupKey({ exception_type: 'Other', fingerprint: 'checkout-timeout', frames: [] }).fingerprint).toBe(custom.fingerprint);
+    // The key's hash is over the same JSON as before the frames' JSON was made once per stack, so
+    // groups made before keep their events.
+    const frames = [frame('lib', '/node_modules/x/a.js', 1, false), frame('run', '/app/main.1a2b3c4d.js', 10)];
+    const legacy = createHash('sha256').update(JSON.stringify(['in_app_frames', 'TypeError', [{ function: 'run', file: '/app/main.js' }]])).digest('hex').slice(0, 40);
+    expect(groupKey({ exception_type: 'TypeError', frames }).fingerprint).toBe(legacy);
+    const allLegacy = createHash('sha256').update(JSON.stringify(['all_frames', 'E', [{ function: 'lib', file: '/node_modules/x/a.js' }]])).digest('hex').slice(0, 40);
+    expect(groupKey({ exception_type: 'E', frames: [frame('lib', '/node_modules/x/a.js', 1, false)] }).fingerprint).toBe(allLegacy);
     const m1 = groupKey({ exception_type: 'E', message: 'user 123 not found', frames: [] });
     expect(m1.fingerprint).toBe(groupKey({ exception_type: 'E', message: 'user 98765 not found', frames: [] }).fingerprint);
     expect(normalizeMessage('id 550e8400-e29b-41d4-a716-446655440000 at 0xdeadbeef')).toBe('id <uuid> at <hex>');
+  });
+});
+
+describe('splitStack', () => {
+  it('cuts a stack before its first frame line, joins back exactly, and parses the same', () => {
+    expect(splitStack('TypeError: x (at y:1:2)\n    at a (f.js:1:2)\n    at b (f.js:3:4)')).toEqual({ message: 'TypeError: x (at y:1:2)\n', frames: '    at a (f.js:1:2)\n    at b (f.js:3:4)' });
+    expect(splitStack('Error: a@b.c:1:2\r\nfn@f.js:1:2')).toEqual({ message: 'Error: a@b.c:1:2\r\n', frames: 'fn@f.js:1:2' });
+    expect(splitStack('no frames here')).toEqual({ message: 'no frames here', frames: '' });
+    const line = fc.oneof(fc.string(), fc.constantFrom('    at a (f.js:1:2)', 'fn@f.js:3:4', 'TypeError: m', '    at new B (webpack:///src/b.ts:9:1)', '', '\r'));
+    fc.assert(fc.property(fc.array(line, { maxLength: 12 }), fc.constantFrom('\n', '\r\n'), (lines, nl) => {
+      const stack = lines.join(nl);
+      const { message, frames } = splitStack(stack);
+      expect(message + frames).toBe(stack);
+      expect(parseStack(frames)).toEqual(parseStack(stack));
+    }), { numRuns: 500 });
   });
 });

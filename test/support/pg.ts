@@ -2,6 +2,7 @@
 // database per test file cloned from it (CREATE DATABASE … TEMPLATE takes ~100 ms).
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
 import type { Knex } from 'knex';
 import pg from 'pg';
 
@@ -61,16 +62,34 @@ export async function cloneDatabase(template: string, base: string = adminUrl): 
 
 /**
  * Every row of every table in every schema of the database (pg-boss's included) as text, one row a
- * line: what a leaked dump or backup of it would show. bytea prints as \x… hex.
+ * line: what a leaked dump or backup of it would show. bytea prints as \x… hex; a bytea value that
+ * is a raw deflate stream (stored event bodies) is added inflated too, so that compression can never
+ * hide a secret from the tests that look for one.
  */
 export async function dumpDatabase(db: Knex): Promise<{ schemas: Set<string>; text: string }> {
   const { rows: tables } = await db.raw<{ rows: { schemaname: string; tablename: string }[] }>(
     "select schemaname, tablename from pg_tables where schemaname not in ('pg_catalog', 'information_schema') order by 1, 2",
   );
+  const { rows: byteaColumns } = await db.raw<{ rows: { table_schema: string; table_name: string; column_name: string }[] }>(
+    "select table_schema, table_name, column_name from information_schema.columns where data_type = 'bytea' and table_schema not in ('pg_catalog', 'information_schema')",
+  );
   let text = '';
   for (const t of tables) {
     const { rows } = await db.raw<{ rows: { r: string }[] }>(`select t::text as r from "${t.schemaname}"."${t.tablename}" t`);
     for (const r of rows) text += `${t.schemaname}.${t.tablename} ${r.r}\n`;
+    for (const c of byteaColumns.filter((b) => b.table_schema === t.schemaname && b.table_name === t.tablename)) {
+      const { rows: values } = await db.raw<{ rows: { v: Buffer | null }[] }>(`select "${c.column_name}" as v from "${t.schemaname}"."${t.tablename}"`);
+      for (const { v } of values) {
+        if (!v) continue;
+        let inflated: string;
+        try {
+          inflated = inflateRawSync(v).toString('utf8');
+        } catch {
+          continue; // not a deflate stream (a hash, a sealed value)
+        }
+        text += `${t.schemaname}.${t.tablename}.${c.column_name} (inflated) ${inflated}\n`;
+      }
+    }
   }
   return { schemas: new Set(tables.map((t) => t.schemaname)), text };
 }

@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import { normalizeFile } from './paths.ts';
 import type { StackFrame } from './symbolicate.ts';
 
+type KeyFrame = Pick<StackFrame, 'function' | 'file' | 'in_app'>;
+
 export interface GroupingFrame {
   function?: string;
   file?: string;
@@ -36,7 +38,7 @@ export function normalizeMessage(message: string): string {
     .slice(0, 512);
 }
 
-function keyFrames(frames: readonly StackFrame[]): GroupingFrame[] {
+function keyFrames(frames: readonly KeyFrame[]): GroupingFrame[] {
   const out: GroupingFrame[] = [];
   for (const f of frames) {
     const g: GroupingFrame = { function: f.function, file: f.file === undefined ? undefined : normalizeFile(f.file) };
@@ -48,25 +50,43 @@ function keyFrames(frames: readonly StackFrame[]): GroupingFrame[] {
   return out.slice(-maxKeyFrames);
 }
 
-export function culpritOf(frames: readonly StackFrame[]): string {
+export function culpritOf(frames: readonly KeyFrame[]): string {
   const top = frames.findLast((f) => f.in_app) ?? frames.at(-1);
   if (!top) return '';
   const file = top.file === undefined ? '' : normalizeFile(top.file);
   return top.function ? `${top.function}${file ? ` (${file})` : ''}` : file;
 }
 
-export function groupKey(event: { exception_type: string; message?: string; fingerprint?: string; frames: readonly StackFrame[] }): GroupKey {
-  const culprit = culpritOf(event.frames);
+/** What grouping takes from a stack's frames; a stack recurs, so process.ts keeps it with the stack. */
+export interface StackKeys {
+  inApp: GroupingFrame[];
+  all: GroupingFrame[];
+  /** `inApp` and `all` as JSON, as the key's hash takes them. */
+  inAppJson: string;
+  allJson: string;
+  culprit: string;
+}
+
+export function stackKeys(frames: readonly KeyFrame[]): StackKeys {
+  const inApp = keyFrames(frames.filter((f) => f.in_app));
+  const all = keyFrames(frames);
+  return { inApp, all, inAppJson: JSON.stringify(inApp), allJson: JSON.stringify(all), culprit: culpritOf(frames) };
+}
+
+// The same string JSON.stringify([method, type, frames]) makes, with the frames' JSON made once.
+const framesHash = (method: string, type: string, framesJson: string): string =>
+  createHash('sha256').update(`[${JSON.stringify(method)},${JSON.stringify(type)},${framesJson}]`).digest('hex').slice(0, 40);
+
+export function groupKey(event: { exception_type: string; message?: string; fingerprint?: string; frames: readonly KeyFrame[] }, keys = stackKeys(event.frames)): GroupKey {
+  const { culprit } = keys;
   if (event.fingerprint) {
     return { fingerprint: hash(['fingerprint', event.fingerprint]), grouping: { method: 'fingerprint', frames: [] }, culprit };
   }
-  const inApp = keyFrames(event.frames.filter((f) => f.in_app));
-  if (inApp.length > 0) {
-    return { fingerprint: hash(['in_app_frames', event.exception_type, inApp]), grouping: { method: 'in_app_frames', frames: inApp }, culprit };
+  if (keys.inApp.length > 0) {
+    return { fingerprint: framesHash('in_app_frames', event.exception_type, keys.inAppJson), grouping: { method: 'in_app_frames', frames: keys.inApp }, culprit };
   }
-  const all = keyFrames(event.frames);
-  if (all.length > 0) {
-    return { fingerprint: hash(['all_frames', event.exception_type, all]), grouping: { method: 'all_frames', frames: all }, culprit };
+  if (keys.all.length > 0) {
+    return { fingerprint: framesHash('all_frames', event.exception_type, keys.allJson), grouping: { method: 'all_frames', frames: keys.all }, culprit };
   }
   return {
     fingerprint: hash(['message', event.exception_type, normalizeMessage(event.message ?? '')]),

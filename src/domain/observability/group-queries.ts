@@ -2,6 +2,7 @@
 // statement: of concurrent calls carrying one etag exactly one matches the row once it holds the
 // row lock, and the others see the new etag.
 import type { Db } from '../../db.ts';
+import { unpackBody, type StoredBody } from './event-body.ts';
 import type { EventBody } from './process.ts';
 import { newEtagSql } from './queries.ts';
 import type { PageKey } from './page-token.ts';
@@ -44,7 +45,9 @@ export interface GroupFilter {
 
 const groupColumns = ['id', 'env_id', 'fingerprint', 'title', 'culprit', 'service_name', 'state', 'etag', 'first_seen_time',
   'last_seen_time', 'occurrence_count', 'last_release', 'resolve_time', 'grouping'] as const;
-const eventColumns = ['uid', 'env_id', 'group_id', 'event_time', 'receive_time', 'create_time', 'body'] as const;
+const eventColumns = ['uid', 'env_id', 'group_id', 'event_time', 'receive_time', 'create_time', 'body', 'body_deflated'] as const;
+
+const eventRow = ({ body_deflated, ...r }: Omit<EventRow, 'body'> & StoredBody): EventRow => ({ ...r, body: unpackBody({ body: r.body, body_deflated }) });
 
 export interface TriageOutcome {
   found: boolean;
@@ -73,14 +76,15 @@ export function groupQueries(db: Db) {
       const q = db('error_events').where({ env_id: envId, group_id: groupId }).select(eventColumns)
         .orderBy([{ column: 'event_time', order: 'desc' }, { column: 'uid', order: 'desc' }]).limit(limit);
       if (after) q.whereRaw('(event_time, uid) < (?::timestamptz, ?)', [after.t, after.id]);
-      return q;
+      return (await q).map(eventRow);
     },
 
     /** One event by uid; with a group id it must be in that group (`-` reads across groups). */
     async getEvent(envId: string, groupId: string | undefined, uid: string): Promise<EventRow | undefined> {
       const q = db('error_events').where({ env_id: envId, uid });
       if (groupId !== undefined) q.where({ group_id: groupId });
-      return q.first(eventColumns);
+      const row = await q.first(eventColumns);
+      return row ? eventRow(row) : undefined;
     },
 
     async triage(envId: string, id: string, etag: string, from: readonly GroupState[], to: GroupState): Promise<TriageOutcome> {

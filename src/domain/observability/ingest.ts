@@ -71,13 +71,13 @@ async function processAll({ db, keyring, load }: IngestDeps, rows: InboxRow[], o
       const processed = await processEvent(openPayload(keyring, row), refs, load, policy.scrubber());
       // The object store failed: try again later, while attempts remain, rather than store the
       // event unsymbolicated for good; the last attempt stores it with `map_unavailable` frames.
-      if (row.attempts > 0 && row.attempts < maxAttempts - 1 && processed.body.stack_frames.some((f) => f.unmapped_reason === 'map_unavailable')) {
+      if (row.attempts > 0 && row.attempts < maxAttempts - 1 && processed.frames.some((f) => f.unmapped_reason === 'map_unavailable')) {
         throw new Error('a source map could not be read from the object store');
       }
-      const b = processed.body;
+      const b = processed.head;
       const event: NewEvent = {
         uid: row.uid, env_id: row.env_id, fingerprint: processed.fingerprint, event_time: b.event_time,
-        receive_time: new Date(row.receive_time).toISOString(), release: b.release ?? '', service_name: b.service_name ?? '', body: b,
+        receive_time: new Date(row.receive_time).toISOString(), release: b.release ?? '', service_name: b.service_name ?? '', body_deflated: processed.stored.toString('base64'),
       };
       const json = JSON.stringify(event);
       ready.push({

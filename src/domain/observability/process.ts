@@ -1,12 +1,14 @@
 // One accepted event through the pipeline (issue 3): parse → symbolicate → scrub → group. Pure but
 // for map loading; the worker stores the result. Scrubbing comes before grouping and storage, so
 // no secret reaches a key, a title or a row.
+import { createHash } from 'node:crypto';
+import { framesSegment, packBody } from './event-body.ts';
 import type { ErrorEventInput } from './event-schema.ts';
-import { groupKey, type Grouping } from './fingerprint.ts';
+import { groupKey, stackKeys, type Grouping, type StackKeys } from './fingerprint.ts';
 import { isInApp } from './paths.ts';
 import type { Scrubber, ScrubCounts } from './scrub.ts';
-import { parseStack } from './stack-parser.ts';
-import { symbolicate, type MapLoader, type MapRef, type RawFrame, type StackFrame } from './symbolicate.ts';
+import { parseStack, splitStack } from './stack-parser.ts';
+import { findMap, symbolicateFrame, type MapLoader, type MapRef, type RawFrame, type StackFrame } from './symbolicate.ts';
 
 export interface Breadcrumb {
   timestamp?: string;
@@ -35,12 +37,34 @@ export interface EventBody {
   scrub_counts: ScrubCounts;
 }
 
+/** What grouping and the worker look at in a processed frame. */
+export type KeyFrame = Pick<StackFrame, 'function' | 'file' | 'in_app' | 'unmapped_reason'>;
+
 export interface ProcessedEvent {
   fingerprint: string;
   grouping: Grouping;
   culprit: string;
   title: string;
-  body: EventBody;
+  /** The body but its frames, which are in `stored` only. */
+  head: Omit<EventBody, 'stack_frames'>;
+  frames: KeyFrame[];
+  /** The whole body as it is stored: deflated JSON (event-body.ts). */
+  stored: Buffer;
+}
+
+/** A stack's frames ready to store: grouping's view, and the body's first deflated segment. */
+interface ReadyStack {
+  frames: KeyFrame[];
+  keys: StackKeys;
+  segment: Buffer;
+  /** The stack text's frame lines, scrubbed (when the event has a stack). */
+  frameLines?: string;
+}
+
+/** A frame ready to store, as JSON and as grouping sees it: shared between the events it recurs in. */
+interface ReadyFrame {
+  key: KeyFrame;
+  json: string;
 }
 
 function scrubFrame(f: StackFrame, s: Scrubber): StackFrame {
@@ -71,32 +95,99 @@ function scrubBreadcrumb(b: Breadcrumb, s: Scrubber): Breadcrumb {
   return out;
 }
 
-export async function processEvent(input: ErrorEventInput, maps: readonly MapRef[], load: MapLoader, scrubber: Scrubber): Promise<ProcessedEvent> {
+/**
+ * A frame mapped and scrubbed. The same frame (same map, position, name and file) recurs in event
+ * after event of one bug, and mapping it, reading its context lines and scrubbing them was most of
+ * the worker's time per event: it is made once per policy and reused, JSON included (measured
+ * below in bench/errors.ts). A frame whose map could not be read is not remembered: a later
+ * attempt may read it.
+ */
+async function readyFrame(raw: RawFrame, release: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<ReadyFrame> {
+  const ref = release && raw.file !== undefined && raw.line !== undefined ? findMap(maps, raw.file) : undefined;
+  const fn = raw.function ?? '';
+  // The file is last and the name length-prefixed, so no two frames share a key.
+  const key = ref ? `${ref.sha256}\n${raw.line}:${raw.column ?? ''}:${raw.in_app ?? ''}\n${fn.length}:${fn}\n${raw.file}` : undefined;
+  if (key) {
+    const hit = s.recall<ReadyFrame>(key);
+    if (hit) return hit;
+  }
+  const mapped = await symbolicateFrame(raw, release, maps, load);
+  mapped.in_app = raw.in_app ?? isInApp(mapped.file);
+  const make = (): ReadyFrame => {
+    const frame = scrubFrame(mapped, s);
+    const { function: fn, file, in_app, unmapped_reason } = frame;
+    return { key: { function: fn, file, in_app, unmapped_reason }, json: JSON.stringify(frame) };
+  };
+  if (!key || mapped.unmapped_reason === 'map_unavailable') return make();
+  // What it holds: the JSON, the key and the small frame (their strings are the JSON's size again at most).
+  return s.remember(key, make, (r) => r.json.length + key.length + 64);
+}
+
+// What decides how a release's frames map: which maps it has, and for which files.
+const mapsIdentity = new WeakMap<readonly MapRef[], string>();
+const identityOf = (maps: readonly MapRef[]): string => {
+  let id = mapsIdentity.get(maps);
+  if (id === undefined) {
+    id = JSON.stringify(maps.map((m) => [m.sha256, m.file, m.file_path]));
+    mapsIdentity.set(maps, id);
+  }
+  return id;
+};
+
+/**
+ * All of a stack's frames, ready to store. The same stack recurs in event after event of one bug:
+ * it is made once per policy, down to its deflated bytes, its grouping keys and its scrubbed frame
+ * lines, so an event pays to parse, scrub and compress only what is its own (its message lines,
+ * tags, breadcrumbs). Its frames come through readyFrame, which stacks share.
+ */
+async function readyStack(input: ErrorEventInput, frameLines: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<ReadyStack> {
   // SPEC.md capture rules 1 and 2: given frames win; else the stack is parsed.
-  const raw: RawFrame[] = input.stack_frames && input.stack_frames.length > 0 ? input.stack_frames : parseStack(input.stack ?? '');
-  const mapped = await symbolicate(raw, input.release, maps, load);
-  mapped.forEach((f, i) => {
-    f.in_app = raw[i]?.in_app ?? isInApp(f.file);
-  });
+  const given = input.stack_frames && input.stack_frames.length > 0 ? input.stack_frames : undefined;
+  const mapping = `${input.release === undefined ? 0 : 1}${identityOf(maps)}`;
+  // Given frames are keyed by a digest (their JSON would be kilobytes of key); frame lines as they are.
+  const key = given
+    ? `f${createHash('sha256').update(JSON.stringify([mapping, given, frameLines ?? null])).digest('base64')}`
+    : `s${mapping}\n${frameLines ?? ''}`;
+  const hit = s.recall<ReadyStack>(key);
+  if (hit) return hit;
+  let unavailable = false;
+  const make = async (): Promise<ReadyStack> => {
+    const raw: RawFrame[] = given ?? parseStack(frameLines ?? '');
+    const ready: ReadyFrame[] = [];
+    for (const r of raw) ready.push(await readyFrame(r, input.release, maps, load, s));
+    unavailable = ready.some((r) => r.key.unmapped_reason === 'map_unavailable');
+    const frames = ready.map((r) => r.key);
+    const stack: ReadyStack = { frames, keys: stackKeys(frames), segment: framesSegment(ready.map((r) => r.json)) };
+    if (frameLines !== undefined) stack.frameLines = s.text(frameLines);
+    return stack;
+  };
+  // The frames' small objects are readyFrame's, shared: the rest is what a stack adds.
+  const stack = await s.remember(key, make, (v) => v.segment.length + key.length + (v.frameLines?.length ?? 0) + v.keys.inAppJson.length + v.keys.allJson.length + 8 * v.frames.length);
+  if (unavailable) s.forget(key);
+  return stack;
+}
+
+export async function processEvent(input: ErrorEventInput, maps: readonly MapRef[], load: MapLoader, scrubber: Scrubber): Promise<ProcessedEvent> {
   const s = scrubber;
-  const frames = mapped.map((f) => scrubFrame(f, s));
-  const body: EventBody = {
+  // The stack's frame lines are scrubbed with the stack (once per stack), its message lines here.
+  const split = input.stack !== undefined ? splitStack(input.stack) : undefined;
+  const stack = await readyStack(input, split?.frames, maps, load, s);
+  const body: ProcessedEvent['head'] = {
     event_time: new Date(input.event_time).toISOString(),
     exception_type: s.text(input.exception_type),
-    stack_frames: frames,
     breadcrumbs: (input.breadcrumbs ?? []).map((b) => scrubBreadcrumb(b, s)),
     tags: Object.fromEntries(Object.entries(input.tags ?? {}).map(([k, v]) => [k, s.keyed(k, v)])),
     scrub_counts: {},
   };
   if (input.message !== undefined) body.message = s.text(input.message);
-  if (input.stack !== undefined) body.stack = s.text(input.stack);
+  if (split) body.stack = s.text(split.message) + (stack.frameLines ?? '');
   if (input.fingerprint !== undefined) body.fingerprint = s.text(input.fingerprint);
   if (input.service_name !== undefined) body.service_name = input.service_name;
   if (input.release !== undefined) body.release = input.release;
   if (input.trace_id !== undefined) body.trace_id = input.trace_id;
   if (input.span_id !== undefined) body.span_id = input.span_id;
   body.scrub_counts = s.counts();
-  const key = groupKey({ exception_type: body.exception_type, message: body.message, fingerprint: body.fingerprint, frames });
+  const key = groupKey({ exception_type: body.exception_type, message: body.message, fingerprint: body.fingerprint, frames: stack.frames }, stack.keys);
   const title = (body.message ? `${body.exception_type}: ${body.message}` : body.exception_type).slice(0, 1024);
-  return { ...key, title, body };
+  return { ...key, title, head: body, frames: stack.frames, stored: packBody(stack.segment, body) };
 }

@@ -31,6 +31,20 @@ export interface Scrubber {
   /** A value under a key: the whole value goes when the key is sensitive, else its secrets. */
   keyed(key: string, value: string): string;
   counts(): ScrubCounts;
+  /**
+   * What `make` (scrubbing with this scrubber) returned under `key` before, under this policy,
+   * counting again the rules it fired then; else undefined. For whole values that recur from event
+   * to event (a symbolicated frame: same map, same position): the value is shared, never changed.
+   */
+  recall<T>(key: string): T | undefined;
+  /**
+   * Runs `make` and remembers its value and the rules it fired under `key`, those of values it
+   * recalled or remembered itself included; `weigh` is its size in bytes. One event's scrubber runs
+   * one `make` at a time (an event is processed step by step), so the recording may span awaits.
+   */
+  remember<T>(key: string, make: () => T | Promise<T>, weigh: (value: T) => number): Promise<T>;
+  /** Drops what `remember` kept under `key` (it turned out not to be worth keeping). */
+  forget(key: string): void;
 }
 
 function replaceSecrets(value: string, rule: ScrubRule, bump: () => void): string {
@@ -58,6 +72,10 @@ export interface CompiledPolicy {
 // short strings (the result and which rules fired), bounded in entries.
 const memoLimit = 20_000;
 const memoMaxLength = 512;
+// Whole values (`remember`) are bounded by the weight their maker gives: 24 MiB hold the 15,000
+// distinct frames of the benchmark's 500 stacks (~660 bytes each with context lines and key) and
+// the stacks themselves (~1.8 KB each), with room to spare.
+const valueMemoBytes = 24 * 1024 * 1024;
 
 // A substring can keep its whole parent alive (V8 slices share it): a context line would pin the
 // source text of a map long evicted from the cache. Remembered strings are copies.
@@ -68,11 +86,15 @@ function compile(policy: ScrubbingPolicy): CompiledPolicy {
   const extraKeys = new Set(policy.sensitive_keys.map((k) => k.toLowerCase()));
   const keyRule = policy.use_default_rules && !policy.disabled_rules.includes('sensitive_key');
   const memo = new Map<string, { out: string; fired: number[] }>();
+  const values = new Map<string, { value: unknown; fired: string[]; bytes: number }>();
+  let valueBytes = 0;
   return {
     scrubber(): Scrubber {
       const counts: ScrubCounts = {};
+      let recording: string[] | undefined;
       const count = (name: string) => {
         counts[name] = (counts[name] ?? 0) + 1;
+        recording?.push(name);
       };
       const apply = (value: string, fired?: number[]): string => {
         let out = value;
@@ -110,6 +132,44 @@ function compile(policy: ScrubbingPolicy): CompiledPolicy {
           return text(value);
         },
         counts: () => ({ ...counts }),
+        recall<T>(key: string): T | undefined {
+          const seen = values.get(key);
+          if (!seen) return undefined;
+          for (const name of seen.fired) count(name);
+          return seen.value as T;
+        },
+        async remember<T>(key: string, make: () => T | Promise<T>, weigh: (value: T) => number): Promise<T> {
+          const outer = recording;
+          const fired: string[] = [];
+          recording = fired;
+          let value: T;
+          try {
+            value = await make();
+          } finally {
+            recording = outer;
+          }
+          outer?.push(...fired);
+          const bytes = weigh(value) + key.length;
+          // Over the bound, the oldest quarter goes (a Map iterates in insertion order): clearing
+          // all at once would make every event after it a miss at the same time.
+          if (valueBytes + bytes > valueMemoBytes) {
+            for (const [k, v] of values) {
+              if (valueBytes + bytes <= valueMemoBytes * 0.75) break;
+              values.delete(k);
+              valueBytes -= v.bytes;
+            }
+          }
+          const old = values.get(key);
+          if (old) valueBytes -= old.bytes;
+          values.set(detached(key), { value, fired, bytes });
+          valueBytes += bytes;
+          return value;
+        },
+        forget(key: string): void {
+          const old = values.get(key);
+          if (old) valueBytes -= old.bytes;
+          values.delete(key);
+        },
       };
     },
   };

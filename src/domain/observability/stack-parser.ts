@@ -95,12 +95,35 @@ export function parseStackLine(line: string): ParsedFrame | undefined {
   return undefined;
 }
 
+// The first line of a V8 stack is `Type: message`, which can contain `@`: not a frame.
+const messageLine = /^[\w$.]*(Error|Exception)\w*: /;
+
+/**
+ * A stack as its message lines and its frame lines (from the first line that is a frame on): the
+ * frame lines recur from event to event of one bug, the message often does not. `message`
+ * keeps its line break, so the two join back with `+`; parsing `frames` gives what parsing the
+ * whole stack does.
+ */
+export function splitStack(stack: string): { message: string; frames: string } {
+  let start = 0;
+  while (start <= stack.length) {
+    const nl = stack.indexOf('\n', start);
+    const end = nl < 0 ? stack.length : nl;
+    const line = stack.slice(start, end > start && stack[end - 1] === '\r' ? end - 1 : end);
+    if (!messageLine.test(line) && parseStackLine(line)) {
+      return { message: stack.slice(0, start), frames: stack.slice(start) };
+    }
+    if (nl < 0) break;
+    start = nl + 1;
+  }
+  return { message: stack, frames: '' };
+}
+
 /** Frames innermost last; the message lines before the frames are not frames and are skipped. */
 export function parseStack(stack: string): ParsedFrame[] {
   const frames: ParsedFrame[] = [];
   for (const line of stack.split(/\r?\n/)) {
-    // The first line of a V8 stack is `Type: message`, which can contain `@`: not a frame.
-    if (frames.length === 0 && /^[\w$.]*(Error|Exception)\w*: /.test(line)) continue;
+    if (frames.length === 0 && messageLine.test(line)) continue;
     const frame = parseStackLine(line);
     if (frame) frames.push(frame);
     if (frames.length >= maxFrames) break;

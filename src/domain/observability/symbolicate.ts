@@ -103,16 +103,17 @@ async function mapFrame(frame: RawFrame, maps: readonly MapRef[], load: MapLoade
   return out;
 }
 
+/** One frame through the release's maps; unmapped, it says why. */
+export async function symbolicateFrame(frame: RawFrame, release: string | undefined, maps: readonly MapRef[], load: MapLoader): Promise<StackFrame> {
+  const base: StackFrame = { ...frame, in_app: false };
+  if (!release) return { ...base, unmapped_reason: 'no_release' };
+  if (maps.length === 0) return { ...base, unmapped_reason: 'no_maps_for_release' };
+  const mapped = await mapFrame(frame, maps, load);
+  return typeof mapped === 'string' ? { ...base, unmapped_reason: mapped } : mapped;
+}
+
 export async function symbolicate(frames: readonly RawFrame[], release: string | undefined, maps: readonly MapRef[], load: MapLoader): Promise<StackFrame[]> {
   const out: StackFrame[] = [];
-  for (const frame of frames) {
-    const base: StackFrame = { ...frame, in_app: false };
-    if (!release) out.push({ ...base, unmapped_reason: 'no_release' });
-    else if (maps.length === 0) out.push({ ...base, unmapped_reason: 'no_maps_for_release' });
-    else {
-      const mapped = await mapFrame(frame, maps, load);
-      out.push(typeof mapped === 'string' ? { ...base, unmapped_reason: mapped } : mapped);
-    }
-  }
+  for (const frame of frames) out.push(await symbolicateFrame(frame, release, maps, load));
   return out;
 }

@@ -1,13 +1,16 @@
 // The migration that seals captured payloads at rest (migrations/20261121170000_…): rows accepted
 // before it, in the inbox and the dead letters, are sealed in place (never left in plaintext, never
 // dropped), it refuses to run without the service key when there is something to seal, and `down`
-// gives back the plaintext jsonb the previous schema holds.
+// gives back the plaintext jsonb the previous schema holds. And the one that stores event bodies
+// deflated (20261121200000_…): older jsonb bodies stay readable, and `down` inflates the new ones.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
 import { newEventUid } from '../../src/domain/observability/capture.ts';
 import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
+import { unpackBody } from '../../src/domain/observability/event-body.ts';
+import { groupQueries } from '../../src/domain/observability/group-queries.ts';
 import { ingestBatch } from '../../src/domain/observability/ingest.ts';
-import { openPayload } from '../../src/domain/observability/sealed-payload.ts';
+import { openPayload, sealPayload } from '../../src/domain/observability/sealed-payload.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
@@ -77,8 +80,60 @@ describe('sealing existing payloads', () => {
     // The sealed rows are the workers' as any capture is: the event is stored, scrubbed.
     const noMaps = () => Promise.reject(new Error('no maps in this test'));
     expect((await ingestBatch({ db: h.db, keyring, load: noMaps }, [inbox[0]!.uid])).stored).toBe(1);
-    const stored = await h.db('error_events').where({ uid: inbox[0]!.uid }).first('body', 'release');
+    const stored = await h.db('error_events').where({ uid: inbox[0]!.uid }).first('body', 'body_deflated', 'release');
     expect(stored.release).toBe('r-7');
-    expect(stored.body.message).toBe('inbox [Filtered]');
+    expect(unpackBody(stored).message).toBe('inbox [Filtered]');
+  });
+});
+
+describe('deflated event bodies', () => {
+  const deflate = { name: '20261121200000_deflate_error_event_bodies.ts' };
+  const noMaps = () => Promise.reject(new Error('no maps in this test'));
+
+  it('keeps older jsonb bodies readable, refuses a row with both or neither, and inflates back on down', async () => {
+    releaseEnvironment(true);
+    const keyring = keyringFromConfig(h.config);
+    const accept = async (message: string) => {
+      const row = sealPayload(keyring, env.env.id, newEventUid('c0'), errorEventInput.parse(sampleEvent({ message, exception_type: 'BodyError' })));
+      await h.db('error_event_inbox').insert(row);
+      expect((await ingestBatch({ db: h.db, keyring, load: noMaps }, [row.uid])).stored).toBe(1);
+      return row.uid;
+    };
+    const newer = await accept('stored deflated');
+    const deflated = await h.db('error_events').where({ uid: newer }).first('body', 'body_deflated');
+    expect(deflated.body).toBeNull();
+    expect(deflated.body_deflated.length).toBeLessThan(JSON.stringify(unpackBody(deflated)).length);
+    // A row as the previous schema held it (the workers wrote jsonb then).
+    const template = await h.db('error_events').where({ uid: newer }).first();
+    await h.db.migrate.down(deflate);
+    const older = newEventUid('c0');
+    await h.db('error_events').insert({
+      ...Object.fromEntries(Object.entries(template).filter(([k]) => !['body', 'body_deflated', 'create_time'].includes(k))),
+      uid: older, body: JSON.stringify({ ...unpackBody(template), message: 'stored as jsonb' }),
+    });
+    await h.db.migrate.up(deflate);
+    const newest = await accept('stored deflated again');
+
+    const rows = await h.db('error_events').whereIn('uid', [older, newest]).select('uid', 'body', 'body_deflated');
+    const row = (uid: string) => rows.find((r) => r.uid === uid)!;
+    expect(row(older).body_deflated).toBeNull();
+    expect(row(newest).body).toBeNull();
+    // Both read back through the API's query, whichever column holds them.
+    const reads = groupQueries(h.db);
+    expect((await reads.getEvent(env.env.id, undefined, older))!.body.message).toBe('stored as jsonb');
+    expect((await reads.getEvent(env.env.id, undefined, newer))!.body.message).toBe('stored deflated');
+    const group = (await reads.getEvent(env.env.id, undefined, newer))!.group_id;
+    expect((await reads.listEvents(env.env.id, group, undefined, 10)).map((e) => e.body.message).sort())
+      .toEqual(['stored as jsonb', 'stored deflated', 'stored deflated again']);
+
+    await expect(h.db('error_events').where({ uid: newest }).update({ body: row(older).body })).rejects.toThrow(/error_events_one_body/);
+    await expect(h.db('error_events').where({ uid: older }).update({ body: null })).rejects.toThrow(/error_events_one_body/);
+
+    await h.db.migrate.down(deflate);
+    const back = await h.db('error_events').whereIn('uid', [older, newer, newest]).select('uid', 'body');
+    expect(Object.fromEntries(back.map((r) => [r.uid, r.body.message])))
+      .toEqual({ [older]: 'stored as jsonb', [newer]: 'stored deflated', [newest]: 'stored deflated again' });
+    await h.db.migrate.up(deflate);
+    expect((await reads.getEvent(env.env.id, undefined, newest))!.body.message).toBe('stored deflated again');
   });
 });

@@ -1,0 +1,122 @@
+// Processing remembers frames and whole stacks per scrubbing policy (process.ts) and stores a
+// body as two deflate segments (event-body.ts). What these tests hold it to: an event processed
+// with everything remembered is stored byte for byte as when nothing was, scrub counts included;
+// what one policy remembered never serves another; a frame whose map could not be read is not
+// remembered; and any frames segment followed by any head inflates to the whole body.
+import { inflateRawSync } from 'node:zlib';
+import { transform } from 'esbuild';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { framesSegment, packBody, unpackBody } from '../../src/domain/observability/event-body.ts';
+import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
+import { filePath } from '../../src/domain/observability/paths.ts';
+import { processEvent } from '../../src/domain/observability/process.ts';
+import { compiledPolicy, defaultPolicy } from '../../src/domain/observability/scrub.ts';
+import { parseMap } from '../../src/domain/observability/source-map-cache.ts';
+import type { MapLoader, MapRef } from '../../src/domain/observability/symbolicate.ts';
+
+const source = [
+  '// Support: jane.doe@example.com',
+  'export function checkout(cart: { total: number }): number {',
+  "  const url = 'https://admin:hunter2@db.internal.example.com/shop';",
+  '  if (cart.total < 0) {',
+  "    throw new RangeError('negative total at ' + url);",
+  '  }',
+  '  return cart.total;',
+  '}',
+].join('\n');
+
+const file = 'https://shop.example.com/assets/checkout.js';
+
+async function fixture() {
+  const out = await transform(source, { loader: 'ts', minify: true, sourcemap: 'external', sourcefile: 'src/checkout.ts', format: 'esm' });
+  const map = JSON.parse(out.map) as { sourcesContent?: string[] };
+  map.sourcesContent = [source];
+  const column = out.code.indexOf('throw') + 1;
+  const json = JSON.stringify(map);
+  const ref: MapRef = { file, file_path: filePath(file), sha256: `memo-${json.length}`, size_bytes: json.length, object_key: 'k' };
+  const parsed = parseMap(json);
+  const load: MapLoader = async () => parsed;
+  const event = errorEventInput.parse({
+    event_time: '2026-11-21T12:00:00Z', exception_type: 'RangeError', message: 'negative total', release: 'r1',
+    stack: ['RangeError: negative total', `    at a (${file}:1:${column})`, `    at b (${file}:1:${column})`].join('\n'),
+  });
+  return { ref, load, event };
+}
+
+const inflate = (b: Buffer) => JSON.parse(inflateRawSync(b).toString('utf8')) as Record<string, unknown>;
+
+describe('remembered frames and stacks', () => {
+  it('store an event byte for byte as processing it afresh does, scrub counts included', async () => {
+    const { ref, load, event } = await fixture();
+    // A policy object of its own, so that nothing is remembered yet.
+    const policy = compiledPolicy({ ...defaultPolicy, sensitive_keys: ['memo-test-1'] });
+    const cold = await processEvent(event, [ref], load, policy.scrubber());
+    const warm = await processEvent(event, [ref], load, policy.scrubber());
+    expect(warm.stored.equals(cold.stored)).toBe(true);
+    const body = inflate(warm.stored);
+    const frames = body.stack_frames as { context_line?: string; pre_context?: string[]; function?: string }[];
+    expect(frames).toHaveLength(2);
+    expect(frames[0]!.function).toBe('checkout');
+    expect(frames[0]!.pre_context!.join('\n')).toContain('[Filtered]@db.internal.example.com');
+    expect(JSON.stringify(body)).not.toContain('hunter2');
+    expect(JSON.stringify(body)).not.toContain('jane.doe@example.com');
+    // Two frames, each with the URL's password in its context: counted in both events alike.
+    expect(body.scrub_counts).toMatchObject({ url_password: 2 });
+    expect(unpackBody({ body: null, body_deflated: warm.stored })).toEqual(body);
+  });
+
+  it('never serve another policy', async () => {
+    const { ref, load, event } = await fixture();
+    const strict = compiledPolicy({ ...defaultPolicy, sensitive_keys: ['memo-test-2'] });
+    const lax = compiledPolicy({ ...defaultPolicy, disabled_rules: ['url_password', 'email'] });
+    await processEvent(event, [ref], load, strict.scrubber());
+    const body = inflate((await processEvent(event, [ref], load, lax.scrubber())).stored);
+    expect(JSON.stringify(body)).toContain('hunter2');
+    expect(body.scrub_counts).not.toHaveProperty('url_password');
+  });
+
+  it('leave out a frame whose map could not be read, so a later attempt maps it', async () => {
+    const { ref, load, event } = await fixture();
+    const policy = compiledPolicy({ ...defaultPolicy, sensitive_keys: ['memo-test-3'] });
+    const down: MapLoader = () => Promise.reject(new Error('connect ECONNREFUSED'));
+    const failed = await processEvent(event, [ref], down, policy.scrubber());
+    expect(failed.frames.map((f) => f.unmapped_reason)).toEqual(['map_unavailable', 'map_unavailable']);
+    const later = await processEvent(event, [ref], load, policy.scrubber());
+    expect(later.frames.map((f) => f.unmapped_reason)).toEqual([undefined, undefined]);
+    expect(later.frames[0]!.function).toBe('checkout');
+  });
+});
+
+describe('a remembered stack', () => {
+  it('keeps each event its own message lines, scrubbed, while the frame lines come from the memo', async () => {
+    const { ref, load, event } = await fixture();
+    const policy = compiledPolicy({ ...defaultPolicy, sensitive_keys: ['memo-test-4'] });
+    const frameLines = event.stack!.slice(event.stack!.indexOf('\n') + 1);
+    const first = inflate((await processEvent({ ...event, stack: `RangeError: for jane@example.com\n${frameLines}` }, [ref], load, policy.scrubber())).stored);
+    const second = inflate((await processEvent({ ...event, stack: `RangeError: for 10.1.2.3 and me\n${frameLines}` }, [ref], load, policy.scrubber())).stored);
+    expect(first.stack).toBe(`RangeError: for [Filtered]\n${frameLines}`);
+    expect(second.stack).toBe(`RangeError: for [Filtered] and me\n${frameLines}`);
+    expect(first.scrub_counts).toMatchObject({ email: 1, url_password: 2 });
+    expect(second.scrub_counts).toMatchObject({ ipv4: 1, url_password: 2 });
+    expect(second.scrub_counts).not.toHaveProperty('email');
+    expect(second.stack_frames).toEqual(first.stack_frames);
+    // Given frames with a stack beside them: the stack text is the event's own, not a remembered one.
+    const given = [{ function: 'x', file, line: 1, column: 5 }];
+    const a = inflate((await processEvent({ ...event, stack_frames: given, stack: 'A\n    at x (a.js:1:1)' }, [ref], load, policy.scrubber())).stored);
+    const b = inflate((await processEvent({ ...event, stack_frames: given, stack: 'B\n    at y (b.js:2:2)' }, [ref], load, policy.scrubber())).stored);
+    expect([a.stack, b.stack]).toEqual(['A\n    at x (a.js:1:1)', 'B\n    at y (b.js:2:2)']);
+  });
+});
+
+describe('a stored body in two deflate segments', () => {
+  it('inflates to the frames and the head, whatever they hold', () => {
+    const json = fc.jsonValue().map((v) => JSON.stringify(v));
+    const head = fc.dictionary(fc.string().filter((k) => k !== 'stack_frames'), fc.jsonValue());
+    fc.assert(fc.property(fc.array(json, { maxLength: 40 }), head, fc.string(), (frameJsons, rest, time) => {
+      const h = { event_time: time, ...rest } as never;
+      const body = inflate(packBody(framesSegment(frameJsons), h));
+      expect(body).toEqual(JSON.parse(JSON.stringify({ stack_frames: frameJsons.map((j) => JSON.parse(j) as unknown), ...(h as object) })));
+    }), { numRuns: 300 });
+  });
+});
