@@ -1,8 +1,8 @@
-// Processing remembers frames and whole stacks per scrubbing policy (process.ts) and stores a
-// body as two deflate segments (event-body.ts). What these tests hold it to: an event processed
+// Processing remembers whole stacks per scrubbing policy (process.ts) and stores a body as three
+// segments of one deflate stream (event-body.ts). What these tests hold it to: an event processed
 // with everything remembered is stored byte for byte as when nothing was, scrub counts included;
 // what one policy remembered never serves another; a frame whose map could not be read is not
-// remembered; and any frames segment followed by any head inflates to the whole body.
+// remembered; and any three segments inflate to the whole body (stored blocks over 64 KiB too).
 import { inflateRawSync } from 'node:zlib';
 import { transform } from 'esbuild';
 import fc from 'fast-check';
@@ -46,7 +46,7 @@ async function fixture() {
 
 const inflate = (b: Buffer) => JSON.parse(inflateRawSync(b).toString('utf8')) as Record<string, unknown>;
 
-describe('remembered frames and stacks', () => {
+describe('remembered stacks', () => {
   it('store an event byte for byte as processing it afresh does, scrub counts included', async () => {
     const { ref, load, event } = await fixture();
     // A policy object of its own, so that nothing is remembered yet.
@@ -109,14 +109,16 @@ describe('a remembered stack', () => {
   });
 });
 
-describe('a stored body in two deflate segments', () => {
-  it('inflates to the frames and the head, whatever they hold', () => {
+describe('a stored body in three segments', () => {
+  it('inflates to the stack text, the frames and the head, whatever they hold', () => {
     const json = fc.jsonValue().map((v) => JSON.stringify(v));
-    const head = fc.dictionary(fc.string().filter((k) => k !== 'stack_frames'), fc.jsonValue());
-    fc.assert(fc.property(fc.array(json, { maxLength: 40 }), head, fc.string(), (frameJsons, rest, time) => {
+    const head = fc.dictionary(fc.string().filter((k) => !['stack_frames', 'stack'].includes(k)), fc.jsonValue());
+    const text = fc.option(fc.tuple(fc.string({ unit: 'binary', maxLength: 70_000 }), fc.string({ unit: 'binary', maxLength: 300 })), { nil: undefined });
+    fc.assert(fc.property(fc.array(json, { maxLength: 40 }), head, fc.string(), text, (frameJsons, rest, time, stack) => {
       const h = { event_time: time, ...rest } as never;
-      const body = inflate(packBody(framesSegment(frameJsons), h));
-      expect(body).toEqual(JSON.parse(JSON.stringify({ stack_frames: frameJsons.map((j) => JSON.parse(j) as unknown), ...(h as object) })));
-    }), { numRuns: 300 });
+      const body = inflate(packBody(framesSegment(frameJsons, stack?.[1]), stack?.[0], h));
+      const expected = { stack_frames: frameJsons.map((j) => JSON.parse(j) as unknown), ...(h as object), ...(stack ? { stack: stack[0] + stack[1] } : {}) };
+      expect(body).toEqual(JSON.parse(JSON.stringify(expected)));
+    }), { numRuns: 100 });
   });
 });

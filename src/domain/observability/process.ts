@@ -8,7 +8,7 @@ import { groupKey, stackKeys, type Grouping, type StackKeys } from './fingerprin
 import { isInApp } from './paths.ts';
 import type { Scrubber, ScrubCounts } from './scrub.ts';
 import { parseStack, splitStack } from './stack-parser.ts';
-import { findMap, symbolicateFrame, type MapLoader, type MapRef, type RawFrame, type StackFrame } from './symbolicate.ts';
+import { symbolicateFrame, type MapLoader, type MapRef, type RawFrame, type StackFrame } from './symbolicate.ts';
 
 export interface Breadcrumb {
   timestamp?: string;
@@ -61,7 +61,7 @@ interface ReadyStack {
   frameLines?: string;
 }
 
-/** A frame ready to store, as JSON and as grouping sees it: shared between the events it recurs in. */
+/** A frame ready to store, as JSON and as grouping sees it. */
 interface ReadyFrame {
   key: KeyFrame;
   json: string;
@@ -95,32 +95,13 @@ function scrubBreadcrumb(b: Breadcrumb, s: Scrubber): Breadcrumb {
   return out;
 }
 
-/**
- * A frame mapped and scrubbed. The same frame (same map, position, name and file) recurs in event
- * after event of one bug, and mapping it, reading its context lines and scrubbing them was most of
- * the worker's time per event: it is made once per policy and reused, JSON included (measured
- * below in bench/errors.ts). A frame whose map could not be read is not remembered: a later
- * attempt may read it.
- */
+/** A frame mapped and scrubbed, as JSON and as grouping sees it. */
 async function readyFrame(raw: RawFrame, release: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<ReadyFrame> {
-  const ref = release && raw.file !== undefined && raw.line !== undefined ? findMap(maps, raw.file) : undefined;
-  const fn = raw.function ?? '';
-  // The file is last and the name length-prefixed, so no two frames share a key.
-  const key = ref ? `${ref.sha256}\n${raw.line}:${raw.column ?? ''}:${raw.in_app ?? ''}\n${fn.length}:${fn}\n${raw.file}` : undefined;
-  if (key) {
-    const hit = s.recall<ReadyFrame>(key);
-    if (hit) return hit;
-  }
   const mapped = await symbolicateFrame(raw, release, maps, load);
   mapped.in_app = raw.in_app ?? isInApp(mapped.file);
-  const make = (): ReadyFrame => {
-    const frame = scrubFrame(mapped, s);
-    const { function: fn, file, in_app, unmapped_reason } = frame;
-    return { key: { function: fn, file, in_app, unmapped_reason }, json: JSON.stringify(frame) };
-  };
-  if (!key || mapped.unmapped_reason === 'map_unavailable') return make();
-  // What it holds: the JSON, the key and the small frame (their strings are the JSON's size again at most).
-  return s.remember(key, make, (r) => r.json.length + key.length + 64);
+  const frame = scrubFrame(mapped, s);
+  const { function: fn, file, in_app, unmapped_reason } = frame;
+  return { key: { function: fn, file, in_app, unmapped_reason }, json: JSON.stringify(frame) };
 }
 
 // What decides how a release's frames map: which maps it has, and for which files.
@@ -138,7 +119,11 @@ const identityOf = (maps: readonly MapRef[]): string => {
  * All of a stack's frames, ready to store. The same stack recurs in event after event of one bug:
  * it is made once per policy, down to its deflated bytes, its grouping keys and its scrubbed frame
  * lines, so an event pays to parse, scrub and compress only what is its own (its message lines,
- * tags, breadcrumbs). Its frames come through readyFrame, which stacks share.
+ * tags, breadcrumbs). Measured in bench/errors.ts: 0.29 ms of worker CPU per event against 0.73
+ * when every frame was mapped, scrubbed and compressed for every event. A stack with a frame whose
+ * map could not be read is not remembered: a later attempt may read it. Stacks, not frames, are
+ * remembered: a frame memo as well held the worker's peak memory over its 300 MB bound (issue 3)
+ * with 50 releases' maps, and the context-line memo of scrub.ts already serves frames that stacks share.
  */
 async function readyStack(input: ErrorEventInput, frameLines: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<ReadyStack> {
   // SPEC.md capture rules 1 and 2: given frames win; else the stack is parsed.
@@ -147,7 +132,7 @@ async function readyStack(input: ErrorEventInput, frameLines: string | undefined
   // Given frames are keyed by a digest (their JSON would be kilobytes of key); frame lines as they are.
   const key = given
     ? `f${createHash('sha256').update(JSON.stringify([mapping, given, frameLines ?? null])).digest('base64')}`
-    : `s${mapping}\n${frameLines ?? ''}`;
+    : `${frameLines === undefined ? 'n' : 's'}${mapping}\n${frameLines ?? ''}`;
   const hit = s.recall<ReadyStack>(key);
   if (hit) return hit;
   let unavailable = false;
@@ -157,12 +142,13 @@ async function readyStack(input: ErrorEventInput, frameLines: string | undefined
     for (const r of raw) ready.push(await readyFrame(r, input.release, maps, load, s));
     unavailable = ready.some((r) => r.key.unmapped_reason === 'map_unavailable');
     const frames = ready.map((r) => r.key);
-    const stack: ReadyStack = { frames, keys: stackKeys(frames), segment: framesSegment(ready.map((r) => r.json)) };
-    if (frameLines !== undefined) stack.frameLines = s.text(frameLines);
+    const scrubbedLines = frameLines === undefined ? undefined : s.text(frameLines);
+    const stack: ReadyStack = { frames, keys: stackKeys(frames), segment: framesSegment(ready.map((r) => r.json), scrubbedLines) };
+    if (scrubbedLines !== undefined) stack.frameLines = scrubbedLines;
     return stack;
   };
-  // The frames' small objects are readyFrame's, shared: the rest is what a stack adds.
-  const stack = await s.remember(key, make, (v) => v.segment.length + key.length + (v.frameLines?.length ?? 0) + v.keys.inAppJson.length + v.keys.allJson.length + 8 * v.frames.length);
+  // Strings count once a byte; a frame's small object and the entry itself about 160 bytes.
+  const stack = await s.remember(key, make, (v) => v.segment.length + key.length + (v.frameLines?.length ?? 0) + v.keys.inAppJson.length + v.keys.allJson.length + 160 * (v.frames.length + 1));
   if (unavailable) s.forget(key);
   return stack;
 }
@@ -180,7 +166,7 @@ export async function processEvent(input: ErrorEventInput, maps: readonly MapRef
     scrub_counts: {},
   };
   if (input.message !== undefined) body.message = s.text(input.message);
-  if (split) body.stack = s.text(split.message) + (stack.frameLines ?? '');
+  const messageLines = split ? s.text(split.message) : undefined;
   if (input.fingerprint !== undefined) body.fingerprint = s.text(input.fingerprint);
   if (input.service_name !== undefined) body.service_name = input.service_name;
   if (input.release !== undefined) body.release = input.release;
@@ -189,5 +175,7 @@ export async function processEvent(input: ErrorEventInput, maps: readonly MapRef
   body.scrub_counts = s.counts();
   const key = groupKey({ exception_type: body.exception_type, message: body.message, fingerprint: body.fingerprint, frames: stack.frames }, stack.keys);
   const title = (body.message ? `${body.exception_type}: ${body.message}` : body.exception_type).slice(0, 1024);
-  return { ...key, title, head: body, frames: stack.frames, stored: packBody(stack.segment, body) };
+  const stored = packBody(stack.segment, messageLines, body);
+  if (messageLines !== undefined) body.stack = messageLines + (stack.frameLines ?? '');
+  return { ...key, title, head: body, frames: stack.frames, stored };
 }

@@ -72,10 +72,9 @@ export interface CompiledPolicy {
 // short strings (the result and which rules fired), bounded in entries.
 const memoLimit = 20_000;
 const memoMaxLength = 512;
-// Whole values (`remember`) are bounded by the weight their maker gives: 24 MiB hold the 15,000
-// distinct frames of the benchmark's 500 stacks (~660 bytes each with context lines and key) and
-// the stacks themselves (~1.8 KB each), with room to spare.
-const valueMemoBytes = 24 * 1024 * 1024;
+// Whole values (`remember`: process.ts's stacks) are bounded by the weight their maker gives:
+// 12 MiB hold ~1,300 distinct 30-frame stacks (~9 KB each), more than twice the benchmark's 500.
+const valueMemoBytes = 12 * 1024 * 1024;
 
 // A substring can keep its whole parent alive (V8 slices share it): a context line would pin the
 // source text of a map long evicted from the cache. Remembered strings are copies.
