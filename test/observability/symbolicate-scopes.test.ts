@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { CompactMap } from '../../src/domain/observability/compact-map.ts';
 import { parseStack } from '../../src/domain/observability/stack-parser.ts';
-import { symbolicate, type MapRef } from '../../src/domain/observability/symbolicate.ts';
+import { symbolicateFrame, type MapRef } from '../../src/domain/observability/symbolicate.ts';
 
 const entry = new URL('./fixtures/typed-app/app.ts', import.meta.url).pathname;
 const url = 'https://shop.example.com/assets/typed.js';
@@ -28,7 +28,7 @@ describe('symbolication through the parser', () => {
     const frames = parseStack(stack).filter((f) => f.file === url);
     expect(frames.length).toBeGreaterThanOrEqual(4);
     const ref: MapRef = { file: url, file_path: '/assets/typed.js', sha256: 'x', size_bytes: 1, object_key: 'k' };
-    const mapped = (await symbolicate(frames, '1.0.0', [ref], async () => map)).filter((f) => !f.unmapped_reason);
+    const mapped = (await Promise.all(frames.map((f) => symbolicateFrame(f, '1.0.0', [ref], async () => map)))).filter((f) => !f.unmapped_reason);
     // Outermost first, as the stack parser orders them; the bundle's own names are minified away.
     expect(mapped.map((f) => f.generated?.function)).not.toContain('validate');
     expect(mapped.map((f) => f.function)).toEqual(['start', 'Checkout.run', 'Checkout.#submit', 'validate']);

@@ -111,9 +111,3 @@ export async function symbolicateFrame(frame: RawFrame, release: string | undefi
   const mapped = await mapFrame(frame, maps, load);
   return typeof mapped === 'string' ? { ...base, unmapped_reason: mapped } : mapped;
 }
-
-export async function symbolicate(frames: readonly RawFrame[], release: string | undefined, maps: readonly MapRef[], load: MapLoader): Promise<StackFrame[]> {
-  const out: StackFrame[] = [];
-  for (const frame of frames) out.push(await symbolicateFrame(frame, release, maps, load));
-  return out;
-}
