@@ -27,7 +27,8 @@ export interface GroupKey {
 
 const maxKeyFrames = 50;
 
-const hash = (parts: unknown[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 40);
+const digest = (json: string): string => createHash('sha256').update(json).digest('hex').slice(0, 40);
+const hash = (parts: unknown[]): string => digest(JSON.stringify(parts));
 
 /** Numbers, hex ids and UUIDs vary between occurrences of one bug; the message key ignores them. */
 export function normalizeMessage(message: string): string {
@@ -75,7 +76,7 @@ export function stackKeys(frames: readonly KeyFrame[]): StackKeys {
 
 // The same string JSON.stringify([method, type, frames]) makes, with the frames' JSON made once.
 const framesHash = (method: string, type: string, framesJson: string): string =>
-  createHash('sha256').update(`[${JSON.stringify(method)},${JSON.stringify(type)},${framesJson}]`).digest('hex').slice(0, 40);
+  digest(`[${JSON.stringify(method)},${JSON.stringify(type)},${framesJson}]`);
 
 export function groupKey(event: { exception_type: string; message?: string; fingerprint?: string; frames: readonly KeyFrame[] }, keys = stackKeys(event.frames)): GroupKey {
   const { culprit } = keys;
