@@ -34,7 +34,7 @@ export interface Scrubber {
   /**
    * What `make` (scrubbing with this scrubber) returned under `key` before, under this policy,
    * counting again the rules it fired then; else undefined. For whole values that recur from event
-   * to event (a symbolicated frame: same map, same position): the value is shared, never changed.
+   * to event (process.ts's stacks: same maps, same frame lines): the value is shared, never changed.
    */
   recall<T>(key: string): T | undefined;
   /**
@@ -67,8 +67,8 @@ export interface CompiledPolicy {
   scrubber(): Scrubber;
 }
 
-// Frames of one release repeat the same file names, function names and context lines in event
-// after event, and scrubbing them is most of a worker's CPU: each policy remembers what it made of
+// Frames of one release repeat the same file names, function names and context lines from stack
+// to stack (a stack not seen before is scrubbed frame by frame): each policy remembers what it made of
 // short strings (the result and which rules fired), bounded in entries.
 const memoLimit = 20_000;
 const memoMaxLength = 512;
