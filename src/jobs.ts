@@ -78,6 +78,13 @@ export const queues = defineQueues({
     schema: z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/) }),
     retryLimit: 40, retryDelay: 15, retryDelayMax: 300, expireInSeconds: 24 * 3600, heartbeatSeconds: 120,
   },
+  // A drill restores into its own scratch database, so it takes no environment lock; the same
+  // heartbeat finds a killed worker's drill, which then runs again from the start.
+  'backups.drill': {
+    schema: z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/) }),
+    retryLimit: 5, retryDelay: 60, expireInSeconds: 24 * 3600, heartbeatSeconds: 120,
+  },
+  'backups.drills-due': { schema: z.object({}), retryLimit: 2 },
   'backups.schedule': { schema: z.object({ type: z.enum(['daily', 'weekly', 'monthly']) }), retryLimit: 5 },
   'backups.prune': { schema: z.object({}), retryLimit: 2 },
   'backups.reap': { schema: z.object({}), retryLimit: 1 },
@@ -106,6 +113,7 @@ export const schedules: ScheduleDef[] = [
   { queue: 'backups.schedule', key: 'monthly', cron: '0 3 1 * *', data: { type: 'monthly' } },
   { queue: 'backups.prune', key: 'hourly', cron: '41 * * * *', data: {} },
   { queue: 'backups.reap', key: 'every-5-min', cron: '*/5 * * * *', data: {} },
+  { queue: 'backups.drills-due', key: 'hourly', cron: '29 * * * *', data: {} },
 ];
 
 export type Role = 'web' | 'worker' | 'release';

@@ -3,6 +3,8 @@
 import type { AppRegistry } from '../src/jobs.ts';
 import type { Handlers, WorkerService } from '../src/worker.ts';
 import { backupsCapture } from './backups-capture.ts';
+import { backupsDrill } from './backups-drill.ts';
+import { backupsDrillsDue } from './backups-drills-due.ts';
 import { backupsPrune } from './backups-prune.ts';
 import { backupsReap } from './backups-reap.ts';
 import { backupsRestore } from './backups-restore.ts';
@@ -25,6 +27,8 @@ export const handlers: Handlers<AppRegistry> = {
   'backups.schedule': backupsSchedule,
   'backups.prune': backupsPrune,
   'backups.reap': backupsReap,
+  'backups.drill': backupsDrill,
+  'backups.drills-due': backupsDrillsDue,
 };
 
 export const services: WorkerService[] = [errorsIngest()];

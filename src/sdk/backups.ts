@@ -18,17 +18,25 @@ export interface Backup {
   pg_dump_version: string | null;
   encryption: { format: string; algorithm: string; key_id: string } | null;
   error: string | null;
+  /** When the latest restore drill of this backup ran, and its verdict. */
+  verified_time: string | null;
+  verification: Verification | null;
   create_time: string;
   start_time: string | null;
   finish_time: string | null;
   expire_time: string;
 }
 
+export interface Verification {
+  result: 'passed' | 'failed';
+  reason?: string;
+}
+
 export interface Operation {
   name: string;
   done: boolean;
   metadata: {
-    kind: 'restore';
+    kind: 'restore' | 'drill';
     backup_id: string | null;
     target_env: string;
     pre_restore_backup_id: string | null;
@@ -38,7 +46,7 @@ export interface Operation {
     bytes_total: number;
   };
   error?: { code: string; message: string };
-  response?: { backup_id: string | null; target_env: string; pre_restore_backup_id: string | null };
+  response?: { backup_id: string | null; target_env: string; pre_restore_backup_id: string | null; verification?: Verification };
 }
 
 /** What a restore would replace (`previewRestore`): checked like the restore, nothing changed. */
@@ -115,6 +123,11 @@ export class BackupsApi {
   /** The restore's checks and plan without the restore (the same errors it would give). */
   previewRestore(id: string, targetEnv: string): Promise<RestorePreview> {
     return this.client.request('POST', `${backupPath(id)}:previewRestore`, { body: { targetEnv } });
+  }
+
+  /** Restores the latest succeeded backup into a scratch database and compares every table (a restore drill). */
+  drill(envName: string): Promise<Operation> {
+    return this.client.request('POST', `${envPath(envName)}/backups:drill`, { body: {} });
   }
 
   restore(id: string, targetEnv: string): Promise<Operation> {

@@ -62,7 +62,7 @@ describe('error model', () => {
 describe('health', () => {
   it('answers /healthz and /readyz', async () => {
     expect((await call(web.url, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
-    expect((await call(web.url, 'GET', '/readyz')).body).toEqual({ status: 'ready' });
+    expect((await call(web.url, 'GET', '/readyz')).body).toEqual({ status: 'ready', backup_drills: { failed: 0 } });
   });
 
   it('is not ready while a migration is pending', async () => {

@@ -59,7 +59,7 @@ async function replay(gz: Buffer, url: string, tamper: (sealed: Buffer) => Buffe
   async function* again() {
     for (let i = 0; i < sealed.length; i += 65536) yield sealed.subarray(i, i + 65536);
   }
-  await replayStream(again(), key, url);
+  await replayStream(again(), key, url, null);
 }
 
 beforeAll(async () => {
@@ -78,7 +78,8 @@ describe('large objects in a restore', () => {
     expect(sql).toMatch(/-- Data for Name: BLOBS; Type: BLOBS;[^\n]*\n--\n\nBEGIN;\n/);
     // …and, in COPY data, the same lines spelled by rows of `lines`, which must not be touched.
     expect(sql).toContain('COPY public.lines (v) FROM stdin;\n--\n-- Data for Name: BLOBS; Type: BLOBS; Schema: -; Owner: -\n--\n\nBEGIN;\nCOMMIT;\n\\.\n');
-    const failing = sql.replace('-- PostgreSQL database dump complete', "SELECT 'planted failure after the large objects'::int;\n--");
+    // Before the closing line, so the script is otherwise whole and psql's error is what stops it.
+    const failing = sql.replace('--\n-- PostgreSQL database dump complete', "SELECT 'planted failure after the large objects'::int;\n\n--\n-- PostgreSQL database dump complete");
     expect(failing).not.toBe(sql);
     const tables = await tableChecksums(target.url);
     const objects = await largeObjects(target.url);

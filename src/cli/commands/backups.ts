@@ -31,8 +31,14 @@ export function progressBar(label: string, out: NodeJS.WriteStream = process.std
   };
 }
 
+function describeDrill(b: Backup): string {
+  if (!b.verification) return 'not drilled';
+  return `drill ${b.verification.result} ${b.verified_time ?? ''}${b.verification.reason ? `\n    drill: ${b.verification.reason}` : ''}`;
+}
+
 function describeBackup(b: Backup): string {
-  return `${b.id}  ${b.state.padEnd(9)} ${b.type.padEnd(7)} ${b.trigger.padEnd(11)} ${mib(b.size_bytes).padStart(10)}  ${b.create_time}${b.billable ? '  billable' : ''}${b.error ? `\n    error: ${b.error}` : ''}`;
+  const drill = b.state === 'succeeded' ? `  ${describeDrill(b)}` : '';
+  return `${b.id}  ${b.state.padEnd(9)} ${b.type.padEnd(7)} ${b.trigger.padEnd(11)} ${mib(b.size_bytes).padStart(10)}  ${b.create_time}${b.billable ? '  billable' : ''}${drill}${b.error ? `\n    error: ${b.error}` : ''}`;
 }
 
 function registerBackups(program: Command, ctx: CliContext): void {
@@ -81,6 +87,30 @@ function registerBackups(program: Command, ctx: CliContext): void {
       await pipeline(Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>), count, file === '-' ? process.stdout : createWriteStream(file));
       bar(total ?? done, total ?? done);
       if (file !== '-') ctx.progress(`wrote ${file} (${mib(done)})`);
+    });
+
+  backups.command('drill').description('restore the latest backup into a scratch database and compare every table with it (a restore drill)')
+    .option('--env <name>', 'environment (default CAIRN_ENV)').option('--json', 'print JSON')
+    .action(async (opts: { env?: string; json?: boolean }) => {
+      const env = ctx.envName(opts.env);
+      const op = await api().drill(env);
+      ctx.progress(`drilling ${op.metadata.backup_id ?? '?'} of ${env} in a scratch database…`);
+      const bars = new Map<string, ReturnType<typeof progressBar>>();
+      const final = await api().waitForOperation(op.name, (o: Operation) => {
+        const phase = o.metadata.phase ?? o.metadata.state;
+        if ((phase === 'verifying' || phase === 'restoring') && o.metadata.bytes_total > 0) {
+          if (!bars.has(phase)) bars.set(phase, progressBar(phase));
+          bars.get(phase)!(o.metadata.bytes_read, o.metadata.bytes_total);
+        } else if (phase === 'comparing' && !bars.has(phase)) {
+          bars.set(phase, () => undefined);
+          ctx.progress('comparing every table with the backup…');
+        }
+      });
+      const verdict = final.response?.verification;
+      ctx.print(final, Boolean(opts.json), (o: Operation) =>
+        o.error ? `drill failed to run: ${o.error.message}` : `drill of ${o.metadata.backup_id ?? '?'} ${verdict?.result ?? '?'}${verdict?.reason ? `: ${verdict.reason}` : ''}`);
+      if (final.error) throw new CliError(final.error.message);
+      if (verdict?.result === 'failed') throw new CliError(`the drill failed: ${verdict.reason ?? 'no reason given'}`);
     });
 
   backups.command('restore').description("replace an environment's database with a backup (a pre-restore backup is taken first)")

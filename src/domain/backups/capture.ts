@@ -1,20 +1,23 @@
 // Taking a backup: pg_dump (plain SQL) → gzip -6 (its own process, see pipes.ts) → cairn-bk1
 // encryption → multipart upload, streamed end to end so memory stays at a few parts whatever the
 // database's size; the object's sha256 is computed on the way out, in the same pass. The upload is
-// completed only after pg_dump and gzip exit 0; on any failure the unfinished upload and any object are
-// removed and the row says `failed`, so the bucket never holds a backup the table does not vouch for.
+// completed only after pg_dump and gzip exit 0, and the backup is `succeeded` only after the stored
+// object was read back and proved whole (verify.ts). On any failure the unfinished upload and any
+// object are removed and the row says `failed` with the reason, so the bucket never holds a backup
+// the table does not vouch for.
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { keyringFromConfig, open, seal } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
-import { encryptStream, formatName } from './format.ts';
+import { BackupIntegrityError, encryptStream, formatName } from './format.ts';
 import { tryLockEnv } from './lock.ts';
 import { streamingCollector } from './memory.ts';
 import { checkDumpVersion, findTool, parseServerVersionNum, type PgVersion } from './pgtools.ts';
-import { startDump, type DumpProcess } from './pipes.ts';
+import { startDump, type DumpProcess, type SqlFigures } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget } from './queries.ts';
 import { retentionFor, type BackupDeps } from './deps.ts';
 import { EnvBusyError } from './lock.ts';
+import { measure, verifyStored } from './verify.ts';
 
 /** The environment's application database URL, sealed by `cairn admin env set-database`. */
 export function databaseUrlOf(deps: Pick<BackupDeps, 'config'>, env: EnvTarget): string {
@@ -74,15 +77,6 @@ export async function failBackup(deps: BackupDeps, backup: BackupRow, message: s
   await backupQueries(deps.db).updateBackup(backup.id, { state: 'failed', error: message.slice(0, 2000), finish_time: new Date() });
 }
 
-/** Passes bytes through while counting and hashing them. */
-export async function* measure(source: AsyncIterable<Buffer>, into: { bytes: number; hash?: ReturnType<typeof createHash> }): AsyncGenerator<Buffer> {
-  for await (const chunk of source) {
-    into.bytes += chunk.length;
-    into.hash?.update(chunk);
-    yield chunk;
-  }
-}
-
 /**
  * Runs one backup with the environment's lock already held (by captureBackup, or by a restore
  * taking its pre-restore copy). Never throws for a failed backup: the answer row says how it ended.
@@ -109,6 +103,7 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow): Promise<B
     const gzipped = { bytes: 0 };
     const stored = { bytes: 0, hash: createHash('sha256') };
     const collect = streamingCollector();
+    let sql: SqlFigures | undefined;
     // The stream fails unless pg_dump and gzip exit 0, so the upload cannot complete before that.
     async function* compressed(): AsyncGenerator<Buffer> {
       for await (const chunk of d.output as AsyncIterable<Buffer>) {
@@ -116,20 +111,25 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow): Promise<B
         collect(chunk.length);
         yield chunk;
       }
-      await d.finished;
+      sql = await d.finished;
     }
     const uploaded = await deps.store.putStream(backup.bucket, backup.object_key, measure(encryptStream(compressed(), dataKey), stored), {
       partSize: partSizeFor(server.databaseBytes),
       contentType: 'application/octet-stream',
       metadata: { 'cairn-format': formatName, 'cairn-key-id': keyring.currentId, 'cairn-wrapped-key': wrapped, 'cairn-backup-id': backup.id },
     });
+    const sha256 = stored.hash.digest('hex');
+    const found = await verifyStored(deps, backup, dataKey, { objectBytes: uploaded.size, objectSha256: sha256, sql: sql! });
     const finish = new Date();
     const settings = await q.settings(backup.env_id);
     const patch = {
       state: 'succeeded' as const,
       size_bytes: String(uploaded.size),
       gzip_bytes: String(gzipped.bytes),
-      sha256: stored.hash.digest('hex'),
+      sha256,
+      sql_bytes: String(found.bytes),
+      sql_sha256: found.sha256,
+      table_stats: found.tables,
       duration_ms: Math.round(performance.now() - started),
       key_id: keyring.currentId,
       wrapped_key: wrapped,
@@ -141,7 +141,7 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow): Promise<B
     return { ...backup, ...patch };
   } catch (err) {
     dump?.kill();
-    const message = err instanceof Error ? err.message : String(err);
+    const message = err instanceof BackupIntegrityError ? `verification failed: ${err.message}` : err instanceof Error ? err.message : String(err);
     deps.log.warn({ backup_id: backup.id, err }, 'backup failed');
     const again = (await q.backup(backup.id)) ?? backup;
     await failBackup(deps, again, message);

@@ -13,9 +13,23 @@
 // 1.05–1.08 and 1.15–1.37. The child costs about 60 MB of RSS of its own while it runs (a bare
 // Node is 40 MB); the `gzip` binary would cost 3 MB. It runs `node -e` with no TypeScript, none
 // of our modules and an empty environment (no secrets).
+//
+// What the children measure. Every SQL byte passes through one of them, so they are where the
+// dump is checked without the SQL crossing the worker: the compressor counts and hashes what
+// pg_dump wrote; the inspector (a backup read back from the store, or a drill's dump of its
+// scratch copy) counts, hashes, checks the closing line and takes per-table figures; the restore
+// decompressor checks the same before it lets psql see COMMIT (dump-check.ts). Each writes one
+// JSON report on fd 3 as it ends.
+//
+// Reading a child's output: Node resumes every stdio stream nobody reads when the child exits,
+// dropping what it held (lib/internal/child_process.js, flushStdio; nodejs/node#5034 spared only
+// streams with a 'readable' listener). A small database dumps and compresses before the worker's
+// first S3 request returns, so the first backup of a fresh worker came out empty. Every pipe we
+// read from a child is therefore taken into a stream of ours the moment the child starts.
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { blobsTransactionFilter } from './blobs-filter.ts';
+import { copyStatsScanner, dumpIncompleteReason, type TableFigures } from './dump-check.ts';
 import { libpqInvocation } from './pgtools.ts';
 
 export interface Exit {
@@ -40,35 +54,102 @@ export function stderrTail(child: ChildProcess): () => string {
   return () => text.trim();
 }
 
+/** A child's stdout, already being read into a stream of ours (see the top of this file). */
+export function heldOutput(child: ChildProcess, highWaterMark = 1024 * 1024): Readable {
+  const out = new PassThrough({ highWaterMark });
+  child.stdout!.on('error', (err) => out.destroy(err));
+  child.stdout!.pipe(out);
+  return out;
+}
+
 const describe = (e: Exit): string => e.signal ?? `exit ${e.code}`;
 
+/** What pg_dump wrote, as the compressor counted it. */
+export interface SqlFigures {
+  bytes: number;
+  sha256: string;
+}
+
+/** What an inspector found in a whole script. */
+export interface InspectReport extends SqlFigures {
+  /** Why the script is not whole, or null. */
+  incomplete: string | null;
+  tables: Record<string, TableFigures>;
+}
+
+interface RestoreReport extends SqlFigures {
+  refused: string | null;
+}
+
+type Mode = 'gzip' | 'inspect' | 'restore';
+
+export interface ChildOptions {
+  /** inspect: the input is gzip (a stored backup) rather than plain SQL (a drill's dump). */
+  gzipped?: boolean;
+  /** restore: written before the dump (BEGIN and the wipe). */
+  preamble?: string;
+  /** restore: what the backup's record says pg_dump wrote; absent for backups taken before it was recorded. */
+  expected?: SqlFigures | null;
+}
+
 /**
- * The zlib child's program (CommonJS for `node -e`). Dead chunk buffers are freed by a minor GC
- * every 4 MiB on the uncompressed side: V8 would let some 60 MB of them pile up first.
+ * The zlib child's program (CommonJS for `node -e`; its options arrive as JSON in argv). Dead
+ * chunk buffers are freed by a minor GC every 4 MiB on the uncompressed side: V8 would let some
+ * 60 MB of them pile up first.
  */
-export function zlibProgram(mode: 'gzip' | 'gunzip'): string {
+export function zlibProgram(mode: Mode): string {
   return `
 const zlib = require('node:zlib');
-const { pipeline, Transform } = require('node:stream');
+const { createHash } = require('node:crypto');
+const { writeSync } = require('node:fs');
+const { pipeline, Transform, Writable } = require('node:stream');
+const options = JSON.parse(process.argv[1] || '{}');
+const dumpIncompleteReason = ${dumpIncompleteReason.toString()};
+const copyStatsScanner = ${copyStatsScanner.toString()};
+const hash = createHash('sha256');
+const stats = ${mode === 'inspect' ? 'copyStatsScanner()' : 'null'};
+let bytes = 0;
+let tail = Buffer.alloc(0);
 let since = 0;
-const collect = new Transform({ transform(chunk, _enc, done) {
+const tally = new Transform({ transform(chunk, _enc, done) {
+  bytes += chunk.length;
+  hash.update(chunk);
+  tail = chunk.length >= 4096 ? chunk.subarray(chunk.length - 4096) : Buffer.concat([tail, chunk]).subarray(-4096);
+  if (stats) stats.push(chunk);
   since += chunk.length;
   if (since > 4194304) { since = 0; gc({ type: 'minor' }); }
   done(null, chunk);
 } });
-${mode === 'gunzip' ? blobsStage : ''}
-const stages = ${mode === 'gzip' ? "[collect, zlib.createGzip({ level: 6, chunkSize: 131072 })]" : '[zlib.createGunzip({ chunkSize: 131072 }), collect, blobs]'};
-pipeline(process.stdin, ...stages, process.stdout, (err) => {
-  if (err) { process.stderr.write(String(err.message)); process.exit(1); }
-});`;
+const figures = () => ({ bytes, sha256: hash.digest('hex') });
+const report = (r) => writeSync(3, JSON.stringify(r) + '\\n');
+const fail = (err) => { process.stderr.write(String(err && err.message)); process.exit(1); };
+${mode === 'restore' ? restoreStages : ''}
+${{
+  gzip: `pipeline(process.stdin, tally, zlib.createGzip({ level: 6, chunkSize: 131072 }), process.stdout, (err) => {
+  if (err) fail(err);
+  report(figures());
+});`,
+  inspect: `const discard = new Writable({ write(_c, _e, done) { done(); } });
+const stages = options.gzipped ? [zlib.createGunzip({ chunkSize: 131072 }), tally, discard] : [tally, discard];
+pipeline(process.stdin, ...stages, (err) => {
+  if (err) fail(err);
+  report({ ...figures(), incomplete: dumpIncompleteReason(tail.toString('latin1')), tables: stats.end() });
+});`,
+  restore: `pipeline(process.stdin, zlib.createGunzip({ chunkSize: 131072 }), tally, blobs, gate, process.stdout, (err) => {
+  if (err && !refused) fail(err);
+  process.exit(refused ? 1 : 0);
+});`,
+}[mode]}`;
 }
 
 /**
- * On the way into psql, pg_dump's own BEGIN/COMMIT around large objects are left out
- * (blobs-filter.ts, inlined as source text: the child loads none of our modules). The filter
- * does not throw; should it ever, this child exits 1 and the restore fails.
+ * On the way into psql: the preamble first; pg_dump's own BEGIN/COMMIT around large objects left
+ * out (blobs-filter.ts); and COMMIT written only once the whole script has passed and checks out:
+ * the byte count and sha256 pg_dump's compressor recorded, and the closing line. A script that
+ * does not is refused: psql reads the end of a script whose transaction is still open, and the
+ * server rolls it back.
  */
-const blobsStage = `
+const restoreStages = `
 const blobsFilter = (${blobsTransactionFilter.toString()})();
 const blobs = new Transform({
   transform(chunk, _enc, done) { for (const b of blobsFilter.push(chunk)) this.push(b); done(); },
@@ -76,52 +157,143 @@ const blobs = new Transform({
     try { for (const b of blobsFilter.end()) this.push(b); } catch (err) { done(err); return; }
     done();
   },
-});`;
+});
+let refused = null;
+const gate = new Transform({
+  transform(chunk, _enc, done) { done(null, chunk); },
+  flush(done) {
+    const got = figures();
+    const want = options.expected;
+    if (want && got.bytes !== want.bytes) refused = 'the backup holds ' + got.bytes + ' bytes of SQL where pg_dump wrote ' + want.bytes;
+    else if (want && got.sha256 !== want.sha256) refused = 'the backup\\'s SQL differs from what pg_dump wrote (sha256)';
+    else refused = dumpIncompleteReason(tail.toString('latin1'));
+    report({ ...got, refused });
+    if (refused) { done(new Error(refused)); return; }
+    this.push('\\nCOMMIT;\\n');
+    done();
+  },
+});
+gate.push(options.preamble || '');`;
 
-function spawnZlib(mode: 'gzip' | 'gunzip', stdin: 'pipe' | Readable): ChildProcess {
-  return spawn(process.execPath, ['--expose-gc', '--max-semi-space-size=1', '-e', zlibProgram(mode)], { stdio: [stdin, 'pipe', 'pipe'], env: {} });
+function spawnZlib(mode: Mode, stdin: 'pipe' | Readable, options: ChildOptions = {}): { child: ChildProcess; report: Promise<unknown> } {
+  const child = spawn(process.execPath, ['--expose-gc', '--max-semi-space-size=1', '-e', zlibProgram(mode), JSON.stringify(options)], {
+    stdio: [stdin, 'pipe', 'pipe', 'pipe'], env: {},
+  });
+  // The report pipe is read from the start too (see the top of this file).
+  let text = '';
+  const pipe = child.stdio[3] as Readable;
+  pipe.on('data', (d: Buffer) => (text += d.toString('utf8')));
+  const report = new Promise<unknown>((resolve) => {
+    pipe.once('close', () => {
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        resolve(undefined);
+      }
+    });
+  });
+  return { child, report };
 }
 
 export interface DumpProcess {
   /** The gzip'd plain-SQL dump. */
   output: Readable;
-  /** Resolves when pg_dump and the compressor exited 0; rejects naming the one that did not. */
-  finished: Promise<void>;
+  /** Resolves with what pg_dump wrote once pg_dump and the compressor exited 0; rejects naming the one that did not. */
+  finished: Promise<SqlFigures>;
   kill(): void;
 }
 
-/** pg_dump (plain SQL, no owners or grants, as Heroku's --no-owner --no-acl) piped into gzip -6. */
-export function startDump(dumpPath: string, url: string): DumpProcess {
+/**
+ * pg_dump (plain SQL, no owners or grants, as Heroku's --no-owner --no-acl). PGTZ pins the
+ * session's time zone to UTC, so a database whose own default is another zone dumps the same
+ * text as a copy of it restored elsewhere (a drill compares the two, table by table).
+ */
+function spawnPgDump(dumpPath: string, url: string): { dump: ChildProcess; exit: Promise<Exit>; stderr: () => string } {
   const { dbname, env } = libpqInvocation(url, 'cairn-backup');
-  const dump = spawn(dumpPath, ['--format=plain', '--no-owner', '--no-privileges', `--dbname=${dbname}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const dumpExit = exitOf(dump);
-  const dumpErr = stderrTail(dump);
+  const dump = spawn(dumpPath, ['--format=plain', '--no-owner', '--no-privileges', `--dbname=${dbname}`], { env: { ...env, PGTZ: 'UTC' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return { dump, exit: exitOf(dump), stderr: stderrTail(dump) };
+}
+
+/** Both exits, naming the one that failed; a consumer that failed first makes pg_dump die of SIGPIPE, so then its error is the cause. */
+function bothExited(pgDump: { exit: Promise<Exit>; stderr: () => string }, child: ChildProcess, what: string): Promise<void> {
+  const childExit = exitOf(child);
+  const childErr = stderrTail(child);
+  return Promise.all([pgDump.exit, childExit]).then(([d, z]) => {
+    if (d.code !== 0 && !(d.signal === 'SIGPIPE' && z.code !== 0)) throw new Error(`pg_dump failed (${describe(d)}): ${pgDump.stderr() || 'no message'}`);
+    if (z.code !== 0) throw new Error(`${what} failed (${describe(z)}): ${childErr() || 'no message'}`);
+  });
+}
+
+/** pg_dump piped into gzip -6; the compressor counts and hashes the SQL on the way. */
+export function startDump(dumpPath: string, url: string): DumpProcess {
+  const pgDump = spawnPgDump(dumpPath, url);
   // The compressor reads pg_dump's stdout itself; our copy of that pipe is closed at once, so a
   // compressor that dies makes pg_dump fail on SIGPIPE instead of blocking on a full pipe.
-  const zip = spawnZlib('gzip', dump.stdout);
-  dump.stdout.destroy();
-  const zipExit = exitOf(zip);
-  const zipErr = stderrTail(zip);
-  const finished = Promise.all([dumpExit, zipExit]).then(([d, z]) => {
-    // A compressor that failed first makes pg_dump die of SIGPIPE: then its error is the cause.
-    if (d.code !== 0 && !(d.signal === 'SIGPIPE' && z.code !== 0)) throw new Error(`pg_dump failed (${describe(d)}): ${dumpErr() || 'no message'}`);
-    if (z.code !== 0) throw new Error(`gzip failed (${describe(z)}): ${zipErr() || 'no message'}`);
+  const zip = spawnZlib('gzip', pgDump.dump.stdout!);
+  pgDump.dump.stdout!.destroy();
+  const output = heldOutput(zip.child);
+  const finished = bothExited(pgDump, zip.child, 'gzip').then(async () => {
+    const r = (await zip.report) as SqlFigures | undefined;
+    if (!r) throw new Error('gzip ended without its report');
+    return r;
   });
   finished.catch(() => undefined);
   return {
-    output: zip.stdout!,
+    output,
     finished,
     kill() {
-      dump.kill('SIGKILL');
-      zip.kill('SIGKILL');
+      pgDump.dump.kill('SIGKILL');
+      zip.child.kill('SIGKILL');
+    },
+  };
+}
+
+export interface InspectProcess {
+  /** Takes the script (gzip or plain, as asked). */
+  input: Writable;
+  finished: Promise<InspectReport>;
+  kill(): void;
+}
+
+function inspectFinished(child: ChildProcess, report: Promise<unknown>): Promise<InspectReport> {
+  return report.then((r) => {
+    if (!r) throw new Error(`the dump inspector failed: ${child.exitCode === null ? 'killed' : `exit ${child.exitCode}`}`);
+    return r as InspectReport;
+  });
+}
+
+/** Reads a whole script and reports its figures (dump-check.ts). */
+export function startInspect(options: { gzipped: boolean }): InspectProcess {
+  const { child, report } = spawnZlib('inspect', 'pipe', options);
+  const err = stderrTail(child);
+  const finished = exitOf(child).then((e) => {
+    if (e.code !== 0) throw new Error(`the dump inspector failed (${describe(e)}): ${err() || 'no message'}`);
+    return inspectFinished(child, report);
+  });
+  finished.catch(() => undefined);
+  return { input: child.stdin!, finished, kill: () => child.kill('SIGKILL') };
+}
+
+/** pg_dump straight into an inspector: a drill's figures of its scratch copy. */
+export function inspectDatabase(dumpPath: string, url: string): { finished: Promise<InspectReport>; kill(): void } {
+  const pgDump = spawnPgDump(dumpPath, url);
+  const inspect = spawnZlib('inspect', pgDump.dump.stdout!, { gzipped: false });
+  pgDump.dump.stdout!.destroy();
+  const finished = bothExited(pgDump, inspect.child, 'the dump inspector').then(() => inspectFinished(inspect.child, inspect.report));
+  finished.catch(() => undefined);
+  return {
+    finished,
+    kill() {
+      pgDump.dump.kill('SIGKILL');
+      inspect.child.kill('SIGKILL');
     },
   };
 }
 
 export interface ReplayProcess {
-  /** Takes gzip bytes; what they decompress to goes to psql. */
+  /** Takes the backup's gzip bytes; the preamble, the dump and (once it checks out) COMMIT go to psql. */
   input: Writable;
-  /** Resolves when psql and the decompressor exited 0; rejects with psql's message otherwise. */
+  /** Resolves when psql and the decompressor exited 0; rejects with psql's message, or why the script was refused. */
   finished: Promise<void>;
   /** SIGKILLs psql first: it must never read the end of a partial script. */
   kill(): void;
@@ -129,29 +301,41 @@ export interface ReplayProcess {
   ownFailure(): Promise<Error | undefined>;
 }
 
-/** gunzip piped into psql (ON_ERROR_STOP); the caller writes BEGIN and COMMIT into the stream. */
-export function startReplay(psqlPath: string, url: string): ReplayProcess {
+/** Raised when the script reached its end but was not the whole dump: nothing was committed. */
+export class IncompleteDumpError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'IncompleteDumpError';
+  }
+}
+
+/** gunzip piped into psql (ON_ERROR_STOP); the decompressor writes the preamble and, after its checks, COMMIT. */
+export function startReplay(psqlPath: string, url: string, options: { preamble: string; expected: SqlFigures | null }): ReplayProcess {
   const { dbname, env } = libpqInvocation(url, 'cairn-restore');
-  const unzip = spawnZlib('gunzip', 'pipe');
-  const psql = spawn(psqlPath, ['-X', '-q', '--no-password', '-v', 'ON_ERROR_STOP=1', `--dbname=${dbname}`], { env, stdio: [unzip.stdout!, 'ignore', 'pipe'] });
-  unzip.stdout!.destroy();
+  const unzip = spawnZlib('restore', 'pipe', options);
+  const psql = spawn(psqlPath, ['-X', '-q', '--no-password', '-v', 'ON_ERROR_STOP=1', `--dbname=${dbname}`], { env, stdio: [unzip.child.stdout!, 'ignore', 'pipe'] });
+  unzip.child.stdout!.destroy();
   const psqlExit = exitOf(psql);
   const psqlErr = stderrTail(psql);
-  const unzipExit = exitOf(unzip);
-  const unzipErr = stderrTail(unzip);
+  const unzipExit = exitOf(unzip.child);
+  const unzipErr = stderrTail(unzip.child);
   const psqlFailed = (e: Exit) => new Error(`psql failed (${describe(e)}): ${psqlErr() || 'no message'}`);
-  const finished = Promise.all([psqlExit, unzipExit]).then(([p, z]) => {
+  // A refused script is the cause even when psql failed too: the decompressor exits at once and
+  // psql may read a script cut short.
+  const finished = Promise.all([psqlExit, unzipExit, unzip.report]).then(([p, z, r]) => {
+    const refused = (r as RestoreReport | undefined)?.refused;
+    if (refused) throw new IncompleteDumpError(refused);
     // psql stopping (an SQL error) breaks the decompressor's pipe: psql's message is the cause.
     if (p.code !== 0) throw psqlFailed(p);
     if (z.code !== 0) throw new Error(`gunzip failed (${describe(z)}): ${unzipErr() || 'no message'}`);
   });
   finished.catch(() => undefined);
   return {
-    input: unzip.stdin!,
+    input: unzip.child.stdin!,
     finished,
     kill() {
       psql.kill('SIGKILL');
-      unzip.kill('SIGKILL');
+      unzip.child.kill('SIGKILL');
     },
     ownFailure: () => psqlExit.then((e) => (e.code !== null && e.code !== 0 ? psqlFailed(e) : undefined), () => undefined),
   };

@@ -1,6 +1,7 @@
 // SQL for backups, restore operations and retention settings. Every read that answers a caller
 // is scoped by environment; the worker reads by id.
 import type { Db } from '../../db.ts';
+import type { TableFigures } from './dump-check.ts';
 
 export type BackupType = 'daily' | 'weekly' | 'monthly' | 'manual';
 export type BackupTrigger = 'schedule' | 'manual' | 'pre_restore';
@@ -23,6 +24,14 @@ export interface BackupRow {
   pg_dump_version: string | null;
   key_id: string | null;
   wrapped_key: string | null;
+  /** What pg_dump wrote (uncompressed), as its compressor counted and hashed it. */
+  sql_bytes: string | null;
+  sql_sha256: string | null;
+  /** Per-table row counts and checksums found when the stored object was read back (dump-check.ts). */
+  table_stats: Record<string, TableFigures> | null;
+  /** The latest restore drill of this backup. */
+  verified_time: Date | null;
+  verification: Verification | null;
   billable: boolean;
   error: string | null;
   create_time: Date;
@@ -31,9 +40,16 @@ export interface BackupRow {
   expire_time: Date;
 }
 
+export interface Verification {
+  result: 'passed' | 'failed';
+  reason?: string;
+}
+
+export type DrillSchedule = 'off' | 'daily' | 'weekly';
+
 export interface OperationRow {
   id: string;
-  kind: 'restore';
+  kind: 'restore' | 'drill';
   requester_env_id: string;
   env_id: string;
   backup_id: string | null;
@@ -58,6 +74,8 @@ export interface RetentionDays {
 export interface BackupSettings {
   schedule_enabled: boolean;
   retention_days: RetentionDays;
+  /** null: the mode's default (drill.ts). */
+  drill_schedule: DrillSchedule | null;
 }
 
 export const defaultRetention: RetentionDays = { daily: 7, weekly: 30, monthly: 90, manual: 90 };
@@ -66,17 +84,18 @@ export interface EnvTarget {
   id: string;
   name: string;
   project_id: string;
+  mode: 'test' | 'live';
   database_url_enc: string | null;
 }
 
 export function backupQueries(db: Db) {
   return {
     async envTarget(envId: string): Promise<EnvTarget | undefined> {
-      return db('envs').where({ id: envId }).first('id', 'name', 'project_id', 'database_url_enc');
+      return db('envs').where({ id: envId }).first('id', 'name', 'project_id', 'mode', 'database_url_enc');
     },
 
     async envByName(name: string): Promise<EnvTarget | undefined> {
-      return db('envs').where({ name }).first('id', 'name', 'project_id', 'database_url_enc');
+      return db('envs').where({ name }).first('id', 'name', 'project_id', 'mode', 'database_url_enc');
     },
 
     /** Serialises writers of one environment's backups (limits and the one-at-a-time rule). */
@@ -84,7 +103,7 @@ export function backupQueries(db: Db) {
       await db.raw('select 1 from envs where id = ? for update', [envId]);
     },
 
-    async insertBackup(row: Omit<BackupRow, 'state' | 'size_bytes' | 'gzip_bytes' | 'sha256' | 'duration_ms' | 'pg_version' | 'pg_dump_version' | 'key_id' | 'wrapped_key' | 'error' | 'start_time' | 'finish_time' | 'create_time'> & { create_time?: Date }): Promise<BackupRow | undefined> {
+    async insertBackup(row: Pick<BackupRow, 'id' | 'env_id' | 'type' | 'trigger' | 'slot' | 'bucket' | 'object_key' | 'billable' | 'expire_time'> & { create_time?: Date }): Promise<BackupRow | undefined> {
       const [inserted] = await db('backups').insert(row).onConflict(['env_id', 'type', 'slot']).ignore().returning('*');
       return inserted as BackupRow | undefined;
     },
@@ -101,7 +120,12 @@ export function backupQueries(db: Db) {
     },
 
     async updateBackup(id: string, patch: Partial<BackupRow>): Promise<void> {
-      await db('backups').where({ id }).update(patch);
+      const { table_stats, verification, ...plain } = patch;
+      await db('backups').where({ id }).update({
+        ...plain,
+        ...(table_stats !== undefined ? { table_stats: table_stats === null ? null : JSON.stringify(table_stats) } : {}),
+        ...(verification !== undefined ? { verification: verification === null ? null : JSON.stringify(verification) } : {}),
+      });
     },
 
     /** Manual backups a user asked for since `since` (pre-restore copies are free and not counted). */
@@ -115,11 +139,30 @@ export function backupQueries(db: Db) {
       return Number(row?.s ?? 0);
     },
 
-    /** The backup or restore of this environment that is queued or running, if any. */
+    /**
+     * The backup or restore of this environment that is queued or running, if any. Drills are not
+     * counted: they read a stored object and write only a scratch database, never the environment's.
+     */
     async activeWork(envId: string): Promise<{ id: string } | undefined> {
       const backup = await db('backups').where({ env_id: envId }).whereIn('state', ['pending', 'running']).first('id');
       if (backup) return backup;
-      return db('backup_operations').where({ env_id: envId }).whereIn('state', ['pending', 'running']).first('id');
+      return db('backup_operations').where({ env_id: envId, kind: 'restore' }).whereIn('state', ['pending', 'running']).first('id');
+    },
+
+    /** The drill of this environment that is queued or running, if any. */
+    async activeDrill(envId: string): Promise<{ id: string } | undefined> {
+      return db('backup_operations').where({ env_id: envId, kind: 'drill' }).whereIn('state', ['pending', 'running']).first('id');
+    },
+
+    /** The newest succeeded backup of the environment: what a drill restores. */
+    async latestSucceeded(envId: string): Promise<BackupRow | undefined> {
+      return db('backups').where({ env_id: envId, state: 'succeeded' }).orderBy('id', 'desc').first();
+    },
+
+    /** Succeeded backups whose latest drill failed: what /readyz reports. */
+    async countFailedDrills(): Promise<number> {
+      const row = await db('backups').where({ state: 'succeeded' }).whereRaw("verification->>'result' = 'failed'").count<{ n: string }[]>('* as n').first();
+      return Number(row?.n ?? 0);
     },
 
     async insertOperation(row: Pick<OperationRow, 'id' | 'kind' | 'requester_env_id' | 'env_id' | 'backup_id'>): Promise<OperationRow> {
@@ -137,10 +180,11 @@ export function backupQueries(db: Db) {
 
     async settings(envId: string): Promise<BackupSettings> {
       const row = await db('backup_settings').where({ env_id: envId }).first();
-      if (!row) return { schedule_enabled: true, retention_days: { ...defaultRetention } };
+      if (!row) return { schedule_enabled: true, retention_days: { ...defaultRetention }, drill_schedule: null };
       return {
         schedule_enabled: row.schedule_enabled,
         retention_days: { daily: row.daily_days, weekly: row.weekly_days, monthly: row.monthly_days, manual: row.manual_days },
+        drill_schedule: row.drill_schedule,
       };
     },
 
@@ -149,6 +193,7 @@ export function backupQueries(db: Db) {
         env_id: envId, schedule_enabled: s.schedule_enabled,
         daily_days: s.retention_days.daily, weekly_days: s.retention_days.weekly,
         monthly_days: s.retention_days.monthly, manual_days: s.retention_days.manual,
+        drill_schedule: s.drill_schedule,
         update_time: db.fn.now(),
       };
       await db('backup_settings').insert(row).onConflict('env_id').merge();
@@ -167,7 +212,7 @@ export function backupQueries(db: Db) {
         .leftJoin('backup_settings as s', 's.env_id', 'e.id')
         .whereNotNull('e.database_url_enc')
         .where((q) => q.whereNull('s.env_id').orWhere('s.schedule_enabled', true))
-        .select('e.id', 'e.name', 'e.project_id', 'e.database_url_enc');
+        .select('e.id', 'e.name', 'e.project_id', 'e.mode', 'e.database_url_enc');
     },
 
     /** Finished backups past their expiry that no pending or running restore still reads. */
@@ -179,6 +224,32 @@ export function backupQueries(db: Db) {
         .orderBy('b.expire_time', 'asc')
         .limit(limit)
         .select('b.*');
+    },
+
+    /**
+     * Environments whose drill is due: a database, a succeeded backup, no drill queued or running,
+     * and a schedule (the mode's default where none is set) whose period has passed since the last.
+     */
+    async dueDrillEnvs(now: Date, limit: number): Promise<EnvTarget[]> {
+      const rows = await db.raw<{ rows: EnvTarget[] }>(
+        `select e.id, e.name, e.project_id, e.mode, e.database_url_enc
+           from envs e
+           left join backup_settings s on s.env_id = e.id
+          where e.database_url_enc is not null
+            and coalesce(s.drill_schedule, case e.mode when 'live' then 'off' else 'weekly' end) <> 'off'
+            and (s.last_drill_time is null or s.last_drill_time <= ?::timestamptz - case coalesce(s.drill_schedule, 'weekly')
+                   when 'daily' then interval '1 day' else interval '7 days' end)
+            and exists (select 1 from backups b where b.env_id = e.id and b.state = 'succeeded')
+            and not exists (select 1 from backup_operations o where o.env_id = e.id and o.kind = 'drill' and o.state in ('pending', 'running'))
+          order by s.last_drill_time nulls first, e.id
+          limit ?`,
+        [now, limit],
+      );
+      return rows.rows;
+    },
+
+    async markDrilled(envId: string, at: Date): Promise<void> {
+      await db('backup_settings').insert({ env_id: envId, last_drill_time: at }).onConflict('env_id').merge(['last_drill_time']);
     },
 
     async deleteBackup(id: string): Promise<void> {

@@ -5,7 +5,8 @@
 //      included (truncation), before one byte reaches the target;
 //   3. the replay from that file, in ONE transaction: BEGIN, drop every user schema and large
 //      object, the dump, and COMMIT written only after the stream's last segment has
-//      authenticated again. pg_dump's plain format puts its own BEGIN/COMMIT around the large
+//      authenticated again and the script proved whole: as many bytes as pg_dump wrote, the
+//      same sha256, and pg_dump's closing line (pipes.ts, dump-check.ts). pg_dump's plain format puts its own BEGIN/COMMIT around the large
 //      objects (the BLOBS entry); that COMMIT would end our transaction halfway, so the gunzip
 //      child turns exactly that pair into comments on the way to psql (blobs-filter.ts: it
 //      follows COPY blocks, so row data is never touched, and the SQL still never passes
@@ -34,7 +35,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { gzipSync } from 'node:zlib';
 import { keyringFromConfig, open } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
@@ -44,7 +44,7 @@ import { BackupIntegrityError, decryptStream } from './format.ts';
 import { EnvBusyError, tryLockEnv } from './lock.ts';
 import { streamingCollector } from './memory.ts';
 import { findTool } from './pgtools.ts';
-import { startReplay } from './pipes.ts';
+import { IncompleteDumpError, startReplay, type SqlFigures } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget, type OperationRow } from './queries.ts';
 
 /** Runs first in the restore's transaction: the target is replaced, not merged into. */
@@ -155,36 +155,39 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 }
 
 /**
- * Pass 2: replays a cairn-bk1 stream into `url` in one transaction. gzip(BEGIN + wipe), the
- * decrypted dump (itself gzip) and gzip(COMMIT) are one multi-member gzip stream for the gunzip
- * child, whose output goes straight into psql (pipes.ts) with pg_dump's large-object BEGIN/COMMIT
- * left out. COMMIT enters the stream only after the last segment has authenticated; if anything
- * stops it first (a bad segment, an error, this process killed), psql reads the end of a script
- * whose transaction is still open and the server rolls it back.
+ * Pass 2: replays a cairn-bk1 stream into `url` in one transaction. The decrypted dump (gzip)
+ * goes to the gunzip child, which writes BEGIN and the wipe first and COMMIT last, and COMMIT
+ * only once the whole script has passed and matches what pg_dump wrote (byte count and sha256
+ * from the backup's record, the closing line; pipes.ts). If anything stops it first (a bad
+ * segment, an error, a short script, this process killed), psql reads the end of a script whose
+ * transaction is still open and the server rolls it back.
  */
-export async function replayStream(source: AsyncIterable<Buffer>, key: Buffer, url: string): Promise<void> {
+export async function replayStream(source: AsyncIterable<Buffer>, key: Buffer, url: string, expected: SqlFigures | null): Promise<void> {
   const psql = await findTool('psql');
-  const r = startReplay(psql.path, url);
+  const r = startReplay(psql.path, url, { preamble: wipePreamble, expected });
   async function* feed(): AsyncGenerator<Buffer> {
     try {
-      yield gzipSync(wipePreamble, { level: 1 });
       yield* decryptStream(source, key);
     } catch (err) {
+      // psql dies first, so it never reads the end of a partial script.
       r.kill();
       throw err;
     }
-    yield gzipSync('\nCOMMIT;\n', { level: 1 });
   }
   try {
     await pipeline(feed, r.input);
   } catch (err) {
-    // psql dies first, so it never reads the end of a partial script (belt and braces: that
-    // script has no COMMIT). An SQL error that stopped psql explains the broken pipe.
+    // An SQL error that stopped psql explains the broken pipe.
     r.kill();
     if (err instanceof BackupIntegrityError) throw err;
     throw (await r.ownFailure()) ?? err;
   }
   await r.finished;
+}
+
+/** What pg_dump wrote, as recorded when the backup was taken (null for backups older than that record). */
+export function recordedSql(backup: BackupRow): SqlFigures | null {
+  return backup.sql_bytes !== null && backup.sql_sha256 !== null ? { bytes: Number(backup.sql_bytes), sha256: backup.sql_sha256 } : null;
 }
 
 /**
@@ -198,7 +201,7 @@ export async function restoreObject(deps: BackupDeps, backup: BackupRow, url: st
     const path = join(dir, 'object');
     const key = await fetchVerified(deps, backup, path, progress);
     progress('restoring', 0, total);
-    await replayStream(counted(createReadStream(path), 'restoring', total, progress), key, url);
+    await replayStream(counted(createReadStream(path), 'restoring', total, progress), key, url, recordedSql(backup));
   });
 }
 
@@ -209,7 +212,7 @@ export async function restoreObject(deps: BackupDeps, backup: BackupRow, url: st
 export async function applyBackupObject(deps: BackupDeps, backup: BackupRow, url: string): Promise<void> {
   const { body, key } = await openObject(deps, backup);
   try {
-    await replayStream(body, key, url);
+    await replayStream(body, key, url, recordedSql(backup));
   } finally {
     body.destroy();
   }
@@ -228,7 +231,9 @@ async function preRestoreRow(deps: BackupDeps, target: EnvTarget): Promise<Backu
 }
 
 function errorOf(err: unknown): { code: string; message: string } {
-  if (err instanceof BackupIntegrityError) return { code: 'internal', message: `the backup failed verification: ${err.message}; the target was not changed` };
+  if (err instanceof BackupIntegrityError || err instanceof IncompleteDumpError) {
+    return { code: 'internal', message: `the backup failed verification: ${err.message}; the target was not changed` };
+  }
   if (err instanceof AppError) return { code: err.code, message: err.message };
   return { code: 'internal', message: err instanceof Error ? err.message : String(err) };
 }

@@ -10,7 +10,8 @@ import { databaseUrlOf } from './capture.ts';
 import { backupObjectKey, freeManualPerDay, startOfUtcDay, usdPerGbMonth } from './deps.ts';
 import type { Enqueuer } from './maintenance.ts';
 import { decodePageToken, encodePageToken } from './page-token.ts';
-import { backupQueries, type BackupRow, type BackupSettings, type EnvTarget, type OperationRow } from './queries.ts';
+import { effectiveDrillSchedule } from './drill.ts';
+import { backupQueries, type BackupRow, type BackupSettings, type DrillSchedule, type EnvTarget, type OperationRow, type Verification } from './queries.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -35,6 +36,8 @@ export function backupResource(b: BackupRow) {
     pg_dump_version: b.pg_dump_version,
     encryption: b.key_id ? { format: 'cairn-bk1', algorithm: 'AES-256-GCM', key_id: b.key_id } : null,
     error: b.error,
+    verified_time: b.verified_time?.toISOString() ?? null,
+    verification: b.verification,
     create_time: b.create_time.toISOString(),
     start_time: b.start_time?.toISOString() ?? null,
     finish_time: b.finish_time?.toISOString() ?? null,
@@ -42,7 +45,7 @@ export function backupResource(b: BackupRow) {
   };
 }
 
-export function operationResource(op: OperationRow, targetEnvName: string) {
+export function operationResource(op: OperationRow, targetEnvName: string, verification: Verification | null = null) {
   const done = op.state === 'succeeded' || op.state === 'failed';
   const metadata = {
     kind: op.kind,
@@ -61,7 +64,9 @@ export function operationResource(op: OperationRow, targetEnvName: string) {
     done,
     metadata,
     ...(op.state === 'failed' && op.error ? { error: op.error } : {}),
-    ...(op.state === 'succeeded' ? { response: { backup_id: op.backup_id, target_env: targetEnvName, pre_restore_backup_id: op.pre_backup_id } } : {}),
+    ...(op.state === 'succeeded'
+      ? { response: { backup_id: op.backup_id, target_env: targetEnvName, pre_restore_backup_id: op.pre_backup_id, ...(op.kind === 'drill' && verification ? { verification } : {}) } }
+      : {}),
   };
 }
 
@@ -176,18 +181,30 @@ export async function previewRestore(deps: ServiceDeps, callerEnvId: string, bac
   return { backup: backupResource(backup), target_env: target.name, target_database: databaseSummary(databaseUrlOf(deps, target)) };
 }
 
-export async function getOperation(db: Knex, callerEnvId: string, id: string): Promise<{ op: OperationRow; targetName: string }> {
-  const op = await backupQueries(db).operation(id);
+export async function getOperation(db: Knex, callerEnvId: string, id: string): Promise<{ op: OperationRow; targetName: string; verification: Verification | null }> {
+  const q = backupQueries(db);
+  const op = await q.operation(id);
   if (!op || (op.requester_env_id !== callerEnvId && op.env_id !== callerEnvId)) throw new AppError('not_found', `no operation ${id}`);
-  const target = await backupQueries(db).envTarget(op.env_id);
-  return { op, targetName: target?.name ?? op.env_id };
+  const target = await q.envTarget(op.env_id);
+  // A drill's verdict lives on its backup (the latest drill's); the operation shows it once done.
+  const drilled = op.kind === 'drill' && op.state === 'succeeded' && op.backup_id ? await q.backup(op.backup_id) : undefined;
+  return { op, targetName: target?.name ?? op.env_id, verification: drilled?.verification ?? null };
 }
 
-export async function getSettings(db: Knex, envId: string): Promise<BackupSettings> {
-  return backupQueries(db).settings(envId);
+/** The settings as they apply: an unset drill schedule shows the mode's default. */
+export async function getSettings(db: Knex, envId: string): Promise<Omit<BackupSettings, 'drill_schedule'> & { drill_schedule: DrillSchedule }> {
+  const q = backupQueries(db);
+  const [settings, env] = await Promise.all([q.settings(envId), q.envTarget(envId)]);
+  if (!env) throw new AppError('not_found', 'the environment no longer exists');
+  return { ...settings, drill_schedule: effectiveDrillSchedule(env.mode, settings.drill_schedule) };
 }
 
-export async function saveSettings(db: Knex, envId: string, settings: BackupSettings): Promise<BackupSettings> {
-  await db.transaction((trx) => backupQueries(trx).saveSettings(envId, settings));
-  return backupQueries(db).settings(envId);
+/** PUT replaces schedule and retention; a body without `drill_schedule` keeps the current one. */
+export async function saveSettings(db: Knex, envId: string, settings: Omit<BackupSettings, 'drill_schedule'> & { drill_schedule?: DrillSchedule }) {
+  await db.transaction(async (trx) => {
+    const q = backupQueries(trx);
+    const current = await q.settings(envId);
+    await q.saveSettings(envId, { ...settings, drill_schedule: settings.drill_schedule ?? current.drill_schedule });
+  });
+  return getSettings(db, envId);
 }

@@ -1,13 +1,14 @@
 // Backups (issue #6, CONTRACT.md "Backups and storage"): thin handlers over src/domain/backups.
 import { z } from 'zod';
 import { openDecrypted } from '../../../domain/backups/download.ts';
+import { requestDrill } from '../../../domain/backups/drill.ts';
 import {
   backupResource, backupUsage, getBackup, getOperation, getSettings, listBackups, operationResource,
   previewRestore, requestManualBackup, requestRestore, saveSettings,
 } from '../../../domain/backups/service.ts';
 import { defineRoute } from '../../route.ts';
 import {
-  backup, backupIdParams, backupList, createBackupBody, envParams, listQuery, operation, operationParams, restoreBody, restorePreview, settings, usage,
+  backup, backupIdParams, backupList, createBackupBody, drillBody, envParams, listQuery, operation, operationParams, restoreBody, restorePreview, settings, settingsBody, usage,
 } from './schema.ts';
 
 const envBase = '/v1/orgs/{org}/projects/{project}/envs/{env}';
@@ -76,13 +77,24 @@ export const previewRestoreRoute = defineRoute({
   },
 });
 
+export const drillRoute = defineRoute({
+  method: 'post', path: `${envBase}/backups:drill`, operationId: 'drillBackup',
+  summary: 'Restore the latest succeeded backup into a scratch database now, and compare every table with the backup\'s record',
+  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: drillBody,
+  response: { status: 202, description: 'The drill operation; poll GET /v1/operations/{id}', schema: operation },
+  async handle({ principal, deps }) {
+    const { op, targetName } = await requestDrill(deps, principal!.envId);
+    return operationResource(op, targetName);
+  },
+});
+
 export const getOperationRoute = defineRoute({
   method: 'get', path: '/v1/operations/{operation_id}', operationId: 'getOperation', summary: 'A long-running operation (restore), with its progress',
   tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: operationParams,
   response: { status: 200, description: 'The operation', schema: operation },
   async handle({ principal, deps, params }) {
-    const { op, targetName } = await getOperation(deps.db, principal!.envId, params.operation_id);
-    return operationResource(op, targetName);
+    const { op, targetName, verification } = await getOperation(deps.db, principal!.envId, params.operation_id);
+    return operationResource(op, targetName, verification);
   },
 });
 
@@ -106,7 +118,7 @@ export const getBackupSettings = defineRoute({
 
 export const putBackupSettings = defineRoute({
   method: 'put', path: `${envBase}/backup_settings`, operationId: 'updateBackupSettings', summary: 'Change schedule and retention (applies to existing backups too)',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: settings,
+  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: settingsBody,
   response: { status: 200, description: 'Settings', schema: settings },
   async handle({ principal, deps, body }) {
     return saveSettings(deps.db, principal!.envId, body);
@@ -114,4 +126,4 @@ export const putBackupSettings = defineRoute({
 });
 
 // The download route comes before the plain get so `…:download` is not read as an id.
-export const backupRoutes = [createBackup, listBackupsRoute, downloadBackup, getBackupRoute, restoreBackup, previewRestoreRoute, getOperationRoute, getUsage, getBackupSettings, putBackupSettings];
+export const backupRoutes = [createBackup, drillRoute, listBackupsRoute, downloadBackup, getBackupRoute, restoreBackup, previewRestoreRoute, getOperationRoute, getUsage, getBackupSettings, putBackupSettings];

@@ -7,6 +7,7 @@ export const backupIdParams = z.object({ backup_id: z.string().regex(/^backup_[0
 export const operationParams = z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/, 'an operation id, op_…') });
 
 export const createBackupBody = z.object({ type: z.literal('manual').default('manual') }).strict();
+export const drillBody = z.object({}).strict();
 export const restorePreview = z.object({
   backup: z.lazy(() => backup),
   target_env: z.string(),
@@ -35,7 +36,10 @@ export const backup = z
     pg_version: z.string().nullable(),
     pg_dump_version: z.string().nullable(),
     encryption: z.object({ format: z.string(), algorithm: z.string(), key_id: z.string() }).nullable(),
-    error: z.string().nullable(),
+    error: z.string().nullable().meta({ description: 'Why a failed backup failed, in words a person can act on' }),
+    verified_time: z.string().nullable().meta({ description: 'When the latest restore drill of this backup ran' }),
+    verification: z.object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() }).nullable()
+      .meta({ description: 'The latest restore drill\'s verdict: the backup restored into a scratch database and every table matched what was recorded at dump time' }),
     create_time: z.string(),
     start_time: z.string().nullable(),
     finish_time: z.string().nullable(),
@@ -50,19 +54,22 @@ export const operation = z
     name: z.string().meta({ example: 'operations/op_01jd…' }),
     done: z.boolean(),
     metadata: z.object({
-      kind: z.literal('restore'),
+      kind: z.enum(['restore', 'drill']),
       backup_id: z.string().nullable(),
       target_env: z.string(),
       pre_restore_backup_id: z.string().nullable(),
       state: z.enum(['pending', 'running', 'succeeded', 'failed']),
-      phase: z.string().nullable().meta({ description: 'pre_restore_backup, verifying, restoring, done' }),
+      phase: z.string().nullable().meta({ description: 'restore: pre_restore_backup, verifying, restoring, done; drill: restoring, verifying, comparing, done' }),
       bytes_read: z.number(),
       bytes_total: z.number(),
       create_time: z.string(),
       update_time: z.string(),
     }),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
-    response: z.object({ backup_id: z.string().nullable(), target_env: z.string(), pre_restore_backup_id: z.string().nullable() }).optional(),
+    response: z.object({
+      backup_id: z.string().nullable(), target_env: z.string(), pre_restore_backup_id: z.string().nullable(),
+      verification: z.object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() }).optional().meta({ description: 'A drill\'s verdict' }),
+    }).optional(),
   })
   .meta({ id: 'Operation' });
 
@@ -81,9 +88,14 @@ export const usage = z
   .meta({ id: 'BackupUsage' });
 
 const days = z.number().int().min(1).max(3650);
+const drillSchedule = z.enum(['off', 'daily', 'weekly']).meta({
+  description: 'Restore drills of the latest backup; default weekly in test environments and off in live ones',
+});
 export const settings = z
   .object({
     schedule_enabled: z.boolean(),
     retention_days: z.object({ daily: days, weekly: days, monthly: days, manual: days }),
+    drill_schedule: drillSchedule,
   })
   .meta({ id: 'BackupSettings' });
+export const settingsBody = settings.extend({ drill_schedule: drillSchedule.optional() }).meta({ id: 'BackupSettingsUpdate' });

@@ -1,0 +1,45 @@
+// Backups that are proven. A backup is `succeeded` only after its stored object was read back and
+// found whole, so its row keeps what pg_dump wrote (uncompressed bytes and sha256: a restore
+// checks the script against them before it commits) and the per-table figures found in it (a
+// restore drill compares its scratch copy with them). Drills run per environment on a schedule and
+// are recorded on the backup they restored; an operation row follows each drill as it follows a
+// restore. Rows of backups taken before this migration keep nulls: a restore of them checks only
+// the closing line, and a drill of them compares row counts and checksums it cannot find and says so.
+import type { Knex } from 'knex';
+
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('backups', (t) => {
+    t.bigInteger('sql_bytes');
+    t.text('sql_sha256');
+    t.jsonb('table_stats');
+    t.timestamp('verified_time', { useTz: true });
+    t.jsonb('verification');
+  });
+  await knex.schema.alterTable('backup_settings', (t) => {
+    // null: the mode's default (weekly for test environments, off for live ones).
+    t.text('drill_schedule').checkIn(['off', 'daily', 'weekly'], 'backup_settings_drill_schedule_check');
+    t.timestamp('last_drill_time', { useTz: true });
+  });
+  await knex.raw('alter table backup_operations drop constraint backup_operations_kind_check');
+  await knex.raw("alter table backup_operations add constraint backup_operations_kind_check check (kind in ('restore', 'drill'))");
+  // /readyz counts failed drills on every probe.
+  await knex.raw("create index backups_failed_drill on backups (env_id) where state = 'succeeded' and verification->>'result' = 'failed'");
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw('drop index backups_failed_drill');
+  await knex('backup_operations').where({ kind: 'drill' }).delete();
+  await knex.raw('alter table backup_operations drop constraint backup_operations_kind_check');
+  await knex.raw("alter table backup_operations add constraint backup_operations_kind_check check (kind in ('restore'))");
+  await knex.schema.alterTable('backup_settings', (t) => {
+    t.dropColumn('drill_schedule');
+    t.dropColumn('last_drill_time');
+  });
+  await knex.schema.alterTable('backups', (t) => {
+    t.dropColumn('sql_bytes');
+    t.dropColumn('sql_sha256');
+    t.dropColumn('table_stats');
+    t.dropColumn('verified_time');
+    t.dropColumn('verification');
+  });
+}

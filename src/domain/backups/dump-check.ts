@@ -1,0 +1,173 @@
+// What makes a plain `pg_dump` script whole, and what it holds per table. Both run inside the zlib
+// child (pipes.ts inlines their source text, as it does blobs-filter.ts), so they are
+// self-contained: no imports, no outer names. The tests call them directly.
+//
+// The closing line. pg_dump ends every plain script it finished with
+//
+//   --
+//   -- PostgreSQL database dump complete
+//   --
+//
+// (src/bin/pg_dump/pg_backup_archiver.c, RestoreArchive). Since 15.14, 16.10 and 17.6
+// (CVE-2025-8714) a `\unrestrict <key>` line and a blank line follow it. A script cut anywhere
+// earlier (pg_dump killed, a pipe closed, an upload that lost its tail, an empty object) lacks it.
+//
+// Per-table figures. pg_dump writes each table's rows as one COPY block:
+//
+//   --
+//   -- Data for Name: orders; Type: TABLE DATA; Schema: public; Owner: -
+//   --
+//
+//   COPY public.orders (id, customer_id, total) FROM stdin;
+//   1	17	12.50
+//   \.
+//
+// For each block we keep the row count and an order-independent checksum of the row lines (the
+// 32-bit sum and the xor of each line's FNV-1a hash), so a drill can dump the restored copy again
+// and compare table by table even if rows come back in another physical order. The block is found
+// exactly as blobs-filter.ts finds it (a `COPY ` line right after the header's `--` and blank
+// line), and ends at the `\.` line, which row data cannot contain (COPY escapes a backslash).
+// The checksum guards against accidental loss or change, not an adversary: the object itself is
+// authenticated (format.ts).
+
+/** Why a script is incomplete, or null when it ends with pg_dump's closing line. `tail` is its last few KB. */
+export function dumpIncompleteReason(tail: string): string | null {
+  const lines = tail.split('\n');
+  const lastLine = (): string | undefined => {
+    while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+    return lines[lines.length - 1];
+  };
+  if (lastLine()?.startsWith('\\unrestrict ')) lines.pop();
+  const last = lastLine();
+  if (last === undefined) return 'the dump is empty';
+  if (last === '--' && lines[lines.length - 2] === '-- PostgreSQL database dump complete') return null;
+  return 'the dump does not end with pg_dump\'s closing line ("-- PostgreSQL database dump complete"): it was cut short';
+}
+
+export interface TableFigures {
+  rows: number;
+  checksum: string;
+}
+
+export interface CopyStatsScanner {
+  push(chunk: Buffer): void;
+  /** schema.table as pg_dump names it → its figures, in dump order. */
+  end(): Record<string, TableFigures>;
+}
+
+export function copyStatsScanner(): CopyStatsScanner {
+  const tables: Record<string, TableFigures> = {};
+  const keep = 1024;
+  // Outside COPY: the current line's first bytes (enough for the table's name) and its state.
+  let line = '';
+  let lineLong = false;
+  let prev = '';
+  let prevPrev = '';
+  // Inside COPY: the table, and the current row's hash and first bytes (to spot the `\.` line).
+  let table: string | null = null;
+  let rows = 0;
+  let sum = 0;
+  let xor = 0;
+  let h = 0x811c9dc5;
+  let rowLength = 0;
+  let first = 0;
+  let second = 0;
+
+  // `schema.table`, each part bare or "quoted" (with "" inside), as pg_dump's fmtQualifiedId prints it.
+  function qualifiedNameLength(s: string, from: number): number {
+    let i = from;
+    for (let part = 0; part < 2; part++) {
+      if (s[i] === '"') {
+        i += 1;
+        for (;;) {
+          const q = s.indexOf('"', i);
+          if (q < 0) return -1;
+          i = q + 1;
+          if (s[i] !== '"') break;
+          i += 1;
+        }
+      } else {
+        while (i < s.length && s[i] !== '.' && s[i] !== ' ') i += 1;
+      }
+      if (part === 0) {
+        if (s[i] !== '.') return -1;
+        i += 1;
+      }
+    }
+    return s[i] === ' ' ? i - from : -1;
+  }
+  const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
+  function endBlock(): void {
+    tables[table!] = { rows, checksum: hex(sum) + hex(xor) };
+    table = null;
+  }
+  function endOuterLine(): void {
+    // `COPY <name> (<columns>) FROM stdin;` or `COPY <name>  FROM stdin;` after `--` and a blank line.
+    if (prev === '' && prevPrev === '--' && line.startsWith('COPY ')) {
+      const length = qualifiedNameLength(line, 5);
+      if (length > 0) {
+        table = line.slice(5, 5 + length);
+        rows = 0;
+        sum = 0;
+        xor = 0;
+        h = 0x811c9dc5;
+        rowLength = 0;
+      }
+    }
+    prevPrev = prev;
+    prev = lineLong ? '\u0000' : line;
+    line = '';
+    lineLong = false;
+  }
+
+  function pushCopy(chunk: Buffer, start: number): number {
+    for (let i = start; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (b === 0x0a) {
+        if (rowLength === 2 && first === 0x5c && second === 0x2e) {
+          endBlock();
+          prev = '\\.';
+          prevPrev = '';
+          return i + 1;
+        }
+        rows += 1;
+        sum = (sum + (h >>> 0)) >>> 0;
+        xor = (xor ^ h) >>> 0;
+        h = 0x811c9dc5;
+        rowLength = 0;
+        continue;
+      }
+      if (rowLength === 0) first = b;
+      else if (rowLength === 1) second = b;
+      rowLength += 1;
+      h = Math.imul(h ^ b, 0x01000193);
+    }
+    return chunk.length;
+  }
+
+  return {
+    push(chunk) {
+      let at = 0;
+      while (at < chunk.length) {
+        if (table !== null) {
+          at = pushCopy(chunk, at);
+          continue;
+        }
+        const nl = chunk.indexOf(0x0a, at);
+        const end = nl === -1 ? chunk.length : nl;
+        if (!lineLong) {
+          const room = keep - line.length;
+          if (end - at > room) lineLong = true;
+          line += chunk.toString('latin1', at, Math.min(end, at + room));
+        }
+        if (nl === -1) return;
+        endOuterLine();
+        at = nl + 1;
+      }
+    },
+    end() {
+      // A block the script never closed is not a table's data: the completeness check fails it.
+      return tables;
+    },
+  };
+}

@@ -1,0 +1,8 @@
+// `backups.drill`: one restore drill (src/domain/backups/drill.ts). Idempotent on the operation id.
+import type { queues } from '../src/jobs.ts';
+import { runDrill } from '../src/domain/backups/drill.ts';
+import type { JobHandler } from '../src/worker.ts';
+
+export const backupsDrill: JobHandler<(typeof queues)['backups.drill']['schema']> = async (jobs, ctx) => {
+  for (const job of jobs) await runDrill(ctx, job.data.operation_id);
+};
