@@ -151,6 +151,6 @@ it('fails naming gunzip, and commits nothing, when the authenticated content is 
   const gz = await dump();
   // Authentic segments around a cut gzip stream: only the decompressor can tell.
   const sealed = await collect(encryptStream(pieces(gz.subarray(0, gz.length - 100), 10_000), key));
-  await expect(replayStream(pieces(sealed, 50_000), key, target.url, null)).rejects.toThrow(/gunzip failed \(exit 1\)|psql failed/);
+  await expect(replayStream(pieces(sealed, 50_000), key, target.url, null)).rejects.toThrow(/does not decompress \(unexpected end of file\)/);
   expect(await tableChecksums(target.url)).toEqual(before);
 });

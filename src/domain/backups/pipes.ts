@@ -136,6 +136,11 @@ pipeline(process.stdin, ...stages, (err) => {
   report({ ...figures(), incomplete: dumpIncompleteReason(tail.toString('latin1')), tables: stats.end() });
 });`,
   restore: `pipeline(process.stdin, zlib.createGunzip({ chunkSize: 131072 }), tally, blobs, gate, process.stdout, (err) => {
+  // zlib's own errors (Z_BUF_ERROR, Z_DATA_ERROR) mean the backup is not whole gzip: refused too.
+  if (err && !refused && String(err.code).startsWith('Z_')) {
+    refused = 'the backup does not decompress (' + err.message + '): it was cut short, or it is empty';
+    report({ bytes, sha256: null, refused });
+  }
   if (err && !refused) fail(err);
   process.exit(refused ? 1 : 0);
 });`,
