@@ -136,7 +136,7 @@ export async function runDrill(deps: BackupDeps, operationId: string): Promise<v
   const q = backupQueries(deps.db);
   const op = await q.operation(operationId);
   if (!op || op.kind !== 'drill' || op.state === 'succeeded' || op.state === 'failed') return;
-  await q.updateOperation(op.id, { state: 'running', phase: 'restoring', bytes_read: '0', bytes_total: '0' });
+  await q.updateOperation(op.id, { state: 'running', phase: 'verifying', bytes_read: '0', bytes_total: '0' });
   const backup = op.backup_id ? await q.backup(op.backup_id) : undefined;
   const env = await q.envTarget(op.env_id);
   if (!backup || backup.state !== 'succeeded' || !env) {
