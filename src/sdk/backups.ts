@@ -53,8 +53,10 @@ export interface Operation {
 export interface RestorePreview {
   backup: Backup;
   target_env: string;
-  /** Where the target's database URL points; never its user or password. */
-  target_database: { host: string; port: number; name: string | null };
+  target_mode: 'test' | 'live';
+  /** What the restore would replace (the target's tables with row estimates); never where the database lives. */
+  replaces: { tables: { name: string; estimated_rows: number | null }[]; table_count: number; estimated_rows: number } | null;
+  replaces_unknown?: string;
 }
 
 export interface BackupUsage {

@@ -119,9 +119,12 @@ describe('a restore refuses an incomplete backup before the target changes', () 
     return id;
   }
 
-  /** The data key of `good`, as a worker opens it. */
-  function dataKey(): Buffer {
-    return open(keyringFromConfig(h.config), good.wrapped_key!, `backup-data-key:${good.id}`);
+  /** `plain` sealed with good's data key, as a worker would have stored it. */
+  async function sealed(plain: AsyncIterable<Buffer>): Promise<Buffer> {
+    const key = open(keyringFromConfig(h.config), good.wrapped_key!, `backup-data-key:${good.id}`);
+    const out: Buffer[] = [];
+    for await (const chunk of encryptStream(plain, key)) out.push(chunk);
+    return Buffer.concat(out);
   }
 
   // The wrapped data key is bound to the backup id it was made for: the copies keep good's id in
@@ -146,11 +149,11 @@ describe('a restore refuses an incomplete backup before the target changes', () 
     }, /truncated|authentication/],
     // What the first backup of a fresh worker used to store: an authentic envelope around nothing,
     // its record made from it and no figures of what pg_dump wrote (the record predates them).
-    ['an authentic backup holding no SQL at all', async () => Buffer.concat(await Array.fromAsync(encryptStream((async function* () {})(), dataKey()))), /does not decompress \(unexpected end of file\)/, { sql_bytes: null, sql_sha256: null }],
+    ['an authentic backup holding no SQL at all', async () => await sealed((async function* () {})()), /does not decompress \(unexpected end of file\)/, { sql_bytes: null, sql_sha256: null }],
     ['an authentic backup holding a dump cut at a line', async () => {
       const sql = (await import('node:zlib')).gunzipSync(await readAll((await fetch(`${web.url}/v1/backups/${good.id}:download`, { headers: { authorization: `Bearer ${prod.secretKey}` } })).body as never)).toString();
       const cut = Buffer.from(sql.slice(0, sql.indexOf('ALTER TABLE ONLY')));
-      return Buffer.concat(await Array.fromAsync(encryptStream((async function* () { yield gzipSync(cut); })(), dataKey())));
+      return sealed((async function* () { yield gzipSync(cut); })());
     }, /holds [\d,]+ bytes of SQL where pg_dump wrote/],
   ];
 

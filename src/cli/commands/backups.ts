@@ -6,7 +6,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
-import { BackupsApi, StorageApi, type Backup, type Operation } from '../../sdk/backups.ts';
+import { BackupsApi, StorageApi, type Backup, type Operation, type RestorePreview } from '../../sdk/backups.ts';
 import { CliError, type CliContext, type Register } from '../context.ts';
 
 const mib = (n: number | null | undefined): string => (n === null || n === undefined ? '?' : `${(n / 2 ** 20).toFixed(1)} MiB`);
@@ -39,6 +39,17 @@ function describeDrill(b: Backup): string {
 function describeBackup(b: Backup): string {
   const drill = b.state === 'succeeded' ? `  ${describeDrill(b)}` : '';
   return `${b.id}  ${b.state.padEnd(9)} ${b.type.padEnd(7)} ${b.trigger.padEnd(11)} ${mib(b.size_bytes).padStart(10)}  ${b.create_time}${b.billable ? '  billable' : ''}${drill}${b.error ? `\n    error: ${b.error}` : ''}`;
+}
+
+/** The target's tables that a restore replaces, largest first, as the plan prints them. */
+export function describeReplaced(plan: RestorePreview): string {
+  if (!plan.replaces) return `  replaces: the whole database (every schema); ${plan.replaces_unknown ?? 'its tables could not be listed'}`;
+  const { tables, table_count, estimated_rows } = plan.replaces;
+  if (table_count === 0) return '  replaces: the whole database (every schema); it holds no tables now';
+  const largest = [...tables].sort((x, y) => (y.estimated_rows ?? -1) - (x.estimated_rows ?? -1)).slice(0, 10);
+  const lines = largest.map((t) => `    ${t.name}  ${t.estimated_rows === null ? 'rows unknown' : `~${t.estimated_rows.toLocaleString('en-US')} rows`}`);
+  const more = table_count > largest.length ? `\n    … and ${table_count - largest.length} more tables` : '';
+  return `  replaces: the whole database (every schema): ${table_count} tables, ~${estimated_rows.toLocaleString('en-US')} rows in all\n${lines.join('\n')}${more}`;
 }
 
 function registerBackups(program: Command, ctx: CliContext): void {
@@ -121,8 +132,7 @@ function registerBackups(program: Command, ctx: CliContext): void {
       // so the plan printed is one that --confirm would really carry out.
       const plan = await api().previewRestore(id, target);
       const b = plan.backup;
-      const d = plan.target_database;
-      ctx.progress(`This replaces the database of ${target} with backup ${b.id}\n  taken ${b.create_time} (${b.type}, ${mib(b.size_bytes)}, PostgreSQL ${b.pg_version ?? '?'})\n  target: ${target}, database ${d.name ?? '(default)'} on ${d.host}:${d.port}, the whole database (every schema)\nA pre-restore backup of ${target} is taken first; the restore itself cannot be undone.`);
+      ctx.progress(`This replaces the database of ${target} (${plan.target_mode}) with backup ${b.id}\n  taken ${b.create_time} (${b.type}, ${mib(b.size_bytes)}, PostgreSQL ${b.pg_version ?? '?'})\n${describeReplaced(plan)}\nA pre-restore backup of ${target} is taken first; the restore itself cannot be undone.`);
       if (!opts.confirm) throw new CliError('not restored: run again with --confirm to replace the database');
       const op = await api().restore(id, target);
       const bars = new Map<string, ReturnType<typeof progressBar>>();

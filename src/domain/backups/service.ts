@@ -10,6 +10,7 @@ import { databaseUrlOf } from './capture.ts';
 import { backupObjectKey, freeManualPerDay, startOfUtcDay, usdPerGbMonth } from './deps.ts';
 import type { Enqueuer } from './maintenance.ts';
 import { decodePageToken, encodePageToken } from './page-token.ts';
+import { targetTables } from './target-preview.ts';
 import { effectiveDrillSchedule } from './drill.ts';
 import { backupQueries, type BackupRow, type BackupSettings, type DrillSchedule, type EnvTarget, type OperationRow, type Verification } from './queries.ts';
 
@@ -144,6 +145,11 @@ async function checkRestore(db: Db, callerEnvId: string, backupId: string, targe
   if (!target || !caller || target.project_id !== caller.project_id) {
     throw new AppError('not_found', `no environment ${targetEnvName} in this project`, { details: { field: 'body.targetEnv' } });
   }
+  // A live environment holds real users' data: only a key of a live environment may replace it,
+  // so a test key (the one in CI, on laptops, in a staging app) can never overwrite production.
+  if (target.mode === 'live' && caller.mode !== 'live') {
+    throw new AppError('forbidden', `${target.name} is a live environment: restoring into it needs a secret key of a live environment, and this key belongs to the test environment ${caller.name}`);
+  }
   if (lock) await q.lockEnvRow(target.id);
   if (!target.database_url_enc) throw new AppError('conflict', `${target.name} has no database; the operator sets one with \`cairn admin env set-database\``);
   const active = await q.activeWork(target.id);
@@ -161,24 +167,22 @@ export async function requestRestore(deps: ServiceDeps, callerEnvId: string, bac
   });
 }
 
-/** Where a database URL points, without its user or password (what a restore plan may print). */
-export function databaseSummary(url: string): { host: string; port: number; name: string | null } {
-  const u = new URL(url);
-  // libpq also takes the host (a socket folder, say) and port as query parameters.
-  const host = u.searchParams.get('host') || decodeURIComponent(u.hostname) || 'localhost';
-  const port = Number(u.port || u.searchParams.get('port') || 5432);
-  const name = decodeURIComponent(u.pathname.replace(/^\//, '')) || u.searchParams.get('dbname') || null;
-  return { host, port, name };
-}
-
 /**
  * The checks of a restore without the restore (Google AIP-163 "validate only"): the same errors as
- * requestRestore, and on success what it would replace, so that `cairn backups restore` can show
- * the target database before the operator confirms. Nothing is written or enqueued.
+ * requestRestore, and on success what it would replace (the target's tables with row estimates,
+ * read from its catalog), so that `cairn backups restore` can show it before the operator
+ * confirms. Never where the database lives. Nothing is written or enqueued.
  */
 export async function previewRestore(deps: ServiceDeps, callerEnvId: string, backupId: string, targetEnvName: string) {
   const { backup, target } = await checkRestore(deps.db, callerEnvId, backupId, targetEnvName, false);
-  return { backup: backupResource(backup), target_env: target.name, target_database: databaseSummary(databaseUrlOf(deps, target)) };
+  const replaces = await targetTables(databaseUrlOf(deps, target));
+  return {
+    backup: backupResource(backup),
+    target_env: target.name,
+    target_mode: target.mode,
+    replaces,
+    ...(replaces ? {} : { replaces_unknown: 'the target database did not answer, so its tables could not be listed; the restore itself will say if it cannot reach it' }),
+  };
 }
 
 export async function getOperation(db: Knex, callerEnvId: string, id: string): Promise<{ op: OperationRow; targetName: string; verification: Verification | null }> {

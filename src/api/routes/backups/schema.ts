@@ -11,8 +11,13 @@ export const drillBody = z.object({}).strict();
 export const restorePreview = z.object({
   backup: z.lazy(() => backup),
   target_env: z.string(),
-  target_database: z.object({ host: z.string(), port: z.number().int(), name: z.string().nullable() })
-    .meta({ description: 'Where the target\'s database URL points; never its user or password' }),
+  target_mode: z.enum(['test', 'live']),
+  replaces: z.object({
+    tables: z.array(z.object({ name: z.string(), estimated_rows: z.number().nullable() })).meta({ description: 'The target\'s tables (first 1000), with the planner\'s row estimates' }),
+    table_count: z.number(),
+    estimated_rows: z.number(),
+  }).nullable().meta({ description: 'What the restore would replace: every schema of the target database; null when it did not answer' }),
+  replaces_unknown: z.string().optional(),
 }).meta({ id: 'RestorePreview' });
 
 export const restoreBody = z.object({ targetEnv: z.string().min(1).max(300).meta({ example: 'orgs/acme/projects/shop/envs/staging' }) }).strict();
