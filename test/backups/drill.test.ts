@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { register } from '../../src/cli/commands/backups.ts';
 import { createCliContext } from '../../src/cli/context.ts';
 import { startDueDrills } from '../../src/domain/backups/drill.ts';
+import { reapOrphans } from '../../src/domain/backups/maintenance.ts';
+import { newId } from '../../src/ids.ts';
+import { createLogger } from '../../src/log.ts';
 import { backupQueries } from '../../src/domain/backups/queries.ts';
 import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { Jobs, createBoss, queues } from '../../src/jobs.ts';
@@ -149,6 +152,20 @@ describe('a drill', () => {
     // The object put back, a new drill passes and /readyz counts nothing again.
     expect((await drill()).response).toMatchObject({ verification: { result: 'passed' } });
     expect((await call<Json>(web.url, 'GET', '/readyz')).body).toMatchObject({ backup_drills: { failed: 0 } });
+  });
+});
+
+describe('recovery', () => {
+  it('is not reaped as an orphan while it runs: drills hold no environment lock', async () => {
+    const id = newId('op');
+    await h.db('backup_operations').insert({ id, kind: 'drill', requester_env_id: env.env.id, env_id: env.env.id, backup_id: String((await backupQueries(h.db).latestSucceeded(env.env.id))!.id), state: 'running' });
+    try {
+      const reaped = await reapOrphans({ config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) });
+      expect(reaped.operations).not.toContain(id);
+      expect(await h.db('backup_operations').where({ id }).first()).toMatchObject({ state: 'running' });
+    } finally {
+      await h.db('backup_operations').where({ id }).delete();
+    }
   });
 });
 

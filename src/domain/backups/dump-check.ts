@@ -23,7 +23,7 @@
 //   \.
 //
 // For each block we keep the row count and an order-independent checksum of the row lines (the
-// 32-bit sum and the xor of each line's FNV-1a hash), so a drill can dump the restored copy again
+// 32-bit sum and the xor of each line's 32-bit MurmurHash3), so a drill can dump the restored copy again
 // and compare table by table even if rows come back in another physical order. The block is found
 // exactly as blobs-filter.ts finds it (a `COPY ` line right after the header's `--` and blank
 // line), and ends at the `\.` line, which row data cannot contain (COPY escapes a backslash).
@@ -63,16 +63,50 @@ export function copyStatsScanner(): CopyStatsScanner {
   let lineLong = false;
   let prev = '';
   let prevPrev = '';
-  // Inside COPY: the table, and the current row's hash and first bytes (to spot the `\.` line).
+  // Inside COPY: the table and its figures, and the current row's hash state. A row is hashed
+  // 4 bytes at a time (MurmurHash3's x86_32 mixing); up to 3 bytes wait in `carry` when a row
+  // continues in the next chunk, so the hash never depends on where chunks split.
   let table: string | null = null;
   let rows = 0;
   let sum = 0;
   let xor = 0;
-  let h = 0x811c9dc5;
+  let h = 0;
+  let carry = 0;
+  let carried = 0;
   let rowLength = 0;
-  let first = 0;
-  let second = 0;
 
+  function mix(hash: number, word: number): number {
+    let k = Math.imul(word, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, 0x1b873593);
+    hash ^= k;
+    hash = (hash << 13) | (hash >>> 19);
+    return (Math.imul(hash, 5) + 0xe6546b64) | 0;
+  }
+  function finish(hash: number, length: number): number {
+    hash ^= length;
+    hash ^= hash >>> 16;
+    hash = Math.imul(hash, 0x85ebca6b);
+    hash ^= hash >>> 13;
+    hash = Math.imul(hash, 0xc2b2ae35);
+    return (hash ^ (hash >>> 16)) >>> 0;
+  }
+  /** Hashes row bytes [from, to) of `c` into the current row. */
+  function hashPart(c: Buffer, from: number, to: number): void {
+    let i = from;
+    rowLength += to - from;
+    if (carried > 0) {
+      while (carried < 4 && i < to) carry |= c[i++]! << (8 * carried++);
+      if (carried < 4) return;
+      h = mix(h, carry);
+      carry = 0;
+      carried = 0;
+    }
+    for (; i + 4 <= to; i += 4) h = mix(h, c[i]! | (c[i + 1]! << 8) | (c[i + 2]! << 16) | (c[i + 3]! << 24));
+    while (i < to) carry |= c[i++]! << (8 * carried++);
+  }
+
+  const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
   // `schema.table`, each part bare or "quoted" (with "" inside), as pg_dump's fmtQualifiedId prints it.
   function qualifiedNameLength(s: string, from: number): number {
     let i = from;
@@ -96,13 +130,8 @@ export function copyStatsScanner(): CopyStatsScanner {
     }
     return s[i] === ' ' ? i - from : -1;
   }
-  const hex = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
-  function endBlock(): void {
-    tables[table!] = { rows, checksum: hex(sum) + hex(xor) };
-    table = null;
-  }
   function endOuterLine(): void {
-    // `COPY <name> (<columns>) FROM stdin;` or `COPY <name>  FROM stdin;` after `--` and a blank line.
+    // `COPY <name> (<columns>) FROM stdin;` right after `--` and a blank line.
     if (prev === '' && prevPrev === '--' && line.startsWith('COPY ')) {
       const length = qualifiedNameLength(line, 5);
       if (length > 0) {
@@ -110,8 +139,6 @@ export function copyStatsScanner(): CopyStatsScanner {
         rows = 0;
         sum = 0;
         xor = 0;
-        h = 0x811c9dc5;
-        rowLength = 0;
       }
     }
     prevPrev = prev;
@@ -119,42 +146,42 @@ export function copyStatsScanner(): CopyStatsScanner {
     line = '';
     lineLong = false;
   }
-
-  function pushCopy(chunk: Buffer, start: number): number {
-    for (let i = start; i < chunk.length; i++) {
-      const b = chunk[i]!;
-      if (b === 0x0a) {
-        if (rowLength === 2 && first === 0x5c && second === 0x2e) {
-          endBlock();
-          prev = '\\.';
-          prevPrev = '';
-          return i + 1;
-        }
-        rows += 1;
-        sum = (sum + (h >>> 0)) >>> 0;
-        xor = (xor ^ h) >>> 0;
-        h = 0x811c9dc5;
-        rowLength = 0;
-        continue;
-      }
-      if (rowLength === 0) first = b;
-      else if (rowLength === 1) second = b;
-      rowLength += 1;
-      h = Math.imul(h ^ b, 0x01000193);
+  /** Ends the current row; false when it was the `\.` line that ends the block. */
+  function endRow(): boolean {
+    // Two bytes are all in `carry`: `\.` is 0x5c then 0x2e.
+    if (rowLength === 2 && carry === 0x2e5c) {
+      tables[table!] = { rows, checksum: hex(sum) + hex(xor) };
+      table = null;
+    } else {
+      if (carried > 0) h = mix(h, carry);
+      const row = finish(h, rowLength);
+      rows += 1;
+      sum = (sum + row) >>> 0;
+      xor = (xor ^ row) >>> 0;
     }
-    return chunk.length;
+    h = 0;
+    carry = 0;
+    carried = 0;
+    rowLength = 0;
+    return table !== null;
   }
 
   return {
     push(chunk) {
       let at = 0;
       while (at < chunk.length) {
-        if (table !== null) {
-          at = pushCopy(chunk, at);
-          continue;
-        }
         const nl = chunk.indexOf(0x0a, at);
         const end = nl === -1 ? chunk.length : nl;
+        if (table !== null) {
+          hashPart(chunk, at, end);
+          if (nl === -1) return;
+          if (!endRow()) {
+            prev = '\\.';
+            prevPrev = '';
+          }
+          at = nl + 1;
+          continue;
+        }
         if (!lineLong) {
           const room = keep - line.length;
           if (end - at > room) lineLong = true;

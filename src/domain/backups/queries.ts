@@ -258,7 +258,7 @@ export function backupQueries(db: Db) {
 
     async runningEnvIds(): Promise<string[]> {
       const rows = await db.raw<{ rows: { env_id: string }[] }>(
-        "select env_id from backups where state = 'running' union select env_id from backup_operations where state = 'running'",
+        "select env_id from backups where state = 'running' union select env_id from backup_operations where state = 'running' and kind = 'restore'",
       );
       return rows.rows.map((r) => r.env_id);
     },
@@ -267,8 +267,9 @@ export function backupQueries(db: Db) {
       return db('backups').where({ env_id: envId, state: 'running' }).select();
     },
 
+    /** Running restores (drills hold no environment lock: their own job's heartbeat recovers them). */
     async runningOperations(envId: string): Promise<OperationRow[]> {
-      return db('backup_operations').where({ env_id: envId, state: 'running' }).select();
+      return db('backup_operations').where({ env_id: envId, state: 'running', kind: 'restore' }).select();
     },
   };
 }
