@@ -1,4 +1,4 @@
-// Backups that are proven. A backup is `succeeded` only after its stored object was read back and
+// Backups that are proven, and restores that tell the truth. A backup is `succeeded` only after its stored object was read back and
 // found whole, so its row keeps what pg_dump wrote (uncompressed bytes and sha256: a restore
 // checks the script against them before it commits) and the per-table figures found in it (a
 // restore drill compares its scratch copy with them). Drills run per environment on a schedule and
@@ -22,6 +22,11 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw('alter table backup_operations drop constraint backup_operations_kind_check');
   await knex.raw("alter table backup_operations add constraint backup_operations_kind_check check (kind in ('restore', 'drill'))");
+  // A restore's transaction id in its target, recorded before COMMIT is let through: what a
+  // restore whose worker died is reconciled from (txid_status), rather than guessed.
+  await knex.schema.alterTable('backup_operations', (t) => {
+    t.text('restore_xid');
+  });
   // /readyz counts failed drills on every probe.
   await knex.raw("create index backups_failed_drill on backups (env_id) where state = 'succeeded' and verification->>'result' = 'failed'");
 }
@@ -29,6 +34,9 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index backups_failed_drill');
   await knex('backup_operations').where({ kind: 'drill' }).delete();
+  await knex.schema.alterTable('backup_operations', (t) => {
+    t.dropColumn('restore_xid');
+  });
   await knex.raw('alter table backup_operations drop constraint backup_operations_kind_check');
   await knex.raw("alter table backup_operations add constraint backup_operations_kind_check check (kind in ('restore'))");
   await knex.schema.alterTable('backup_settings', (t) => {

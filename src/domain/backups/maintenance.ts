@@ -8,7 +8,7 @@ import { failBackup } from './capture.ts';
 import { backupObjectKey, retentionFor, type BackupDeps } from './deps.ts';
 import { tryLockEnv } from './lock.ts';
 import { backupQueries } from './queries.ts';
-import { failOperation } from './restore.ts';
+import { reconcileRestore, sweepTempDirs } from './restore.ts';
 
 export type ScheduledType = 'daily' | 'weekly' | 'monthly';
 
@@ -65,6 +65,7 @@ export async function pruneExpired(deps: BackupDeps, now: Date): Promise<string[
 export async function reapOrphans(deps: BackupDeps): Promise<{ backups: string[]; operations: string[] }> {
   const q = backupQueries(deps.db);
   const out = { backups: [] as string[], operations: [] as string[] };
+  await sweepTempDirs();
   for (const envId of await q.runningEnvIds()) {
     const lock = await tryLockEnv(deps.config.DATABASE_URL, envId);
     if (!lock) continue;
@@ -74,8 +75,7 @@ export async function reapOrphans(deps: BackupDeps): Promise<{ backups: string[]
         out.backups.push(b.id);
       }
       for (const op of await q.runningOperations(envId)) {
-        await failOperation(deps, op, { code: 'internal', message: 'the worker running this restore stopped before it finished; the target was not changed' });
-        out.operations.push(op.id);
+        if ((await reconcileRestore(deps, op)) !== 'undecided') out.operations.push(op.id);
       }
     } finally {
       await lock.release();

@@ -174,27 +174,45 @@ const gate = new Transform({
     else refused = dumpIncompleteReason(tail.toString('latin1'));
     report({ ...got, refused });
     if (refused) { done(new Error(refused)); return; }
-    this.push('\\nCOMMIT;\\n');
-    done();
+    // COMMIT only on the worker's word (fd 4): a worker that dies now means a rollback.
+    let said = '';
+    const confirm = require('node:fs').createReadStream(null, { fd: 4 });
+    confirm.on('data', (d) => { said += d; });
+    confirm.on('error', () => undefined);
+    confirm.on('close', () => {
+      if (said !== 'commit\\n') { refused = 'the worker did not confirm the commit'; done(new Error(refused)); return; }
+      this.push('\\nCOMMIT;\\n');
+      done();
+    });
   },
 });
 gate.push(options.preamble || '');`;
 
 function spawnZlib(mode: Mode, stdin: 'pipe' | Readable, options: ChildOptions = {}): { child: ChildProcess; report: Promise<unknown> } {
   const child = spawn(process.execPath, ['--expose-gc', '--max-semi-space-size=1', '-e', zlibProgram(mode), JSON.stringify(options)], {
-    stdio: [stdin, 'pipe', 'pipe', 'pipe'], env: {},
+    stdio: [stdin, 'pipe', 'pipe', 'pipe', ...(mode === 'restore' ? ['pipe' as const] : [])], env: {},
   });
-  // The report pipe is read from the start too (see the top of this file).
+  // The report pipe is read from the start too (see the top of this file). The report is its
+  // first line: the restore child sends it before it waits for the worker's word.
   let text = '';
   const pipe = child.stdio[3] as Readable;
-  pipe.on('data', (d: Buffer) => (text += d.toString('utf8')));
   const report = new Promise<unknown>((resolve) => {
-    pipe.once('close', () => {
+    const line = () => {
+      const nl = text.indexOf('\n');
+      if (nl < 0) return false;
       try {
-        resolve(JSON.parse(text));
+        resolve(JSON.parse(text.slice(0, nl)));
       } catch {
         resolve(undefined);
       }
+      return true;
+    };
+    pipe.on('data', (d: Buffer) => {
+      text += d.toString('utf8');
+      line();
+    });
+    pipe.once('close', () => {
+      if (!line()) resolve(undefined);
     });
   });
   return { child, report };
@@ -296,8 +314,14 @@ export function inspectDatabase(dumpPath: string, url: string): { finished: Prom
 }
 
 export interface ReplayProcess {
-  /** Takes the backup's gzip bytes; the preamble, the dump and (once it checks out) COMMIT go to psql. */
+  /** Takes the backup's gzip bytes; the preamble, the dump and (once it checks out and the worker confirms) COMMIT go to psql. */
   input: Writable;
+  /** The decompressor's verdict once the whole script has passed: whether it checked out. */
+  ready: Promise<{ refused: string | null } | undefined>;
+  /** The transaction id the preamble printed (txid_current), once psql has started the transaction. */
+  xid: Promise<string | undefined>;
+  /** The worker's word: only now does the decompressor write COMMIT. */
+  confirm(): void;
   /** Resolves when psql and the decompressor exited 0; rejects with psql's message, or why the script was refused. */
   finished: Promise<void>;
   /** SIGKILLs psql first: it must never read the end of a partial script. */
@@ -305,6 +329,9 @@ export interface ReplayProcess {
   /** psql's own error once it has exited, when it stopped by itself (an SQL error) rather than by kill(). */
   ownFailure(): Promise<Error | undefined>;
 }
+
+/** The line the preamble makes psql print on stderr (unbuffered, unlike its stdout): `\warn`, psql 13+. */
+export const xidMarker = 'cairn-restore-xid:';
 
 /** Raised when the script reached its end but was not the whole dump: nothing was committed. */
 export class IncompleteDumpError extends Error {
@@ -314,14 +341,32 @@ export class IncompleteDumpError extends Error {
   }
 }
 
-/** gunzip piped into psql (ON_ERROR_STOP); the decompressor writes the preamble and, after its checks, COMMIT. */
+/**
+ * gunzip piped into psql (ON_ERROR_STOP); the decompressor writes the preamble and, after its
+ * checks and the worker's confirmation (fd 4), COMMIT. Between the two the worker records the
+ * transaction id, so whatever happens to it afterwards, the outcome can be read back from the
+ * target (txid_status) instead of guessed.
+ */
 export function startReplay(psqlPath: string, url: string, options: { preamble: string; expected: SqlFigures | null }): ReplayProcess {
   const { dbname, env } = libpqInvocation(url, 'cairn-restore');
   const unzip = spawnZlib('restore', 'pipe', options);
   const psql = spawn(psqlPath, ['-X', '-q', '--no-password', '-v', 'ON_ERROR_STOP=1', `--dbname=${dbname}`], { env, stdio: [unzip.child.stdout!, 'ignore', 'pipe'] });
   unzip.child.stdout!.destroy();
   const psqlExit = exitOf(psql);
-  const psqlErr = stderrTail(psql);
+  // psql's stderr holds its errors and, first, the transaction id; the id is not an error.
+  let errText = '';
+  let resolveXid: (xid: string | undefined) => void = () => undefined;
+  const xid = new Promise<string | undefined>((resolve) => (resolveXid = resolve));
+  psql.stderr!.on('data', (d: Buffer) => {
+    errText = (errText + d.toString('utf8')).slice(-8000);
+    const m = new RegExp(`${xidMarker}(\\d+)\\n`).exec(errText);
+    if (m) {
+      resolveXid(m[1]);
+      errText = errText.replace(m[0], '');
+    }
+  });
+  psqlExit.then(() => resolveXid(undefined), () => resolveXid(undefined));
+  const psqlErr = () => errText.trim().slice(-4000);
   const unzipExit = exitOf(unzip.child);
   const unzipErr = stderrTail(unzip.child);
   const psqlFailed = (e: Exit) => new Error(`psql failed (${describe(e)}): ${psqlErr() || 'no message'}`);
@@ -335,8 +380,13 @@ export function startReplay(psqlPath: string, url: string, options: { preamble: 
     if (z.code !== 0) throw new Error(`gunzip failed (${describe(z)}): ${unzipErr() || 'no message'}`);
   });
   finished.catch(() => undefined);
+  const word = unzip.child.stdio[4] as Writable;
+  word.on('error', () => undefined);
   return {
     input: unzip.child.stdin!,
+    ready: unzip.report as Promise<{ refused: string | null } | undefined>,
+    xid,
+    confirm: () => word.end('commit\n'),
     finished,
     kill() {
       psql.kill('SIGKILL');

@@ -58,6 +58,8 @@ export interface OperationRow {
   phase: string | null;
   bytes_read: string;
   bytes_total: string;
+  /** The restore's transaction id in its target, recorded just before COMMIT was let through. */
+  restore_xid: string | null;
   error: { code: string; message: string } | null;
   create_time: Date;
   update_time: Date;

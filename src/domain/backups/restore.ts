@@ -29,8 +29,9 @@
 // psql gone) the server rolls back and the target is exactly as it was. The cost is that the old
 // and new data coexist until commit (disk) and the restore holds its locks to the end.
 import { createHash, type Hash } from 'node:crypto';
+import pg from 'pg';
 import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -44,11 +45,17 @@ import { BackupIntegrityError, decryptStream } from './format.ts';
 import { EnvBusyError, tryLockEnv } from './lock.ts';
 import { streamingCollector } from './memory.ts';
 import { findTool } from './pgtools.ts';
-import { IncompleteDumpError, startReplay, type SqlFigures } from './pipes.ts';
+import { IncompleteDumpError, startReplay, xidMarker, type SqlFigures } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget, type OperationRow } from './queries.ts';
 
-/** Runs first in the restore's transaction: the target is replaced, not merged into. */
+/**
+ * Runs first in the restore's transaction: the target is replaced, not merged into. It prints the
+ * transaction's id first (pipes.ts reads it from psql's stderr), so the worker can record it
+ * before it lets COMMIT through.
+ */
 export const wipePreamble = `BEGIN;
+SELECT txid_current() AS cairn_xid \\gset
+\\warn ${xidMarker}:cairn_xid
 DO $cairn_restore$
 DECLARE s record;
 BEGIN
@@ -144,14 +151,40 @@ export async function verifyBackupObject(deps: BackupDeps, backup: BackupRow, pr
   });
 }
 
+const tempPrefix = 'cairn-restore-';
+
 async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  await sweepTempDirs();
   // mkdtemp makes the folder 0700; the file inside holds ciphertext only, and is removed at once.
-  const dir = await mkdtemp(join(tmpdir(), 'cairn-restore-'));
+  // The worker's pid in the name lets a later restore on this machine remove what a killed one left.
+  const dir = await mkdtemp(join(tmpdir(), `${tempPrefix}${process.pid}-`));
   try {
     return await fn(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Removes the temporary folders of restores whose worker process is gone (killed mid-restore). */
+export async function sweepTempDirs(): Promise<string[]> {
+  const removed: string[] = [];
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = new RegExp(`^${tempPrefix}(\\d+)-`).exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    await rm(join(tmpdir(), name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 /**
@@ -162,7 +195,10 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
  * segment, an error, a short script, this process killed), psql reads the end of a script whose
  * transaction is still open and the server rolls it back.
  */
-export async function replayStream(source: AsyncIterable<Buffer>, key: Buffer, url: string, expected: SqlFigures | null): Promise<void> {
+export async function replayStream(
+  source: AsyncIterable<Buffer>, key: Buffer, url: string, expected: SqlFigures | null,
+  beforeCommit: (xid: string) => Promise<void> = async () => undefined,
+): Promise<void> {
   const psql = await findTool('psql');
   const r = startReplay(psql.path, url, { preamble: wipePreamble, expected });
   async function* feed(): AsyncGenerator<Buffer> {
@@ -182,6 +218,21 @@ export async function replayStream(source: AsyncIterable<Buffer>, key: Buffer, u
     if (err instanceof BackupIntegrityError) throw err;
     throw (await r.ownFailure()) ?? err;
   }
+  // The whole script has passed: the decompressor's checks decide, then the worker's word.
+  const ready = await r.ready;
+  const xid = ready && !ready.refused ? await r.xid : undefined;
+  if (xid === undefined) {
+    r.kill();
+    await r.finished;
+    throw new Error('the restore stopped before its transaction could commit');
+  }
+  try {
+    await beforeCommit(xid);
+  } catch (err) {
+    r.kill();
+    throw err;
+  }
+  r.confirm();
   await r.finished;
 }
 
@@ -195,13 +246,16 @@ export function recordedSql(backup: BackupRow): SqlFigures | null {
  * temporary file, and verified on the way in; the replay reads that file, so exactly the bytes
  * that were verified reach the target (a second download could differ from the first).
  */
-export async function restoreObject(deps: BackupDeps, backup: BackupRow, url: string, progress: Progress = () => undefined): Promise<void> {
+export async function restoreObject(
+  deps: BackupDeps, backup: BackupRow, url: string, progress: Progress = () => undefined,
+  beforeCommit?: (xid: string) => Promise<void>,
+): Promise<void> {
   const total = Number(backup.size_bytes ?? 0);
   await withTempDir(async (dir) => {
     const path = join(dir, 'object');
     const key = await fetchVerified(deps, backup, path, progress);
     progress('restoring', 0, total);
-    await replayStream(counted(createReadStream(path), 'restoring', total, progress), key, url, recordedSql(backup));
+    await replayStream(counted(createReadStream(path), 'restoring', total, progress), key, url, recordedSql(backup), beforeCommit);
   });
 }
 
@@ -249,13 +303,67 @@ export async function runRestore(deps: BackupDeps, operationId: string): Promise
     const op = await q.operation(operationId);
     if (!op || op.state === 'succeeded' || op.state === 'failed') return;
     if (op.state === 'running') {
-      await failOperation(deps, op, { code: 'internal', message: 'the worker running this restore stopped before it finished; the target was not changed' });
+      // Its worker died (we hold the lock it held): the outcome is read back, not guessed.
+      if ((await reconcileRestore(deps, op)) === 'undecided') throw new RestoreUndecidedError(op.id);
       return;
     }
     await restoreLocked(deps, op);
   } finally {
     await lock.release();
   }
+}
+
+/** Thrown (so pg-boss retries the job later) while a dead worker's restore transaction is still open. */
+export class RestoreUndecidedError extends Error {
+  constructor(id: string) {
+    super(`the transaction of restore ${id} is still open in its target; its outcome is read again later`);
+    this.name = 'RestoreUndecidedError';
+  }
+}
+
+async function transactionStatus(url: string, xid: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url, application_name: 'cairn-restore-check', connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    // txid_status (PostgreSQL 10+): committed, aborted, in progress; null once too old to tell.
+    return (await client.query<{ s: string | null }>('select txid_status($1::bigint) as s', [xid])).rows[0]!.s;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Settles a restore whose worker died, from what its target says. Without a recorded transaction
+ * id the worker never let COMMIT through, so nothing was committed (its psql, left behind, reads
+ * a script without COMMIT and the server rolls it back). With one, txid_status tells: committed →
+ * succeeded; aborted → failed, the target unchanged; still open → undecided, read again later.
+ */
+export async function reconcileRestore(deps: BackupDeps, op: OperationRow): Promise<'succeeded' | 'failed' | 'undecided'> {
+  const stopped = 'the worker running this restore stopped before it finished';
+  if (!op.restore_xid) {
+    await failOperation(deps, op, { code: 'internal', message: `${stopped}; the target was not changed` });
+    return 'failed';
+  }
+  const target = await backupQueries(deps.db).envTarget(op.env_id);
+  if (!target) {
+    await failOperation(deps, op, { code: 'not_found', message: `${stopped}, and the target environment no longer exists` });
+    return 'failed';
+  }
+  const status = await transactionStatus(databaseUrlOf(deps, target), op.restore_xid).catch(() => 'unreachable');
+  if (status === 'committed') {
+    await backupQueries(deps.db).updateOperation(op.id, { state: 'succeeded', phase: 'done', bytes_read: op.bytes_total, finish_time: new Date() });
+    deps.log.info({ operation_id: op.id }, 'restore reconciled: its transaction committed before its worker stopped');
+    return 'succeeded';
+  }
+  if (status === 'aborted') {
+    await failOperation(deps, op, { code: 'internal', message: `${stopped}; its transaction rolled back, the target was not changed` });
+    return 'failed';
+  }
+  if (status === null) {
+    await failOperation(deps, op, { code: 'internal', message: `${stopped}, and its transaction ${op.restore_xid} is too old for the target to say whether it committed: check the target's data` });
+    return 'failed';
+  }
+  return 'undecided';
 }
 
 export async function failOperation(deps: BackupDeps, op: OperationRow, error: { code: string; message: string }): Promise<void> {
@@ -291,7 +399,10 @@ async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> 
     }
 
     progress('verifying', 0, Number(source.size_bytes ?? 0));
-    await restoreObject(deps, source, url, progress);
+    await restoreObject(deps, source, url, progress, async (xid) => {
+      await writes;
+      await q.updateOperation(op.id, { restore_xid: xid, phase: 'committing' });
+    });
     await writes;
     await q.updateOperation(op.id, { state: 'succeeded', phase: 'done', bytes_read: source.size_bytes ?? '0', finish_time: new Date() });
     deps.log.info({ operation_id: op.id, backup_id: source.id, env_id: target.id }, 'restore succeeded');
