@@ -12,6 +12,7 @@ import { consumeLimit } from './limits.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
 import { identityQueries } from './queries.ts';
 import { allowedRedirect, stillAllowed } from './redirects.ts';
+import { endAllAccess } from './revocation.ts';
 import { envIdentity, type EnvIdentity } from './sessions.ts';
 import { hashToken, isTokenShape, newToken, normaliseEmail } from './tokens.ts';
 
@@ -66,7 +67,8 @@ export async function sendPasswordReset(deps: { db: Knex; config: Config; mailer
 }
 
 /**
- * Sets the new password and ends every session (OWASP: a reset invalidates existing sessions).
+ * Sets the new password and ends every session, pending ticket and device approval, and any other
+ * reset link (OWASP: a reset invalidates existing sessions).
  * Following the emailed link proves the address, so an unverified address becomes verified.
  */
 export async function confirmPasswordReset(db: Knex, envId: string, token: string, password: string): Promise<void> {
@@ -83,6 +85,7 @@ export async function confirmPasswordReset(db: Knex, envId: string, token: strin
     if (!used || used.env_id !== envId) throw new AppError('unauthorized', 'the reset link is unknown, expired or already used');
     await q.setPasswordHash(used.end_user_id, hash);
     await q.markEmailVerified(used.end_user_id);
-    await q.revokeUserSessions(used.end_user_id);
+    await q.spendEmailTokens(used.end_user_id, 'reset_password');
+    await endAllAccess(trx, used.end_user_id);
   });
 }
