@@ -63,7 +63,7 @@ export async function sendPasswordReset(deps: { db: Knex; config: Config; mailer
   const env = await envIdentity(deps.db, input.env_id);
   // A job queued before the environment's settings changed is held to today's rule.
   const link = await issueEmailLink(deps.db, deps.config, env, user.id, 'reset_password', stillAllowed(deps.config, env, input.redirect_url));
-  await deps.mailer.send(passwordResetMail(user.email, appName(env), link));
+  await deps.mailer.send(passwordResetMail(user.email, appName(env), link), env);
 }
 
 /**

@@ -87,18 +87,18 @@ export async function processSignUp(deps: { db: Knex; config: Config; mailer: Ma
   const redirect = stillAllowed(deps.config, env, pending.redirect_url);
   if (pending.outcome === 'created' && pending.end_user_id) {
     const link = await issueEmailLink(db, deps.config, env, pending.end_user_id, 'verify_email', redirect);
-    await deps.mailer.send(verificationMail(pending.email, app, link));
+    await deps.mailer.send(verificationMail(pending.email, app, link), env);
   } else if (pending.outcome === 'exists') {
     // An address that never confirmed gets a fresh link instead: its owner lost the first mail.
     const existing = pending.end_user_id ? await identityQueries(db).userById(pending.env_id, pending.end_user_id) : undefined;
     if (existing && !existing.email_verified_time) {
       const link = await issueEmailLink(db, deps.config, env, existing.id, 'verify_email', redirect);
-      await deps.mailer.send(verificationMail(existing.email, app, link));
+      await deps.mailer.send(verificationMail(existing.email, app, link), env);
     } else {
-      await deps.mailer.send(alreadyRegisteredMail(pending.email, app));
+      await deps.mailer.send(alreadyRegisteredMail(pending.email, app), env);
     }
   } else if (pending.outcome === 'breached') {
-    await deps.mailer.send(breachedPasswordMail(pending.email, app));
+    await deps.mailer.send(breachedPasswordMail(pending.email, app), env);
   }
   await db('identity_pending_signups').where({ id: pendingId }).delete();
   deps.log.info({ pending_id: pendingId, outcome: pending.outcome }, 'sign-up processed');
