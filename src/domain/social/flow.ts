@@ -28,7 +28,7 @@ export async function startSocialSignIn(db: Knex, config: Config, input: { envId
   const row = await socialQueries(db).provider(input.envId, input.provider);
   if (!row?.enabled) throw new AppError('not_found', `${input.provider} sign-in is not enabled for this environment`);
   const redirectUrl = allowedRedirect(config, env, input.redirectUrl);
-  const provider = resolveProvider(config, row);
+  const provider = resolveProvider(config, row, env.mode);
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const verifier = oidc.randomPKCECodeVerifier();
@@ -64,7 +64,7 @@ export async function completeSocialSignIn(db: Knex, config: Config, params: Rec
   for (const [k, v] of Object.entries(params)) if (k !== 'user') url.searchParams.set(k, v);
   let userId: string;
   try {
-    const profile = await redeemCode(resolveProvider(config, row), url, {
+    const profile = await redeemCode(resolveProvider(config, row, (await envIdentity(db, tx.env_id)).mode), url, {
       state, nonce: tx.nonce, codeVerifier: open(keyringFromConfig(config), tx.code_verifier_sealed, verifierContext(sha256(state))).toString(),
     }, params.user);
     userId = await linkIdentity(db, tx.env_id, tx.provider, profile);
