@@ -65,6 +65,8 @@ export const queues = defineQueues({
   'identity.breached-import': { schema: z.object({ import_id: z.string() }), retryLimit: 2, expireInSeconds: 3600 },
   // Daily: sign-in history older than 90 days, ended sessions, spent tickets and links.
   'identity.prune': { schema: z.object({}), retryLimit: 2 },
+  // Hourly: outbox mail (no SMTP_URL) older than 7 days; its links are long spent (src/mail/outbox.ts).
+  'mail.prune': { schema: z.object({}), retryLimit: 2 },
   // Backups (issue 6). Capture and restore carry only ids; each takes its environment's advisory
   // lock and throws while another run holds it, so retries (with backoff) wait their turn. A dump
   // may run for hours: the heartbeat, not the expiry, finds a killed worker's job (within about
@@ -107,6 +109,7 @@ export interface ScheduleDef {
 export const schedules: ScheduleDef[] = [
   { queue: 'errors.prune', key: 'daily', cron: '23 4 * * *', data: {} },
   { queue: 'identity.prune', key: 'daily', cron: '17 4 * * *', data: {} },
+  { queue: 'mail.prune', key: 'hourly', cron: '29 * * * *', data: {} },
   // Backups (SPEC "Limits"): daily 03:00 UTC, weekly Sunday 03:00, monthly on the 1st at 03:00.
   { queue: 'backups.schedule', key: 'daily', cron: '0 3 * * *', data: { type: 'daily' } },
   { queue: 'backups.schedule', key: 'weekly', cron: '0 3 * * 0', data: { type: 'weekly' } },

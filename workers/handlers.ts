@@ -15,6 +15,7 @@ import { identityBreachedImport } from './identity-breached-import.ts';
 import { identityPasswordReset } from './identity-password-reset.ts';
 import { identityPrune } from './identity-prune.ts';
 import { identitySignUp } from './identity-sign-up.ts';
+import { mailPrune } from './mail-prune.ts';
 
 export const handlers: Handlers<AppRegistry> = {
   'errors.prune': errorsPrune,
@@ -22,6 +23,7 @@ export const handlers: Handlers<AppRegistry> = {
   'identity.password-reset': identityPasswordReset,
   'identity.breached-import': identityBreachedImport,
   'identity.prune': identityPrune,
+  'mail.prune': mailPrune,
   'backups.capture': backupsCapture,
   'backups.restore': backupsRestore,
   'backups.schedule': backupsSchedule,

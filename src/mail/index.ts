@@ -1,11 +1,14 @@
 // Outgoing mail. With SMTP_URL, nodemailer sends it; without, it lands in the `mail_outbox` table
-// and the log, so development needs no mail server (CONTRACT.md "Configuration"). Links in mail
-// carry one-use tokens: the log shows the body only outside production.
+// (CONTRACT.md "Configuration"), its body sealed (outbox.ts), so development needs no mail server.
+// Links in mail carry one-use tokens: the log shows the body only for a test environment, where
+// the log is how a developer without SMTP follows them; a live environment's never.
 import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
-import { newId } from '../ids.ts';
+import { keyringFromConfig } from '../crypto.ts';
+import type { EnvMode } from '../domain/tenancy/keys.ts';
 import type { Logger } from '../log.ts';
+import { outboxQueries } from './outbox.ts';
 
 export interface Mail {
   to: string;
@@ -13,14 +16,19 @@ export interface Mail {
   text: string;
 }
 
+/** The environment a mail is sent for: its mode decides what the log may show. */
+export interface MailEnv {
+  mode: EnvMode;
+}
+
 export interface Mailer {
   readonly kind: 'smtp' | 'outbox';
-  send(mail: Mail): Promise<void>;
+  send(mail: Mail, env: MailEnv): Promise<void>;
 }
 
 const transports = new Map<string, Transporter>();
 
-export function createMailer(config: Pick<Config, 'SMTP_URL' | 'CAIRN_MAIL_FROM' | 'NODE_ENV'>, db: Knex, log: Logger): Mailer {
+export function createMailer(config: Pick<Config, 'SMTP_URL' | 'CAIRN_MAIL_FROM' | 'CAIRN_ENCRYPTION_KEY_ID' | 'encryptionKeys'>, db: Knex, log: Logger): Mailer {
   const url = config.SMTP_URL;
   if (url) {
     let transport = transports.get(url);
@@ -34,11 +42,13 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'CAIRN_MAIL_FROM'
       },
     };
   }
+  const keyring = keyringFromConfig(config);
   return {
     kind: 'outbox',
-    async send(mail) {
-      await db('mail_outbox').insert({ id: newId('mail'), to: mail.to, subject: mail.subject, text: mail.text });
-      log.info({ to: mail.to, subject: mail.subject, ...(config.NODE_ENV === 'production' ? {} : { text: mail.text }) }, 'mail written to the outbox (no SMTP_URL)');
+    async send(mail, env) {
+      const id = await outboxQueries(db).insert(keyring, mail);
+      if (env.mode === 'test') log.info({ mail_id: id, to: mail.to, subject: mail.subject, text: mail.text }, 'mail written to the outbox (no SMTP_URL)');
+      else log.warn({ mail_id: id, subject: mail.subject }, 'mail for a live environment kept sealed in the outbox, not delivered: set SMTP_URL');
     },
   };
 }

@@ -20,6 +20,7 @@ import { AppError } from '../errors.ts';
 import { clearPortalSession, sessionCookie } from './cookies.ts';
 import { browserId, checkCsrf, csrfToken } from './csrf.ts';
 import { envFromId, envFromPublishableKey, portalUser, render } from './context.ts';
+import { localPath } from '../domain/identity/redirects.ts';
 import { checkTarget, openPending, portalSignIn, proofOf, sealPending } from './sign-in.ts';
 import * as v from './views.ts';
 
@@ -136,11 +137,13 @@ export function portalRouter(deps: AppDeps): Router {
   router.post('/sign-out', form, pages(async (ctx) => {
     const f = formOf(ctx);
     checkCsrf(ctx, deps.config, f.csrf);
+    // Checked before signing out, so a refused target changes nothing.
+    const next = f.next ? localPath(deps.config, f.next) : undefined;
     const token = ctx.cookies.get(sessionCookie);
     const user = token ? await resolveSession(deps.db, token) : undefined;
     if (user) await identityQueries(deps.db).revokeSession(user.session.id);
     clearPortalSession(ctx, deps.config);
-    seeOther(ctx, f.next && f.next.startsWith('/') && !f.next.startsWith('//') ? f.next : '/device');
+    seeOther(ctx, next ?? '/device');
   }));
 
   router.get('/sign-up', pages(async (ctx) => {

@@ -8,7 +8,7 @@ import { clientFrom } from '../api/routes/identity/client.ts';
 import { signInWithPassword } from '../domain/identity/signin.ts';
 import type { EnvIdentity } from '../domain/identity/sessions.ts';
 import type { FactorProof } from '../domain/identity/totp.ts';
-import { checkSocialRedirect, isPortalUrl } from '../domain/social/flow.ts';
+import { allowedRedirect, isPortalPage } from '../domain/identity/redirects.ts';
 import { keyringFromConfig, open, seal } from '../crypto.ts';
 import { AppError } from '../errors.ts';
 import { setPortalSession } from './cookies.ts';
@@ -41,11 +41,9 @@ export function openPending(deps: AppDeps, sealed: string | undefined): PendingS
   return p;
 }
 
-/** An app URL on the environment's list, a portal page, or nothing (the portal's own page). */
+/** A target the environment allows (redirects.ts), or nothing (the portal's own page). */
 export function checkTarget(deps: AppDeps, env: EnvIdentity, url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  checkSocialRedirect(deps.config, env.settings.redirect_urls, url);
-  return url;
+  return url ? allowedRedirect(deps.config, env, url) : undefined;
 }
 
 export function proofOf(code: string): FactorProof {
@@ -58,7 +56,7 @@ export function proofOf(code: string): FactorProof {
  * (server mode: no bearer ever reaches page script), or a portal page with the portal cookie set.
  */
 export async function portalSignIn(ctx: Context, deps: AppDeps, env: EnvIdentity, p: { email: string; password: string; redirectUrl?: string | undefined; proofs: FactorProof[] }): Promise<string> {
-  const toApp = p.redirectUrl !== undefined && !isPortalUrl(deps.config, p.redirectUrl);
+  const toApp = p.redirectUrl !== undefined && !isPortalPage(deps.config, p.redirectUrl);
   const result = await signInWithPassword(deps, {
     envId: env.envId, identifier: p.email, password: p.password, sessionMode: toApp ? 'server' : 'browser', factorProofs: p.proofs, from: clientFrom(ctx),
   });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   env = await createTestEnv(h.db);
   const generous = { points: 100_000, seconds: 60 };
   await h.db('envs').where({ id: env.env.id }).update({
-    settings: { identity: { branding: { name: 'Shop', colors: { primary: '#112233' } }, rate_limits: { sign_in: generous, sign_up: generous } } },
+    settings: { identity: { branding: { name: 'Shop', colors: { primary: '#112233' } }, rate_limits: { sign_in: generous, sign_up: generous }, redirect_origins: ['https://shop.example'] } },
   });
   await createEndUser(h.db, env.env.id, { email: 'ada@example.com', password: strongPassword, email_verified: true });
   const res = await call(web.url, 'POST', '/v1/client/sign-in/password', {

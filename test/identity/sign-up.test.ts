@@ -25,6 +25,8 @@ beforeAll(async () => {
   web = await startWeb(h.config, { log, host: '127.0.0.1', port: 0 });
   worker = await startIdentityWorker(h, log);
   env = await createTestEnv(h.db);
+  // The app's origin, where the verification link may send the browser back to.
+  await h.db('envs').where({ id: env.env.id }).update({ settings: { identity: { redirect_origins: ['https://app.example.com'] } } });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -11,8 +11,9 @@ import { breachedChecker } from './breached.ts';
 import { consumeLimit } from './limits.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
 import { identityQueries } from './queries.ts';
+import { allowedRedirect, stillAllowed } from './redirects.ts';
+import { endAllAccess } from './revocation.ts';
 import { envIdentity, type EnvIdentity } from './sessions.ts';
-import type { IdentitySettings } from './settings.ts';
 import { hashToken, isTokenShape, newToken, normaliseEmail } from './tokens.ts';
 
 const lifetimes = { verify_email: 24 * 3600, reset_password: 3600 } as const;
@@ -20,22 +21,6 @@ type Purpose = keyof typeof lifetimes;
 
 export function appName(env: EnvIdentity): string {
   return env.settings.branding.name ?? env.envName.split('/')[3] ?? 'your application';
-}
-
-/** An http(s) URL, and one of the environment's allowed origins when it lists any (no open redirect). */
-export function checkRedirectUrl(settings: IdentitySettings, url: string | undefined): string | null {
-  if (!url) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new AppError('invalid_request', 'redirect_url must be an absolute http(s) URL');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new AppError('invalid_request', 'redirect_url must be an absolute http(s) URL');
-  if (settings.redirect_origins.length > 0 && !settings.redirect_origins.includes(parsed.origin)) {
-    throw new AppError('invalid_request', `redirect_url must be on one of the environment's allowed origins: ${settings.redirect_origins.join(', ')}`);
-  }
-  return parsed.toString();
 }
 
 export async function issueEmailLink(db: Knex, config: Config, env: EnvIdentity, endUserId: string, purpose: Purpose, redirectUrl: string | null): Promise<string> {
@@ -58,16 +43,17 @@ export async function verifyEmail(db: Knex, config: Config, token: string): Prom
     return portal.toString();
   }
   await identityQueries(db).markEmailVerified(used.end_user_id);
-  const target = new URL(used.redirect_url ?? portal.toString());
+  // Checked again at use: a target stored under older rules or settings must not be followed.
+  const target = new URL(stillAllowed(config, await envIdentity(db, used.env_id), used.redirect_url) ?? portal.toString());
   target.searchParams.set('email_verified', 'true');
   return target.toString();
 }
 
-export async function requestPasswordReset(deps: { db: Knex; jobs: Jobs }, input: { envId: string; email: string; redirectUrl?: string | undefined; ip: string }): Promise<void> {
+export async function requestPasswordReset(deps: { db: Knex; jobs: Jobs; config: Config }, input: { envId: string; email: string; redirectUrl?: string | undefined; ip: string }): Promise<void> {
   await consumeLimit(deps.db, 'password_reset', input.envId, input.ip);
   const env = await envIdentity(deps.db, input.envId);
-  const redirect = checkRedirectUrl(env.settings, input.redirectUrl);
-  await deps.jobs.enqueue(deps.db, 'identity.password-reset', { env_id: input.envId, email: input.email, redirect_url: redirect ?? undefined });
+  const redirect = input.redirectUrl ? allowedRedirect(deps.config, env, input.redirectUrl) : undefined;
+  await deps.jobs.enqueue(deps.db, 'identity.password-reset', { env_id: input.envId, email: input.email, redirect_url: redirect });
 }
 
 /** Worker side: mails a link only when the account exists; the request answered 202 either way. */
@@ -75,12 +61,14 @@ export async function sendPasswordReset(deps: { db: Knex; config: Config; mailer
   const user = await identityQueries(deps.db).userByEmail(input.env_id, normaliseEmail(input.email));
   if (!user) return;
   const env = await envIdentity(deps.db, input.env_id);
-  const link = await issueEmailLink(deps.db, deps.config, env, user.id, 'reset_password', input.redirect_url ?? null);
-  await deps.mailer.send(passwordResetMail(user.email, appName(env), link));
+  // A job queued before the environment's settings changed is held to today's rule.
+  const link = await issueEmailLink(deps.db, deps.config, env, user.id, 'reset_password', stillAllowed(deps.config, env, input.redirect_url));
+  await deps.mailer.send(passwordResetMail(user.email, appName(env), link), env);
 }
 
 /**
- * Sets the new password and ends every session (OWASP: a reset invalidates existing sessions).
+ * Sets the new password and ends every session, pending ticket and device approval, and any other
+ * reset link (OWASP: a reset invalidates existing sessions).
  * Following the emailed link proves the address, so an unverified address becomes verified.
  */
 export async function confirmPasswordReset(db: Knex, envId: string, token: string, password: string): Promise<void> {
@@ -97,6 +85,7 @@ export async function confirmPasswordReset(db: Knex, envId: string, token: strin
     if (!used || used.env_id !== envId) throw new AppError('unauthorized', 'the reset link is unknown, expired or already used');
     await q.setPasswordHash(used.end_user_id, hash);
     await q.markEmailVerified(used.end_user_id);
-    await q.revokeUserSessions(used.end_user_id);
+    await q.spendEmailTokens(used.end_user_id, 'reset_password');
+    await endAllAccess(trx, used.end_user_id);
   });
 }

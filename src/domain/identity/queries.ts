@@ -159,6 +159,20 @@ export function identityQueries(db: Db) {
       return db('end_user_sessions').where({ end_user_id: endUserId }).whereNull('revoke_time').update({ revoke_time: db.fn.now() });
     },
 
+    /**
+     * Removes the user's tickets not yet redeemed. A delete, not an earlier expiry: a redeem
+     * waiting on the row's lock then finds nothing, whereas an expiry time compared with the
+     * redeem's own (earlier) transaction time could still pass.
+     */
+    async deleteOutstandingTickets(endUserId: string): Promise<number> {
+      return db('end_user_tickets').where({ end_user_id: endUserId }).whereNull('redeem_time').delete();
+    },
+
+    /** Spends the user's unused links of one purpose (after a reset, older reset links are void). */
+    async spendEmailTokens(endUserId: string, purpose: 'verify_email' | 'reset_password'): Promise<void> {
+      await db('end_user_email_tokens').where({ end_user_id: endUserId, purpose }).whereNull('use_time').update({ use_time: db.fn.now() });
+    },
+
     async listSessions(endUserId: string, page: Page): Promise<SessionRow[]> {
       const q = db('end_user_sessions').where({ end_user_id: endUserId }).orderBy('id', 'desc').limit(page.pageSize + 1);
       if (page.before) q.where('id', '<', page.before);

@@ -5,6 +5,7 @@
 import type { Db } from '../../db.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import type { EnvMode } from '../tenancy/keys.ts';
 import { tenancyQueries } from '../tenancy/queries.ts';
 import { identityQueries, type EndUserRow, type SessionRow } from './queries.ts';
 import { identitySettings, type IdentitySettings } from './settings.ts';
@@ -21,13 +22,14 @@ export interface SignInContext {
 export interface EnvIdentity {
   envId: string;
   envName: string;
+  mode: EnvMode;
   settings: IdentitySettings;
 }
 
 export async function envIdentity(db: Db, envId: string): Promise<EnvIdentity> {
   const env = await tenancyQueries(db).envById(envId);
   if (!env) throw new AppError('not_found', 'the environment no longer exists');
-  return { envId, envName: env.name, settings: identitySettings(env.settings) };
+  return { envId, envName: env.name, mode: env.mode, settings: identitySettings(env.settings) };
 }
 
 export async function createSession(db: Db, env: EnvIdentity, endUserId: string, method: string, from: SignInContext): Promise<{ session: SessionRow; token: string }> {

@@ -2,6 +2,7 @@
 // default, so a new environment signs users in with no set-up.
 import { z } from 'zod';
 import type { Db } from '../../db.ts';
+import { isPlainTarget, originEntryProblem } from './redirects.ts';
 
 const colour = z.string().regex(/^#[0-9a-fA-F]{6}$/);
 
@@ -18,10 +19,19 @@ export const identitySettingsSchema = z.object({
   /** Clerk's defaults: a session ends after 7 days without use, and after 30 days in any case. */
   session_idle_seconds: z.number().int().min(300).max(90 * 86400).default(7 * 86400),
   session_lifetime_seconds: z.number().int().min(300).max(365 * 86400).default(30 * 86400),
-  /** Origins a `redirect_url` may point to; empty means any http(s) URL (development). */
-  redirect_origins: z.array(z.string().regex(/^https?:\/\/[^/?#]+$/, 'an origin such as https://app.example.com')).max(50).default([]),
-  /** Exact URLs social sign-in and the Account Portal may send the user back to (issue #5). */
-  redirect_urls: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(50).default([]),
+  /**
+   * Origins a redirect target may be on (redirects.ts decides); empty means only the portal's own
+   * pages, and in a test environment also http://localhost and http://127.0.0.1.
+   */
+  redirect_origins: z
+    .array(z.string().max(300).superRefine((v, ctx) => {
+      const problem = originEntryProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }))
+    .max(50)
+    .default([]),
+  /** Exact URLs a redirect target may also be, for an app that wants no more than these. */
+  redirect_urls: z.array(z.url({ protocol: /^https?$/ }).max(2048).refine(isPlainTarget, 'must be an http(s) URL without spaces, backslashes, user name or password')).max(50).default([]),
   /** The HIBP range API as a third breached-password source; off by default (offline first). */
   breached_api: z
     .object({ enabled: z.boolean().default(false), fail: z.enum(['open', 'closed']).default('closed') })
@@ -42,8 +52,23 @@ export async function saveIdentitySettings(db: Db, envId: string, settings: Iden
   await db('envs').where({ id: envId }).update({ settings: db.raw(`jsonb_set(settings, '{identity}', ?::jsonb)`, [JSON.stringify(settings)]) });
 }
 
+/**
+ * Entries stored before the list rules were tightened are dropped on read, not the whole object:
+ * falling back to the defaults would also drop branding and require_second_factor.
+ */
+function withoutStaleTargets(stored: unknown): unknown {
+  if (typeof stored !== 'object' || stored === null) return stored;
+  const s = stored as Record<string, unknown>;
+  const keep = (list: unknown, ok: (v: string) => boolean) => (Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string' && ok(v)) : list);
+  return {
+    ...s,
+    ...('redirect_origins' in s ? { redirect_origins: keep(s.redirect_origins, (v) => originEntryProblem(v) === undefined) } : {}),
+    ...('redirect_urls' in s ? { redirect_urls: keep(s.redirect_urls, isPlainTarget) } : {}),
+  };
+}
+
 export function identitySettings(envSettings: Record<string, unknown> | undefined): IdentitySettings {
-  const parsed = identitySettingsSchema.safeParse(envSettings?.identity ?? {});
+  const parsed = identitySettingsSchema.safeParse(withoutStaleTargets(envSettings?.identity ?? {}));
   // Settings are written through the schema; a bad stored value falls back to the defaults.
   return parsed.success ? parsed.data : identitySettingsSchema.parse({});
 }

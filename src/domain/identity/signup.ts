@@ -14,10 +14,11 @@ import type { Logger } from '../../log.ts';
 import { alreadyRegisteredMail, breachedPasswordMail, verificationMail } from '../../mail/templates.ts';
 import type { Mailer } from '../../mail/index.ts';
 import { breachedChecker } from './breached.ts';
-import { issueEmailLink, appName, checkRedirectUrl } from './links.ts';
+import { issueEmailLink, appName } from './links.ts';
 import { consumeLimit } from './limits.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
 import { identityQueries } from './queries.ts';
+import { allowedRedirect, stillAllowed } from './redirects.ts';
 import { envIdentity } from './sessions.ts';
 import { normaliseEmail } from './tokens.ts';
 
@@ -36,7 +37,7 @@ export async function acceptSignUp(deps: { db: Knex; config: Config; jobs: Jobs 
   await consumeLimit(deps.db, 'sign_up', input.envId, input.ip, env.settings.rate_limits.sign_up);
   const problem = passwordProblem(input.password, env.settings.require_second_factor);
   if (problem) throw new AppError('invalid_request', problem, { details: { fields: [{ field: 'body.password', message: problem }] } });
-  const redirect = checkRedirectUrl(env.settings, input.redirectUrl);
+  const redirect = input.redirectUrl ? allowedRedirect(deps.config, env, input.redirectUrl) : null;
   const id = newId('signup');
   await deps.db.transaction(async (trx) => {
     await trx('identity_pending_signups').insert({
@@ -83,20 +84,21 @@ export async function processSignUp(deps: { db: Knex; config: Config; mailer: Ma
     pending = { ...pending, outcome, end_user_id: endUserId, password_sealed: null };
   }
   const app = appName(env);
+  const redirect = stillAllowed(deps.config, env, pending.redirect_url);
   if (pending.outcome === 'created' && pending.end_user_id) {
-    const link = await issueEmailLink(db, deps.config, env, pending.end_user_id, 'verify_email', pending.redirect_url);
-    await deps.mailer.send(verificationMail(pending.email, app, link));
+    const link = await issueEmailLink(db, deps.config, env, pending.end_user_id, 'verify_email', redirect);
+    await deps.mailer.send(verificationMail(pending.email, app, link), env);
   } else if (pending.outcome === 'exists') {
     // An address that never confirmed gets a fresh link instead: its owner lost the first mail.
     const existing = pending.end_user_id ? await identityQueries(db).userById(pending.env_id, pending.end_user_id) : undefined;
     if (existing && !existing.email_verified_time) {
-      const link = await issueEmailLink(db, deps.config, env, existing.id, 'verify_email', pending.redirect_url);
-      await deps.mailer.send(verificationMail(existing.email, app, link));
+      const link = await issueEmailLink(db, deps.config, env, existing.id, 'verify_email', redirect);
+      await deps.mailer.send(verificationMail(existing.email, app, link), env);
     } else {
-      await deps.mailer.send(alreadyRegisteredMail(pending.email, app));
+      await deps.mailer.send(alreadyRegisteredMail(pending.email, app), env);
     }
   } else if (pending.outcome === 'breached') {
-    await deps.mailer.send(breachedPasswordMail(pending.email, app));
+    await deps.mailer.send(breachedPasswordMail(pending.email, app), env);
   }
   await db('identity_pending_signups').where({ id: pendingId }).delete();
   deps.log.info({ pending_id: pendingId, outcome: pending.outcome }, 'sign-up processed');

@@ -13,6 +13,7 @@ import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { assertNotLocked, failAttempt, identifierHash } from './lockout.ts';
 import { identityQueries, type EndUserRow } from './queries.ts';
+import { endPendingGrants } from './revocation.ts';
 
 export const totpPeriod = 30;
 
@@ -69,7 +70,10 @@ export async function activateTotp(db: Knex, config: Config, user: EndUserRow, c
     throw new AppError('invalid_request', 'the code is not valid; check the device clock and try the current code', { details: { reason: 'invalid_code' } });
   }
   const codes = Array.from({ length: 10 }, newRecoveryCode);
-  await q.replaceRecoveryCodes(user.id, codes.map(hashRecoveryCode));
+  await db.transaction(async (trx) => {
+    await identityQueries(trx).replaceRecoveryCodes(user.id, codes.map(hashRecoveryCode));
+    await endPendingGrants(trx, user.id);
+  });
   return codes;
 }
 
@@ -105,10 +109,18 @@ export async function disableTotp(db: Db, config: Config, user: EndUserRow, proo
   if (!(await checkFactorProofs(db, config, user.id, [proof]))) {
     await failAttempt(db, user.env_id, idHash, new AppError('unauthorized', 'the code is not valid', { details: { reason: 'invalid_code' } }));
   }
-  await identityQueries(db).deleteFactor(user.id);
+  await removeFactor(db, user.id);
 }
 
 /** The operator's way out for a user who lost both the device and the recovery codes. */
 export async function resetTotp(db: Db, user: EndUserRow): Promise<void> {
-  await identityQueries(db).deleteFactor(user.id);
+  await removeFactor(db, user.id);
+}
+
+/** The factor and its recovery codes go, with what was issued under them (revocation.ts). */
+async function removeFactor(db: Db, endUserId: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    await identityQueries(trx).deleteFactor(endUserId);
+    await endPendingGrants(trx, endUserId);
+  });
 }

@@ -6,6 +6,7 @@ import { AppError } from '../../errors.ts';
 import { breachedChecker } from './breached.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
 import { identityQueries, type EndUserRow } from './queries.ts';
+import { endAllAccess } from './revocation.ts';
 import { envIdentity } from './sessions.ts';
 import { normaliseEmail } from './tokens.ts';
 
@@ -34,11 +35,13 @@ export async function requireEndUser(db: Knex, envId: string, id: string): Promi
   return user;
 }
 
+/** Sessions, tickets and device approvals go with the row (ON DELETE CASCADE). */
 export async function deleteEndUser(db: Knex, envId: string, id: string): Promise<void> {
   if (!(await identityQueries(db).deleteUser(envId, id))) throw new AppError('not_found', `no end user ${id} in this environment`);
 }
 
+/** Ends every session, and the tickets and device approvals that would become sessions later. */
 export async function revokeEndUserSessions(db: Knex, envId: string, id: string): Promise<number> {
   await requireEndUser(db, envId, id);
-  return identityQueries(db).revokeUserSessions(id);
+  return db.transaction((trx) => endAllAccess(trx, id));
 }

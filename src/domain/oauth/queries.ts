@@ -100,6 +100,11 @@ export function oauthQueries(db: Db) {
         .first(...deviceColumns.map((c) => `d.${c}`), 'c.name as client_name');
     },
 
+    /** The user's approvals no device has collected yet become denials (the user was signed out everywhere). */
+    async denyUncollected(endUserId: string): Promise<number> {
+      return db('device_authorizations').where({ end_user_id: endUserId, state: 'approved' }).update({ state: 'denied', decide_time: db.fn.now() });
+    },
+
     /** Approve or deny, once, by a user of the request's own environment. */
     async decide(id: string, envId: string, endUserId: string, approve: boolean): Promise<boolean> {
       const n = await db('device_authorizations')

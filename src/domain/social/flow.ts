@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 import { keyringFromConfig, open, seal, sha256 } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
+import { allowedRedirect, isPortalPage } from '../identity/redirects.ts';
 import { createSession, envIdentity, type SignInContext } from '../identity/sessions.ts';
 import { issueTicket } from '../identity/tickets.ts';
 import { linkIdentity } from './linking.ts';
@@ -18,24 +19,7 @@ import { authorizationUrl, redeemCode } from './rp.ts';
 
 export const transactionSeconds = 600;
 
-/** Account Portal pages that may be a redirect_url without being on the environment's list. */
-export const portalReturnPaths = ['/sign-in', '/device', '/consent', '/signed-in'];
-
 export const callbackUrl = (config: Config) => `${config.CAIRN_BASE_URL}/v1/oidc/callback`;
-
-export function isPortalUrl(config: Config, url: string): boolean {
-  const base = new URL(config.CAIRN_BASE_URL);
-  const u = URL.parse(url);
-  return u !== null && u.origin === base.origin && portalReturnPaths.includes(u.pathname);
-}
-
-/** Exact match against the environment's list (RFC 9700 §4.1.3: no patterns, no prefixes). */
-export function checkSocialRedirect(config: Config, allowed: readonly string[], url: string): void {
-  if (isPortalUrl(config, url) || allowed.includes(url)) return;
-  throw new AppError('invalid_request', allowed.length === 0
-    ? "redirect_url is not allowed: add it to the environment's identity_settings.redirect_urls"
-    : 'redirect_url must equal one of the environment\'s redirect_urls exactly', { details: { reason: 'redirect_url_not_allowed' } });
-}
 
 const verifierContext = (stateHash: Buffer) => `social-pkce:${stateHash.toString('hex')}`;
 
@@ -43,15 +27,15 @@ export async function startSocialSignIn(db: Knex, config: Config, input: { envId
   const env = await envIdentity(db, input.envId);
   const row = await socialQueries(db).provider(input.envId, input.provider);
   if (!row?.enabled) throw new AppError('not_found', `${input.provider} sign-in is not enabled for this environment`);
-  checkSocialRedirect(config, env.settings.redirect_urls, input.redirectUrl);
-  const provider = resolveProvider(config, row);
+  const redirectUrl = allowedRedirect(config, env, input.redirectUrl);
+  const provider = resolveProvider(config, row, env.mode);
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const verifier = oidc.randomPKCECodeVerifier();
   const stateHash = sha256(state);
   await socialQueries(db).insertTransaction({
     state_hash: stateHash, env_id: input.envId, provider: input.provider, nonce, code_verifier_sealed: seal(keyringFromConfig(config), verifier, verifierContext(stateHash)),
-    redirect_url: input.redirectUrl, session_mode: input.sessionMode, lifetime_seconds: transactionSeconds,
+    redirect_url: redirectUrl, session_mode: input.sessionMode, lifetime_seconds: transactionSeconds,
   });
   return authorizationUrl(provider, { redirectUri: callbackUrl(config), state, nonce, codeChallenge: await oidc.calculatePKCECodeChallenge(verifier) });
 }
@@ -80,7 +64,7 @@ export async function completeSocialSignIn(db: Knex, config: Config, params: Rec
   for (const [k, v] of Object.entries(params)) if (k !== 'user') url.searchParams.set(k, v);
   let userId: string;
   try {
-    const profile = await redeemCode(resolveProvider(config, row), url, {
+    const profile = await redeemCode(resolveProvider(config, row, (await envIdentity(db, tx.env_id)).mode), url, {
       state, nonce: tx.nonce, codeVerifier: open(keyringFromConfig(config), tx.code_verifier_sealed, verifierContext(sha256(state))).toString(),
     }, params.user);
     userId = await linkIdentity(db, tx.env_id, tx.provider, profile);
@@ -90,7 +74,7 @@ export async function completeSocialSignIn(db: Knex, config: Config, params: Rec
     return withError(tx.redirect_url, reason, err.message);
   }
   const method = `oauth_${tx.provider}`;
-  if (isPortalUrl(config, tx.redirect_url)) {
+  if (isPortalPage(config, tx.redirect_url)) {
     const { token } = await createSession(db, await envIdentity(db, tx.env_id), userId, method, from);
     return { kind: 'portal', url: tx.redirect_url, envId: tx.env_id, sessionToken: token };
   }

@@ -9,6 +9,7 @@
 import type { Knex } from 'knex';
 import { AppError } from '../../errors.ts';
 import { identityQueries } from '../identity/queries.ts';
+import { endAllAccess } from '../identity/revocation.ts';
 import { normaliseEmail } from '../identity/tokens.ts';
 import { socialQueries } from './queries.ts';
 import type { ProviderProfile } from './rp.ts';
@@ -31,6 +32,7 @@ export async function linkIdentity(db: Knex, envId: string, provider: string, p:
     if (existing) {
       if (!p.emailVerified) throw new AppError('forbidden', 'an account with this email exists, and the provider has not verified the address', { details: { reason: 'email_not_verified' } });
       await sq.resetUnverifiedAccount(existing.id);
+      await endAllAccess(trx, existing.id);
       await iq.markEmailVerified(existing.id);
       userId = existing.id;
     } else {

@@ -8,7 +8,10 @@ import type { Config } from '../../config.ts';
 import { keyringFromConfig, open, seal } from '../../crypto.ts';
 import type { Db } from '../../db.ts';
 import { AppError } from '../../errors.ts';
+import { envIdentity } from '../identity/sessions.ts';
+import type { EnvMode } from '../tenancy/keys.ts';
 import { checkApplePrivateKey } from './apple.ts';
+import { checkEndpoint, guardedFetch, type EgressFetch } from './egress.ts';
 import { socialQueries, type ProviderName, type ProviderRow } from './queries.ts';
 
 export const providerNames = ['google', 'github', 'apple'] as const satisfies readonly ProviderName[];
@@ -62,6 +65,12 @@ export async function putProvider(db: Db, config: Config, envId: string, provide
     throw new AppError('invalid_request', 'apple settings belong to the apple provider only');
   }
   if (own && provider !== 'apple' && !input.client_secret) throw new AppError('invalid_request', 'client_secret is required with your own client_id');
+  if ((await envIdentity(db, envId)).mode === 'live') {
+    for (const field of ['issuer', 'authorization_endpoint', 'token_endpoint', 'api_base_url'] as const) {
+      const url = input[field];
+      if (url) await checkEndpoint(field, url);
+    }
+  }
   const keyring = keyringFromConfig(config);
   await socialQueries(db).putProvider({
     env_id: envId, provider, enabled: input.enabled,
@@ -106,18 +115,23 @@ export interface ResolvedProvider {
   authorizationEndpoint?: string;
   tokenEndpoint?: string;
   apiBaseUrl?: string;
+  /** Live environments' own providers: https to public addresses only (egress.ts). */
+  fetch?: EgressFetch;
 }
 
-export function resolveProvider(config: Config, row: ProviderRow): ResolvedProvider {
+export function resolveProvider(config: Config, row: ProviderRow, mode: EnvMode): ResolvedProvider {
   const keyring = keyringFromConfig(config);
   const unseal = (sealed: string, what: string) => open(keyring, sealed, sealContext(row.env_id, row.provider, what)).toString();
   if (row.client_id === null) {
     if (!config.CAIRN_GOOGLE_CLIENT_ID || !config.CAIRN_GOOGLE_CLIENT_SECRET) throw new AppError('invalid_request', 'Google sign-in is not available: the service has no shared Google client');
     return { name: 'google', kind: 'oidc', issuer: config.CAIRN_GOOGLE_ISSUER, clientId: config.CAIRN_GOOGLE_CLIENT_ID, clientSecret: config.CAIRN_GOOGLE_CLIENT_SECRET };
   }
+  // The service's shared Google client is the operator's configuration; an environment's own
+  // client names addresses its key holder chose, which a live environment may only reach publicly.
   const base = {
     name: row.provider, clientId: row.client_id,
     ...(row.client_secret_sealed ? { clientSecret: unseal(row.client_secret_sealed, 'secret') } : {}),
+    ...(mode === 'live' ? { fetch: guardedFetch() } : {}),
   };
   if (row.provider === 'github') {
     const d = defaults.github;

@@ -83,10 +83,9 @@ export function socialQueries(db: Db) {
       await db('end_user_identities').where({ id }).update({ email, email_verified: emailVerified, last_sign_in_time: db.fn.now() });
     },
 
-    /** Before linking to an account whose address nobody proved: its password and sessions go. */
+    /** Before linking to an account whose address nobody proved: its password goes (sessions: revocation.ts). */
     async resetUnverifiedAccount(endUserId: string): Promise<void> {
       await db('end_users').where({ id: endUserId }).whereNull('email_verified_time').update({ password_hash: null, update_time: db.fn.now() });
-      await db('end_user_sessions').where({ end_user_id: endUserId }).whereNull('revoke_time').update({ revoke_time: db.fn.now() });
     },
 
     async pruneTransactions(): Promise<number> {

@@ -6,6 +6,7 @@
 import * as oidc from 'openid-client';
 import { AppError } from '../../errors.ts';
 import { appleClientSecret } from './apple.ts';
+import { isEgressRefusal } from './egress.ts';
 import type { ResolvedProvider } from './providers.ts';
 
 const metadataCache = new Map<string, { at: number; metadata: oidc.ServerMetadata }>();
@@ -21,13 +22,22 @@ async function serverMetadata(p: ResolvedProvider): Promise<oidc.ServerMetadata>
   const cached = metadataCache.get(p.issuer);
   if (cached && Date.now() - cached.at < metadataSeconds * 1000) return cached.metadata;
   try {
-    const found = await oidc.discovery(new URL(p.issuer), p.clientId, undefined, oidc.None(), insecureOk(p) ? { execute: [oidc.allowInsecureRequests] } : {});
+    const found = await oidc.discovery(new URL(p.issuer), p.clientId, undefined, oidc.None(), {
+      ...(insecureOk(p) ? { execute: [oidc.allowInsecureRequests] } : {}),
+      ...(p.fetch ? { [oidc.customFetch]: p.fetch } : {}),
+    });
     const metadata = found.serverMetadata();
     metadataCache.set(p.issuer, { at: Date.now(), metadata });
     return metadata;
   } catch (err) {
+    if (isEgressRefusal(err)) throw endpointRefused(p);
     throw new AppError('store_unavailable', `could not reach ${p.name}'s sign-in service; retry shortly`, { retryAfter: 5, cause: err });
   }
+}
+
+/** Retrying cannot help: the environment's provider settings name an address it may not reach. */
+function endpointRefused(p: ResolvedProvider): AppError {
+  return new AppError('invalid_request', `${p.name} sign-in is set up with an address a live environment may not reach (https to public addresses only); fix the provider's settings`, { details: { reason: 'endpoint_not_allowed' } });
 }
 
 function clientAuth(p: ResolvedProvider): oidc.ClientAuth {
@@ -38,6 +48,7 @@ function clientAuth(p: ResolvedProvider): oidc.ClientAuth {
 export async function rpConfiguration(p: ResolvedProvider): Promise<oidc.Configuration> {
   const config = new oidc.Configuration(await serverMetadata(p), p.clientId, undefined, clientAuth(p));
   if (insecureOk(p)) oidc.allowInsecureRequests(config);
+  if (p.fetch) config[oidc.customFetch] = p.fetch;
   if (p.kind === 'oidc') oidc.enableNonRepudiationChecks(config);
   return config;
 }
@@ -79,10 +90,16 @@ interface GitHubEmail {
 
 async function githubProfile(p: ResolvedProvider, accessToken: string): Promise<ProviderProfile> {
   const get = async (path: string): Promise<unknown> => {
-    const res = await fetch(`${p.apiBaseUrl}${path}`, {
-      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/vnd.github+json', 'user-agent': 'cairn', 'x-github-api-version': '2022-11-28' },
-      signal: AbortSignal.timeout(10_000),
-    });
+    let res: Response;
+    try {
+      res = await (p.fetch ?? fetch)(`${p.apiBaseUrl}${path}`, {
+        headers: { authorization: `Bearer ${accessToken}`, accept: 'application/vnd.github+json', 'user-agent': 'cairn', 'x-github-api-version': '2022-11-28' },
+        signal: AbortSignal.timeout(10_000),
+      });
+    } catch (err) {
+      if (isEgressRefusal(err)) throw endpointRefused(p);
+      throw new AppError('unauthorized', `could not reach GitHub for ${path}`, { cause: err });
+    }
     if (!res.ok) throw new AppError('unauthorized', `GitHub answered ${res.status} for ${path}`);
     return res.json();
   };

@@ -47,7 +47,7 @@ export const getClientConfig = defineRoute({
         email_code: { enabled: false },
         passkey: { enabled: false },
       },
-      // The page adds publishable_key and redirect_url (one of identity_settings.redirect_urls).
+      // The page adds publishable_key and a redirect_url the environment allows (redirects.ts).
       social: (await socialQueries(deps.db).providers(principal!.envId)).filter((p) => p.enabled).map((p) => ({
         provider: p.provider, name: providerLabels[p.provider], start_url: `${deps.config.CAIRN_BASE_URL}/v1/client/oauth/${p.provider}/start`,
       })),

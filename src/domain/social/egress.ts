@@ -1,0 +1,116 @@
+// Outbound requests to addresses an environment chose (its own social provider's issuer, endpoints
+// and API base). A live environment's key holder must not be able to point the service at its own
+// network: cloud metadata (169.254.169.254), the database, internal admin ports (server-side
+// request forgery, OWASP SSRF Prevention Cheat Sheet). So for live environments every such request
+// is https and connects only to public unicast addresses, the same rule CONTRACT.md sets for
+// webhook targets. The check runs where the socket is opened (the DNS answer it connects to), not
+// on an earlier lookup, so a name that resolves differently the second time (DNS rebinding) gains
+// nothing; it also covers addresses a discovery document names, which the operator never typed.
+import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { lookup as lookupAll } from 'node:dns/promises';
+import { Agent, request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+import { Readable } from 'node:stream';
+import { AppError } from '../../errors.ts';
+
+const notPublic = new BlockList();
+// IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are checked against these IPv4 rules by BlockList.
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
+  ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) notPublic.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 127], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) notPublic.addSubnet(network, prefix, 'ipv6');
+
+/** A public unicast address: not loopback, private, link-local, CGNAT, documentation, multicast or NAT64. */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  return !notPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export class EgressRefused extends Error {
+  override readonly name = 'EgressRefused';
+}
+
+export type EgressFetch = ReturnType<typeof guardedFetch>;
+
+/** At set-up: https, and a host that resolves now, only to public addresses (else 400 naming the field). */
+export async function checkEndpoint(field: string, url: string): Promise<void> {
+  const refuse = (why: string) => new AppError('invalid_request', `${field} ${why}: a live environment's provider must be reachable over https at public addresses`, { details: { reason: 'endpoint_not_allowed', field } });
+  const target = new URL(url);
+  if (target.protocol !== 'https:') throw refuse('is not https');
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : (await lookupAll(host, { all: true })).map((a) => a.address);
+  } catch {
+    throw refuse(`names a host that does not resolve (${target.hostname})`);
+  }
+  if (addresses.length === 0 || !addresses.every(isPublicAddress)) throw refuse(`resolves to an address that is not public (${target.hostname})`);
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** dns.lookup for sockets: fails unless every address the name has passes `allowed`. */
+function guardedLookup(allowed: (address: string) => boolean) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      if (addresses.length === 0 || !addresses.every((a) => allowed(a.address))) {
+        return callback(new EgressRefused(`${hostname} resolves to an address that is not public`), []);
+      }
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}
+
+export interface EgressInit {
+  method?: string;
+  headers?: Record<string, string> | [string, string][] | Headers;
+  body?: string | URLSearchParams | ArrayBuffer | Uint8Array | ReadableStream | null;
+  signal?: AbortSignal | null;
+}
+
+/** Whether `err` (or an error it wraps, as openid-client does) is a refusal from this module. */
+export function isEgressRefusal(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof EgressRefused) return true;
+  return false;
+}
+
+/**
+ * A fetch for https only, connecting only to addresses `allowed` accepts (production: public
+ * ones). Redirects are not followed (openid-client asks for `redirect: 'manual'` anyway). `tls.ca`
+ * adds trust anchors (tests with their own certificate authority).
+ */
+export function guardedFetch(allowed: (address: string) => boolean = isPublicAddress, tls: { ca?: string } = {}) {
+  // Its own agent: a pooled socket opened by other code (the global agent) was never checked.
+  const agent = new Agent({ lookup: guardedLookup(allowed), keepAlive: false, ...(tls.ca ? { ca: tls.ca } : {}) });
+  return async (url: string, init: EgressInit = {}): Promise<Response> => {
+    const target = new URL(url);
+    if (target.protocol !== 'https:') throw new EgressRefused(`${target.origin}: only https is allowed`);
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(literal) && !allowed(literal)) throw new EgressRefused(`${target.host} is not a public address`);
+    if (init.body instanceof ReadableStream) throw new EgressRefused('streamed request bodies are not supported');
+    const body = init.body instanceof URLSearchParams ? init.body.toString() : init.body instanceof ArrayBuffer ? Buffer.from(init.body) : (init.body ?? undefined);
+    const headers = Object.fromEntries(new Headers(init.headers ?? {}).entries());
+    if (init.body instanceof URLSearchParams) headers['content-type'] ??= 'application/x-www-form-urlencoded;charset=UTF-8';
+    return new Promise<Response>((resolve, reject) => {
+      const req = httpsRequest(target, { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) }, (res) => {
+        const answer = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, v);
+        }
+        const status = res.statusCode ?? 502;
+        const empty = [204, 205, 304].includes(status) || req.method === 'HEAD';
+        if (empty) res.resume();
+        resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage ?? '', headers: answer }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  };
+}
