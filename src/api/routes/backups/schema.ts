@@ -64,7 +64,7 @@ export const operation = z
       target_env: z.string(),
       pre_restore_backup_id: z.string().nullable(),
       state: z.enum(['pending', 'running', 'succeeded', 'failed']),
-      phase: z.string().nullable().meta({ description: 'restore: pre_restore_backup, verifying, restoring, done; drill: verifying, restoring, comparing, done' }),
+      phase: z.string().nullable().meta({ description: 'restore: pre_restore_backup, verifying, restoring, committing, done; drill: verifying, restoring, comparing, done' }),
       bytes_read: z.number(),
       bytes_total: z.number(),
       create_time: z.string(),
