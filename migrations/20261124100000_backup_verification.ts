@@ -1,4 +1,4 @@
-// Backups that are proven, and restores that tell the truth. A backup is `succeeded` only after its stored object was read back and
+// Backups that are proven, restores that tell the truth, and interrupted backups run again. A backup is `succeeded` only after its stored object was read back and
 // found whole, so its row keeps what pg_dump wrote (uncompressed bytes and sha256: a restore
 // checks the script against them before it commits) and the per-table figures found in it (a
 // restore drill compares its scratch copy with them). Drills run per environment on a schedule and
@@ -14,6 +14,8 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('table_stats');
     t.timestamp('verified_time', { useTz: true });
     t.jsonb('verification');
+    // Times a run of this backup was cut off (its worker killed or stopped); it runs again, up to 3.
+    t.integer('interruptions').notNullable().defaultTo(0);
   });
   await knex.schema.alterTable('backup_settings', (t) => {
     // null: the mode's default (weekly for test environments, off for live ones).
@@ -49,5 +51,6 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn('table_stats');
     t.dropColumn('verified_time');
     t.dropColumn('verification');
+    t.dropColumn('interruptions');
   });
 }

@@ -1,6 +1,7 @@
 // The worker runtime: one pg-boss worker per queue of the registry. It refuses to start when a
-// queue has no handler. On SIGTERM it stops fetching and waits for in-flight jobs; a job it cannot
-// finish in time stays active and is retried after it expires, and handlers are idempotent.
+// queue has no handler. On SIGTERM it stops fetching, tells long jobs (`ctx.stopping`), and waits
+// for in-flight jobs; a job it cannot finish in time stays active and is retried after it
+// expires, and handlers are idempotent.
 import type { Knex } from 'knex';
 import type { PgBoss } from 'pg-boss';
 import type { z } from 'zod';
@@ -17,6 +18,8 @@ export interface WorkerContext<R extends Registry = Registry> {
   jobs: Jobs<R>;
   log: Logger;
   store: ObjectStore;
+  /** Aborted when the worker is told to stop (SIGTERM): long jobs hand their work back to be retried. */
+  stopping: AbortSignal;
 }
 
 export interface JobInput<T> {
@@ -81,7 +84,8 @@ export async function startWorker<R extends Registry>(config: Config, registry: 
   boss.on('error', (err: Error & { code?: string }) => log.warn({ code: err.code, message: err.message }, 'pg-boss error'));
   await boss.start();
   const jobs = new Jobs(boss, registry);
-  const ctx: WorkerContext<R> = { config, db, jobs, log, store: createObjectStore(config) };
+  const stopping = new AbortController();
+  const ctx: WorkerContext<R> = { config, db, jobs, log, store: createObjectStore(config), stopping: stopping.signal };
 
   for (const [name, def] of Object.entries(registry)) {
     const handler = handlers[name as keyof R] as JobHandler;
@@ -119,6 +123,7 @@ export async function startWorker<R extends Registry>(config: Config, registry: 
     jobs,
     db,
     async stop() {
+      stopping.abort();
       await Promise.all(running.map((r) => r.stop()));
       await boss.stop({ graceful: true, timeout: options.stopTimeoutMs ?? 20_000, close: true });
       await db.destroy();

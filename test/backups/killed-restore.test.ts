@@ -83,7 +83,7 @@ function startChildWorker(): ChildProcess {
 
 /** The worker's psql child, once it is running. */
 function psqlOf(worker: ChildProcess): number | undefined {
-  let out = '';
+  let out: string;
   try {
     out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(worker.pid)], { encoding: 'utf8' });
   } catch {
@@ -151,6 +151,10 @@ it('killed at the start, its pre-restore backup waiting on a lock: failed, and t
     const op = await settle(id);
     expect(op.state).toBe('failed');
     await expectTruth(op, before);
+    // Its pre-restore copy has no job of its own: it ends failed, its upload aborted.
+    const pre = (await backupQueries(h.db).backup(op.pre_backup_id!))!;
+    expect(pre).toMatchObject({ state: 'failed', trigger: 'pre_restore' });
+    expect(await store.listIncompleteUploads(bucket, pre.object_key)).toEqual([]);
   } finally {
     if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
     await blocker.end().catch(() => undefined);

@@ -1,7 +1,8 @@
-// A worker killed mid-backup (issue #6): the record ends `failed`, with no object and no open
-// multipart upload, whether the reaper or the job's redelivery finds it first. The real worker
-// runs as a child process and gets SIGKILL while its upload is open: a lock held on a source
-// table keeps pg_dump waiting, so the moment is deterministic.
+// A worker killed or stopped mid-backup: its multipart upload is aborted at once (by the reaper,
+// the job's redelivery, or the stopping worker itself) and the same backup runs again and ends
+// `succeeded`, up to three interruptions. The real worker runs as a child process and gets SIGKILL
+// or SIGTERM while its upload is open: a lock held on a source table keeps pg_dump waiting, so the
+// moment is deterministic.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -40,9 +41,10 @@ afterAll(async () => {
 
 /**
  * Starts the real worker as a child process, has it start a backup whose pg_dump waits on a lock
- * (its multipart upload already open), then SIGKILLs it. Answers the backup row.
+ * (its multipart upload already open), then sends it `signal`. Answers the backup row once the
+ * worker has exited; the lock is released by then.
  */
-async function killWorkerMidBackup(boss: PgBoss, envId: string): Promise<BackupRow> {
+async function interruptWorkerMidBackup(boss: PgBoss, envId: string, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<BackupRow> {
   // pg_dump locks every table before it writes a byte; holding one makes it wait right there.
   const blocker = new pg.Client({ connectionString: source.url });
   await blocker.connect();
@@ -63,8 +65,9 @@ async function killWorkerMidBackup(boss: PgBoss, envId: string): Promise<BackupR
       );
       return uploads.length > 0 && waiting.rows.length > 0;
     });
-    child.kill('SIGKILL');
-    await exited;
+    child.kill(signal);
+    const [code] = (await exited) as [number | null];
+    if (signal === 'SIGTERM') expect(code).toBe(0);
     return row;
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -73,20 +76,31 @@ async function killWorkerMidBackup(boss: PgBoss, envId: string): Promise<BackupR
   }
 }
 
-async function expectCleanFailure(row: BackupRow): Promise<void> {
-  const after = await backupQueries(h.db).backup(row.id);
-  expect(after).toMatchObject({ state: 'failed', error: expect.stringContaining('stopped before it finished') });
+/** Handed back: pending again, one interruption counted, nothing left in the bucket. */
+async function expectHandedBack(row: BackupRow): Promise<void> {
+  expect(await backupQueries(h.db).backup(row.id)).toMatchObject({ state: 'pending', interruptions: 1, error: null });
   expect(await store.head(bucket, row.object_key)).toBeUndefined();
   expect(await store.listIncompleteUploads(bucket, row.object_key)).toEqual([]);
 }
 
-it('leaves a failed record, no object and no open multipart upload (the reaper)', async () => {
+/** The same backup, run again to the end. */
+async function expectSucceededAgain(row: BackupRow): Promise<void> {
+  const done = await waitFor('the backup to run again and succeed', async () => {
+    const b = await backupQueries(h.db).backup(row.id);
+    return b?.state === 'succeeded' || b?.state === 'failed' ? b : undefined;
+  }, 60_000);
+  expect(done).toMatchObject({ state: 'succeeded', interruptions: 1, error: null });
+  expect(await store.head(bucket, row.object_key)).toBeDefined();
+  expect(await store.listIncompleteUploads(bucket, row.object_key)).toEqual([]);
+}
+
+it('the reaper aborts a killed worker\'s upload at once and hands the backup back', async () => {
   const env = await createTestEnv(h.db);
   await setEnvDatabase(h.db, h.config, env.env.id, source.url);
   const boss = createBoss(h.config, 'web');
   await boss.start();
   try {
-    const row = await killWorkerMidBackup(boss, env.env.id);
+    const row = await interruptWorkerMidBackup(boss, env.env.id);
     const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
     // The killed worker's lock session ends when Postgres sees its socket close.
     const reaped = await waitFor('the orphan to be reaped', async () => {
@@ -94,15 +108,15 @@ it('leaves a failed record, no object and no open multipart upload (the reaper)'
       return out.backups.includes(row.id) ? out : undefined;
     });
     expect(reaped.backups).toEqual([row.id]);
-    await expectCleanFailure(row);
-    // A second reap finds nothing: the failed row is final.
+    await expectHandedBack(row);
+    // A second reap finds nothing: the row is no longer running.
     expect(await reapOrphans(deps)).toEqual({ backups: [], operations: [] });
   } finally {
     await boss.stop({ graceful: false, close: true });
   }
 });
 
-it('fails and cleans the orphan when pg-boss redelivers the job after its heartbeat stopped', async () => {
+it('runs the same backup again to success when pg-boss redelivers a killed worker\'s job', async () => {
   const env = await createTestEnv(h.db);
   await setEnvDatabase(h.db, h.config, env.env.id, source.url);
   // Its supervise() passes may run every second (the workers' own run every minute).
@@ -112,25 +126,54 @@ it('fails and cleans the orphan when pg-boss redelivers the job after its heartb
   try {
     // The registry's heartbeat is 120 s; pg-boss's shortest is 10 s, copied onto jobs sent after this.
     await boss.updateQueue('backups.capture', { heartbeatSeconds: 10, retryDelay: 1 });
-    const row = await killWorkerMidBackup(boss, env.env.id);
+    const row = await interruptWorkerMidBackup(boss, env.env.id);
     const [job] = await boss.findJobs<{ backup_id: string }>('backups.capture', { data: { backup_id: row.id } });
     expect(job).toMatchObject({ state: 'active', heartbeatSeconds: 10 });
 
     // Another worker picks the job up once a supervisor pass has failed it for its stale heartbeat.
     worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
-    await waitFor('the redelivered job to fail the orphan', async () => {
+    await waitFor('the redelivered job to run the backup', async () => {
       await boss.supervise('backups.capture');
-      const b = await backupQueries(h.db).backup(row.id);
-      return b?.state === 'failed';
+      return (await backupQueries(h.db).backup(row.id))?.interruptions === 1;
     }, 60_000);
-    await expectCleanFailure(row);
-    const done = await waitFor('the job to complete', async () => {
-      const [j] = await boss.findJobs('backups.capture', { id: job!.id });
-      return j?.state === 'completed' ? j : undefined;
-    });
-    expect(done.retryCount).toBeGreaterThanOrEqual(1);
+    await expectSucceededAgain(row);
   } finally {
     await worker?.stop();
+    await boss.stop({ graceful: false, close: true });
+  }
+});
+
+it('a worker stopped with SIGTERM hands its backup back at once, and the same backup succeeds on the next worker', async () => {
+  const env = await createTestEnv(h.db);
+  await setEnvDatabase(h.db, h.config, env.env.id, source.url);
+  const boss = createBoss(h.config, 'web');
+  await boss.start();
+  let worker: WorkerHandle<typeof queues> | undefined;
+  try {
+    await boss.updateQueue('backups.capture', { retryDelay: 1 });
+    const row = await interruptWorkerMidBackup(boss, env.env.id, 'SIGTERM');
+    await expectHandedBack(row);
+    worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
+    await expectSucceededAgain(row);
+  } finally {
+    await worker?.stop();
+    await boss.stop({ graceful: false, close: true });
+  }
+});
+
+it('gives up after three interruptions, with nothing left in the bucket', async () => {
+  const env = await createTestEnv(h.db);
+  await setEnvDatabase(h.db, h.config, env.env.id, source.url);
+  const boss = createBoss(h.config, 'web');
+  await boss.start();
+  try {
+    const row = await requestManualBackup({ config: h.config, db: h.db, jobs: new Jobs(boss, queues) }, env.env.id);
+    await backupQueries(h.db).updateBackup(row.id, { state: 'running', interruptions: 3 });
+    const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
+    await reapOrphans(deps);
+    expect(await backupQueries(h.db).backup(row.id)).toMatchObject({ state: 'failed', error: expect.stringContaining('stopped before it finished, 4 times; not tried again') });
+    expect(await store.listIncompleteUploads(bucket, row.object_key)).toEqual([]);
+  } finally {
     await boss.stop({ graceful: false, close: true });
   }
 });

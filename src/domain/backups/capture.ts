@@ -49,25 +49,65 @@ export function partSizeFor(databaseBytes: number): number {
   return Math.max(8 * mib, Math.ceil((2 * databaseBytes) / 10_000 / mib) * mib);
 }
 
-/** The queue handler's entry: idempotent for pg-boss's at-least-once delivery. */
+/** A backup cut off by a killed or stopped worker runs again, same id, up to this many times. */
+export const maxInterruptions = 3;
+
+/** Thrown by the job when its backup was handed back (the worker is stopping): pg-boss runs it again later. */
+export class BackupInterruptedError extends Error {
+  constructor(id: string) {
+    super(`backup ${id} was interrupted by the worker stopping; it runs again`);
+    this.name = 'BackupInterruptedError';
+  }
+}
+
+/**
+ * The queue handler's entry: idempotent for pg-boss's at-least-once delivery. A backup found
+ * `running` while we hold its environment's lock was cut off (its worker died): what it left in
+ * the bucket is removed and it runs again, up to `maxInterruptions` times.
+ */
 export async function captureBackup(deps: BackupDeps, backupId: string): Promise<void> {
   const q = backupQueries(deps.db);
   const first = await q.backup(backupId);
   if (!first || first.state === 'succeeded' || first.state === 'failed') return;
   const lock = await tryLockEnv(deps.config.DATABASE_URL, first.env_id);
   if (!lock) throw new EnvBusyError(first.env_id);
+  let done: BackupRow | undefined;
   try {
-    const backup = await q.backup(backupId);
+    let backup = await q.backup(backupId);
     if (!backup || backup.state === 'succeeded' || backup.state === 'failed') return;
-    // Running, yet we hold the lock: the worker that ran it is gone (pg-boss redelivered the job).
     if (backup.state === 'running') {
-      await failBackup(deps, backup, 'the worker running this backup stopped before it finished');
-      return;
+      backup = await interruptBackup(deps, backup, 'the worker running this backup stopped before it finished');
+      if (backup.state === 'failed') return;
     }
-    await runCapture(deps, backup);
+    done = await runCapture(deps, backup, 'retry');
   } finally {
     await lock.release();
   }
+  if (done.state === 'pending') throw new BackupInterruptedError(backupId);
+}
+
+/**
+ * A run cut off: its multipart upload is aborted and any object removed at once, then the backup
+ * goes back to `pending` to run again, or ends `failed` once it was cut off `maxInterruptions`
+ * times (a restore's pre-restore copy ends `failed` at once). Answers the row as it now is.
+ */
+export async function interruptBackup(deps: BackupDeps, backup: BackupRow, why: string): Promise<BackupRow> {
+  const interruptions = backup.interruptions + 1;
+  // A pre-restore copy has no job of its own: it belongs to its restore, which is settled apart.
+  if (backup.trigger === 'pre_restore') {
+    await failBackup(deps, backup, why);
+    return { ...backup, state: 'failed' };
+  }
+  if (interruptions > maxInterruptions) {
+    await failBackup(deps, backup, `${why}, ${interruptions} times; not tried again`);
+    return { ...backup, state: 'failed' };
+  }
+  await deps.store.abortIncompleteUploads(backup.bucket, backup.object_key);
+  await deps.store.delete(backup.bucket, backup.object_key);
+  const patch = { state: 'pending' as const, interruptions, start_time: null, error: null };
+  await backupQueries(deps.db).updateBackup(backup.id, patch);
+  deps.log.warn({ backup_id: backup.id, interruptions }, `${why}; it runs again`);
+  return { ...backup, ...patch };
 }
 
 /** Marks a backup failed after removing anything it may have left in the bucket. */
@@ -79,14 +119,19 @@ export async function failBackup(deps: BackupDeps, backup: BackupRow, message: s
 
 /**
  * Runs one backup with the environment's lock already held (by captureBackup, or by a restore
- * taking its pre-restore copy). Never throws for a failed backup: the answer row says how it ended.
+ * taking its pre-restore copy). Never throws for a failed backup: the answer row says how it
+ * ended. When the worker is told to stop mid-run, `onStop` decides: `retry` hands the backup back
+ * (`pending`, its upload aborted) for its job to run again; `fail` ends it failed.
  */
-export async function runCapture(deps: BackupDeps, backup: BackupRow): Promise<BackupRow> {
+export async function runCapture(deps: BackupDeps, backup: BackupRow, onStop: 'retry' | 'fail' = 'fail'): Promise<BackupRow> {
   const q = backupQueries(deps.db);
   const started = performance.now();
   await q.updateBackup(backup.id, { state: 'running', start_time: new Date() });
   let dump: DumpProcess | undefined;
+  const stop = () => dump?.kill();
+  deps.stopping?.addEventListener('abort', stop);
   try {
+    if (deps.stopping?.aborted) throw new Error('the worker is stopping');
     const env = await q.envTarget(backup.env_id);
     if (!env) throw new AppError('not_found', 'the environment no longer exists');
     const url = databaseUrlOf(deps, env);
@@ -141,10 +186,13 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow): Promise<B
     return { ...backup, ...patch };
   } catch (err) {
     dump?.kill();
+    const again = (await q.backup(backup.id)) ?? backup;
+    if (deps.stopping?.aborted && onStop === 'retry') return interruptBackup(deps, again, 'the worker was stopped while this backup ran');
     const message = err instanceof BackupIntegrityError ? `verification failed: ${err.message}` : err instanceof Error ? err.message : String(err);
     deps.log.warn({ backup_id: backup.id, err }, 'backup failed');
-    const again = (await q.backup(backup.id)) ?? backup;
     await failBackup(deps, again, message);
     return { ...again, state: 'failed', error: message };
+  } finally {
+    deps.stopping?.removeEventListener('abort', stop);
   }
 }

@@ -10,6 +10,8 @@ export interface BackupDeps {
   db: Knex;
   store: ObjectStore;
   log: Logger;
+  /** The worker's stop signal (SIGTERM); absent outside a worker. */
+  stopping?: AbortSignal;
 }
 
 export function retentionFor(days: RetentionDays, type: BackupType): number {

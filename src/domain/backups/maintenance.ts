@@ -4,7 +4,7 @@ import type { Jobs } from '../../jobs.ts';
 
 export type Enqueuer = Pick<Jobs, 'enqueue'>;
 import { newId } from '../../ids.ts';
-import { failBackup } from './capture.ts';
+import { interruptBackup } from './capture.ts';
 import { backupObjectKey, retentionFor, type BackupDeps } from './deps.ts';
 import { tryLockEnv } from './lock.ts';
 import { backupQueries } from './queries.ts';
@@ -70,8 +70,9 @@ export async function reapOrphans(deps: BackupDeps): Promise<{ backups: string[]
     const lock = await tryLockEnv(deps.config.DATABASE_URL, envId);
     if (!lock) continue;
     try {
+      // Cut off: the upload is aborted now; the backup's job runs it again when pg-boss redelivers it.
       for (const b of await q.runningBackups(envId)) {
-        await failBackup(deps, b, 'the worker running this backup stopped before it finished');
+        await interruptBackup(deps, b, 'the worker running this backup stopped before it finished');
         out.backups.push(b.id);
       }
       for (const op of await q.runningOperations(envId)) {

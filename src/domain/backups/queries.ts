@@ -32,6 +32,8 @@ export interface BackupRow {
   /** The latest restore drill of this backup. */
   verified_time: Date | null;
   verification: Verification | null;
+  /** Runs cut off by a killed or stopped worker; the backup runs again (same id) up to `maxInterruptions`. */
+  interruptions: number;
   billable: boolean;
   error: string | null;
   create_time: Date;
