@@ -5,6 +5,7 @@ import type { AppDeps } from './context.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { requestContext } from './middleware/request.ts';
+import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from './openapi.ts';
 import { mountRoutes, type RouteDef } from './route.ts';
 import { allRoutes } from './routes/index.ts';
@@ -25,14 +26,17 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   const routes = [...allRoutes, ...(options.routes ?? [])];
   let openApi: unknown;
 
+  const metrics = createMetrics(deps);
   const router = new Router();
   router.get('/healthz', healthz());
+  router.get('/metrics', metrics.route);
   router.get('/readyz', readyz(deps));
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openApi ??= buildOpenApi(routes, deps.config.CAIRN_BASE_URL);
   });
   mountRoutes(router, routes, deps);
 
+  app.use(metrics.timer);
   app.use(requestContext(deps.log));
   app.use(errorHandler());
   app.use(async (ctx, next) => {

@@ -4,7 +4,23 @@ import type { Command } from 'commander';
 import { seal } from '../../crypto.ts';
 import { checkScopes, createEnvWithKeys, createKey, requireEnv } from '../../domain/tenancy/envs.ts';
 import { tenancyQueries } from '../../domain/tenancy/queries.ts';
+import { readStatus, type OperationalStatus } from '../../domain/operations/status.ts';
+import { createBoss, queues } from '../../jobs.ts';
 import { CliError, type CliContext } from '../context.ts';
+
+/** `cairn admin status` for a person: the same figures as /metrics, with what stands out said. */
+export function describeStatus(s: OperationalStatus): string {
+  const age = s.intake.pending === 0 ? 'none waiting' : `oldest ${s.intake.oldest_seconds.toFixed(1)} s`;
+  const lines = [
+    `error intake: ${s.intake.pending} pending (${age}), ${s.intake.leased} claimed by workers`,
+    `dead letters: ${s.dead_letters}`,
+    `restore drills failed: ${s.backup_drills_failed}${s.backup_drills_failed > 0 ? '  (see `cairn backups list` in each environment)' : ''}`,
+    'job queues (queued / active / failed):',
+    ...s.queues.map((q) => `  ${q.name.padEnd(26)} ${String(q.queued).padStart(6)} ${String(q.active).padStart(6)} ${String(q.failed).padStart(6)}`),
+  ];
+  if (s.intake.oldest_seconds > 60) lines.push('note: events have waited over a minute; are the workers running? (docs/operations.md)');
+  return lines.join('\n');
+}
 
 const modeOption = (value: string): 'test' | 'live' => {
   if (value !== 'test' && value !== 'live') throw new CliError('--mode is test or live');
@@ -39,6 +55,22 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
       const row = await requireEnv(db, name);
       await db('envs').where({ id: row.id }).update({ database_url_enc: seal(keyring(), url, `env-database:${row.id}`) });
       ctx.progress(`database set for ${name}`);
+    });
+
+  admin
+    .command('status')
+    .description('what an operator watches: the error intake, dead letters, job queues and failed restore drills (the figures of GET /metrics)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const { config, db } = await ctx.admin();
+      const boss = createBoss(config, 'web', { max: 1 });
+      await boss.start();
+      try {
+        const status = await readStatus(db, boss, Object.keys(queues));
+        ctx.print(status, Boolean(opts.json), describeStatus);
+      } finally {
+        await boss.stop({ graceful: false, close: true });
+      }
     });
 
   const keys = admin.command('keys').description('API keys');
