@@ -35,6 +35,8 @@ const schema = z.object({
   // Where the shared Google client's issuer lives; only tests point it elsewhere (issue #5).
   CAIRN_GOOGLE_ISSUER: z.url({ protocol: /^https?$/ }).default('https://accounts.google.com'),
   CAIRN_CELL: z.string().regex(/^[a-z0-9]{2}$/, 'must be two characters a-z or 0-9').default('c0'),
+  // Proxies in front of web that append the client's address to X-Forwarded-For (Heroku's router: 1).
+  CAIRN_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
   // Bearer token of GET /metrics; unset, the route answers 404.
   CAIRN_METRICS_TOKEN: z.string().min(16, 'use at least 16 random characters, e.g. `openssl rand -hex 24`').optional(),
   // Heroku's small Postgres plans allow 20 connections in all, shared by every dyno.

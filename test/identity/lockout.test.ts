@@ -56,7 +56,7 @@ describe('lockout', () => {
     it(`locks ${identifier.startsWith('ada') ? 'a known' : 'an unknown'} identifier after 10 failures spread over two processes`, async () => {
       // Ten concurrent failures, half on each process: exactly the tenth (whichever it is) locks.
       const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => signIn(webs[i % 2]!, identifier, `wrong password number ${i}`)));
-      expect(answers.filter((a) => a.status === 401)).toHaveLength(9);
+      expect(answers.filter((a) => a.status === 401), JSON.stringify(answers.map((a) => [a.status, a.body]))).toHaveLength(9);
       expect(answers.filter((a) => a.status === 423)).toHaveLength(1);
       for (const web of webs) {
         const locked = await signIn(web, identifier, strongPassword, '198.51.100.2');

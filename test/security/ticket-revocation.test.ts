@@ -121,7 +121,9 @@ describe('tickets issued before', () => {
 describe('racing the revocation', () => {
   it('no redeem running beside :revokeSessions leaves a live session, and no ticket survives it', async () => {
     const u = await newUser();
-    const tickets = await Promise.all(Array.from({ length: 24 }, () => ticketFor(u.email)));
+    // One after another: at most 10 password checks of one identifier run at once (the lockout's reservations).
+    const tickets: string[] = [];
+    for (let i = 0; i < 24; i++) tickets.push(await ticketFor(u.email));
     // Half are redeemed while the revocation runs, half only after it answered.
     const [racing, late] = [tickets.slice(0, 12), tickets.slice(12)];
     const [revoked, ...redeemed] = await Promise.all([revoke(u.id), ...racing.map(redeem)]);

@@ -268,32 +268,58 @@ export function identityQueries(db: Db) {
     },
 
     /** Consecutive failures counted so far, and seconds left of a lockout (0 = not locked). */
-    async lockState(envId: string, identifierHash: Buffer): Promise<{ failures: number; lockedSeconds: number }> {
-      const row = (await db('identity_lockouts')
-        .where({ env_id: envId, identifier_hash: identifierHash })
-        .first('failures', db.raw("greatest(0, ceil(extract(epoch from coalesce(locked_until, now()) - now())))::int as seconds"))) as { failures: number; seconds: number } | undefined;
-      return { failures: row?.failures ?? 0, lockedSeconds: row?.seconds ?? 0 };
+    /**
+     * Reserves one check of the identifier, in a single statement, before any password is hashed:
+     * `pending` goes up at once, so concurrent requests across web processes each see the ones
+     * before them. Refused (`reserved: false`) while locked, or while failed and pending checks
+     * already make the threshold. A lock that has run out starts a fresh count; reservations
+     * older than a minute (a process that died mid-check) are dropped. Answers whether this check
+     * may run and, if not, for how long to wait.
+     */
+    async reserveAttempt(envId: string, identifierHash: Buffer, threshold: number, lockSeconds: number): Promise<{ reserved: boolean; waitSeconds: number }> {
+      // The row is created if missing, then locked: concurrent reservations of one identifier
+      // queue on that lock, each deciding on the count the one before it left.
+      return db.transaction(async (trx) => {
+        const key = { env_id: envId, identifier_hash: identifierHash };
+        await trx('identity_lockouts').insert({ ...key, failures: 0, pending: 0 }).onConflict(['env_id', 'identifier_hash']).ignore();
+        const row = (await trx('identity_lockouts').where(key).forUpdate().first(
+          trx.raw('coalesce(ceil(extract(epoch from locked_until - now()))::int, 0) as locked_seconds'),
+          trx.raw("locked_until is not null and locked_until <= now() as lock_ended"),
+          trx.raw("update_time < now() - interval '1 minute' as stale"),
+          'failures', 'pending',
+        )) as { locked_seconds: number; lock_ended: boolean; stale: boolean; failures: number; pending: number };
+        if (row.locked_seconds > 0) return { reserved: false, waitSeconds: row.locked_seconds };
+        const failures = row.lock_ended ? 0 : row.failures;
+        const pending = row.stale ? 0 : row.pending;
+        const reserved = failures + pending < threshold;
+        await trx('identity_lockouts').where(key).update({
+          failures, pending: pending + (reserved ? 1 : 0), update_time: trx.fn.now(), ...(row.lock_ended ? { locked_until: null } : {}),
+        });
+        // Refused for checks still in flight rather than failures: they end within a second or
+        // two, and then the identifier is either locked or free again.
+        return { reserved, waitSeconds: reserved ? 0 : failures >= threshold ? lockSeconds : 2 };
+      });
     },
 
-    /**
-     * Counts one failure in a single statement, so web processes racing on one identifier never
-     * lose a count. A lock that has run out starts a fresh count. Answers seconds locked (0 = not).
-     */
-    async recordFailure(envId: string, identifierHash: Buffer, threshold: number, lockSeconds: number): Promise<number> {
+    /** A reserved check failed: it counts; reaching the threshold locks the identifier. Answers the seconds locked (0 = not). */
+    async failReserved(envId: string, identifierHash: Buffer, threshold: number, lockSeconds: number): Promise<number> {
       const result = await db.raw<{ rows: { seconds: number }[] }>(
-        `insert into identity_lockouts as l (env_id, identifier_hash, failures, locked_until)
-         values (?, ?, 1, case when 1 >= ? then now() + make_interval(secs => ?) end)
-         on conflict (env_id, identifier_hash) do update set
-           failures = case when l.locked_until is not null and l.locked_until <= now() then 1 else l.failures + 1 end,
-           locked_until = case
-             when l.locked_until is not null and l.locked_until > now() then l.locked_until
-             when (case when l.locked_until is not null then 1 else l.failures + 1 end) >= ? then now() + make_interval(secs => ?)
-             end,
+        `update identity_lockouts set
+           pending = greatest(pending - 1, 0),
+           failures = failures + 1,
+           locked_until = coalesce(locked_until, case when failures + 1 >= ? then now() + make_interval(secs => ?) end),
            update_time = now()
+         where env_id = ? and identifier_hash = ?
          returning coalesce(ceil(extract(epoch from locked_until - now()))::int, 0) as seconds`,
-        [envId, identifierHash, threshold, lockSeconds, threshold, lockSeconds],
+        [threshold, lockSeconds, envId, identifierHash],
       );
       return Math.max(0, result.rows[0]?.seconds ?? 0);
+    },
+
+    /** A reserved check that was neither a failure nor a sign-in (the password right, a factor or verification still due): not counted. */
+    async releaseReserved(envId: string, identifierHash: Buffer): Promise<void> {
+      await db('identity_lockouts').where({ env_id: envId, identifier_hash: identifierHash })
+        .update({ pending: db.raw('greatest(pending - 1, 0)'), update_time: db.fn.now() });
     },
 
     async clearFailures(envId: string, identifierHash: Buffer): Promise<void> {

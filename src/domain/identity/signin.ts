@@ -1,15 +1,17 @@
 // Password sign-in (SPEC.md "Client API", issue #4). The order matters:
-// 1. per-IP limit, then the identifier's lockout, before any hashing;
+// 1. per-IP limit, then a check of the identifier reserved against its lockout (lockout.ts),
+//    before any hashing;
 // 2. argon2id verification always runs, against a dummy hash for an unknown identifier or a user
 //    without a password, so timing does not reveal whether the account exists;
 // 3. only once the password is right: email_not_verified, then mfa_required / factor proofs;
-// 4. a wrong password or factor counts toward the lockout; success clears the count.
+// 4. a wrong password or factor counts toward the lockout; success clears the count; a right
+//    password that still needs a factor or a verified email gives its reservation back.
 import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { consumeLimit } from './limits.ts';
-import { assertNotLocked, failAttempt, identifierHash } from './lockout.ts';
+import { failAttempt, identifierHash, releaseCheck, reserveCheck } from './lockout.ts';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { identityQueries, type EndUserRow, type SessionRow } from './queries.ts';
 import { createSession, envIdentity, type SignInContext } from './sessions.ts';
@@ -46,10 +48,10 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
   const q = identityQueries(db);
   const identifier = normaliseEmail(input.identifier);
   const idHash = identifierHash(input.envId, identifier);
-  // Three independent reads in parallel; nothing is decided before the limit is counted.
-  const [env, lock, user] = await Promise.all([envIdentity(db, input.envId), q.lockState(input.envId, idHash), q.userByEmail(input.envId, identifier)]);
+  // Two independent reads in parallel; nothing is decided before the limit is counted.
+  const [env, user] = await Promise.all([envIdentity(db, input.envId), q.userByEmail(input.envId, identifier)]);
   await consumeLimit(db, 'sign_in', input.envId, input.from.ip ?? 'unknown', env.settings.rate_limits.sign_in);
-  const failures = assertNotLocked(lock);
+  await reserveCheck(db, input.envId, idHash);
 
   const passwordOk = await verifyPassword(user?.password_hash ?? (await dummyHash()), input.password);
   const record = (outcome: string) => (user ? q.insertSignIn({ env_id: input.envId, end_user_id: user.id, method: 'password', outcome, ip: input.from.ip, user_agent: input.from.userAgent?.slice(0, 500) ?? null }) : Promise.resolve());
@@ -59,11 +61,13 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
     return failAttempt(db, input.envId, idHash, wrongCredentials());
   }
   if (!user.email_verified_time) {
+    await releaseCheck(db, input.envId, idHash);
     await record('email_not_verified');
     throw new AppError('forbidden', 'verify the email address first: follow the link in the verification mail', { details: { reason: 'email_not_verified' } });
   }
   if (user.totp_active) {
     if (input.factorProofs.length === 0) {
+      await releaseCheck(db, input.envId, idHash);
       await record('mfa_required');
       throw new AppError('mfa_required', 'this user has a second factor: send a totp or recovery_code proof in factor_proofs', {
         details: { factors: ['totp', 'recovery_code'] },
@@ -75,7 +79,7 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
     }
   }
 
-  if (failures > 0) await q.clearFailures(input.envId, idHash);
+  await q.clearFailures(input.envId, idHash);
   await record('succeeded');
   if (needsRehash(user.password_hash)) {
     // Parameters changed since this hash was made (issue #4): upgrade it now that we know the password.

@@ -1,0 +1,97 @@
+// The lockout holds under parallel guessing from several processes: every password check is
+// reserved before argon2 runs, so 100 concurrent wrong passwords for one identifier, spread over
+// two web processes, run at most 10 checks (10 are counted, the rest answer 423 locked_out with
+// Retry-After without touching argon2), for a known identifier and an unknown one alike; and the
+// right password sent with 59 wrong ones is checked only if it is one of the 10.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identifierHash } from '../../src/domain/identity/lockout.ts';
+import { createEndUser } from '../../src/domain/identity/users.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { WebHandle } from '../../src/server.ts';
+import { testEncryptionKey } from '../support/config.ts';
+import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { strongPassword } from '../identity/support.ts';
+
+let h: Harness;
+let local: WebHandle;
+let child: ChildProcess;
+let webs: { url: string }[];
+let env: CreatedEnv;
+
+async function spawnWeb(): Promise<string> {
+  child = spawn(process.execPath, ['src/web.ts'], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const port = /"port":(\d+)[^\n]*"msg":"web listening"/.exec(out)?.[1];
+      if (port) resolve(`http://127.0.0.1:${port}`);
+    });
+    child.once('exit', () => reject(new Error(`web process exited:\n${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+  local = await startTestWeb(h);
+  webs = [local, { url: await spawnWeb() }];
+  env = await createTestEnv(h.db);
+  // A generous per-address limit, so that only the lockout answers.
+  await h.db('envs').where({ id: env.env.id }).update({ settings: { identity: { rate_limits: { sign_in: { points: 100_000, seconds: 60 } } } } });
+});
+afterAll(async () => {
+  child?.kill('SIGTERM');
+  if (child && child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  await local?.stop();
+  await h?.close();
+});
+
+// Each guess from its own address: the per-address limit is not what stops them.
+const signIn = (i: number, identifier: string, password: string) =>
+  call(webs[i % 2]!.url, 'POST', '/v1/client/sign-in/password', {
+    body: { identifier, password }, headers: { 'cairn-publishable-key': env.publishableKey, 'x-forwarded-for': `198.18.${Math.floor(i / 250)}.${i % 250}` },
+  });
+
+async function lockRow(identifier: string) {
+  return h.db('identity_lockouts').where({ env_id: env.env.id, identifier_hash: identifierHash(env.env.id, identifier) }).first('failures', 'pending');
+}
+
+describe('concurrent wrong passwords', () => {
+  for (const identifier of ['grace@example.com', 'no-such-user@example.com']) {
+    it(`run at most 10 checks for ${identifier.startsWith('grace') ? 'a known' : 'an unknown'} identifier, across two processes`, async () => {
+      if (identifier.startsWith('grace')) await createEndUser(h.db, env.env.id, { email: identifier, password: strongPassword, email_verified: true });
+      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => signIn(i, identifier, `wrong password number ${i}`)));
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s === 401).length + statuses.filter((s) => s === 423).length).toBe(100);
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
+      for (const a of answers.filter((x) => x.status === 423)) {
+        expect(a.body).toMatchObject({ code: 'locked_out' });
+        expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      // Exactly ten checks ran and counted; none is left pending.
+      expect(await lockRow(identifier)).toMatchObject({ failures: 10, pending: 0 });
+      if (identifier.startsWith('grace')) {
+        const checked = await h.db('end_user_sign_ins').where({ env_id: env.env.id, outcome: 'wrong_password' }).count<{ n: string }[]>('* as n').first();
+        expect(Number(checked!.n)).toBe(10);
+      }
+    });
+  }
+
+  it('check the right password only when it is one of the 10: with 59 wrong ones, at most 10 checks run', async () => {
+    const identifier = 'linus@example.com';
+    const user = await createEndUser(h.db, env.env.id, { email: identifier, password: strongPassword, email_verified: true });
+    const order = Array.from({ length: 60 }, (_, i) => i);
+    const answers = await Promise.all(order.map((i) => signIn(i, identifier, i === 59 ? strongPassword : `wrong password number ${i}`)));
+    const checks = await h.db('end_user_sign_ins').where({ end_user_id: user.id }).whereIn('outcome', ['wrong_password', 'succeeded']).count<{ n: string }[]>('* as n').first();
+    expect(Number(checks!.n)).toBeLessThanOrEqual(10);
+    expect(answers.filter((a) => a.status === 423).length).toBeGreaterThanOrEqual(50);
+    // The right password got in only if its check was one of those ten.
+    if (answers[59]!.status === 200) expect(await h.db('end_user_sign_ins').where({ end_user_id: user.id, outcome: 'succeeded' }).first()).toBeDefined();
+    else expect(answers[59]).toMatchObject({ status: 423, body: { code: 'locked_out' } });
+  });
+});
