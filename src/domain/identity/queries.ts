@@ -277,28 +277,41 @@ export function identityQueries(db: Db) {
      * may run and, if not, for how long to wait.
      */
     async reserveAttempt(envId: string, identifierHash: Buffer, threshold: number, lockSeconds: number): Promise<{ reserved: boolean; waitSeconds: number }> {
-      // The row is created if missing, then locked: concurrent reservations of one identifier
-      // queue on that lock, each deciding on the count the one before it left.
-      return db.transaction(async (trx) => {
-        const key = { env_id: envId, identifier_hash: identifierHash };
-        await trx('identity_lockouts').insert({ ...key, failures: 0, pending: 0 }).onConflict(['env_id', 'identifier_hash']).ignore();
-        const row = (await trx('identity_lockouts').where(key).forUpdate().first(
-          trx.raw('coalesce(ceil(extract(epoch from locked_until - now()))::int, 0) as locked_seconds'),
-          trx.raw("locked_until is not null and locked_until <= now() as lock_ended"),
-          trx.raw("update_time < now() - interval '1 minute' as stale"),
-          'failures', 'pending',
-        )) as { locked_seconds: number; lock_ended: boolean; stale: boolean; failures: number; pending: number };
-        if (row.locked_seconds > 0) return { reserved: false, waitSeconds: row.locked_seconds };
-        const failures = row.lock_ended ? 0 : row.failures;
-        const pending = row.stale ? 0 : row.pending;
-        const reserved = failures + pending < threshold;
-        await trx('identity_lockouts').where(key).update({
-          failures, pending: pending + (reserved ? 1 : 0), update_time: trx.fn.now(), ...(row.lock_ended ? { locked_until: null } : {}),
-        });
-        // Refused for checks still in flight rather than failures: they end within a second or
-        // two, and then the identifier is either locked or free again.
-        return { reserved, waitSeconds: reserved ? 0 : failures >= threshold ? lockSeconds : 2 };
-      });
+      // One statement: the row is locked (FOR UPDATE waits for a concurrent reservation and then
+      // reads what it left), the decision taken on it and written back. Concurrent reservations
+      // of one identifier thus queue on the row, each deciding on the count the one before left.
+      const reserve = () => db.raw<{ rows: { reserved: boolean; failures: number; locked_seconds: number }[] }>(
+        `with old as (
+           select case when locked_until is not null and locked_until <= now() then 0 else failures end as failures,
+                  case when update_time < now() - interval '1 minute' then 0 else pending end as pending,
+                  case when locked_until > now() then locked_until end as locked_until
+             from identity_lockouts where env_id = ? and identifier_hash = ? for update
+         ), decided as (
+           select failures, pending, locked_until, locked_until is null and failures + pending < ? as reserved from old
+         ), written as (
+           update identity_lockouts l
+              set failures = d.failures, pending = d.pending + d.reserved::int, locked_until = d.locked_until, update_time = now()
+             from decided d where l.env_id = ? and l.identifier_hash = ?
+           returning 1
+         )
+         select reserved, failures, coalesce(ceil(extract(epoch from locked_until - now()))::int, 0) as locked_seconds,
+                (select count(*) from written) as written
+           from decided`,
+        [envId, identifierHash, threshold, envId, identifierHash],
+      );
+      let result = await reserve();
+      // The identifier's first check: make its row, then reserve on it (rows are reset, not
+      // deleted, on success; only the daily prune deletes idle ones).
+      for (let attempt = 0; result.rows.length === 0 && attempt < 3; attempt++) {
+        await db('identity_lockouts').insert({ env_id: envId, identifier_hash: identifierHash, failures: 0, pending: 0 }).onConflict(['env_id', 'identifier_hash']).ignore();
+        result = await reserve();
+      }
+      const row = result.rows[0];
+      if (!row) throw new Error('the lockout row of this identifier could not be reserved');
+      if (row.reserved) return { reserved: true, waitSeconds: 0 };
+      // Refused for checks still in flight rather than failures: they end within a second or
+      // two, and then the identifier is either locked or free again.
+      return { reserved: false, waitSeconds: row.locked_seconds > 0 ? row.locked_seconds : row.failures >= threshold ? lockSeconds : 2 };
     },
 
     /** A reserved check failed: it counts; reaching the threshold locks the identifier. Answers the seconds locked (0 = not). */
@@ -322,8 +335,10 @@ export function identityQueries(db: Db) {
         .update({ pending: db.raw('greatest(pending - 1, 0)'), update_time: db.fn.now() });
     },
 
+    /** A success: the count starts afresh and its own reservation is given back. Reset, not deleted, so a concurrent reservation always finds the row it locks. */
     async clearFailures(envId: string, identifierHash: Buffer): Promise<void> {
-      await db('identity_lockouts').where({ env_id: envId, identifier_hash: identifierHash }).delete();
+      await db('identity_lockouts').where({ env_id: envId, identifier_hash: identifierHash })
+        .update({ failures: 0, pending: db.raw('greatest(pending - 1, 0)'), locked_until: null, update_time: db.fn.now() });
     },
   };
 }

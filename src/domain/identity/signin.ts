@@ -79,8 +79,7 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
     }
   }
 
-  await q.clearFailures(input.envId, idHash);
-  await record('succeeded');
+  await Promise.all([q.clearFailures(input.envId, idHash), record('succeeded')]);
   if (needsRehash(user.password_hash)) {
     // Parameters changed since this hash was made (issue #4): upgrade it now that we know the password.
     await q.setPasswordHash(user.id, await hashPassword(input.password));
