@@ -3,6 +3,7 @@
 // validate). Handlers stay short: they get parsed input and return the response body.
 import type { Router, RouterMiddleware } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
+import { refuseUnstorable } from './unstorable.ts';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { SecretScope } from '../domain/tenancy/keys.ts';
@@ -41,6 +42,8 @@ export interface RouteDef<P extends Schema | undefined = Schema | undefined, Q e
   body?: B;
   /** Bytes; CONTRACT.md: 100 KiB unless a route says otherwise. */
   bodyLimit?: number;
+  /** The body is free text stored as sent: its schema replaces what Postgres cannot store (unstorable.ts). */
+  freeText?: boolean;
   response: { status: number; description: string; schema: R };
   handle(input: HandlerInput<P, Q, B>): Promise<z.input<R>> | z.input<R>;
 }
@@ -81,6 +84,7 @@ function handlerFor(def: RouteDef, deps: AppDeps): Middleware {
   return async (ctx) => {
     const principal = (ctx.state as RequestState).principal;
     const rawParams = (ctx as unknown as { params: Record<string, string> }).params ?? {};
+    refuseUnstorable({ path: rawParams, query: ctx.query, ...(def.freeText ? {} : { body: (ctx.request as { body?: unknown }).body }) });
     const issues: { field: string; message: string }[] = [];
     const params = parsePart(def.params, rawParams, 'path', issues);
     const query = parsePart(def.query, ctx.query, 'query', issues);

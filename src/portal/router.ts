@@ -17,6 +17,7 @@ import { startSocialSignIn } from '../domain/social/flow.ts';
 import { providerLabels, providerNames } from '../domain/social/providers.ts';
 import { socialQueries, type ProviderName } from '../domain/social/queries.ts';
 import { AppError } from '../errors.ts';
+import { refuseUnstorable } from '../api/unstorable.ts';
 import { clearPortalSession, sessionCookie } from './cookies.ts';
 import { browserId, checkCsrf, csrfToken } from './csrf.ts';
 import { envFromId, envFromPublishableKey, portalUser, render } from './context.ts';
@@ -28,12 +29,18 @@ type Form = Record<string, string | undefined>;
 
 function formOf(ctx: Context): Form {
   const body = (ctx.request as { body?: unknown }).body;
+  refuseUnstorable({ form: body });
   const out: Form = {};
   for (const [k, val] of Object.entries(typeof body === 'object' && body !== null ? body : {})) if (typeof val === 'string') out[k] = val.slice(0, 4096);
   return out;
 }
 
-const q = (ctx: Context, name: string): string | undefined => (typeof ctx.query[name] === 'string' ? (ctx.query[name] as string).slice(0, 2048) : undefined);
+const q = (ctx: Context, name: string): string | undefined => {
+  const value = ctx.query[name];
+  if (typeof value !== 'string') return undefined;
+  refuseUnstorable({ [`query.${name}`]: value });
+  return value.slice(0, 2048);
+};
 
 /** Any AppError becomes a page with the right status; the message is the user's, not a stack. */
 function pages(fn: (ctx: Context) => Promise<void>): Middleware {

@@ -34,6 +34,14 @@ interface VersionMeta extends Partial<Meta> {
 const versionFile = /^([0-9a-z]{26})\.json$/;
 const isMissing = (err: unknown): boolean => (err as { code?: string }).code === 'ENOENT';
 
+/** A file-versus-folder error from a rename or mkdir, as the key clash it is. */
+function clash(err: unknown, key: string): AppError | undefined {
+  const code = (err as { code?: string }).code;
+  return code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'ENOTEMPTY'
+    ? new AppError('conflict', `${key} clashes with another key on the local disk store (a key cannot also be a prefix of another)`)
+    : undefined;
+}
+
 export class DiskObjectStore implements ObjectStore {
   readonly kind = 'disk' as const;
   readonly root: string;
@@ -108,11 +116,41 @@ export class DiskObjectStore implements ObjectStore {
       });
       return { ...out, versionId };
     }
+    await this.refuseClash(bucket, key);
     await mkdir(dirname(meta), { recursive: true });
-    return this.writeTemp(data, source, async (tmp, etag) => {
-      await writeFile(meta, JSON.stringify({ metadata: options.metadata ?? {}, contentType: options.contentType, etag } satisfies Meta));
-      await rename(tmp, data);
-    });
+    // Data first, into a temporary file renamed into place, then its metadata the same way: a
+    // failure at any step leaves the previous object whole, never metadata without data.
+    try {
+      return await this.writeTemp(data, source, async (tmp, etag) => {
+        const metaTmp = `${meta}.tmp-${randomBytes(6).toString('hex')}`;
+        try {
+          await writeFile(metaTmp, JSON.stringify({ metadata: options.metadata ?? {}, contentType: options.contentType, etag } satisfies Meta));
+          await rename(tmp, data);
+          await rename(metaTmp, meta);
+        } finally {
+          await rm(metaTmp, { force: true });
+        }
+      });
+    } catch (err) {
+      // A clash the check above could not see (another writer in between).
+      throw clash(err, key) ?? err;
+    }
+  }
+
+  /**
+   * S3 keys are flat, so `a` and `a/b` may both exist there; on disk one would be a file and the
+   * other a folder. That clash is refused up front (409), before anything is written.
+   */
+  private async refuseClash(bucket: string, key: string): Promise<void> {
+    const { data } = this.paths(bucket, key);
+    const segments = key.split('/');
+    for (let i = 1; i < segments.length; i++) {
+      const prefix = join(this.root, bucket, 'data', ...segments.slice(0, i));
+      const s = await stat(prefix).catch(() => undefined);
+      if (s?.isFile()) throw new AppError('conflict', `an object ${segments.slice(0, i).join('/')} exists, so ${key} cannot: on the local disk store a key cannot also be a prefix of another`);
+    }
+    const here = await stat(data).catch(() => undefined);
+    if (here?.isDirectory()) throw new AppError('conflict', `objects under ${key}/ exist, so ${key} cannot: on the local disk store a key cannot also be a prefix of another`);
   }
 
   async put(bucket: string, key: string, body: Buffer | string | Readable, options: PutOptions = {}): Promise<PutResult> {

@@ -14,7 +14,18 @@ function toAppError(err: unknown, ctx: Context): AppError {
   if (e?.status === 400 || e?.type === 'entity.parse.failed' || err instanceof SyntaxError) {
     return new AppError('invalid_request', 'the request body is not valid JSON');
   }
+  // A body whose Content-Encoding does not decode (a "gzip" body that is not gzip): zlib's codes.
+  if (typeof e?.code === 'string' && e.code.startsWith('Z_')) {
+    return new AppError('invalid_request', 'the request body does not decode as its Content-Encoding says');
+  }
+  if (e?.status === 415 && /encoding/i.test(String((err as Error).message))) {
+    return new AppError('invalid_request', 'unsupported Content-Encoding: send the body as identity, gzip, deflate or br', { status: 415 });
+  }
   if (e?.status === 415) return new AppError('invalid_request', 'send the body as application/json');
+  // A path that does not percent-decode (%FF).
+  if (err instanceof URIError) return new AppError('invalid_request', 'the request path is not valid percent-encoded UTF-8');
+  // The last line for a character Postgres cannot store (unstorable.ts refuses them at the edge).
+  if (e?.code === '22021' || e?.code === '22P05') return new AppError('invalid_request', 'a value holds a character that cannot be stored (U+0000 or an unpaired surrogate)', { cause: err });
   if (isStoreUnavailable(err)) {
     return new AppError('store_unavailable', 'the database is unavailable; retry shortly', { retryAfter: 5, cause: err });
   }

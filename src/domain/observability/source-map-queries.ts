@@ -32,6 +32,11 @@ export function sourceMapQueries(db: Db) {
       return { row: toRow(rows[0]!), ...(replaced ? { replacedKey: replaced } : {}) };
     },
 
+    /** Whether any row still names this stored object. */
+    async referenced(objectKey: string): Promise<boolean> {
+      return Boolean(await db('error_source_maps').where({ object_key: objectKey }).first('id'));
+    },
+
     async list(envId: string, release: string, after: string | undefined, limit: number): Promise<SourceMapRow[]> {
       const q = db('error_source_maps').where({ env_id: envId, release }).orderBy('id', 'asc').limit(limit).select(columns);
       if (after) q.where('id', '>', after);

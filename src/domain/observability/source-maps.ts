@@ -36,9 +36,16 @@ export async function uploadSourceMap(deps: UploadDeps, envId: string, release: 
     ensured.add(deps.store);
   }
   await deps.store.put(bucket, objectKey, json, { contentType: 'application/json' });
-  const { row, replacedKey } = await sourceMapQueries(deps.db).upsert({
-    env_id: envId, release, file, file_path: filePath(file), object_key: objectKey, size_bytes: Buffer.byteLength(json), sha256,
-  });
-  if (replacedKey) await deps.store.delete(bucket, replacedKey).catch(() => undefined);
-  return row;
+  let upserted;
+  try {
+    upserted = await sourceMapQueries(deps.db).upsert({
+      env_id: envId, release, file, file_path: filePath(file), object_key: objectKey, size_bytes: Buffer.byteLength(json), sha256,
+    });
+  } catch (err) {
+    // No row vouches for the object: remove it, unless an earlier upload of the same map does.
+    if (!(await sourceMapQueries(deps.db).referenced(objectKey).catch(() => true))) await deps.store.delete(bucket, objectKey).catch(() => undefined);
+    throw err;
+  }
+  if (upserted.replacedKey) await deps.store.delete(bucket, upserted.replacedKey).catch(() => undefined);
+  return upserted.row;
 }

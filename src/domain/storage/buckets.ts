@@ -56,10 +56,26 @@ export async function enableVersioning(deps: StorageDeps, envId: string, name: s
   return { ...b, versioning: 'enabled' };
 }
 
-export async function putObject(deps: StorageDeps, envId: string, name: string, key: string, body: Readable, contentType: string | undefined) {
+/** 5 GiB, S3's largest single PUT; larger objects are out of scope for this API. */
+export const maxObjectBytes = 5 * 2 ** 30;
+
+/**
+ * Counts the bytes as they stream and stops past `limit`, whatever Content-Length said (a chunked
+ * body has none): the store then drops the partial upload, so nothing is left behind.
+ */
+export async function* limited(body: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > limit) throw new AppError('invalid_request', `objects are at most ${limit} bytes`, { status: 413 });
+    yield chunk;
+  }
+}
+
+export async function putObject(deps: StorageDeps, envId: string, name: string, key: string, body: Readable, contentType: string | undefined, limit = maxObjectBytes) {
   checkKey(key);
   const b = await requireBucket(deps.db, envId, name);
-  const out = await deps.store.putStream(b.s3_bucket, key, body, contentType ? { contentType } : {});
+  const out = await deps.store.putStream(b.s3_bucket, key, limited(body, limit), contentType ? { contentType } : {});
   return { key, size: out.size, ...(out.versionId ? { versionId: out.versionId } : {}), ...(out.etag ? { etag: out.etag } : {}) };
 }
 

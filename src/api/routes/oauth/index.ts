@@ -5,6 +5,7 @@
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
+import { findUnstorable } from '../../unstorable.ts';
 import { isDeviceGrant, pollDeviceToken, startDeviceAuthorization } from '../../../domain/oauth/device.ts';
 import { OAuthError } from '../../../domain/oauth/errors.ts';
 import { isStoreUnavailable } from '../../../errors.ts';
@@ -21,6 +22,7 @@ function formOf(ctx: Context): Form {
   for (const [k, v] of Object.entries(typeof body === 'object' && body !== null ? body : {})) {
     if (typeof v !== 'string') throw new OAuthError('invalid_request', `parameter ${k} must appear once`);
     if (v.length > 2048) throw new OAuthError('invalid_request', `parameter ${k} is too long`);
+    if (findUnstorable(v, k)) throw new OAuthError('invalid_request', `parameter ${k} holds a character that cannot be stored (U+0000 or an unpaired surrogate)`);
     out[k] = v;
   }
   return out;
@@ -44,7 +46,11 @@ function oauthErrors(): Middleware {
       if (err instanceof OAuthError) e = err;
       else if (isStoreUnavailable(err)) e = new OAuthError('temporarily_unavailable', 'the database is unavailable; retry shortly', { status: 503, retryAfter: 5 });
       else if ((err as { status?: number }).status === 413) e = new OAuthError('invalid_request', 'the request body is too large', { status: 413 });
-      else if ((err as { status?: number }).status === 400 || (err as { status?: number }).status === 415) e = new OAuthError('invalid_request', 'the request body could not be read');
+      else if ((err as { status?: number }).status === 400 || (err as { status?: number }).status === 415 || String((err as { code?: string }).code).startsWith('Z_')) {
+        e = new OAuthError('invalid_request', 'the request body could not be read');
+      } else if (err instanceof URIError || (err as { code?: string }).code === '22021' || (err as { code?: string }).code === '22P05') {
+        e = new OAuthError('invalid_request', 'a parameter is not valid text');
+      }
       else {
         state.log.error({ err }, 'oauth endpoint failed');
         e = new OAuthError('server_error', `internal error; quote request ${state.requestId}`, { status: 500 });

@@ -3,7 +3,7 @@
 // a key is never read as "…:listVersions" (an encoded key's ":" arrives as %3A and cannot clash).
 import { z } from 'zod';
 import {
-  bucketResource, createBucket, deleteObject, enableVersioning, getObject, listBuckets, listVersions, putObject, restoreVersion, versionResource,
+  bucketResource, createBucket, deleteObject, enableVersioning, getObject, listBuckets, listVersions, maxObjectBytes, putObject, restoreVersion, versionResource,
 } from '../../../domain/storage/buckets.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute } from '../../route.ts';
@@ -13,8 +13,6 @@ import {
 } from './schema.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/buckets';
-/** 5 GiB, S3's largest single PUT; larger objects are out of scope for this API. */
-const maxObjectBytes = 5 * 2 ** 30;
 
 export const createBucketRoute = defineRoute({
   method: 'post', path: base, operationId: 'createBucket', summary: 'Create a storage bucket', tags: ['Storage'],
@@ -66,6 +64,7 @@ export const putObjectRoute = defineRoute({
   auth: 'secret', scope: 'storage:write', params: objectParams,
   response: { status: 200, description: 'What was written', schema: writeResult },
   async handle({ principal, deps, params, ctx }) {
+    // Refused before a byte is read when Content-Length says too much; counted as it streams otherwise.
     const length = Number(ctx.get('content-length') || 0);
     if (length > maxObjectBytes) throw new AppError('invalid_request', 'objects are at most 5 GiB', { status: 413 });
     return putObject(deps, principal!.envId, params.bucket, params.key, ctx.req, ctx.get('content-type') || undefined);
