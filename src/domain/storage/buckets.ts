@@ -38,9 +38,15 @@ export async function createBucket(deps: StorageDeps, envId: string, name: strin
   if (await q.byName(envId, name)) throw new AppError('conflict', `a bucket named ${name} already exists`);
   const id = newUlid();
   const s3Bucket = `${deps.config.CAIRN_STORAGE_BUCKET_PREFIX}${id}`;
-  // The store's bucket first: a row never names a bucket that does not exist.
+  // The store's bucket first: a row never names a bucket that does not exist. If the row then
+  // fails (a concurrent create of the same name wins the unique index), the bucket goes too.
   await deps.store.ensureBucket(s3Bucket);
-  return q.insert({ id: `bkt_${id}`, env_id: envId, name, s3_bucket: s3Bucket });
+  try {
+    return await q.insert({ id: `bkt_${id}`, env_id: envId, name, s3_bucket: s3Bucket });
+  } catch (err) {
+    await deps.store.deleteBucket(s3Bucket).catch(() => undefined);
+    throw err;
+  }
 }
 
 export async function requireBucket(db: Knex, envId: string, name: string): Promise<BucketRow> {
