@@ -1,49 +1,30 @@
 // Lockout and per-IP limits across two web processes sharing one database (this one, and
 // src/web.ts as a separate OS process): the count is atomic, unknown identifiers lock the same
 // way, and a lock answers locked_out with Retry-After.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { testEncryptionKey } from '../support/config.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { spawnWeb, type WebProcess } from '../support/web-process.ts';
 import { strongPassword } from './support.ts';
 
 let h: Harness;
 let webs: Pick<WebHandle, 'url'>[];
 let local: WebHandle;
-let child: ChildProcess;
+let other: WebProcess;
 let env: CreatedEnv;
-
-/** src/web.ts in its own process on a free port; answers its base URL once it listens. */
-async function spawnWeb(): Promise<string> {
-  child = spawn(process.execPath, ['src/web.ts'], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, PORT: '0', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const port = /"port":(\d+)[^\n]*"msg":"web listening"/.exec(out)?.[1];
-      if (port) resolve(`http://127.0.0.1:${port}`);
-    });
-    child.once('exit', () => reject(new Error(`web process exited:\n${out}`)));
-  });
-}
 
 beforeAll(async () => {
   h = await createHarness();
   local = await startTestWeb(h);
-  webs = [local, { url: await spawnWeb() }];
+  other = await spawnWeb(h.config.DATABASE_URL);
+  webs = [local, other];
   env = await createTestEnv(h.db);
   await createEndUser(h.db, env.env.id, { email: 'ada@example.com', password: strongPassword, email_verified: true });
 });
 afterAll(async () => {
-  child?.kill('SIGTERM');
-  if (child && child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  await other?.stop();
   await local?.stop();
   await h?.close();
 });

@@ -3,50 +3,32 @@
 // two web processes, run at most 10 checks (10 are counted, the rest answer 423 locked_out with
 // Retry-After without touching argon2), for a known identifier and an unknown one alike; and the
 // right password sent with 59 wrong ones is checked only if it is one of the 10.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identifierHash } from '../../src/domain/identity/lockout.ts';
 import { createEndUser } from '../../src/domain/identity/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { testEncryptionKey } from '../support/config.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { spawnWeb, type WebProcess } from '../support/web-process.ts';
 import { strongPassword } from '../identity/support.ts';
 
 let h: Harness;
 let local: WebHandle;
-let child: ChildProcess;
+let other: WebProcess;
 let webs: { url: string }[];
 let env: CreatedEnv;
-
-async function spawnWeb(): Promise<string> {
-  child = spawn(process.execPath, ['src/web.ts'], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, PORT: '0', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const port = /"port":(\d+)[^\n]*"msg":"web listening"/.exec(out)?.[1];
-      if (port) resolve(`http://127.0.0.1:${port}`);
-    });
-    child.once('exit', () => reject(new Error(`web process exited:\n${out}`)));
-  });
-}
 
 beforeAll(async () => {
   h = await createHarness();
   local = await startTestWeb(h);
-  webs = [local, { url: await spawnWeb() }];
+  other = await spawnWeb(h.config.DATABASE_URL);
+  webs = [local, other];
   env = await createTestEnv(h.db);
   // A generous per-address limit, so that only the lockout answers.
   await h.db('envs').where({ id: env.env.id }).update({ settings: { identity: { rate_limits: { sign_in: { points: 100_000, seconds: 60 } } } } });
 });
 afterAll(async () => {
-  child?.kill('SIGTERM');
-  if (child && child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  await other?.stop();
   await local?.stop();
   await h?.close();
 });
