@@ -18,6 +18,8 @@ export interface StackFrame {
 }
 
 export interface CaptureEvent {
+  /** The event's own name (32 lower-case hex or a UUID); the SDK makes one when absent, so a retry is never stored twice. */
+  event_id?: string;
   event_time: string;
   exception_type: string;
   message?: string;
@@ -88,6 +90,25 @@ export type BatchResult = { uid: string } | { error: { code: string; message: st
 
 const seg = encodeURIComponent;
 
+/** 32 random lower-case hex characters (Web Crypto: Node and browsers alike). */
+function newEventId(): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const named = (event: CaptureEvent): CaptureEvent => (event.event_id ? event : { ...event, event_id: newEventId() });
+
+/** fetch rejects (a TypeError) when no answer came: connection refused, reset, or cut. Other failures are answers. */
+async function retryOnConnectionError<T>(send: () => Promise<T>, delaysMs: readonly number[] = [200, 1000, 3000]): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      if (!(err instanceof TypeError) || attempt >= delaysMs.length) throw err;
+      await new Promise((r) => setTimeout(r, delaysMs[attempt]));
+    }
+  }
+}
+
 export class ErrorGroupsApi {
   readonly client: CairnClient;
 
@@ -99,12 +120,19 @@ export class ErrorGroupsApi {
     return `${envPath(env)}/error_groups`;
   }
 
+  /**
+   * Captures one event. It is named (`event_id`) before it is sent, and sent again, under the same
+   * name, when the connection fails: the request may have been accepted before the answer was lost,
+   * and the service stores a named event once (CONTRACT.md "Idempotent capture").
+   */
   capture(env: string, event: CaptureEvent): Promise<{ uid: string }> {
-    return this.client.request('POST', `${this.groups(env)}:capture`, { body: { error_event: event } });
+    const body = { error_event: named(event) };
+    return retryOnConnectionError(() => this.client.request('POST', `${this.groups(env)}:capture`, { body }));
   }
 
   batchCapture(env: string, events: CaptureEvent[]): Promise<{ results: BatchResult[] }> {
-    return this.client.request('POST', `${this.groups(env)}:batchCapture`, { body: { error_events: events } });
+    const body = { error_events: events.map(named) };
+    return retryOnConnectionError(() => this.client.request('POST', `${this.groups(env)}:batchCapture`, { body }));
   }
 
   list(env: string, f: GroupFilter = {}): Promise<{ error_groups: ErrorGroup[]; next_page_token?: string }> {

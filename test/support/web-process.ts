@@ -5,6 +5,8 @@ import { testEncryptionKey } from './config.ts';
 export interface WebProcess {
   url: string;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies with requests in flight. */
+  kill(): Promise<void>;
 }
 
 /** Starts src/web.ts on a free port; answers once it listens. */
@@ -25,8 +27,14 @@ export async function spawnWeb(databaseUrl: string, env: Record<string, string> 
   });
   return {
     url,
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;

@@ -23,9 +23,10 @@ export interface CaptureDeps {
 
 export async function acceptEvents(deps: CaptureDeps, envId: string, events: ErrorEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const rows = events.map((payload) => sealPayload(deps.keyring, envId, newEventUid(deps.cell), storable(payload)));
-  await inboxWriter(deps.db).write(rows);
-  return rows.map((r) => r.uid);
+  const rows = events.map((payload) => ({ ...sealPayload(deps.keyring, envId, newEventUid(deps.cell), storable(payload)), event_id: payload.event_id ?? null }));
+  const accepted = await inboxWriter(deps.db).write(rows);
+  // A named event accepted before answers with its first uid (CONTRACT.md "Idempotent capture").
+  return rows.map((r) => (r.event_id ? accepted.get(`${r.env_id}\n${r.event_id}`) ?? r.uid : r.uid));
 }
 
 export type BatchResult = { uid: string } | { error: { code: 'invalid_request'; message: string; details: { fields: { field: string; message: string }[] } } };

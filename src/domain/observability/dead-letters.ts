@@ -11,6 +11,20 @@ export const deadLetterRetentionDays = 30;
 const batch = 5000;
 
 /** Deletes the dead letters buried more than the retention before `now`; answers how many. */
+/** How long an accepted event id is remembered (a retry later than this is a new event). */
+export const eventIdRetentionDays = 90;
+
+/** Forgets event ids accepted more than `eventIdRetentionDays` ago. */
+export async function pruneEventIds(db: Db, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - eventIdRetentionDays * 24 * 3600 * 1000);
+  let total = 0;
+  for (;;) {
+    const n = await ingestQueries(db).pruneEventIds(before, batch);
+    total += n;
+    if (n < batch) return total;
+  }
+}
+
 export async function pruneDeadLetters(db: Db, now: Date): Promise<number> {
   const before = new Date(now.getTime() - deadLetterRetentionDays * 24 * 3600 * 1000);
   const q = ingestQueries(db);

@@ -42,7 +42,15 @@ export const breadcrumbInput = z.strictObject({
 // Release and service name select source maps and filter lists: printable, path-safe names.
 const label = z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]*$/, 'letters, digits and . _ @ + - only');
 
+// The client's own name for the event (Sentry's `event_id`): 32 lower-case hex, or a UUID in any
+// case, normalised to 32 lower-case hex. A capture repeating one already accepted is a no-op.
+export const eventId = z.union([
+  z.string().regex(/^[0-9a-f]{32}$/),
+  z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/).transform((v) => v.replace(/-/g, '').toLowerCase()),
+], { message: 'must be 32 lower-case hex characters or a UUID' });
+
 export const errorEventInput = z.strictObject({
+  event_id: eventId.optional(),
   event_time: rfc3339,
   exception_type: z.string().min(1).max(256),
   message: z.string().max(limits.message).optional(),

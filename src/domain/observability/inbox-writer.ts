@@ -7,9 +7,12 @@
 import type { Knex } from 'knex';
 import { ingestQueries, type InboxInsert } from './queries.ts';
 
+/** `env_id\nevent_id` → the uid that event was accepted with (this time or an earlier one). */
+export type Accepted = Map<string, string>;
+
 interface Pending {
   rows: InboxInsert[];
-  resolve: () => void;
+  resolve: (accepted: Accepted) => void;
   reject: (err: unknown) => void;
 }
 
@@ -31,8 +34,8 @@ export class InboxWriter {
     this.options = options;
   }
 
-  /** Resolves once these rows are committed; rejects if they were not. */
-  write(rows: InboxInsert[]): Promise<void> {
+  /** Resolves once these rows are committed (with the uids of named events); rejects if they were not. */
+  write(rows: InboxInsert[]): Promise<Accepted> {
     return new Promise((resolve, reject) => {
       this.queue.push({ rows, resolve, reject });
       this.pump();
@@ -59,8 +62,8 @@ export class InboxWriter {
   private async flush(group: Pending[]): Promise<void> {
     const q = ingestQueries(this.db);
     try {
-      await q.insertInbox(group.flatMap((p) => p.rows));
-      for (const p of group) p.resolve();
+      const accepted = await q.insertInbox(group.flatMap((p) => p.rows));
+      for (const p of group) p.resolve(accepted);
     } catch (err) {
       if (group.length === 1) {
         group[0]!.reject(err);

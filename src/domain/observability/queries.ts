@@ -17,7 +17,8 @@ export interface InboxRow extends SealedPayloadRow {
   attempts: number;
 }
 
-export type InboxInsert = SealedPayloadRow;
+/** An inbox row, with the client's name for the event when it gave one (an id of its own choosing, not a secret). */
+export type InboxInsert = SealedPayloadRow & { event_id?: string | null };
 
 /** What a new group starts with: the batch's earliest occurrence of it. */
 export interface NewGroup {
@@ -56,13 +57,58 @@ export function ingestQueries(db: Db) {
      * sealed events/s): parsing one JSON document of short strings costs Postgres less than array
      * literals, and text beat bytea, which the driver would send as hex, twice the bytes.
      */
-    async insertInbox(rows: InboxInsert[]): Promise<void> {
-      await db.raw(
-        `insert into error_event_inbox (uid, env_id, release, payload_sealed)
-         select x.uid, x.env_id, x.release, x.payload_sealed
-         from jsonb_to_recordset(?::jsonb) as x(uid text, env_id text, release text, payload_sealed text)`,
+    async insertInbox(rows: InboxInsert[]): Promise<Map<string, string>> {
+      if (!rows.some((r) => r.event_id)) {
+        await db.raw(
+          `insert into error_event_inbox (uid, env_id, release, payload_sealed)
+           select x.uid, x.env_id, x.release, x.payload_sealed
+           from jsonb_to_recordset(?::jsonb) as x(uid text, env_id text, release text, payload_sealed text)`,
+          [JSON.stringify(rows)],
+        );
+        return new Map();
+      }
+      // Named events: each id is claimed and its inbox row written in the same statement (a
+      // data-modifying WITH runs to completion whether or not it is read); an id already claimed,
+      // or claimed twice in this batch, writes no row. ON CONFLICT DO NOTHING waits for a
+      // concurrent claim of the same id to commit or roll back, so exactly one wins.
+      const { rows: claimed } = await db.raw<{ rows: { env_id: string; event_id: string; uid: string }[] }>(
+        `with input as (
+           select * from jsonb_to_recordset(?::jsonb) as x(uid text, env_id text, release text, payload_sealed text, event_id text)
+         ), claimed as (
+           insert into error_event_ids (env_id, event_id, uid)
+           select env_id, event_id, uid from input where event_id is not null
+           on conflict (env_id, event_id) do nothing
+           returning env_id, event_id, uid
+         ), written as (
+           insert into error_event_inbox (uid, env_id, release, payload_sealed)
+           select i.uid, i.env_id, i.release, i.payload_sealed from input i
+            where i.event_id is null or i.uid in (select uid from claimed)
+           returning 1
+         )
+         select env_id, event_id, uid from claimed`,
         [JSON.stringify(rows)],
       );
+      const winners = new Map(claimed.map((c) => [`${c.env_id}\n${c.event_id}`, c.uid]));
+      const lost = rows.filter((r) => r.event_id && !winners.has(`${r.env_id}\n${r.event_id}`));
+      if (lost.length > 0) {
+        // Accepted before (or by a concurrent request, now committed): answer with that uid.
+        const { rows: earlier } = await db.raw<{ rows: { env_id: string; event_id: string; uid: string }[] }>(
+          `select i.env_id, i.event_id, i.uid from error_event_ids i
+             join jsonb_to_recordset(?::jsonb) as x(env_id text, event_id text) on i.env_id = x.env_id and i.event_id = x.event_id`,
+          [JSON.stringify(lost.map((r) => ({ env_id: r.env_id, event_id: r.event_id })))],
+        );
+        for (const e of earlier) winners.set(`${e.env_id}\n${e.event_id}`, e.uid);
+      }
+      return winners;
+    },
+
+    /** Event ids accepted before `before`: their retention is over. */
+    async pruneEventIds(before: Date, limit: number): Promise<number> {
+      const result = await db.raw(
+        'delete from error_event_ids where ctid in (select ctid from error_event_ids where accept_time < ? limit ?)',
+        [before, limit],
+      );
+      return result.rowCount ?? 0;
     },
 
     /**
