@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { CompactMap } from '../../src/domain/observability/compact-map.ts';
-import { parseStack } from '../../src/domain/observability/stack-parser.ts';
+import { parseStack } from '../../src/domain/observability/stack/index.ts';
 import { symbolicateFrame, type MapRef } from '../../src/domain/observability/symbolicate.ts';
 
 const entry = new URL('./fixtures/typed-app/app.ts', import.meta.url).pathname;

@@ -42,10 +42,13 @@ function stored(text: string, final: boolean): Buffer {
 // many new stacks came at once (a new release), measured with bench/errors.ts's memory part.
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
-/** Segment 2: the stack's frame lines (scrubbed; undefined when the event has no stack text) and its frames. */
-export function framesSegment(frameJsons: readonly string[], frameLines: string | undefined): Buffer {
+/**
+ * Segment 2: the stack's frame lines (scrubbed; undefined when the event has no stack text), its
+ * frames, and `extra`: more members the stack alone decides, each `"name":value,`.
+ */
+export function framesSegment(frameJsons: readonly string[], frameLines: string | undefined, extra = ''): Buffer {
   const lines = frameLines === undefined ? '' : `${inner(frameLines)}",`;
-  const text = `${lines}"stack_frames":[${frameJsons.join(',')}],`;
+  const text = `${lines}"stack_frames":[${frameJsons.join(',')}],${extra}`;
   const size = Buffer.byteLength(text);
   if (size > scratch.length) scratch = Buffer.allocUnsafe(size);
   scratch.write(text);

@@ -7,7 +7,7 @@ import type { ErrorEventInput } from './event-schema.ts';
 import { groupKey, stackKeys, type Grouping, type StackKeys } from './fingerprint.ts';
 import { isInApp } from './paths.ts';
 import type { Scrubber, ScrubCounts } from './scrub.ts';
-import { parseStack, splitStack } from './stack-parser.ts';
+import { parseStackTrace, splitStack, type ParsedStack } from './stack/index.ts';
 import { symbolicateFrame, type MapLoader, type MapRef, type RawFrame, type StackFrame } from './symbolicate.ts';
 
 export interface Breadcrumb {
@@ -33,8 +33,23 @@ export interface EventBody {
   fingerprint?: string;
   trace_id?: string;
   span_id?: string;
+  /** Errors printed inside the stack's own properties (`[cause]`, `[errors]`), outermost first. */
+  linked_exceptions?: LinkedExceptionBody[];
+  /** Lines of `stack` no format reads (when the stack was parsed), and the first of them. */
+  unparsed_line_count?: number;
+  unparsed_lines?: string[];
   /** How many values each scrubbing rule replaced. */
   scrub_counts: ScrubCounts;
+}
+
+/** A linked error as stored: its frames mapped and scrubbed like the outer exception's. */
+export interface LinkedExceptionBody {
+  source: string;
+  parent?: number;
+  exception_type: string;
+  message?: string;
+  stack_frames: StackFrame[];
+  unparsed_line_count: number;
 }
 
 /** What grouping and the worker look at in a processed frame. */
@@ -73,6 +88,7 @@ function scrubFrame(f: StackFrame, s: Scrubber): StackFrame {
   const out = { ...f };
   if (f.function !== undefined) out.function = s.recurring(f.function);
   if (f.file !== undefined) out.file = s.recurring(f.file);
+  if (f.eval_origin !== undefined) out.eval_origin = s.recurring(f.eval_origin);
   if (f.pre_context) out.pre_context = f.pre_context.map(s.recurring);
   if (f.context_line !== undefined) out.context_line = s.recurring(f.context_line);
   if (f.post_context) out.post_context = f.post_context.map(s.recurring);
@@ -95,10 +111,39 @@ function scrubBreadcrumb(b: Breadcrumb, s: Scrubber): Breadcrumb {
   return out;
 }
 
+/**
+ * What a parsed stack holds beside the outer exception's frames, as the JSON members the stored
+ * body gets: its linked errors (frames mapped and scrubbed, never grouped: the outer exception
+ * stays the one grouped, as Sentry groups a chained exception by its outermost) and its unparsed lines.
+ */
+async function readyLinked(parsed: ParsedStack, release: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<{ json: string; unavailable: boolean }> {
+  let unavailable = false;
+  const linked: LinkedExceptionBody[] = [];
+  for (const l of parsed.linked) {
+    const frames: StackFrame[] = [];
+    for (const r of l.frames) {
+      const mapped = await symbolicateFrame(r, release, maps, load);
+      mapped.in_app = isInApp(mapped.file);
+      if (r.eval_origin !== undefined) mapped.eval_origin = r.eval_origin;
+      if (mapped.unmapped_reason === 'map_unavailable') unavailable = true;
+      frames.push(scrubFrame(mapped, s));
+    }
+    const body: LinkedExceptionBody = { source: l.source, exception_type: s.text(l.exception_type), stack_frames: frames, unparsed_line_count: l.unparsed_line_count };
+    if (l.parent !== undefined) body.parent = l.parent;
+    if (l.message !== undefined) body.message = s.text(l.message);
+    linked.push(body);
+  }
+  let json = `"unparsed_line_count":${parsed.unparsed_line_count},`;
+  if (parsed.unparsed_lines.length > 0) json += `"unparsed_lines":${JSON.stringify(parsed.unparsed_lines.map((l) => s.text(l)))},`;
+  if (linked.length > 0) json += `"linked_exceptions":${JSON.stringify(linked)},`;
+  return { json, unavailable };
+}
+
 /** A frame mapped and scrubbed, as JSON and as grouping sees it. */
 async function readyFrame(raw: RawFrame, release: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<ReadyFrame> {
   const mapped = await symbolicateFrame(raw, release, maps, load);
   mapped.in_app = raw.in_app ?? isInApp(mapped.file);
+  if (raw.eval_origin !== undefined) mapped.eval_origin = raw.eval_origin;
   const frame = scrubFrame(mapped, s);
   const { function: fn, file, in_app, unmapped_reason } = frame;
   return { key: { function: fn, file, in_app, unmapped_reason }, json: JSON.stringify(frame) };
@@ -137,13 +182,20 @@ async function readyStack(input: ErrorEventInput, frameLines: string | undefined
   if (hit) return hit;
   let unavailable = false;
   const make = async (): Promise<ReadyStack> => {
-    const raw: RawFrame[] = given ?? parseStack(frameLines ?? '');
+    const parsed: ParsedStack | undefined = given ? undefined : parseStackTrace(frameLines ?? '');
+    const raw: RawFrame[] = given ?? parsed!.frames;
     const ready: ReadyFrame[] = [];
     for (const r of raw) ready.push(await readyFrame(r, input.release, maps, load, s));
     unavailable = ready.some((r) => r.key.unmapped_reason === 'map_unavailable');
     const frames = ready.map((r) => r.key);
     const scrubbedLines = frameLines === undefined ? undefined : s.text(frameLines);
-    const stack: ReadyStack = { frames, keys: stackKeys(frames), segment: framesSegment(ready.map((r) => r.json), scrubbedLines) };
+    let extra = '';
+    if (parsed && frameLines !== undefined) {
+      const linked = await readyLinked(parsed, input.release, maps, load, s);
+      if (linked.unavailable) unavailable = true;
+      extra = linked.json;
+    }
+    const stack: ReadyStack = { frames, keys: stackKeys(frames), segment: framesSegment(ready.map((r) => r.json), scrubbedLines, extra) };
     if (scrubbedLines !== undefined) stack.frameLines = scrubbedLines;
     return stack;
   };
@@ -156,7 +208,7 @@ async function readyStack(input: ErrorEventInput, frameLines: string | undefined
 export async function processEvent(input: ErrorEventInput, maps: readonly MapRef[], load: MapLoader, scrubber: Scrubber): Promise<ProcessedEvent> {
   const s = scrubber;
   // The stack's frame lines are scrubbed with the stack (once per stack), its message lines here.
-  const split = input.stack !== undefined ? splitStack(input.stack) : undefined;
+  const split = input.stack !== undefined ? splitStack(input.stack, input) : undefined;
   const stack = await readyStack(input, split?.frames, maps, load, s);
   const body: ProcessedEvent['head'] = {
     event_time: new Date(input.event_time).toISOString(),

@@ -27,6 +27,8 @@ export interface StackFrame {
   /** The position as the runtime printed it, when the frame was mapped. */
   generated?: { function?: string; file?: string; line?: number; column?: number };
   unmapped_reason?: UnmappedReason;
+  /** The eval chain as printed, when the code ran in `eval` or `new Function` (stack/frame-line.ts). */
+  eval_origin?: string;
 }
 
 export interface RawFrame {
@@ -35,6 +37,7 @@ export interface RawFrame {
   line?: number;
   column?: number;
   in_app?: boolean;
+  eval_origin?: string;
 }
 
 export interface MapRef {

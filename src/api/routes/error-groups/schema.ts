@@ -45,7 +45,14 @@ const frame = z.object({
   function: z.string().optional(), file: z.string().optional(), line: z.number().optional(), column: z.number().optional(),
   in_app: z.boolean(), pre_context: z.array(z.string()).optional(), context_line: z.string().optional(),
   post_context: z.array(z.string()).optional(), generated: z.record(z.string(), z.unknown()).optional(), unmapped_reason: z.string().optional(),
+  eval_origin: z.string().optional().meta({ description: 'The eval chain as printed, when the code ran in eval or new Function' }),
 }).meta({ id: 'StackFrame' });
+
+const linkedException = z.object({
+  source: z.string().meta({ description: '`cause`, or `errors[N]` of an AggregateError' }),
+  parent: z.number().int().optional().meta({ description: 'Index in linked_exceptions of the error it hangs on; absent: the outer exception' }),
+  exception_type: z.string(), message: z.string().optional(), stack_frames: z.array(frame), unparsed_line_count: z.number().int(),
+}).meta({ id: 'LinkedException' });
 
 export const groupResource = z.object({
   name: z.string(), uid: z.string(), fingerprint: z.string(), title: z.string(), culprit: z.string(), service_name: z.string(),
@@ -60,6 +67,9 @@ export const eventResource = z.object({
   stack_frames: z.array(frame), service_name: z.string().optional(), release: z.string().optional(),
   breadcrumbs: z.array(z.record(z.string(), z.unknown())), tags: z.record(z.string(), z.string()), fingerprint: z.string().optional(),
   trace_id: z.string().optional(), span_id: z.string().optional(), scrub_counts: z.record(z.string(), z.number()),
+  linked_exceptions: z.array(linkedException).optional().meta({ description: 'Errors printed in the stack as `[cause]` or `[errors]`, outermost first' }),
+  unparsed_line_count: z.number().int().optional().meta({ description: 'Lines of `stack` that no known format reads (set when the stack was parsed)' }),
+  unparsed_lines: z.array(z.string()).optional().meta({ description: 'The first 50 of those lines, scrubbed' }),
 }).meta({ id: 'ErrorEvent' });
 
 export const groupList = z.object({ error_groups: z.array(groupResource), next_page_token: z.string().optional() });

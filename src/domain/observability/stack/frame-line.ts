@@ -1,0 +1,253 @@
+// One printed frame line into a frame, for every engine's format. Each reader is a function of
+// the line alone, in the style of sentry-javascript's stack line parsers, but without regular
+// expressions over the line: lines can be 64 KiB (a data: URL), and string searches from the ends
+// keep each read linear in the line's length (CWE-1333).
+import { closingParen, endsWithPosition, parseLocation, positive, type Location } from './location.ts';
+
+export interface ParsedFrame {
+  function?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  /** The location as printed when the code ran in `eval` or `new Function`: the eval chain. */
+  eval_origin?: string;
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 9;
+
+function frame(name: string | undefined, loc: Location, evalOrigin?: string): ParsedFrame {
+  const out: ParsedFrame = {};
+  if (name !== undefined && name !== '') out.function = name;
+  if (loc.file !== undefined) out.file = loc.file;
+  if (loc.line !== undefined) out.line = loc.line;
+  if (loc.column !== undefined) out.column = loc.column;
+  if (evalOrigin !== undefined) out.eval_origin = evalOrigin;
+  return out;
+}
+
+// --- V8 (Chrome, Edge, Node, Deno, Bun) and Hermes -------------------------------------------
+
+// V8 prints a wasm frame as `wasm://wasm/<module>:wasm-function[<index>]:0x<module offset>`
+// (WebAssembly Web API §"Stack traces"); the CallSite API gives line 1 and the offset plus one as
+// the column, which is what is kept.
+function wasmLocation(text: string): Location | undefined {
+  const at = text.lastIndexOf(':wasm-function[');
+  if (at < 0) return undefined;
+  const close = text.indexOf(']:0x', at);
+  if (close < 0) return undefined;
+  const offset = Number.parseInt(text.slice(close + 4), 16);
+  if (!Number.isSafeInteger(offset) || !/^[0-9a-f]+$/i.test(text.slice(close + 4, close + 20))) return undefined;
+  return { file: text.slice(0, at) || undefined, line: 1, column: offset + 1 };
+}
+
+/**
+ * V8's eval location, `eval at <fn> (<origin>), <own location>`, where the origin is a location or
+ * another eval (V8's FormatEvalOrigin). The frame is placed at its own location when the evaluated
+ * code has a name of its own (a `//# sourceURL=` such as webpack's `webpack-internal:///…`),
+ * else at the outermost real location of the chain, which is in a file a source map can cover.
+ */
+function v8Eval(text: string): Location | undefined {
+  let rest = text;
+  let own: Location | undefined;
+  for (let depth = 0; rest.startsWith('eval at ') && depth < 64; depth++) {
+    const open = rest.indexOf(' (', 8);
+    if (open < 0) return undefined;
+    const close = closingParen(rest, open + 1);
+    if (close < 0) return undefined;
+    if (depth === 0 && rest.startsWith(', ', close + 1)) own = parseLocation(rest.slice(close + 3));
+    rest = rest.slice(open + 2, close);
+  }
+  if (own?.file !== undefined && own.file !== '<anonymous>') return own;
+  return wasmLocation(rest) ?? parseLocation(rest);
+}
+
+const v8Natives = new Set(['native', '<anonymous>', 'unknown location']);
+
+/** A V8 location in parentheses, or undefined when `text` is not one. */
+function v8Location(text: string): { loc: Location; evalOrigin?: string } | undefined {
+  if (text.startsWith('eval at ')) {
+    const loc = v8Eval(text);
+    return loc ? { loc, evalOrigin: text } : undefined;
+  }
+  // Hermes: `address at index.android.bundle:1:234` (bytecode offsets print the same way).
+  if (text.startsWith('address at ')) return { loc: parseLocation(text.slice(11)) };
+  if (v8Natives.has(text)) return { loc: { file: text } };
+  // `at async Promise.all (index 0)`: a Promise combinator's element, no source location.
+  if (text.startsWith('index ') && positive(text, 6, text.length) !== undefined) return { loc: {} };
+  if (text === 'index 0') return { loc: {} };
+  const wasm = wasmLocation(text);
+  if (wasm) return { loc: wasm };
+  if (endsWithPosition(text)) return { loc: parseLocation(text) };
+  return undefined;
+}
+
+/** V8's name part: `async ` awaited and ` [as alias]` (the property it was called through) dropped. */
+function v8Name(name: string): string | undefined {
+  let n = name;
+  if (n.startsWith('async ')) n = n.slice(6);
+  if (n.endsWith(']')) {
+    const as = n.lastIndexOf(' [as ');
+    if (as >= 0) n = n.slice(0, as);
+  }
+  n = n.trim();
+  return n === '' ? undefined : n;
+}
+
+// At most this many ` (` are tried as the start of the location: a path may hold ` (` itself
+// (`C:\Program Files (x86)\…`), but trying every one of a hostile line's would be quadratic.
+const maxOpenTries = 8;
+
+/**
+ * `at fn (location)`, `at location`, `at async fn (location)`, `at new Foo (location)`,
+ * `at fn [as alias] (location)`, `at eval (eval at …)`, `at Array.map (native)`,
+ * `at async Promise.all (index 0)`, React Native's `at fn(file.js:1:2)`, Hermes's
+ * `at fn (address at file:1:2)`, V8's wasm frames.
+ */
+export function v8Line(line: string): ParsedFrame | undefined {
+  let start = 0;
+  while (start < line.length && isSpace(line.charCodeAt(start))) start++;
+  if (!line.startsWith('at ', start)) return undefined;
+  let end = line.length;
+  while (end > start && isSpace(line.charCodeAt(end - 1))) end--;
+  const rest = line.slice(start + 3, end).trimStart();
+  if (rest === '') return undefined;
+  if (rest.endsWith(')')) {
+    // The name never holds ` (` but a path can: the first ` (` whose text reads as a location.
+    let open = rest.indexOf(' (');
+    for (let tries = 0; open >= 0 && tries < maxOpenTries; tries++) {
+      const parsed = v8Location(rest.slice(open + 2, -1));
+      if (parsed) return frame(v8Name(rest.slice(0, open)), parsed.loc, parsed.evalOrigin);
+      open = rest.indexOf(' (', open + 2);
+    }
+    // React Native prints no space: `at fn(file.js:1:2)`.
+    const paren = rest.indexOf('(');
+    if (paren > 0 && rest.charCodeAt(paren - 1) !== 32) {
+      const parsed = v8Location(rest.slice(paren + 1, -1));
+      if (parsed) return frame(v8Name(rest.slice(0, paren)), parsed.loc, parsed.evalOrigin);
+    }
+  }
+  // A frame without a name prints its location alone: `at file:1:2`, `at async file:1:2`.
+  const bare = rest.startsWith('async ') ? rest.slice(6) : rest;
+  const wasm = wasmLocation(bare);
+  if (wasm) return frame(undefined, wasm);
+  if (bare.startsWith('eval at ')) {
+    const loc = v8Eval(bare);
+    if (loc) return frame(undefined, loc, bare);
+  }
+  if (endsWithPosition(bare) || v8Natives.has(bare)) return frame(undefined, parseLocation(bare));
+  return undefined;
+}
+
+// --- SpiderMonkey (Firefox) and JavaScriptCore (Safari, React Native's JSC) -------------------
+
+const schemeStart = (text: string): boolean => {
+  // RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"
+  const first = text.charCodeAt(0);
+  if (!((first >= 65 && first <= 90) || (first >= 97 && first <= 122))) return false;
+  for (let i = 1; i < text.length && i < 40; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 58) return i > 1 || text.charCodeAt(2) === 92 || text.charCodeAt(2) === 47; // `C:\` is a drive, and a location too
+    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
+    if (!ok) return false;
+  }
+  return false;
+};
+
+/** Whether text after an `@` begins as a location does: a URL, a path, `[native code]`, `1:234`. */
+function locationStart(text: string): boolean {
+  if (text === '') return false;
+  const c = text.charCodeAt(0);
+  if (c === 47 || c === 92 || c === 46 || c === 91 || c === 60) return true; // / \ . [ <
+  if (c >= 48 && c <= 57) return endsWithPosition(`:${text}`) && parseLocation(text).file === undefined;
+  return schemeStart(text);
+}
+
+/** SpiderMonkey's `url line 12 > eval:1:3` (and `> Function`, nested): the eval call site in `url`. */
+function geckoEval(text: string): Location | undefined {
+  let from = 0;
+  for (let tries = 0; tries < maxOpenTries; tries++) {
+    const at = text.indexOf(' line ', from);
+    if (at < 0) return undefined;
+    let i = at + 6;
+    while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+    if (at > 0 && i > at + 6 && text.startsWith(' > ', i)) {
+      const out: Location = { file: text.slice(0, at) };
+      const line = positive(text, at + 6, i);
+      if (line !== undefined) out.line = line;
+      return out;
+    }
+    from = at + 6;
+  }
+  return undefined;
+}
+
+/** A location after `@`: `url:1:2`, `url:1`, `[native code]`, `1:234`, Gecko's eval chain. */
+function atLocation(text: string): { loc: Location; evalOrigin?: string } | undefined {
+  if (text === '[native code]') return { loc: { file: text } };
+  const evalSite = geckoEval(text);
+  if (evalSite) return { loc: evalSite, evalOrigin: text };
+  if (!endsWithPosition(text) && !/^\d+(?::\d+)?$/.test(text.slice(0, 32))) return undefined;
+  return { loc: parseLocation(text) };
+}
+
+/**
+ * SpiderMonkey's names: an async cause before `*` (`setTimeout handler*fn`, `async*fn`), and the
+ * closure path's trailing markers (`fn/<`, `fn/inner</<`: an anonymous function inside `fn/inner`).
+ */
+function geckoName(name: string): string | undefined {
+  let n = name;
+  const star = n.lastIndexOf('*');
+  if (star >= 0) n = n.slice(star + 1);
+  let end = n.length;
+  while (end > 0 && (n.charCodeAt(end - 1) === 60 || n.charCodeAt(end - 1) === 47)) end--;
+  n = n.slice(0, end).trim();
+  return n === '' ? undefined : n;
+}
+
+/**
+ * `fn@location` (SpiderMonkey and JavaScriptCore), `@location`, `global code@…`, `get label@…`,
+ * `forEach@[native code]`, `fn@1:234`. Names and URLs can both hold `@` (`/node_modules/@scope/`):
+ * the first `@` followed by what starts a location splits them, else the first whose remainder
+ * reads as a location.
+ */
+export function atLine(line: string): ParsedFrame | undefined {
+  const text = line.trim();
+  let at = text.indexOf('@');
+  let fallback = -1;
+  for (let tries = 0; at >= 0 && tries < maxOpenTries; tries++) {
+    const rest = text.slice(at + 1);
+    if (locationStart(rest)) {
+      const parsed = atLocation(rest);
+      if (parsed) return frame(geckoName(text.slice(0, at)), parsed.loc, parsed.evalOrigin);
+    } else if (fallback < 0) {
+      fallback = at;
+    }
+    at = text.indexOf('@', at + 1);
+  }
+  if (fallback >= 0) {
+    const parsed = atLocation(text.slice(fallback + 1));
+    // A bare file name (`index.android.bundle:1:2`) but never a sentence with an address in it.
+    if (parsed && parsed.loc.file !== undefined && !parsed.loc.file.includes(' ')) {
+      return frame(geckoName(text.slice(0, fallback)), parsed.loc, parsed.evalOrigin);
+    }
+  }
+  // JavaScriptCore prints code without a location as its name alone (`eval code`), or with an
+  // empty location (`eval code@`).
+  const name = text.endsWith('@') ? text.slice(0, -1) : text;
+  return jscCode.has(name) ? { function: name } : undefined;
+}
+
+const jscCode = new Set(['eval code', 'global code', 'module code', 'function code']);
+
+/** Older JavaScriptCore prints an anonymous frame as its bare URL: `http://x/app.js:1:2`. */
+export function bareLine(line: string): ParsedFrame | undefined {
+  const text = line.trim();
+  if (!(text.startsWith('/') || schemeStart(text)) || text.includes(' ')) return undefined;
+  const loc = parseLocation(text);
+  return loc.file !== undefined && loc.line !== undefined && loc.column !== undefined ? frame(undefined, loc) : undefined;
+}
+
+/** A frame line of any engine's format, or undefined. */
+export function parseFrameLine(line: string): ParsedFrame | undefined {
+  return v8Line(line) ?? atLine(line) ?? bareLine(line);
+}

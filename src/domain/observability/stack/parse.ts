@@ -1,0 +1,269 @@
+// A whole printed stack into exceptions and frames: the message lines, the frame lines of every
+// engine (frame-line.ts), and what Node adds when it prints an error itself (util.inspect, used
+// for uncaught errors and console.error): the uncaught-exception header (`file:line`, the source
+// line, a caret, a blank line), own properties after a ` {` that ends the last frame line, linked
+// errors in `[cause]: …` and AggregateError's `[errors]: [ … ]` (lib/internal/util/inspect.js,
+// formatError), `... N lines matching cause stack trace ...`, and the `Node.js v24…` trailer.
+// Lines are visited once each, so a stack costs time linear in its size.
+import { parseFrameLine, type ParsedFrame } from './frame-line.ts';
+
+export interface ParsedException {
+  frames: ParsedFrame[];
+  /** Lines among the frames that no format reads, as printed (the first `maxUnparsedKept`, clipped). */
+  unparsed_lines: string[];
+  unparsed_line_count: number;
+}
+
+/** An error printed inside another's own properties. */
+export interface LinkedException extends ParsedException {
+  /** Where it hangs: `cause`, or `errors[N]` of an AggregateError (Sentry's mechanism.source). */
+  source: string;
+  /** Index in `linked` of the exception it hangs on; absent for the outer exception. */
+  parent?: number;
+  exception_type: string;
+  message?: string;
+}
+
+export interface ParsedStack extends ParsedException {
+  linked: LinkedException[];
+}
+
+/** What the event says of its exception: lets its message lines be skipped whatever they hold. */
+export interface StackHint {
+  exception_type?: string;
+  message?: string;
+}
+
+export const maxFrames = 256;
+export const maxLinked = 32;
+const maxUnparsedKept = 50;
+const maxUnparsedLength = 1024;
+
+interface Line {
+  text: string;
+  indent: number;
+}
+
+function splitLines(text: string): Line[] {
+  const out: Line[] = [];
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    let indent = 0;
+    while (indent < line.length && line.charCodeAt(indent) === 32) indent++;
+    out.push({ text: line, indent });
+    start = end + 1;
+  }
+  return out;
+}
+
+const isCaretLine = (t: string): boolean => {
+  const s = t.trim();
+  if (s === '') return false;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 94) return false;
+  return true;
+};
+
+/** Node's uncaught-exception header: `file:line`, the source line, a caret line, a blank line. */
+function headerEnd(lines: Line[]): number {
+  const first = lines[0]?.text ?? '';
+  if (!/:\d+$/.test(first.slice(-16)) || first.startsWith(' ') || parseFrameLine(first)) return 0;
+  for (let i = 1; i <= 2 && i < lines.length; i++) {
+    if (isCaretLine(lines[i]!.text)) return lines[i + 1]?.text.trim() === '' ? i + 2 : i + 1;
+  }
+  return 0;
+}
+
+/** A frame line without what inspect appends: ` {` before own properties, `,` in an array. */
+const bare = (t: string): string => (t.endsWith(' {') ? t.slice(0, -2) : t.endsWith(',') ? t.slice(0, -1) : t);
+
+const isElision = (t: string): boolean => t.startsWith('... ') && t.endsWith(' ...');
+const isTrailer = (t: string): boolean => t.startsWith('Node.js v') && /^Node\.js v\d+\.\d+\.\d+$/.test(t.slice(0, 40));
+
+/** `Type: message`, `Type [CODE]: message`, `[Error: message]` (an error without a stack). */
+function errorHead(text: string): { type: string; message?: string } | undefined {
+  let t = text;
+  if (t.startsWith('[') && t.endsWith(']')) t = t.slice(1, -1);
+  const m = /^([A-Za-z_$][\w$.]*(?: \[[\w-]+\])?)(?:: |:$|$)/.exec(t.slice(0, 300));
+  if (!m) return undefined;
+  const type = m[1]!;
+  const message = t.length > type.length + 2 ? t.slice(type.length + 2) : undefined;
+  return message === undefined ? { type } : { type, message };
+}
+
+interface Exc extends ParsedException {
+  head: string[];
+}
+
+class Reader {
+  readonly lines: Line[];
+  readonly linked: LinkedException[] = [];
+  i: number;
+
+  constructor(lines: Line[], start: number) {
+    this.lines = lines;
+    this.i = start;
+  }
+
+  /**
+   * One exception from its first frame line on: frames and unparsed lines until the block ends.
+   * `base` is the indentation of its head line (0 at the top); inside an `[errors]` array its last
+   * line ends with `,`. Returns after its own properties, when it has any.
+   */
+  frames(exc: Exc, base: number, nested: boolean, index: number | undefined): void {
+    const { lines } = this;
+    while (this.i < lines.length) {
+      const line = lines[this.i]!;
+      const t = line.text.trim();
+      if (nested && (line.indent <= base || t === '}' || t === '},' || t === ']' || t === '],')) return;
+      this.i++;
+      if (t === '' || isElision(t) || isTrailer(t)) continue;
+      let text = line.text;
+      const opens = text.endsWith(' {');
+      if (opens) text = text.slice(0, -2);
+      const ends = nested && text.endsWith(',');
+      if (ends) text = text.slice(0, -1);
+      const frame = parseFrameLine(text);
+      if (frame) {
+        if (exc.frames.length < maxFrames) exc.frames.push(frame);
+      } else {
+        exc.unparsed_line_count++;
+        if (exc.unparsed_lines.length < maxUnparsedKept) exc.unparsed_lines.push(line.text.slice(0, maxUnparsedLength));
+      }
+      if (opens) {
+        this.properties(base, index);
+        return;
+      }
+      if (ends) return;
+    }
+  }
+
+  /** Own properties up to the `}` at `base`: `[cause]` and `[errors]` are read, the rest skipped. */
+  properties(base: number, parent: number | undefined): void {
+    const { lines } = this;
+    while (this.i < lines.length) {
+      const line = lines[this.i]!;
+      const t = line.text.trim();
+      if (line.indent <= base && (t === '}' || t === '},')) {
+        this.i++;
+        return;
+      }
+      if (line.indent < base && t !== '') return;
+      if (line.indent === base + 2 && t.startsWith('[cause]: ')) {
+        this.linkedAt(t.slice(9), base + 2, 'cause', parent);
+      } else if (line.indent === base + 2 && t === '[errors]: [') {
+        this.i++;
+        this.errors(base + 2, parent);
+      } else {
+        this.i++;
+      }
+    }
+  }
+
+  /** AggregateError's `[errors]: [` … `]`: each element an error (or another value, skipped). */
+  errors(base: number, parent: number | undefined): void {
+    const { lines } = this;
+    let n = 0;
+    while (this.i < lines.length) {
+      const line = lines[this.i]!;
+      const t = line.text.trim();
+      if (line.indent <= base && (t === ']' || t === '],')) {
+        this.i++;
+        return;
+      }
+      if (line.indent < base && t !== '') return;
+      if (line.indent === base + 2) this.linkedAt(t, base + 2, `errors[${n++}]`, parent);
+      else this.i++;
+    }
+  }
+
+  /** A linked error whose head line (`Type: message`) is the current line, read from `text` on. */
+  linkedAt(text: string, base: number, source: string, parent: number | undefined): void {
+    this.i++;
+    const head = errorHead(text.endsWith(',') ? text.slice(0, -1) : text);
+    if (!head || this.linked.length >= maxLinked) return;
+    const exc: Exc = { head: [], frames: [], unparsed_lines: [], unparsed_line_count: 0 };
+    const index = this.linked.length;
+    const linked: LinkedException = { source, exception_type: head.type, frames: exc.frames, unparsed_lines: exc.unparsed_lines, unparsed_line_count: 0 };
+    if (parent !== undefined) linked.parent = parent;
+    this.linked.push(linked);
+    // Message lines go on until the first frame (a message can span lines).
+    const messageLines: string[] = head.message === undefined ? [] : [head.message];
+    const { lines } = this;
+    if (!text.endsWith(',') && !text.endsWith(']')) {
+      while (this.i < lines.length) {
+        const line = lines[this.i]!;
+        const t = line.text.trim();
+        if (line.indent < base || parseFrameLine(bare(t)) || t === '}' || t === '},') break;
+        messageLines.push(line.text.slice(Math.min(line.indent, base + 2)));
+        this.i++;
+      }
+      this.frames(exc, base, true, index);
+    }
+    if (messageLines.length > 0) linked.message = messageLines.join('\n');
+    linked.unparsed_line_count = exc.unparsed_line_count;
+  }
+}
+
+/** The index of the first frame line at or after `start`, or lines.length. */
+function firstFrame(lines: Line[], start: number, hint: StackHint | undefined): number {
+  let from = start;
+  // The event's own `Type: message` may span lines, and hold text that reads as a frame.
+  if (hint?.exception_type !== undefined && from < lines.length) {
+    const head = hint.message ? `${hint.exception_type}: ${hint.message}` : hint.exception_type;
+    const headLines = head.split('\n').length;
+    const printed = lines.slice(from, from + headLines).map((l) => l.text).join('\n');
+    if (headLines > 1 && printed === head) from += headLines;
+  }
+  for (let i = from; i < lines.length; i++) {
+    const t = lines[i]!.text;
+    // The first line of a V8 stack is `Type: message`; it is never a frame, even holding `@`.
+    if (i === start && errorHead(t) && !t.trimStart().startsWith('at ')) continue;
+    if (parseFrameLine(bare(t))) return i;
+  }
+  return lines.length;
+}
+
+/** Character offset where line `index` begins. */
+function offsetOf(text: string, lines: Line[], index: number): number {
+  let offset = 0;
+  for (let i = 0; i < index && i < lines.length; i++) {
+    const nl = text.indexOf('\n', offset);
+    if (nl < 0) return text.length;
+    offset = nl + 1;
+  }
+  return offset;
+}
+
+/**
+ * A stack as its message lines (the header, `Type: message`) and its frame lines (from the first
+ * frame line on, own properties and linked errors included). The frame lines recur from event to
+ * event of one bug, the message often does not; the two join back with `+`, and parsing `frames`
+ * gives what parsing the whole stack does.
+ */
+export function splitStack(stack: string, hint?: StackHint): { message: string; frames: string } {
+  const lines = splitLines(stack);
+  const first = firstFrame(lines, headerEnd(lines), hint);
+  if (first >= lines.length) return { message: stack, frames: '' };
+  const at = offsetOf(stack, lines, first);
+  return { message: stack.slice(0, at), frames: stack.slice(at) };
+}
+
+/** Every exception a printed stack holds; frames innermost last. */
+export function parseStackTrace(stack: string, hint?: StackHint): ParsedStack {
+  const lines = splitLines(stack);
+  const start = firstFrame(lines, headerEnd(lines), hint);
+  const reader = new Reader(lines, start);
+  const exc: Exc = { head: [], frames: [], unparsed_lines: [], unparsed_line_count: 0 };
+  reader.frames(exc, 0, false, undefined);
+  const out: ParsedStack = { frames: exc.frames.reverse(), unparsed_lines: exc.unparsed_lines, unparsed_line_count: exc.unparsed_line_count, linked: reader.linked };
+  for (const l of out.linked) l.frames.reverse();
+  return out;
+}
+
+/** The outer exception's frames, innermost last. */
+export function parseStack(stack: string, hint?: StackHint): ParsedFrame[] {
+  return parseStackTrace(stack, hint).frames;
+}
