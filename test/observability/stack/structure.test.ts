@@ -95,6 +95,26 @@ describe("Node's printing of errors", () => {
     expect(split.message + split.frames).toBe(printed);
   });
 
+  it('reads a cause whose stack Node decorated with its own header (an error thrown in vm code)', () => {
+    const parsed = parseStackTrace([
+      'Error: checkout failed',
+      '    at /srv/app/a.js:38:17 {',
+      '  order: 42,',
+      '  [cause]: https://shop.example.com/assets/main.js:1',
+      '  "use strict";var App=(()=>{function s(e){throw new TypeError(e)}})();',
+      '                                            ^',
+      '  ',
+      '  TypeError: not a price: abc',
+      '      at s (https://shop.example.com/assets/main.js:1:547)',
+      '      at Script.runInContext (node:vm:149:12)',
+      '}',
+    ].join('\n'));
+    expect(parsed.linked).toEqual([{
+      source: 'cause', exception_type: 'TypeError', message: 'not a price: abc', unparsed_lines: [], unparsed_line_count: 0,
+      frames: [{ function: 'Script.runInContext', file: 'node:vm', line: 149, column: 12 }, { function: 's', file: 'https://shop.example.com/assets/main.js', line: 1, column: 547 }],
+    }]);
+  });
+
   it("keeps a linked error's own multi-line message", () => {
     const parsed = parseStackTrace(['Error: a', '    at f (/a.js:1:1) {', '  [cause]: Error: first line', '  second line', '      at g (/a.js:2:2)', '}'].join('\n'));
     expect(parsed.linked).toMatchObject([{ exception_type: 'Error', message: 'first line\nsecond line', frames: [{ function: 'g' }] }]);

@@ -66,14 +66,20 @@ const isCaretLine = (t: string): boolean => {
   return true;
 };
 
-/** Node's uncaught-exception header: `file:line`, the source line, a caret line, a blank line. */
-function headerEnd(lines: Line[]): number {
-  const first = lines[0]?.text ?? '';
-  if (!/:\d+$/.test(first.slice(-16)) || first.startsWith(' ') || parseFrameLine(first)) return 0;
-  for (let i = 1; i <= 2 && i < lines.length; i++) {
+const isHeaderLine = (t: string): boolean => /:\d+$/.test(t.slice(-16)) && !parseFrameLine(t);
+
+/**
+ * Node's uncaught-exception header, which also heads an error's stack once Node decorated it (an
+ * error thrown by code run in `vm`, printed as a cause): `file:line`, the source line, a caret
+ * line, a blank line. Answers the index of the line after it, or `from` when there is none.
+ */
+function headerEnd(lines: Line[], from = 0): number {
+  const first = lines[from]?.text ?? '';
+  if (first.startsWith(' ') || !isHeaderLine(first)) return from;
+  for (let i = from + 1; i <= from + 2 && i < lines.length; i++) {
     if (isCaretLine(lines[i]!.text)) return lines[i + 1]?.text.trim() === '' ? i + 2 : i + 1;
   }
-  return 0;
+  return from;
 }
 
 /** A frame line without what inspect appends: ` {` before own properties, `,` in an array. */
@@ -180,7 +186,16 @@ class Reader {
   }
 
   /** A linked error whose head line (`Type: message`) is the current line, read from `text` on. */
-  linkedAt(text: string, base: number, source: string, parent: number | undefined): void {
+  linkedAt(first: string, base: number, source: string, parent: number | undefined): void {
+    let text = first;
+    if (isHeaderLine(text)) {
+      // A decorated stack: the header's lines are indented with the error's, so it is read in place.
+      const end = headerEnd([{ text, indent: 0 }, ...this.lines.slice(this.i + 1, this.i + 4).map((l) => ({ text: l.text.trim(), indent: 0 }))]);
+      if (end > 0 && this.lines[this.i + end]) {
+        this.i += end;
+        text = this.lines[this.i]!.text.trim();
+      }
+    }
     this.i++;
     const head = errorHead(text.endsWith(',') ? text.slice(0, -1) : text);
     if (!head || this.linked.length >= maxLinked) return;
