@@ -15,6 +15,19 @@ export interface StackFrame {
   post_context?: string[];
   generated?: { function?: string; file?: string; line?: number; column?: number };
   unmapped_reason?: string;
+  /** The eval chain as printed, when the code ran in eval or new Function. */
+  eval_origin?: string;
+}
+
+/** An error printed inside the stack's own properties: `[cause]`, or AggregateError's `[errors]`. */
+export interface LinkedException {
+  source: string;
+  /** Index in `linked_exceptions` of the error it hangs on; absent: the event's own exception. */
+  parent?: number;
+  exception_type: string;
+  message?: string;
+  stack_frames: StackFrame[];
+  unparsed_line_count: number;
 }
 
 export interface CaptureEvent {
@@ -57,6 +70,11 @@ export interface ErrorEvent extends Omit<CaptureEvent, 'stack_frames'> {
   meta: { create_time: string; receive_time: string };
   stack_frames: StackFrame[];
   scrub_counts: Record<string, number>;
+  /** Errors in the stack's `[cause]` and `[errors]` (Node's util.inspect of an error), outermost first. */
+  linked_exceptions?: LinkedException[];
+  /** Lines of `stack` no known format reads, when the stack was parsed; the first 50 of them. */
+  unparsed_line_count?: number;
+  unparsed_lines?: string[];
 }
 
 export interface SourceMap {
