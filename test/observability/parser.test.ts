@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { groupKey, normalizeMessage } from '../../src/domain/observability/fingerprint.ts';
 import { filePath, isInApp, normalizeFile } from '../../src/domain/observability/paths.ts';
-import { parseStack, splitStack } from '../../src/domain/observability/stack/index.ts';
+import { parseStack, parseStackBody, parseStackTrace, splitStack } from '../../src/domain/observability/stack/index.ts';
 import type { StackFrame } from '../../src/domain/observability/symbolicate.ts';
 
 const fixture = (name: string) => new URL(`./fixtures/stacks/${name}`, import.meta.url);
@@ -81,13 +81,14 @@ describe('splitStack', () => {
   it('cuts a stack before its first frame line, joins back exactly, and parses the same', () => {
     expect(splitStack('TypeError: x (at y:1:2)\n    at a (f.js:1:2)\n    at b (f.js:3:4)')).toEqual({ message: 'TypeError: x (at y:1:2)\n', frames: '    at a (f.js:1:2)\n    at b (f.js:3:4)' });
     expect(splitStack('Error: a@b.c:1:2\r\nfn@f.js:1:2')).toEqual({ message: 'Error: a@b.c:1:2\r\n', frames: 'fn@f.js:1:2' });
-    expect(splitStack('no frames here')).toEqual({ message: 'no frames here', frames: '' });
+    expect(splitStack('Error: no frames here')).toEqual({ message: 'Error: no frames here', frames: '' });
+    expect(splitStack('Error: no frames\nLine 42 of linked script')).toEqual({ message: 'Error: no frames\n', frames: 'Line 42 of linked script' });
     const line = fc.oneof(fc.string(), fc.constantFrom('    at a (f.js:1:2)', 'fn@f.js:3:4', 'TypeError: m', '    at new B (webpack:///src/b.ts:9:1)', '', '\r'));
     fc.assert(fc.property(fc.array(line, { maxLength: 12 }), fc.constantFrom('\n', '\r\n'), (lines, nl) => {
       const stack = lines.join(nl);
       const { message, frames } = splitStack(stack);
       expect(message + frames).toBe(stack);
-      expect(parseStack(frames)).toEqual(parseStack(stack));
+      expect(parseStackBody(frames)).toEqual(parseStackTrace(stack));
     }), { numRuns: 500 });
   });
 });

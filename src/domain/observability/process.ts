@@ -7,7 +7,7 @@ import type { ErrorEventInput } from './event-schema.ts';
 import { groupKey, stackKeys, type Grouping, type StackKeys } from './fingerprint.ts';
 import { isInApp } from './paths.ts';
 import type { Scrubber, ScrubCounts } from './scrub.ts';
-import { parseStackTrace, splitStack, type ParsedStack } from './stack/index.ts';
+import { parseStackBody, splitStack, type ParsedStack } from './stack/index.ts';
 import { symbolicateFrame, type MapLoader, type MapRef, type RawFrame, type StackFrame } from './symbolicate.ts';
 
 export interface Breadcrumb {
@@ -182,7 +182,7 @@ async function readyStack(input: ErrorEventInput, frameLines: string | undefined
   if (hit) return hit;
   let unavailable = false;
   const make = async (): Promise<ReadyStack> => {
-    const parsed: ParsedStack | undefined = given ? undefined : parseStackTrace(frameLines ?? '');
+    const parsed: ParsedStack | undefined = given ? undefined : parseStackBody(frameLines ?? '');
     const raw: RawFrame[] = given ?? parsed!.frames;
     const ready: ReadyFrame[] = [];
     for (const r of raw) ready.push(await readyFrame(r, input.release, maps, load, s));

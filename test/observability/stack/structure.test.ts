@@ -129,6 +129,12 @@ describe('lines no format reads', () => {
     expect(parsed.unparsed_lines).toEqual(['    at something we have never seen', 'garbage ###']);
   });
 
+  it('are counted in a stack with no frame at all, after its message line', () => {
+    const parsed = parseStackTrace('Error: x\nLine 42 of linked script\nLine 7 of inline#1 script', { exception_type: 'Error', message: 'x' });
+    expect(parsed.frames).toEqual([]);
+    expect(parsed.unparsed_line_count).toBe(2);
+  });
+
   it('never count message lines, blank lines or elisions', () => {
     const parsed = parseStackTrace('TypeError: x\nmore of the message\n\n    at f (/a.js:1:2)\n\n    ... 3 lines matching cause stack trace ...\n');
     expect(parsed.frames).toHaveLength(1);

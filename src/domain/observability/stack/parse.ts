@@ -222,23 +222,23 @@ class Reader {
   }
 }
 
-/** The index of the first frame line at or after `start`, or lines.length. */
-function firstFrame(lines: Line[], start: number, hint: StackHint | undefined): number {
-  let from = start;
+/**
+ * Where the body of a stack begins: its first frame line, after the uncaught-exception header and
+ * the event's own `Type: message` lines. A stack with no frame line at all has its body right after
+ * those, so that its lines are counted as unparsed, not taken for message lines.
+ */
+function bodyStart(lines: Line[], hint: StackHint | undefined): number {
+  const start = headerEnd(lines);
+  let messageEnd = start;
+  const first = lines[start]?.text ?? '';
   // The event's own `Type: message` may span lines, and hold text that reads as a frame.
-  if (hint?.exception_type !== undefined && from < lines.length) {
-    const head = hint.message ? `${hint.exception_type}: ${hint.message}` : hint.exception_type;
-    const headLines = head.split('\n').length;
-    const printed = lines.slice(from, from + headLines).map((l) => l.text).join('\n');
-    if (headLines > 1 && printed === head) from += headLines;
-  }
-  for (let i = from; i < lines.length; i++) {
-    const t = lines[i]!.text;
-    // The first line of a V8 stack is `Type: message`; it is never a frame, even holding `@`.
-    if (i === start && errorHead(t) && !t.trimStart().startsWith('at ')) continue;
-    if (parseFrameLine(bare(t))) return i;
-  }
-  return lines.length;
+  const head = hint?.exception_type === undefined ? undefined : hint.message ? `${hint.exception_type}: ${hint.message}` : hint.exception_type;
+  const headLines = head === undefined ? 0 : head.split('\n').length;
+  if (head !== undefined && lines.slice(start, start + headLines).map((l) => l.text).join('\n') === head) messageEnd = start + headLines;
+  // The first line of a V8 stack is `Type: message`; it is never a frame, even holding `@`.
+  else if (errorHead(first) && !first.trimStart().startsWith('at ')) messageEnd = start + 1;
+  for (let i = messageEnd; i < lines.length; i++) if (parseFrameLine(bare(lines[i]!.text))) return i;
+  return Math.min(messageEnd, lines.length);
 }
 
 /** Character offset where line `index` begins. */
@@ -253,29 +253,35 @@ function offsetOf(text: string, lines: Line[], index: number): number {
 }
 
 /**
- * A stack as its message lines (the header, `Type: message`) and its frame lines (from the first
- * frame line on, own properties and linked errors included). The frame lines recur from event to
- * event of one bug, the message often does not; the two join back with `+`, and parsing `frames`
- * gives what parsing the whole stack does.
+ * A stack as its message lines (the header, `Type: message`) and its body (from the first frame
+ * line on, own properties and linked errors included). The body recurs from event to event of one
+ * bug, the message often does not; the two join back with `+`, and `parseStackBody(body)` gives
+ * what `parseStackTrace` gives for the whole stack.
  */
 export function splitStack(stack: string, hint?: StackHint): { message: string; frames: string } {
   const lines = splitLines(stack);
-  const first = firstFrame(lines, headerEnd(lines), hint);
-  if (first >= lines.length) return { message: stack, frames: '' };
-  const at = offsetOf(stack, lines, first);
+  const at = offsetOf(stack, lines, bodyStart(lines, hint));
   return { message: stack.slice(0, at), frames: stack.slice(at) };
 }
 
-/** Every exception a printed stack holds; frames innermost last. */
-export function parseStackTrace(stack: string, hint?: StackHint): ParsedStack {
-  const lines = splitLines(stack);
-  const start = firstFrame(lines, headerEnd(lines), hint);
+function readBody(lines: Line[], start: number): ParsedStack {
   const reader = new Reader(lines, start);
   const exc: Exc = { head: [], frames: [], unparsed_lines: [], unparsed_line_count: 0 };
   reader.frames(exc, 0, false, undefined);
   const out: ParsedStack = { frames: exc.frames.reverse(), unparsed_lines: exc.unparsed_lines, unparsed_line_count: exc.unparsed_line_count, linked: reader.linked };
   for (const l of out.linked) l.frames.reverse();
   return out;
+}
+
+/** Every exception a printed stack holds; frames innermost last. */
+export function parseStackTrace(stack: string, hint?: StackHint): ParsedStack {
+  const lines = splitLines(stack);
+  return readBody(lines, bodyStart(lines, hint));
+}
+
+/** The body `splitStack` cut from a stack: every line of it is a frame, decoration or unparsed. */
+export function parseStackBody(body: string): ParsedStack {
+  return readBody(splitLines(body), 0);
 }
 
 /** The outer exception's frames, innermost last. */
