@@ -63,6 +63,19 @@ describe('cairn error-groups, error-events, source-maps', () => {
     expect(await cairn(['error-events', 'list', group])).toContain(uid);
   });
 
+  it('prints an event with its linked exceptions and the lines it could not read', async () => {
+    const stack = ['Error: outer', '    at f (/srv/app/a.js:1:2) {', '  [cause]: TypeError: inner', '      at g (/srv/app/b.js:3:4)', '}'].join('\n');
+    const uid = await capture(s.web, env, sampleEvent({ exception_type: 'Error', message: 'outer', stack: `${stack}\nnot a frame` }));
+    await readStored(s.web, env, uid);
+    const printed = await cairn(['error-events', 'get', uid]);
+    expect(printed).toContain('    at f (/srv/app/a.js:1:2)');
+    expect(printed).toContain('  [cause]: TypeError: inner\n      at g (/srv/app/b.js:3:4)');
+    expect(printed).toContain('1 line(s) of the stack not understood: "not a frame"');
+    const plain = await capture(s.web, env, sampleEvent({ stack: 'TypeError: x\n    at f (/srv/app/a.js:1:2)\n    at ???' }));
+    await readStored(s.web, env, plain);
+    expect(await cairn(['error-events', 'get', plain])).toContain('1 line(s) of the stack not understood: "at ???"');
+  });
+
   it('uploads and lists source maps', async () => {
     const path = join(tmp, 'main.js.map');
     writeFileSync(path, JSON.stringify({ version: 3, sources: ['a.ts'], names: [], mappings: 'AAAA' }));

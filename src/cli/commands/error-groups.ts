@@ -1,7 +1,7 @@
 // `cairn error-groups list|get|acknowledge|resolve|reopen --etag`, `cairn error-events list|get`
 // and `cairn source-maps upload|list` over the HTTP API (issue 3, CONTRACT.md "The operator CLI").
 import { readFile } from 'node:fs/promises';
-import { ErrorGroupsApi, type ErrorEvent, type ErrorGroup, type ErrorGroupState } from '../../sdk/error-groups.ts';
+import { ErrorGroupsApi, type ErrorEvent, type ErrorGroup, type ErrorGroupState, type StackFrame } from '../../sdk/error-groups.ts';
 import { CliError, type Register } from '../context.ts';
 
 interface Common {
@@ -25,9 +25,18 @@ const eventLine = (e: ErrorEvent) => `${e.uid}  ${e.event_time}  ${e.release ?? 
 const groupDetail = (g: ErrorGroup) =>
   [groupLine(g), `  culprit: ${g.culprit || '-'}`, `  first seen ${g.first_seen_time}, last release ${g.last_release || '-'}`,
     `  grouped by ${g.grouping.method}: ${g.grouping.frames.map((f) => `${f.function ?? '?'} (${f.file ?? '?'})`).join(' → ') || '-'}`].join('\n');
+const frameLines = (frames: StackFrame[], indent: string): string[] => frames.slice().reverse().map((f) =>
+  `${indent}at ${f.function ?? '<anonymous>'} (${f.file ?? '?'}:${f.line ?? '?'}:${f.column ?? '?'})${f.unmapped_reason ? ` [${f.unmapped_reason}]` : ''}`);
+// Linked exceptions print as Node prints them: `[cause]: Type: message`, indented under their parent.
+const linkedLines = (e: ErrorEvent): string[] => (e.linked_exceptions ?? []).flatMap((l, i, all) => {
+  let depth = 1;
+  for (let p = l.parent; p !== undefined && depth < 32; p = all[p]?.parent) depth++;
+  const indent = '  '.repeat(depth);
+  return [`${indent}[${l.source}]: ${l.exception_type}${l.message ? `: ${l.message.split('\n')[0]}` : ''}`, ...frameLines(l.stack_frames, `${indent}    `)];
+});
 const eventDetail = (e: ErrorEvent) =>
-  [eventLine(e), `  ${e.name}`, ...e.stack_frames.slice().reverse().map((f) =>
-    `    at ${f.function ?? '<anonymous>'} (${f.file ?? '?'}:${f.line ?? '?'}:${f.column ?? '?'})${f.unmapped_reason ? ` [${f.unmapped_reason}]` : ''}`)].join('\n');
+  [eventLine(e), `  ${e.name}`, ...frameLines(e.stack_frames, '    '), ...linkedLines(e),
+    ...(e.unparsed_line_count ? [`  ${e.unparsed_line_count} line(s) of the stack not understood: ${(e.unparsed_lines ?? []).slice(0, 3).map((l) => JSON.stringify(l.trim())).join(', ')}`] : [])].join('\n');
 
 export const register: Register = (program, ctx) => {
   const api = () => new ErrorGroupsApi(ctx.client());

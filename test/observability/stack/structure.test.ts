@@ -129,6 +129,11 @@ describe('lines no format reads', () => {
     expect(parsed.unparsed_lines).toEqual(['    at something we have never seen', 'garbage ###']);
   });
 
+  it('are counted after the own properties end, the trailer aside', () => {
+    const parsed = parseStackTrace('Error: x\n    at f (/a.js:1:2) {\n  code: 1\n}\nsomething else\n\nNode.js v24.11.1');
+    expect(parsed.unparsed_lines).toEqual(['something else']);
+  });
+
   it('are counted in a stack with no frame at all, after its message line', () => {
     const parsed = parseStackTrace('Error: x\nLine 42 of linked script\nLine 7 of inline#1 script', { exception_type: 'Error', message: 'x' });
     expect(parsed.frames).toEqual([]);

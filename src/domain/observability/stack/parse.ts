@@ -268,6 +268,13 @@ function readBody(lines: Line[], start: number): ParsedStack {
   const reader = new Reader(lines, start);
   const exc: Exc = { head: [], frames: [], unparsed_lines: [], unparsed_line_count: 0 };
   reader.frames(exc, 0, false, undefined);
+  // After the own properties' closing `}`: only the trailer belongs; anything else is kept.
+  for (; reader.i < lines.length; reader.i++) {
+    const t = lines[reader.i]!.text;
+    if (t.trim() === '' || isTrailer(t.trim())) continue;
+    exc.unparsed_line_count++;
+    if (exc.unparsed_lines.length < maxUnparsedKept) exc.unparsed_lines.push(t.slice(0, maxUnparsedLength));
+  }
   const out: ParsedStack = { frames: exc.frames.reverse(), unparsed_lines: exc.unparsed_lines, unparsed_line_count: exc.unparsed_line_count, linked: reader.linked };
   for (const l of out.linked) l.frames.reverse();
   return out;
