@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseStackTrace, type ParsedFrame } from '../../../src/domain/observability/stack/index.ts';
 
-interface ExpectedFrame extends ParsedFrame {}
+type ExpectedFrame = ParsedFrame;
 interface Case {
   id: string;
   engine: 'v8' | 'spidermonkey' | 'jsc' | 'hermes';

@@ -40,6 +40,7 @@ const cases: [line: string, frame: ParsedFrame | undefined][] = [
   ['    at blob:https://x.io/5b1d2c3e-aaaa-bbbb-cccc-0123456789ab:4:5', { file: 'blob:https://x.io/5b1d2c3e-aaaa-bbbb-cccc-0123456789ab', line: 4, column: 5 }],
   ['    at g (wasm://wasm/5c4f1d8e:wasm-function[1]:0x3e)', { function: 'g', file: 'wasm://wasm/5c4f1d8e', line: 1, column: 63 }],
   ['    at wasm://wasm/5c4f1d8e:wasm-function[1]:0x3e', { file: 'wasm://wasm/5c4f1d8e', line: 1, column: 63 }],
+  ['    at a (b) (/srv/a.js:1:2)', { function: 'a (b)', file: '/srv/a.js', line: 1, column: 2 }],
   ['    at [Symbol.iterator] (/srv/a.js:1:2)', { function: '[Symbol.iterator]', file: '/srv/a.js', line: 1, column: 2 }],
   // Hermes
   ['    at fn (address at index.android.bundle:1:234)', { function: 'fn', file: 'index.android.bundle', line: 1, column: 234 }],
@@ -56,6 +57,7 @@ const cases: [line: string, frame: ParsedFrame | undefined][] = [
   ['@https://x.io/a.js line 12 > eval:1:3', { file: 'https://x.io/a.js', line: 12, eval_origin: 'https://x.io/a.js line 12 > eval:1:3' }],
   ['f@https://x.io/a.js line 2 > Function:1:2', { function: 'f', file: 'https://x.io/a.js', line: 2, eval_origin: 'https://x.io/a.js line 2 > Function:1:2' }],
   ['f@https://x.io/a.js line 2 > eval line 1 > eval:1:2', { function: 'f', file: 'https://x.io/a.js', line: 2, eval_origin: 'https://x.io/a.js line 2 > eval line 1 > eval:1:2' }],
+  ['@debugger eval code:1:5', { file: 'debugger eval code', line: 1, column: 5 }],
   ['fn@https://user@x.io/a.js:1:2', { function: 'fn', file: 'https://user@x.io/a.js', line: 1, column: 2 }],
   ['a@b@https://x.io/a.js:1:2', { function: 'a@b', file: 'https://x.io/a.js', line: 1, column: 2 }],
   ['ok@resource://gre/modules/x.sys.mjs:3:5', { function: 'ok', file: 'resource://gre/modules/x.sys.mjs', line: 3, column: 5 }],

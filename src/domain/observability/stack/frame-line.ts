@@ -93,6 +93,17 @@ function v8Name(name: string): string | undefined {
   return n === '' ? undefined : n;
 }
 
+/** Whether every `)` in `text` closes a `(` before it, and every `(` is closed. */
+function balanced(text: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 40) depth++;
+    else if (c === 41 && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
 // At most this many ` (` are tried as the start of the location: a path may hold ` (` itself
 // (`C:\Program Files (x86)\…`), but trying every one of a hostile line's would be quadratic.
 const maxOpenTries = 8;
@@ -112,12 +123,16 @@ export function v8Line(line: string): ParsedFrame | undefined {
   const rest = line.slice(start + 3, end).trimStart();
   if (rest === '') return undefined;
   if (rest.endsWith(')')) {
-    // The name never holds ` (` but a path can: the first ` (` whose text reads as a location.
-    let open = rest.indexOf(' (');
-    for (let tries = 0; open >= 0 && tries < maxOpenTries; tries++) {
-      const parsed = v8Location(rest.slice(open + 2, -1));
-      if (parsed) return frame(v8Name(rest.slice(0, open)), parsed.loc, parsed.evalOrigin);
-      open = rest.indexOf(' (', open + 2);
+    // The name rarely holds ` (` but a path can: the first ` (` whose text reads as a location with
+    // balanced parentheses (a name `a (b)` leaves `b) (file:1:2`), else the first that reads as one.
+    for (const balancedOnly of [true, false]) {
+      let open = rest.indexOf(' (');
+      for (let tries = 0; open >= 0 && tries < maxOpenTries; tries++) {
+        const inside = rest.slice(open + 2, -1);
+        const parsed = !balancedOnly || balanced(inside) ? v8Location(inside) : undefined;
+        if (parsed) return frame(v8Name(rest.slice(0, open)), parsed.loc, parsed.evalOrigin);
+        open = rest.indexOf(' (', open + 2);
+      }
     }
     // React Native prints no space: `at fn(file.js:1:2)`.
     const paren = rest.indexOf('(');
@@ -226,8 +241,9 @@ export function atLine(line: string): ParsedFrame | undefined {
   }
   if (fallback >= 0) {
     const parsed = atLocation(text.slice(fallback + 1));
-    // A bare file name (`index.android.bundle:1:2`) but never a sentence with an address in it.
-    if (parsed && parsed.loc.file !== undefined && !parsed.loc.file.includes(' ')) {
+    // A bare file name (`index.android.bundle:1:2`), Firefox's `debugger eval code:1:5` (code run
+    // from the console), but never a sentence with an address in it: that has no column.
+    if (parsed && parsed.loc.file !== undefined && (!parsed.loc.file.includes(' ') || parsed.loc.column !== undefined)) {
       return frame(geckoName(text.slice(0, fallback)), parsed.loc, parsed.evalOrigin);
     }
   }
