@@ -11,6 +11,9 @@ interface Case {
   id: string;
   engine: 'v8' | 'spidermonkey' | 'jsc' | 'hermes';
   stack: string;
+  /** The error's own type and message, as a capture carries them beside its stack. */
+  exception_type?: string;
+  message?: string;
   frame_count: number;
   innermost?: ExpectedFrame;
   outermost?: ExpectedFrame;
@@ -47,7 +50,7 @@ describe('stack corpus', () => {
   for (const file of corpus) {
     describe(`${file.name}: ${file.origin}`, () => {
       it.each(file.cases.map((c) => [c.id, c] as const))('%s', (_id, c) => {
-        const parsed = parseStackTrace(c.stack);
+        const parsed = parseStackTrace(c.stack, c.exception_type === undefined ? undefined : { exception_type: c.exception_type, message: c.message });
         const frames = parsed.frames;
         expect(frames.length, 'frame count').toBe(c.frame_count);
         if (c.frames) expect(frames.map((f, i) => comparable(f, c.frames![i]!))).toEqual(c.frames);

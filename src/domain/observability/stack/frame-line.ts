@@ -61,7 +61,20 @@ function v8Eval(text: string): Location | undefined {
   return wasmLocation(rest) ?? parseLocation(rest);
 }
 
-const v8Natives = new Set(['native', '<anonymous>', 'unknown location']);
+const v8Natives = new Set(['native', '<anonymous>']);
+// Bun prints `at eval (unknown)` and `at unknown` for frames it has no location for.
+const v8Unknown = new Set(['unknown', 'unknown location']);
+
+/**
+ * Deno prints the eval of a `//# sourceURL`-named script as `webpack-internal:///./src/x.js,
+ * <anonymous>:1:27`: the name, then the anonymous script's line and column.
+ */
+function denoNamedEval(text: string): Location | undefined {
+  const at = text.lastIndexOf(', <anonymous>:');
+  if (at <= 0 || !endsWithPosition(text)) return undefined;
+  const loc = parseLocation(text.slice(at + 2));
+  return { ...loc, file: text.slice(0, at) };
+}
 
 /** A V8 location in parentheses, or undefined when `text` is not one. */
 function v8Location(text: string): { loc: Location; evalOrigin?: string } | undefined {
@@ -72,11 +85,14 @@ function v8Location(text: string): { loc: Location; evalOrigin?: string } | unde
   // Hermes: `address at index.android.bundle:1:234` (bytecode offsets print the same way).
   if (text.startsWith('address at ')) return { loc: parseLocation(text.slice(11)) };
   if (v8Natives.has(text)) return { loc: { file: text } };
+  if (v8Unknown.has(text)) return { loc: {} };
   // `at async Promise.all (index 0)`: a Promise combinator's element, no source location.
   if (text.startsWith('index ') && positive(text, 6, text.length) !== undefined) return { loc: {} };
   if (text === 'index 0') return { loc: {} };
   const wasm = wasmLocation(text);
   if (wasm) return { loc: wasm };
+  const deno = denoNamedEval(text);
+  if (deno) return { loc: deno };
   if (endsWithPosition(text)) return { loc: parseLocation(text) };
   return undefined;
 }
@@ -90,7 +106,8 @@ function v8Name(name: string): string | undefined {
     if (as >= 0) n = n.slice(0, as);
   }
   n = n.trim();
-  return n === '' ? undefined : n;
+  // Deno and Bun print an anonymous function's name as `<anonymous>`; V8 prints none.
+  return n === '' || n === '<anonymous>' ? undefined : n;
 }
 
 /** Whether every `)` in `text` closes a `(` before it, and every `(` is closed. */
@@ -150,6 +167,7 @@ export function v8Line(line: string): ParsedFrame | undefined {
     if (loc) return frame(undefined, loc, bare);
   }
   if (endsWithPosition(bare) || v8Natives.has(bare)) return frame(undefined, parseLocation(bare));
+  if (v8Unknown.has(bare)) return {};
   return undefined;
 }
 
@@ -199,6 +217,8 @@ function geckoEval(text: string): Location | undefined {
 /** A location after `@`: `url:1:2`, `url:1`, `[native code]`, `1:234`, Gecko's eval chain. */
 function atLocation(text: string): { loc: Location; evalOrigin?: string } | undefined {
   if (text === '[native code]') return { loc: { file: text } };
+  // JavaScriptCore's wasm frames: `<?>:wasm-function[1]`, no source location.
+  if (text.startsWith('<?>:wasm-function[')) return { loc: {} };
   const evalSite = geckoEval(text);
   if (evalSite) return { loc: evalSite, evalOrigin: text };
   if (!endsWithPosition(text) && !/^\d+(?::\d+)?$/.test(text.slice(0, 32))) return undefined;
@@ -239,7 +259,9 @@ export function atLine(line: string): ParsedFrame | undefined {
     }
     at = text.indexOf('@', at + 1);
   }
-  if (fallback >= 0) {
+  // A text before the `@` that starts as a path does is a path holding `@` (`/srv/@scope/x.js:7`,
+  // Node's uncaught-exception header), not a name.
+  if (fallback >= 0 && !locationStart(text.slice(0, fallback))) {
     const parsed = atLocation(text.slice(fallback + 1));
     // A bare file name (`index.android.bundle:1:2`), Firefox's `debugger eval code:1:5` (code run
     // from the console), but never a sentence with an address in it: that has no column.
@@ -247,10 +269,12 @@ export function atLine(line: string): ParsedFrame | undefined {
       return frame(geckoName(text.slice(0, fallback)), parsed.loc, parsed.evalOrigin);
     }
   }
-  // JavaScriptCore prints code without a location as its name alone (`eval code`), or with an
-  // empty location (`eval code@`).
+  // JavaScriptCore prints code without a location (eval'd code, code compiled from a string) as
+  // `name@` or `@`, and its own kinds of code (`eval code`, `global code`) alone too.
   const name = text.endsWith('@') ? text.slice(0, -1) : text;
-  return jscCode.has(name) ? { function: name } : undefined;
+  if (jscCode.has(name)) return { function: name };
+  if (text.endsWith('@') && name.indexOf('@') < 0 && !name.includes(' ')) return frame(geckoName(name), {});
+  return undefined;
 }
 
 const jscCode = new Set(['eval code', 'global code', 'module code', 'function code']);

@@ -134,6 +134,8 @@ class Reader {
       const frame = parseFrameLine(text);
       if (frame) {
         if (exc.frames.length < maxFrames) exc.frames.push(frame);
+      } else if (opens && exc.frames.length === 0 && exc.unparsed_line_count === 0 && errorHead(text.trim())) {
+        // An error without frames whose own properties follow its head (`AggregateError: … {`).
       } else {
         exc.unparsed_line_count++;
         if (exc.unparsed_lines.length < maxUnparsedKept) exc.unparsed_lines.push(line.text.slice(0, maxUnparsedLength));
@@ -237,6 +239,8 @@ function bodyStart(lines: Line[], hint: StackHint | undefined): number {
   if (head !== undefined && lines.slice(start, start + headLines).map((l) => l.text).join('\n') === head) messageEnd = start + headLines;
   // The first line of a V8 stack is `Type: message`; it is never a frame, even holding `@`.
   else if (errorHead(first) && !first.trimStart().startsWith('at ')) messageEnd = start + 1;
+  // Printed by Node without frames, the head line opens the own properties: the body starts there.
+  if (first.endsWith(' {') && errorHead(first.slice(0, -2))) return start;
   for (let i = messageEnd; i < lines.length; i++) if (parseFrameLine(bare(lines[i]!.text))) return i;
   return Math.min(messageEnd, lines.length);
 }
