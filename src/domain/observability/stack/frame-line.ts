@@ -61,7 +61,8 @@ function v8Eval(text: string): Location | undefined {
   return wasmLocation(rest) ?? parseLocation(rest);
 }
 
-const v8Natives = new Set(['native', '<anonymous>']);
+// `native code` is EdgeHTML's (Edge 44).
+const v8Natives = new Set(['native', 'native code', '<anonymous>']);
 // Bun prints `at eval (unknown)` and `at unknown` for frames it has no location for.
 const v8Unknown = new Set(['unknown', 'unknown location']);
 
@@ -84,6 +85,8 @@ function v8Location(text: string): { loc: Location; evalOrigin?: string } | unde
   }
   // Hermes: `address at index.android.bundle:1:234` (bytecode offsets print the same way).
   if (text.startsWith('address at ')) return { loc: parseLocation(text.slice(11)) };
+  // Chrome before 73 marked an awaited frame inside the location: `(async http://x/a.js:1:2)`.
+  if (text.startsWith('async ')) return v8Location(text.slice(6));
   if (v8Natives.has(text)) return { loc: { file: text } };
   if (v8Unknown.has(text)) return { loc: {} };
   // `at async Promise.all (index 0)`: a Promise combinator's element, no source location.
@@ -97,6 +100,20 @@ function v8Location(text: string): { loc: Location; evalOrigin?: string } | unde
   return undefined;
 }
 
+/**
+ * Safari's extension frames, reported inside V8-style lines: `at fn@safari-extension:(//id/x.js:1:2)`
+ * and `at safari-web-extension:(//id/x.js:1:2)`, for `safari-extension://id/x.js`.
+ */
+function safariExtension(rest: string): ParsedFrame | undefined {
+  for (const scheme of ['safari-extension:(', 'safari-web-extension:(']) {
+    const at = rest.indexOf(scheme);
+    if (at < 0 || !rest.endsWith(')') || (at > 0 && rest.charCodeAt(at - 1) !== 64)) continue;
+    const loc = parseLocation(`${scheme.slice(0, -1)}${rest.slice(at + scheme.length, -1)}`);
+    return frame(at > 0 ? rest.slice(0, at - 1) : undefined, loc);
+  }
+  return undefined;
+}
+
 /** V8's name part: `async ` awaited and ` [as alias]` (the property it was called through) dropped. */
 function v8Name(name: string): string | undefined {
   let n = name;
@@ -106,8 +123,9 @@ function v8Name(name: string): string | undefined {
     if (as >= 0) n = n.slice(0, as);
   }
   n = n.trim();
-  // Deno and Bun print an anonymous function's name as `<anonymous>`; V8 prints none.
-  return n === '' || n === '<anonymous>' ? undefined : n;
+  // Deno and Bun print an anonymous function's name as `<anonymous>`, bundlers' wrappers `?`; V8
+  // prints none.
+  return n === '' || n === '<anonymous>' || n === '?' ? undefined : n;
 }
 
 /** Whether every `)` in `text` closes a `(` before it, and every `(` is closed. */
@@ -139,6 +157,8 @@ export function v8Line(line: string): ParsedFrame | undefined {
   while (end > start && isSpace(line.charCodeAt(end - 1))) end--;
   const rest = line.slice(start + 3, end).trimStart();
   if (rest === '') return undefined;
+  const extension = safariExtension(rest);
+  if (extension) return extension;
   if (rest.endsWith(')')) {
     // The name rarely holds ` (` but a path can: the first ` (` whose text reads as a location with
     // balanced parentheses (a name `a (b)` leaves `b) (file:1:2`), else the first that reads as one.
@@ -233,6 +253,11 @@ function geckoName(name: string): string | undefined {
   let n = name;
   const star = n.lastIndexOf('*');
   if (star >= 0) n = n.slice(star + 1);
+  // Firefox before 14 printed the arguments: `bar(2)@…`, `()@…`, `(null)@…`.
+  if (n.endsWith(')')) {
+    const open = n.indexOf('(');
+    if (open >= 0 && closingParen(n, open) === n.length - 1) n = n.slice(0, open);
+  }
   let end = n.length;
   while (end > 0 && (n.charCodeAt(end - 1) === 60 || n.charCodeAt(end - 1) === 47)) end--;
   n = n.slice(0, end).trim();
@@ -273,6 +298,8 @@ export function atLine(line: string): ParsedFrame | undefined {
   // `name@` or `@`, and its own kinds of code (`eval code`, `global code`) alone too.
   const name = text.endsWith('@') ? text.slice(0, -1) : text;
   if (jscCode.has(name)) return { function: name };
+  // React Native's JavaScriptCore prints a native frame as `[native code]` alone.
+  if (text === '[native code]') return { file: text };
   if (text.endsWith('@') && name.indexOf('@') < 0 && !name.includes(' ')) return frame(geckoName(name), {});
   return undefined;
 }
