@@ -11,6 +11,7 @@ import pg from 'pg';
 import { keyringFromConfig } from '../src/crypto.ts';
 import { ingestNext, type IngestDeps, type IngestOptions } from '../src/domain/observability/ingest.ts';
 import { SourceMapCache } from '../src/domain/observability/source-map-cache.ts';
+import { indexMinified } from '../src/domain/observability/scope-naming.ts';
 import { sourceMapBucket } from '../src/domain/observability/source-maps.ts';
 import type { MapLoader } from '../src/domain/observability/symbolicate.ts';
 import { readAll } from '../src/storage/object-store.ts';
@@ -130,12 +131,30 @@ export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerSe
       // One per worker process: parsed maps are reused across batches, under a memory bound.
       const cache = new SourceMapCache(o.mapCacheBytes);
       const bucket = sourceMapBucket(ctx.config);
-      const load: MapLoader = (ref) =>
+      const loadMap: MapLoader = (ref) =>
         cache.get(ref.sha256, ref.size_bytes, () => withTimeout(o.mapLoadTimeoutMs, `reading source map ${ref.object_key}`, async () => {
           const object = await ctx.store.get(bucket, ref.object_key);
           if (!object) throw new Error(`source map object ${ref.object_key} is missing`);
           return (await readAll(object.body)).toString('utf8');
         }));
+      // A map's minified file is indexed once and kept with the parsed map (it leaves the cache with
+      // it); a failed read is forgotten, so a later frame tries again, and the frame meanwhile is named
+      // as it would be without the file.
+      const load: MapLoader = async (ref) => {
+        const entry = await loadMap(ref);
+        const m = ref.minified;
+        if (entry !== 'malformed' && m && !entry.minified.has(m.sha256)) {
+          entry.minified.set(m.sha256, withTimeout(o.mapLoadTimeoutMs, `reading minified file ${m.object_key}`, async () => {
+            const object = await ctx.store.get(bucket, m.object_key);
+            return object ? indexMinified((await readAll(object.body)).toString('utf8'), ref.file) : null;
+          }).catch((err: unknown) => {
+            entry.minified.delete(m.sha256);
+            ctx.log.warn({ err, object_key: m.object_key }, 'a minified file could not be read; its frames are named from the map alone');
+            return null;
+          }));
+        }
+        return entry;
+      };
       const deps: IngestDeps = { db: ctx.db, keyring: keyringFromConfig(ctx.config), load };
       const wake = new Wake();
       let stopping = false;

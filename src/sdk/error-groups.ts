@@ -197,6 +197,15 @@ export class ErrorGroupsApi {
     return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/source_maps`, { query: { page_size: p.pageSize, page_token: p.pageToken } });
   }
 
+  /** The text of a minified file: names frames by the function around them when its map has no sourcesContent. */
+  uploadMinifiedSource(env: string, release: string, file: string, source: string): Promise<SourceMap> {
+    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/minified_sources`, { body: { file, source } });
+  }
+
+  listMinifiedSources(env: string, release: string, p: Page = {}): Promise<{ minified_sources: SourceMap[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/minified_sources`, { query: { page_size: p.pageSize, page_token: p.pageToken } });
+  }
+
   getScrubbingPolicy(env: string): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
     return this.client.request('GET', `${envPath(env)}/scrubbing_policy`);
   }

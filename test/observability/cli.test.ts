@@ -83,4 +83,12 @@ describe('cairn error-groups, error-events, source-maps', () => {
     expect(up.file).toBe('https://x.io/main.js');
     expect(await cairn(['source-maps', 'list', '--release', 'r1'])).toContain('https://x.io/main.js');
   });
+
+  it('uploads and lists minified files', async () => {
+    const path = join(tmp, 'main.min.js');
+    writeFileSync(path, 'function a(b){return b.c()}');
+    expect(await cairn(['minified-sources', 'upload', path, '--release', 'r1', '--file', 'https://x.io/main.min.js'])).toBe('uploaded https://x.io/main.min.js for release r1 (27 bytes)\n');
+    expect(await cairn(['minified-sources', 'list', '--release', 'r1'])).toContain('https://x.io/main.min.js  27 B');
+    await expect(cairn(['minified-sources', 'upload', join(tmp, 'missing.js'), '--release', 'r1', '--file', 'x'])).rejects.toThrow(/could not be read/);
+  });
 });

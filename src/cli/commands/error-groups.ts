@@ -1,5 +1,5 @@
 // `cairn error-groups list|get|acknowledge|resolve|reopen --etag`, `cairn error-events list|get`
-// and `cairn source-maps upload|list` over the HTTP API (issue 3, CONTRACT.md "The operator CLI").
+// `cairn source-maps upload|list` and `cairn minified-sources upload|list` over the HTTP API (issue 3, CONTRACT.md "The operator CLI").
 import { readFile } from 'node:fs/promises';
 import { ErrorGroupsApi, type ErrorEvent, type ErrorGroup, type ErrorGroupState, type StackFrame } from '../../sdk/error-groups.ts';
 import { CliError, type Register } from '../context.ts';
@@ -99,5 +99,26 @@ export const register: Register = (program, ctx) => {
     .action(async (o: Common & { release: string }) => {
       const page = await api().listSourceMaps(ctx.envName(o.env), o.release);
       ctx.print(page, Boolean(o.json), (p: typeof page) => p.source_maps.map((m) => `${m.file}  ${m.size_bytes} B  ${m.create_time}`).join('\n') || 'no source maps');
+    });
+
+  const minified = program.command('minified-sources').description('minified files per release: function names when a map has no sourcesContent (secret key)');
+  minified.command('upload').description('upload the text of one minified file').argument('<path>', 'path of the minified .js file')
+    .requiredOption('--release <release>', 'the release the events carry').requiredOption('--file <url>', 'URL or path of the minified file, as frames print it')
+    .option('--env <name>', 'environment name').option('--json', 'print JSON')
+    .action(async (path: string, o: Common & { release: string; file: string }) => {
+      let source: string;
+      try {
+        source = await readFile(path, 'utf8');
+      } catch (err) {
+        throw new CliError(`${path} could not be read: ${(err as Error).message}`);
+      }
+      const out = await api().uploadMinifiedSource(ctx.envName(o.env), o.release, o.file, source);
+      ctx.print(out, Boolean(o.json), () => `uploaded ${out.file} for release ${out.release} (${out.size_bytes} bytes)`);
+    });
+  minified.command('list').description("a release's minified files").requiredOption('--release <release>', 'release')
+    .option('--env <name>', 'environment name').option('--json', 'print JSON')
+    .action(async (o: Common & { release: string }) => {
+      const page = await api().listMinifiedSources(ctx.envName(o.env), o.release);
+      ctx.print(page, Boolean(o.json), (p: typeof page) => p.minified_sources.map((m) => `${m.file}  ${m.size_bytes} B  ${m.create_time}`).join('\n') || 'no minified files');
     });
 };

@@ -8,6 +8,7 @@
 // compare the two on real and random maps.
 import { TraceMap } from '@jridgewell/trace-mapping';
 import { decodeMappings, fromDecoded } from './mappings.ts';
+import type { MinifiedIndex } from './scope-naming.ts';
 import { functionScopes, type Scope } from './scopes.ts';
 
 export interface OriginalPosition {
@@ -114,6 +115,28 @@ export class CompactMap {
     const name = this.name[index]!;
     return { source: this.sources[src]!, line: this.srcLine[index]! + 1, column: this.srcColumn[index]!, name: name === -1 ? null : (this.names[name] ?? null) };
   }
+
+  /** The name of a segment that starts exactly at a generated position (1-based line, 0-based column). */
+  nameAt(line: number, column: number): string | null {
+    const l = line - 1;
+    if (l < 0 || l >= this.lineStart.length - 1) return null;
+    let low = this.lineStart[l]!;
+    let high = this.lineStart[l + 1]! - 1;
+    while (low <= high) {
+      const mid = low + ((high - low) >> 1);
+      const cmp = this.genColumn[mid]! - column;
+      if (cmp === 0) {
+        const name = this.name[mid]!;
+        return name === -1 ? null : (this.names[name] ?? null);
+      }
+      if (cmp < 0) low = mid + 1;
+      else high = mid - 1;
+    }
+    return null;
+  }
+
+  /** Minified files indexed for this map (scope-naming.ts), by content hash; loaded by the worker. */
+  readonly minified = new Map<string, Promise<MinifiedIndex | null>>();
 
   /** The original source's text, line offsets and function scopes (computed on first use), or null without `sourcesContent`. */
   original(source: string): OriginalSource | null {

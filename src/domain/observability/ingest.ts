@@ -12,7 +12,7 @@ import { processEvent, type ProcessedEvent } from './process.ts';
 import { ingestQueries, type InboxRow, type NewEvent, type NewGroup } from './queries.ts';
 import { compiledPolicy, type ScrubbingPolicy } from './scrub.ts';
 import { openPayload, UnopenablePayload } from './sealed-payload.ts';
-import { sourceMapQueries } from './source-map-queries.ts';
+import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from './source-map-queries.ts';
 import type { MapLoader } from './symbolicate.ts';
 
 export interface IngestResult {
@@ -51,6 +51,18 @@ interface Ready {
 
 type Failure = IngestResult['failed'][number] & { attempts: number };
 
+/** Each map gets the minified file uploaded for its file in its release: the same `file`, else the same path. */
+function withMinified(maps: Map<string, SourceMapRow[]>, minified: Map<string, SourceMapRow[]>): void {
+  for (const [key, refs] of maps) {
+    const files = minified.get(key);
+    if (!files) continue;
+    for (const ref of refs) {
+      const m = files.find((f) => f.file === ref.file) ?? files.find((f) => f.file_path === ref.file_path);
+      if (m) ref.minified = { sha256: m.sha256, object_key: m.object_key, size_bytes: m.size_bytes };
+    }
+  }
+}
+
 /** Processes the rows in order; `flush` is handed what is ready whenever it reaches `maxStoreBytes`, and at the end. */
 async function processAll({ db, keyring, load }: IngestDeps, rows: InboxRow[], options: IngestOptions, flush: (ready: Ready[]) => Promise<void>): Promise<Failure[]> {
   const envIds = [...new Set(rows.map((r) => r.env_id))];
@@ -58,7 +70,10 @@ async function processAll({ db, keyring, load }: IngestDeps, rows: InboxRow[], o
     const [env_id, release] = k.split('\n') as [string, string];
     return { env_id, release };
   });
-  const [policies, maps] = await Promise.all([scrubbingQueries(db).policies(envIds), sourceMapQueries(db).forReleases(pairs)]);
+  const [policies, maps, minified] = await Promise.all([
+    scrubbingQueries(db).policies(envIds), sourceMapQueries(db).forReleases(pairs), minifiedSourceQueries(db).forReleases(pairs),
+  ]);
+  withMinified(maps, minified);
   let ready: Ready[] = [];
   let bytes = 0;
   const failed: Failure[] = [];

@@ -154,7 +154,7 @@ const mapsIdentity = new WeakMap<readonly MapRef[], string>();
 const identityOf = (maps: readonly MapRef[]): string => {
   let id = mapsIdentity.get(maps);
   if (id === undefined) {
-    id = JSON.stringify(maps.map((m) => [m.sha256, m.file, m.file_path]));
+    id = JSON.stringify(maps.map((m) => [m.sha256, m.file, m.file_path, m.minified?.sha256 ?? null]));
     mapsIdentity.set(maps, id);
   }
   return id;

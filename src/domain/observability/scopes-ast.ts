@@ -29,17 +29,23 @@ const isNode = (x: unknown): x is Node => typeof x === 'object' && x !== null &&
 const functionTypes = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 const classTypes = new Set(['ClassDeclaration', 'ClassExpression']);
 
+/** A name and where its token starts in the text. */
+interface Named {
+  name: string;
+  at: number;
+}
+
 /** The name a key or binding spells, when it spells one (not a computed `[expr]`). */
-function keyName(key: unknown, computed = false): string | undefined {
+function keyName(key: unknown, computed = false): Named | undefined {
   if (!isNode(key)) return undefined;
-  if (key.type === 'Identifier') return computed ? undefined : (key.name as string);
-  if (key.type === 'PrivateIdentifier') return `#${key.name as string}`;
-  if (key.type === 'Literal' && (typeof key.value === 'string' || typeof key.value === 'number')) return String(key.value);
+  if (key.type === 'Identifier') return computed ? undefined : { name: key.name as string, at: key.start };
+  if (key.type === 'PrivateIdentifier') return { name: `#${key.name as string}`, at: key.start };
+  if (key.type === 'Literal' && (typeof key.value === 'string' || typeof key.value === 'number')) return { name: String(key.value), at: key.start };
   return undefined;
 }
 
 /** The name a function or class gets from where it stands: `const f =`, `{ f: … }`, `x.f =`, `f = …` defaults. */
-function givenName(parent: Node | undefined, child: Node): string | undefined {
+function givenName(parent: Node | undefined, child: Node): Named | undefined {
   if (!parent) return undefined;
   switch (parent.type) {
     case 'VariableDeclarator':
@@ -67,17 +73,33 @@ export function astScopes(source: string, lang: Lang): Scope[] | undefined {
   const scopes: Scope[] = [];
   // `cls`: the class whose body `node` is directly in (members are `Class.member`); reset inside a
   // function, where a nested declaration is named on its own, as the heuristic named it.
-  const visit = (node: Node, parent: Node | undefined, cls: string | undefined): void => {
+  const visit = (node: Node, parent: Node | undefined, cls: Named | undefined): void => {
     let inner = cls;
     if (functionTypes.has(node.type) && node.body) {
       const own = node.type === 'ArrowFunctionExpression' ? undefined : keyName(node.id);
       const given = givenName(parent, node);
       const member = cls !== undefined && parent !== undefined && (parent.type === 'MethodDefinition' || parent.type === 'PropertyDefinition');
-      const name = member ? (given !== undefined && cls ? `${cls}.${given}` : given) : (own ?? given);
-      if (name !== undefined) scopes.push({ name, start: node.start, end: node.end - 1 });
+      let name: string | undefined;
+      let tokens: number[] = [];
+      if (member) {
+        if (given !== undefined && cls.name) {
+          name = `${cls.name}.${given.name}`;
+          tokens = [cls.at, given.at];
+        } else if (given !== undefined) {
+          name = given.name;
+          tokens = [given.at];
+        }
+      } else {
+        const named = own ?? given;
+        if (named) {
+          name = named.name;
+          tokens = [named.at];
+        }
+      }
+      if (name !== undefined) scopes.push({ name, start: node.start, end: node.end - 1, tokens });
       inner = undefined;
     } else if (classTypes.has(node.type)) {
-      inner = keyName(node.id) ?? givenName(parent, node) ?? '';
+      inner = keyName(node.id) ?? givenName(parent, node) ?? { name: '', at: node.start };
     } else if (node.type !== 'ClassBody' && node.type !== 'MethodDefinition' && node.type !== 'PropertyDefinition' && node.type !== 'TSAbstractMethodDefinition') {
       // Anything else between a class and its members (a decorator, a computed key) is not a member.
       if (parent && classTypes.has(parent.type)) inner = undefined;

@@ -9,17 +9,18 @@ import type { Scope } from './scopes.ts';
 const keywords = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'function', 'return', 'else', 'do', 'try', 'finally']);
 
 const headers: [RegExp, 'fn' | 'class'][] = [
-  [/\bclass\s+([\w$]+)[^{}]*$/, 'class'],
-  [/\bfunction\s*\*?\s*([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)[^{}()]*$/, 'fn'],
-  [/([\w$]+)\s*[:=]\s*(?:async\s+)?function\b[^{}]*$/, 'fn'],
-  [/([\w$]+)\s*[:=]\s*(?:async\s+)?(?:\([^{}]*\)|[\w$]+)\s*(?::[^{}=]*)?=>\s*$/, 'fn'],
-  [/(?:^|[;{}\s,])(?:(?:async|static|get|set|public|private|protected|override)\s+)*\*?([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)\s*(?::[^{}]*)?$/, 'fn'],
+  [/\bclass\s+([\w$]+)[^{}]*$/d, 'class'],
+  [/\bfunction\s*\*?\s*([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)[^{}()]*$/d, 'fn'],
+  [/([\w$]+)\s*[:=]\s*(?:async\s+)?function\b[^{}]*$/d, 'fn'],
+  [/([\w$]+)\s*[:=]\s*(?:async\s+)?(?:\([^{}]*\)|[\w$]+)\s*(?::[^{}=]*)?=>\s*$/d, 'fn'],
+  [/(?:^|[;{}\s,])(?:(?:async|static|get|set|public|private|protected|override)\s+)*\*?([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)\s*(?::[^{}]*)?$/d, 'fn'],
 ];
 
-function headerName(before: string): { name: string; kind: 'fn' | 'class' } | undefined {
+/** The header's name, its kind, and where the name starts in `before`. */
+function headerName(before: string): { name: string; kind: 'fn' | 'class'; at: number } | undefined {
   for (const [pattern, kind] of headers) {
     const m = pattern.exec(before);
-    if (m && !keywords.has(m[1]!)) return { name: m[1]!, kind };
+    if (m && !keywords.has(m[1]!)) return { name: m[1]!, kind, at: m.indices![1]![0] };
   }
   return undefined;
 }
@@ -27,7 +28,7 @@ function headerName(before: string): { name: string; kind: 'fn' | 'class' } | un
 /** Function scopes of a source, by start offset; class methods are named `Class.method`. */
 export function heuristicScopes(source: string): Scope[] {
   const scopes: Scope[] = [];
-  const open: { start: number; name?: string; kind?: 'fn' | 'class' }[] = [];
+  const open: { start: number; name?: string; kind?: 'fn' | 'class'; tokens: number[] }[] = [];
   let headerStart = 0;
   for (let i = 0; i < source.length; i++) {
     const c = source[i]!;
@@ -47,14 +48,17 @@ export function heuristicScopes(source: string): Scope[] {
       continue;
     }
     if (c === '{') {
-      const header = headerName(source.slice(Math.max(headerStart, i - 300), i));
+      const from = Math.max(headerStart, i - 300);
+      const header = headerName(source.slice(from, i));
       const parent = open.findLast((o) => o.kind !== undefined);
-      const name = header && header.kind === 'fn' && parent?.kind === 'class' ? `${parent.name}.${header.name}` : header?.name;
-      open.push({ start: i, name, kind: header?.kind });
+      const member = header && header.kind === 'fn' && parent?.kind === 'class';
+      const name = member ? `${parent.name}.${header.name}` : header?.name;
+      const tokens = header ? [...(member ? parent.tokens : []), from + header.at] : [];
+      open.push({ start: i, name, kind: header?.kind, tokens });
       headerStart = i + 1;
     } else if (c === '}') {
       const o = open.pop();
-      if (o?.kind === 'fn' && o.name) scopes.push({ name: o.name, start: o.start, end: i });
+      if (o?.kind === 'fn' && o.name) scopes.push({ name: o.name, start: o.start, end: i, tokens: o.tokens });
       headerStart = i + 1;
     } else if (c === ';') {
       headerStart = i + 1;

@@ -12,6 +12,11 @@ export interface Scope {
   /** UTF-16 offsets in the source text, both inclusive. */
   start: number;
   end: number;
+  /**
+   * Where each part of the name stands in the text (`Class.member`: the class's name, then the
+   * member's): in minified code these are the tokens a source map names (scope-naming.ts).
+   */
+  tokens: number[];
 }
 
 // A parse holds ~55 bytes of AST on the V8 heap per source character until it is walked (measured
@@ -44,12 +49,17 @@ export function functionScopes(source: string, path = ''): Scope[] {
   return heuristicScopes(source);
 }
 
-/** The innermost named function around an offset. */
-export function enclosingFunction(scopes: readonly Scope[], offset: number): string | undefined {
+/** The innermost named function scope around an offset. */
+export function enclosingScope(scopes: readonly Scope[], offset: number): Scope | undefined {
   let best: Scope | undefined;
   for (const s of scopes) {
     if (s.start > offset) break;
     if (s.end >= offset && (!best || s.start >= best.start)) best = s;
   }
-  return best?.name;
+  return best;
+}
+
+/** The innermost named function around an offset. */
+export function enclosingFunction(scopes: readonly Scope[], offset: number): string | undefined {
+  return enclosingScope(scopes, offset)?.name;
 }

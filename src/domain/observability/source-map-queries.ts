@@ -1,5 +1,6 @@
-// Source map metadata (CONTRACT.md "Source maps"): one row per (environment, release, file); the
-// map itself is an object in the object store, named by its content hash.
+// Metadata of a release's files (CONTRACT.md "Source maps", "Minified files"): one row per
+// (environment, release, file) in `error_source_maps` or `error_minified_sources`; the file itself
+// is an object in the object store, named by its content hash.
 import type { Db } from '../../db.ts';
 import { newId } from '../../ids.ts';
 import type { MapRef } from './symbolicate.ts';
@@ -15,18 +16,26 @@ const columns = ['id', 'env_id', 'release', 'file', 'file_path', 'object_key', '
 
 const toRow = (r: SourceMapRow): SourceMapRow => ({ ...r, size_bytes: Number(r.size_bytes) });
 
-export function sourceMapQueries(db: Db) {
+/** The tables of a release's files: its source maps, and its minified files. */
+export type ReleaseFileTable = 'error_source_maps' | 'error_minified_sources';
+
+const idPrefix: Record<ReleaseFileTable, string> = { error_source_maps: 'smap', error_minified_sources: 'msrc' };
+
+export const sourceMapQueries = (db: Db) => releaseFileQueries(db, 'error_source_maps');
+export const minifiedSourceQueries = (db: Db) => releaseFileQueries(db, 'error_minified_sources');
+
+export function releaseFileQueries(db: Db, table: ReleaseFileTable) {
   return {
     /** Inserts or replaces the map of a file; answers the row and the object key it replaced. */
     async upsert(row: Omit<SourceMapRow, 'id' | 'create_time'>): Promise<{ row: SourceMapRow; replacedKey?: string }> {
-      const before = await db('error_source_maps').where({ env_id: row.env_id, release: row.release, file: row.file }).first('object_key');
+      const before = await db(table).where({ env_id: row.env_id, release: row.release, file: row.file }).first('object_key');
       const { rows } = await db.raw<{ rows: SourceMapRow[] }>(
-        `insert into error_source_maps (id, env_id, release, file, file_path, object_key, size_bytes, sha256)
+        `insert into ${table} (id, env_id, release, file, file_path, object_key, size_bytes, sha256)
          values (?, ?, ?, ?, ?, ?, ?, ?)
          on conflict (env_id, release, file) do update set file_path = excluded.file_path, object_key = excluded.object_key,
            size_bytes = excluded.size_bytes, sha256 = excluded.sha256, create_time = now()
          returning ${columns.join(', ')}`,
-        [newId('smap'), row.env_id, row.release, row.file, row.file_path, row.object_key, row.size_bytes, row.sha256],
+        [newId(idPrefix[table]), row.env_id, row.release, row.file, row.file_path, row.object_key, row.size_bytes, row.sha256],
       );
       const replaced = before?.object_key && before.object_key !== row.object_key ? (before.object_key as string) : undefined;
       return { row: toRow(rows[0]!), ...(replaced ? { replacedKey: replaced } : {}) };
@@ -34,11 +43,11 @@ export function sourceMapQueries(db: Db) {
 
     /** Whether any row still names this stored object. */
     async referenced(objectKey: string): Promise<boolean> {
-      return Boolean(await db('error_source_maps').where({ object_key: objectKey }).first('id'));
+      return Boolean(await db(table).where({ object_key: objectKey }).first('id'));
     },
 
     async list(envId: string, release: string, after: string | undefined, limit: number): Promise<SourceMapRow[]> {
-      const q = db('error_source_maps').where({ env_id: envId, release }).orderBy('id', 'asc').limit(limit).select(columns);
+      const q = db(table).where({ env_id: envId, release }).orderBy('id', 'asc').limit(limit).select(columns);
       if (after) q.where('id', '>', after);
       return (await q).map(toRow);
     },
@@ -48,7 +57,7 @@ export function sourceMapQueries(db: Db) {
       const out = new Map<string, SourceMapRow[]>();
       if (pairs.length === 0) return out;
       const { rows } = await db.raw<{ rows: SourceMapRow[] }>(
-        `select ${columns.map((c) => `m.${c}`).join(', ')} from error_source_maps m
+        `select ${columns.map((c) => `m.${c}`).join(', ')} from ${table} m
          join jsonb_to_recordset(?::jsonb) as p(env_id text, release text) on p.env_id = m.env_id and p.release = m.release`,
         [JSON.stringify(pairs)],
       );

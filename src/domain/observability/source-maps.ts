@@ -1,5 +1,5 @@
-// Source map uploads (CONTRACT.md): the map goes to the object store, named by its content hash,
-// and its metadata to Postgres. The object is written first, so a row never points at nothing; a
+// Source map and minified file uploads (CONTRACT.md): the file goes to the object store, named by its
+// content hash, and its metadata to Postgres. The object is written first, so a row never points at nothing; a
 // replaced map's old object is deleted afterwards. A map must parse as ECMA-426 here, so that a
 // worker meets a malformed map only when the store hands back something else.
 import { createHash } from 'node:crypto';
@@ -9,7 +9,7 @@ import { AppError } from '../../errors.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { filePath } from './paths.ts';
 import { parseMap } from './source-map-cache.ts';
-import { sourceMapQueries, type SourceMapRow } from './source-map-queries.ts';
+import { releaseFileQueries, type ReleaseFileTable, type SourceMapRow } from './source-map-queries.ts';
 
 /** Source maps are service data, kept apart from backups and from applications' buckets. */
 export const sourceMapBucket = (config: Pick<Config, 'CAIRN_STORAGE_BUCKET_PREFIX'>): string => `${config.CAIRN_STORAGE_BUCKET_PREFIX}source-maps`;
@@ -27,23 +27,39 @@ export async function uploadSourceMap(deps: UploadDeps, envId: string, release: 
   if (parseMap(json) === 'malformed') {
     throw new AppError('invalid_request', 'source_map is not a valid source map (ECMA-426 version 3)', { details: { field: 'body.source_map' } });
   }
-  const sha256 = createHash('sha256').update(json).digest('hex');
-  const fileHash = createHash('sha256').update(`${release}\n${file}`).digest('hex').slice(0, 32);
-  const objectKey = `source-maps/${envId}/${fileHash}/${sha256}.map`;
+  return storeReleaseFile(deps, 'error_source_maps', { envId, release, file, text: json, contentType: 'application/json' });
+}
+
+/** A minified file's text (CONTRACT.md "Minified files"), stored as maps are. */
+export async function uploadMinifiedSource(deps: UploadDeps, envId: string, release: string, file: string, source: string): Promise<SourceMapRow> {
+  return storeReleaseFile(deps, 'error_minified_sources', { envId, release, file, text: source, contentType: 'text/javascript; charset=utf-8' });
+}
+
+const objectDir: Record<ReleaseFileTable, string> = { error_source_maps: 'source-maps', error_minified_sources: 'minified-sources' };
+
+/**
+ * One file of a release: the object first, under its content hash, then its row; an object no row
+ * vouches for is removed, and so is the one a replaced row named.
+ */
+async function storeReleaseFile(deps: UploadDeps, table: ReleaseFileTable, f: { envId: string; release: string; file: string; text: string; contentType: string }): Promise<SourceMapRow> {
+  const queries = releaseFileQueries(deps.db, table);
+  const sha256 = createHash('sha256').update(f.text).digest('hex');
+  const fileHash = createHash('sha256').update(`${f.release}\n${f.file}`).digest('hex').slice(0, 32);
+  const objectKey = `${objectDir[table]}/${f.envId}/${fileHash}/${sha256}${table === 'error_source_maps' ? '.map' : '.js'}`;
   const bucket = sourceMapBucket(deps.config);
   if (!ensured.has(deps.store)) {
     await deps.store.ensureBucket(bucket);
     ensured.add(deps.store);
   }
-  await deps.store.put(bucket, objectKey, json, { contentType: 'application/json' });
+  await deps.store.put(bucket, objectKey, f.text, { contentType: f.contentType });
   let upserted;
   try {
-    upserted = await sourceMapQueries(deps.db).upsert({
-      env_id: envId, release, file, file_path: filePath(file), object_key: objectKey, size_bytes: Buffer.byteLength(json), sha256,
+    upserted = await queries.upsert({
+      env_id: f.envId, release: f.release, file: f.file, file_path: filePath(f.file), object_key: objectKey, size_bytes: Buffer.byteLength(f.text), sha256,
     });
   } catch (err) {
-    // No row vouches for the object: remove it, unless an earlier upload of the same map does.
-    if (!(await sourceMapQueries(deps.db).referenced(objectKey).catch(() => true))) await deps.store.delete(bucket, objectKey).catch(() => undefined);
+    // No row vouches for the object: remove it, unless an earlier upload of the same file does.
+    if (!(await queries.referenced(objectKey).catch(() => true))) await deps.store.delete(bucket, objectKey).catch(() => undefined);
     throw err;
   }
   if (upserted.replacedKey) await deps.store.delete(bucket, upserted.replacedKey).catch(() => undefined);

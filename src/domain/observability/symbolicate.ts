@@ -5,6 +5,7 @@ import { enclosingFunction } from './scopes.ts';
 import { lineOf } from './compact-map.ts';
 import type { MapEntry } from './source-map-cache.ts';
 import { filePath } from './paths.ts';
+import { nameFromMinified } from './scope-naming.ts';
 
 export type UnmappedReason =
   | 'no_release'
@@ -46,6 +47,8 @@ export interface MapRef {
   sha256: string;
   size_bytes: number;
   object_key: string;
+  /** The minified file uploaded for the same file, if any: names frames the map names nothing for. */
+  minified?: { sha256: string; object_key: string; size_bytes: number };
 }
 
 /** Loads (through the cache) the map a MapRef points to; rejects when the store fails. */
@@ -87,7 +90,10 @@ async function mapFrame(frame: RawFrame, maps: readonly MapRef[], load: MapLoade
     generated: { function: frame.function, file: frame.file, line: frame.line, column: frame.column },
   };
   const enclosing = source ? enclosingFunction(source.scopes, (source.lineStarts[pos.line - 1] ?? 0) + pos.column) : undefined;
-  out.function = enclosing ?? pos.name ?? frame.function;
+  // Without the original source, the function around the position comes from the minified file.
+  const minified = !source && ref.minified ? await entry.minified.get(ref.minified.sha256) : undefined;
+  const scoped = minified ? nameFromMinified(minified, entry, frame.line, Math.max(0, (frame.column ?? 1) - 1)) : undefined;
+  out.function = enclosing ?? scoped ?? pos.name ?? frame.function;
   if (source) {
     const i = pos.line - 1;
     const lines = (from: number, to: number) => {

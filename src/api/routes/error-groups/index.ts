@@ -2,7 +2,8 @@
 import { batchCapture, capture } from './capture.ts';
 import { eventRoutes } from './events.ts';
 import { groupRoutes } from './groups.ts';
+import { minifiedSourceRoutes } from './minified-sources.ts';
 import { scrubbingRoutes } from './scrubbing.ts';
 import { sourceMapRoutes } from './source-maps.ts';
 
-export const errorGroupRoutes = [capture, batchCapture, ...groupRoutes, ...eventRoutes, ...sourceMapRoutes, ...scrubbingRoutes];
+export const errorGroupRoutes = [capture, batchCapture, ...groupRoutes, ...eventRoutes, ...sourceMapRoutes, ...minifiedSourceRoutes, ...scrubbingRoutes];
