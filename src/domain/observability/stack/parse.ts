@@ -42,21 +42,44 @@ const maxUnparsedLength = 1024;
 interface Line {
   text: string;
   indent: number;
+  /** Where the line begins in the stack text. */
+  offset: number;
 }
 
-function splitLines(text: string): Line[] {
-  const out: Line[] = [];
-  let start = 0;
-  while (start <= text.length) {
+/**
+ * A stack's lines, split as far as they are asked for: cutting the message from the body (done for
+ * every event, most of whose bodies are remembered) reads only the lines before the first frame.
+ */
+class Lines {
+  private readonly text: string;
+  private readonly lines: Line[] = [];
+  private next = 0;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  at(i: number): Line | undefined {
+    while (this.lines.length <= i && this.next <= this.text.length) this.pull();
+    return this.lines[i];
+  }
+
+  all(): Line[] {
+    while (this.next <= this.text.length) this.pull();
+    return this.lines;
+  }
+
+  private pull(): void {
+    const { text } = this;
+    const start = this.next;
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
     let indent = 0;
     while (indent < line.length && line.charCodeAt(indent) === 32) indent++;
-    out.push({ text: line, indent });
-    start = end + 1;
+    this.lines.push({ text: line, indent, offset: start });
+    this.next = end + 1;
   }
-  return out;
 }
 
 const isCaretLine = (t: string): boolean => {
@@ -73,11 +96,11 @@ const isHeaderLine = (t: string): boolean => /:\d+$/.test(t.slice(-16)) && !pars
  * error thrown by code run in `vm`, printed as a cause): `file:line`, the source line, a caret
  * line, a blank line. Answers the index of the line after it, or `from` when there is none.
  */
-function headerEnd(lines: Line[], from = 0): number {
-  const first = lines[from]?.text ?? '';
+function headerEnd(lines: { at(i: number): Line | undefined }, from = 0): number {
+  const first = lines.at(from)?.text ?? '';
   if (first.startsWith(' ') || !isHeaderLine(first)) return from;
-  for (let i = from + 1; i <= from + 2 && i < lines.length; i++) {
-    if (isCaretLine(lines[i]!.text)) return lines[i + 1]?.text.trim() === '' ? i + 2 : i + 1;
+  for (let i = from + 1; i <= from + 2 && lines.at(i); i++) {
+    if (isCaretLine(lines.at(i)!.text)) return lines.at(i + 1)?.text.trim() === '' ? i + 2 : i + 1;
   }
   return from;
 }
@@ -99,9 +122,7 @@ function errorHead(text: string): { type: string; message?: string } | undefined
   return message === undefined ? { type } : { type, message };
 }
 
-interface Exc extends ParsedException {
-  head: string[];
-}
+type Exc = ParsedException;
 
 class Reader {
   readonly lines: Line[];
@@ -192,7 +213,7 @@ class Reader {
     let text = first;
     if (isHeaderLine(text)) {
       // A decorated stack: the header's lines are indented with the error's, so it is read in place.
-      const end = headerEnd([{ text, indent: 0 }, ...this.lines.slice(this.i + 1, this.i + 4).map((l) => ({ text: l.text.trim(), indent: 0 }))]);
+      const end = headerEnd([{ text, indent: 0, offset: 0 }, ...this.lines.slice(this.i + 1, this.i + 4).map((l) => ({ text: l.text.trim(), indent: 0, offset: 0 }))]);
       if (end > 0 && this.lines[this.i + end]) {
         this.i += end;
         text = this.lines[this.i]!.text.trim();
@@ -201,7 +222,7 @@ class Reader {
     this.i++;
     const head = errorHead(text.endsWith(',') ? text.slice(0, -1) : text);
     if (!head || this.linked.length >= maxLinked) return;
-    const exc: Exc = { head: [], frames: [], unparsed_lines: [], unparsed_line_count: 0 };
+    const exc: Exc = { frames: [], unparsed_lines: [], unparsed_line_count: 0 };
     const index = this.linked.length;
     const linked: LinkedException = { source, exception_type: head.type, frames: exc.frames, unparsed_lines: exc.unparsed_lines, unparsed_line_count: 0 };
     if (parent !== undefined) linked.parent = parent;
@@ -229,31 +250,35 @@ class Reader {
  * the event's own `Type: message` lines. A stack with no frame line at all has its body right after
  * those, so that its lines are counted as unparsed, not taken for message lines.
  */
-function bodyStart(lines: Line[], hint: StackHint | undefined): number {
+function bodyStart(lines: Lines, hint: StackHint | undefined): number {
   const start = headerEnd(lines);
   let messageEnd = start;
-  const first = lines[start]?.text ?? '';
+  const first = lines.at(start)?.text ?? '';
   // The event's own `Type: message` may span lines, and hold text that reads as a frame.
   const head = hint?.exception_type === undefined ? undefined : hint.message ? `${hint.exception_type}: ${hint.message}` : hint.exception_type;
-  const headLines = head === undefined ? 0 : head.split('\n').length;
-  if (head !== undefined && lines.slice(start, start + headLines).map((l) => l.text).join('\n') === head) messageEnd = start + headLines;
+  if (head !== undefined && printedAt(lines, start, head)) messageEnd = start + head.split('\n').length;
   // The first line of a V8 stack is `Type: message`; it is never a frame, even holding `@`.
   else if (errorHead(first) && !first.trimStart().startsWith('at ')) messageEnd = start + 1;
   // Printed by Node without frames, the head line opens the own properties: the body starts there.
   if (first.endsWith(' {') && errorHead(first.slice(0, -2))) return start;
-  for (let i = messageEnd; i < lines.length; i++) if (parseFrameLine(bare(lines[i]!.text))) return i;
-  return Math.min(messageEnd, lines.length);
+  for (let i = messageEnd; lines.at(i); i++) if (parseFrameLine(bare(lines.at(i)!.text))) return i;
+  let end = start;
+  while (end < messageEnd && lines.at(end)) end++;
+  return end;
 }
 
-/** Character offset where line `index` begins. */
-function offsetOf(text: string, lines: Line[], index: number): number {
-  let offset = 0;
-  for (let i = 0; i < index && i < lines.length; i++) {
-    const nl = text.indexOf('\n', offset);
-    if (nl < 0) return text.length;
-    offset = nl + 1;
+/** Whether `text` (lines joined by `\n`) is printed from line `from` on. */
+function printedAt(lines: Lines, from: number, text: string): boolean {
+  let at = 0;
+  for (let i = from; ; i++) {
+    const line = lines.at(i);
+    if (!line) return false;
+    const nl = text.indexOf('\n', at);
+    const part = nl < 0 ? text.slice(at) : text.slice(at, nl);
+    if (line.text !== part) return false;
+    if (nl < 0) return true;
+    at = nl + 1;
   }
-  return offset;
 }
 
 /**
@@ -263,14 +288,15 @@ function offsetOf(text: string, lines: Line[], index: number): number {
  * what `parseStackTrace` gives for the whole stack.
  */
 export function splitStack(stack: string, hint?: StackHint): { message: string; frames: string } {
-  const lines = splitLines(stack);
-  const at = offsetOf(stack, lines, bodyStart(lines, hint));
+  const lines = new Lines(stack);
+  const at = lines.at(bodyStart(lines, hint))?.offset ?? stack.length;
   return { message: stack.slice(0, at), frames: stack.slice(at) };
 }
 
-function readBody(lines: Line[], start: number): ParsedStack {
+function readBody(all: Lines, start: number): ParsedStack {
+  const lines = all.all();
   const reader = new Reader(lines, start);
-  const exc: Exc = { head: [], frames: [], unparsed_lines: [], unparsed_line_count: 0 };
+  const exc: Exc = { frames: [], unparsed_lines: [], unparsed_line_count: 0 };
   reader.frames(exc, 0, false, undefined);
   // After the own properties' closing `}`: only the trailer belongs; anything else is kept.
   for (; reader.i < lines.length; reader.i++) {
@@ -286,13 +312,13 @@ function readBody(lines: Line[], start: number): ParsedStack {
 
 /** Every exception a printed stack holds; frames innermost last. */
 export function parseStackTrace(stack: string, hint?: StackHint): ParsedStack {
-  const lines = splitLines(stack);
+  const lines = new Lines(stack);
   return readBody(lines, bodyStart(lines, hint));
 }
 
 /** The body `splitStack` cut from a stack: every line of it is a frame, decoration or unparsed. */
 export function parseStackBody(body: string): ParsedStack {
-  return readBody(splitLines(body), 0);
+  return readBody(new Lines(body), 0);
 }
 
 /** The outer exception's frames, innermost last. */
