@@ -1,5 +1,5 @@
 // `cairn error-groups list|get|acknowledge|resolve|reopen --etag`, `cairn error-events list|get`
-// `cairn source-maps upload|list` and `cairn minified-sources upload|list` over the HTTP API (issue 3, CONTRACT.md "The operator CLI").
+// `cairn source-maps upload|list` and `cairn minified-sources upload|list` over the HTTP API (CONTRACT.md "The operator CLI").
 import { readFile } from 'node:fs/promises';
 import { ErrorGroupsApi, type ErrorEvent, type ErrorGroup, type ErrorGroupState, type StackFrame } from '../../sdk/error-groups.ts';
 import { CliError, type Register } from '../context.ts';
