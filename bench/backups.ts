@@ -1,4 +1,4 @@
-// Backup and restore speed (issue #6) against the shell baselines on the same machine, same run,
+// Backup and restore speed against the shell baselines on the same machine, same run,
 // in interleaved rounds (baseline, ours, baseline, ours…) so that outside load hits both alike:
 //   backup:  ours = pg_dump | gzip -6 → cairn-bk1 → multipart upload   vs  pg_dump | gzip -6 > file
 //   restore: ours = download+verify → replay in one transaction        vs  gunzip | psql --single-transaction

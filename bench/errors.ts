@@ -1,4 +1,4 @@
-// Error tracking speed and memory (issue #3), every figure from one run, against baselines of the
+// Error tracking speed and memory, every figure from one run, against baselines of the
 // same run. The web and the worker run as their own processes (src/web.ts, workers/main.ts, as
 // the Procfile runs them) against a scratch database; this process is the client.
 //   accepted:  batchCapture events/s against a plain multi-row INSERT of the same payloads from this
@@ -242,7 +242,7 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
 /**
  * One worker process, end to end: a fresh worker's first events (cold: the map parsed, frames and
  * stacks made for the first time), then the same stacks again with the store at 10k events, then
- * again once the store has grown to `storeSize` events (issue 3: flat from 10k to 1M).
+ * again once the store has grown to `storeSize` events (flat from 10k to 1M).
  */
 async function processed(env: Env, payloads: ErrorEventInput[], map: Record<string, unknown>): Promise<void> {
   // The baseline: the same pipeline (parse, symbolicate, scrub, group, serialise and deflate) in

@@ -1,4 +1,4 @@
-// Identity benchmark (issue #4): password sign-in with the OWASP argon2id parameters at a paced
+// Identity benchmark: password sign-in with the OWASP argon2id parameters at a paced
 // 20 sign-ins/s (p50, p99) while GET /v1/client/session is polled (its p99 shows whether the
 // event loop is ever blocked), then sign-ins/s at saturation against bare argon2 verifications/s
 // measured in the same run. Uses a throw-away database on DATABASE_URL's server.

@@ -1,4 +1,4 @@
-// Error tracking (issue 3). Captures land in `error_event_inbox` in the request's transaction, next
+// Error tracking. Captures land in `error_event_inbox` in the request's transaction, next
 // to their pg-boss job, so an accepted event survives any crash; the worker moves each one, scrubbed,
 // into `error_events` and deletes its inbox row in one transaction, which is what makes a re-run job
 // store nothing twice. Raw payloads live only in the inbox (never in job data, which pg-boss keeps

@@ -1,4 +1,4 @@
-// Error tracking, second pass (issue 3, speed). The inbox becomes the queue: a capture is one plain
+// Error tracking, second pass (speed). The inbox becomes the queue: a capture is one plain
 // INSERT (no pg-boss job per event), and workers claim inbox rows in batches with a lease
 // (`lease_until`, SQS's visibility timeout). A worker killed mid-batch leaves its rows leased; they
 // are claimed again once the lease runs out, and the store step stays idempotent on the uid, so an

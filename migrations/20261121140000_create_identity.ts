@@ -1,4 +1,4 @@
-// End-user identity (issue #4): users per environment, sessions and one-use tickets stored only as
+// End-user identity: users per environment, sessions and one-use tickets stored only as
 // SHA-256 of the token (STYLE.md §8), emailed links, TOTP factors with the last accepted step
 // (RFC 6238 §5.2), hashed recovery codes, sign-in history, lockout counters and per-IP limits.
 // Passwords only ever reach a table as argon2id PHC strings; sign-ups waiting for the worker keep
@@ -108,7 +108,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['time']);
   });
 
-  // Consecutive failures per identifier (issue #4: 10 → locked for 15 minutes). Keyed by a hash of
+  // Consecutive failures per identifier (10 → locked for 15 minutes). Keyed by a hash of
   // the identifier so unknown identifiers are counted the same way without storing them.
   await knex.schema.createTable('identity_lockouts', (t) => {
     t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');

@@ -1,4 +1,4 @@
-// Backups (issue #6): one row per backup object, restore operations, per-environment retention,
+// Backups: one row per backup object, restore operations, per-environment retention,
 // and application storage buckets. A backup row outlives its job: it is the user's record of
 // what exists in the backup bucket, so pruning deletes the object first and the row after.
 import type { Knex } from 'knex';

@@ -1,4 +1,4 @@
-// Issue #5: OAuth clients registered by the operator and the device authorization grant
+// OAuth clients registered by the operator and the device authorization grant
 // (RFC 8628), social sign-in provider settings per environment, the server-side transactions of
 // social sign-ins (keyed by a hash of `state`, bound to one provider: RFC 9700 §4.4 mix-up
 // defence), and the provider identities linked to end users. Device codes and states are stored
@@ -74,7 +74,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('id').primary();
     t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
     // Set null when the user is deleted: the row stays as a tombstone, so that provider account
-    // cannot sign in again and come back as a new user (issue #5).
+    // cannot sign in again and come back as a new user.
     t.text('end_user_id').references('end_users.id').onDelete('SET NULL');
     t.text('provider').notNullable();
     t.text('subject').notNullable();

@@ -1,4 +1,4 @@
-// Error tracking, third pass (issue 3, secrets at rest). A captured event is raw and unscrubbed
+// Error tracking, third pass (secrets at rest). A captured event is raw and unscrubbed
 // until a worker processes it, so the inbox and the dead letters held captured passwords, tokens
 // and keys in plaintext jsonb. Both now hold `payload_sealed`: the event's JSON, deflated and
 // sealed with the service key, bound to its row (src/domain/observability/sealed-payload.ts), and

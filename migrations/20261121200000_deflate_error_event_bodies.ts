@@ -1,4 +1,4 @@
-// Error tracking, speed (issue 3): a stored event's body moves from jsonb to deflated JSON in a
+// Error tracking, speed: a stored event's body moves from jsonb to deflated JSON in a
 // bytea column (src/domain/observability/event-body.ts says why and what it measured). Existing
 // rows are not rewritten, so a release phase never rewrites a table of millions of events: they
 // keep their jsonb `body`, and exactly one of the two columns is set on every row.

@@ -32,7 +32,7 @@ const schema = z.object({
   CAIRN_MAIL_FROM: z.string().default('Cairn <no-reply@localhost>'),
   CAIRN_GOOGLE_CLIENT_ID: z.string().optional(),
   CAIRN_GOOGLE_CLIENT_SECRET: z.string().optional(),
-  // Where the shared Google client's issuer lives; only tests point it elsewhere (issue #5).
+  // Where the shared Google client's issuer lives; only tests point it elsewhere.
   CAIRN_GOOGLE_ISSUER: z.url({ protocol: /^https?$/ }).default('https://accounts.google.com'),
   CAIRN_CELL: z.string().regex(/^[a-z0-9]{2}$/, 'must be two characters a-z or 0-9').default('c0'),
   // Proxies in front of web that append the client's address to X-Forwarded-For (Heroku's router: 1).

@@ -47,11 +47,11 @@ export const deadLetterName = (queue: string): string => `${queue}.dead`;
  * handler for every one, or the worker refuses to start.
  */
 export const queues = defineQueues({
-  // Error tracking (issue 3) has no ingestion queue here: its inbox table is its queue, drained in
+  // Error tracking has no ingestion queue here: its inbox table is its queue, drained in
   // leased batches by a worker service (workers/errors-ingest.ts), so a capture is one INSERT.
   // Daily: dead-lettered events past their 30-day retention (domain/observability/dead-letters.ts).
   'errors.prune': { schema: z.object({}), retryLimit: 2 },
-  // Identity (issue 4). A sign-up job carries only the pending row's id: the password waits there,
+  // Identity. A sign-up job carries only the pending row's id: the password waits there,
   // sealed, and is erased once hashed. Handlers key their writes on the ids, so retries are safe.
   // Batches with burst: a queue of sign-ups drains without waiting a poll interval between jobs.
   'identity.sign-up': {
@@ -67,7 +67,7 @@ export const queues = defineQueues({
   'identity.prune': { schema: z.object({}), retryLimit: 2 },
   // Hourly: outbox mail (no SMTP_URL) older than 7 days; its links are long spent (src/mail/outbox.ts).
   'mail.prune': { schema: z.object({}), retryLimit: 2 },
-  // Backups (issue 6). Capture and restore carry only ids; each takes its environment's advisory
+  // Backups. Capture and restore carry only ids; each takes its environment's advisory
   // lock and throws while another run holds it, so retries (with backoff) wait their turn. A dump
   // may run for hours: the heartbeat, not the expiry, finds a killed worker's job (within about
   // two minutes), and the redelivered job (or backups.reap) fails the orphan and cleans the

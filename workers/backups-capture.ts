@@ -1,4 +1,4 @@
-// `backups.capture`: one backup (issue #6). Idempotent on the backup id; throws only while the
+// `backups.capture`: one backup. Idempotent on the backup id; throws only while the
 // environment is busy, so pg-boss retries it later.
 import type { queues } from '../src/jobs.ts';
 import { captureBackup } from '../src/domain/backups/capture.ts';

@@ -1,4 +1,4 @@
-// `backups.restore`: one restore operation (issue #6). Idempotent on the operation id.
+// `backups.restore`: one restore operation. Idempotent on the operation id.
 import type { queues } from '../src/jobs.ts';
 import { runRestore } from '../src/domain/backups/restore.ts';
 import type { JobHandler } from '../src/worker.ts';

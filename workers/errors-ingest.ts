@@ -1,5 +1,5 @@
 // `errors.ingest`: drains the error inbox through parse → symbolicate → scrub → group → store
-// (issue 3). Not a pg-boss queue: the inbox is the queue. Each loop claims a batch under a lease,
+// (SPEC.md worker steps). Not a pg-boss queue: the inbox is the queue. Each loop claims a batch under a lease,
 // processes it and stores it in one statement (src/domain/observability/ingest.ts); two loops per
 // process overlap one batch's processing (CPU here) with another's store (CPU in Postgres).
 // A worker killed mid-batch leaves its rows leased; any worker claims them again when the lease

@@ -53,10 +53,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   });
   app.use(cors());
   app.use(router.routes());
-  // RFC 8628 endpoints answer errors in the RFC's form (issue #5).
+  // RFC 8628 endpoints answer errors in the RFC's form.
   app.use(oauthRouter(deps).routes());
   app.use(callbackRouter(deps).routes());
-  // The Account Portal's pages, outside /v1 (issue #5).
+  // The Account Portal's pages, outside /v1.
   app.use(portalRouter(deps).routes());
   return app;
 }

@@ -17,7 +17,7 @@ export interface AppDeps {
 /** The caller, as the key middleware resolved it. */
 export interface Principal {
   keyId: string;
-  /** 'session': an end user's session bearer (identity, issue #4); keyId is then the session id. */
+  /** 'session': an end user's session bearer (identity); keyId is then the session id. */
   kind: KeyKind | 'session';
   envId: string;
   envName: string;

@@ -1,4 +1,4 @@
-// Backups and storage for the SDK and the CLI (issue #6). Method names follow the spec:
+// Backups and storage for the SDK and the CLI. Method names follow the spec:
 // `enableVersioning(bucket)`, `listVersions(bucket, key)`, `restoreVersion(bucket, key, versionId)`.
 import { envPath, type CairnClient } from './client.ts';
 

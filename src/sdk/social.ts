@@ -1,4 +1,4 @@
-// Social sign-in providers of an environment (issue #5), for the application's server and the
+// Social sign-in providers of an environment, for the application's server and the
 // CLI. Secrets go in and never come back out.
 import { envPath, type CairnClient } from './client.ts';
 

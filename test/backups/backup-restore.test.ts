@@ -1,4 +1,4 @@
-// Backups end to end (issue #6): a real worker, pg_dump, radosgw and psql. Backup, then restore into
+// Backups end to end: a real worker, pg_dump, radosgw and psql. Backup, then restore into
 // another environment: every table's checksum equal. The stored object is unreadable without the
 // key. A flipped or truncated byte fails the restore before the target changes.
 import { randomBytes } from 'node:crypto';

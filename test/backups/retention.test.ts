@@ -1,4 +1,4 @@
-// Schedules and retention (issue #6): one backup per environment per cron slot, and pruning that
+// Schedules and retention: one backup per environment per cron slot, and pruning that
 // removes exactly what expired (object and row), nothing else.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 3: "a worker killed with SIGKILL mid-batch loses and duplicates nothing". Real worker
+// The rule "a worker killed with SIGKILL mid-batch loses and duplicates nothing". Real worker
 // processes (test/observability/fixtures/ingest-worker.ts: the real worker with a 2 s lease) are
 // killed while they hold claimed batches; a fresh worker takes the leased rows over once the lease
 // runs out, and every accepted event is stored exactly once, with the group counts to match.

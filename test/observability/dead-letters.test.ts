@@ -1,4 +1,4 @@
-// Dead-letter retention (issue 3): error_event_dead keeps a buried event 30 days, then the daily
+// Dead-letter retention: error_event_dead keeps a buried event 30 days, then the daily
 // `errors.prune` job deletes it: exactly the expired ones, however many, in every environment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterRetentionDays, pruneDeadLetters } from '../../src/domain/observability/dead-letters.ts';

@@ -1,4 +1,4 @@
-// Issue 3, the house rule "no plaintext password, token or key in any table, queue row or log line"
+// The house rule "no plaintext password, token or key in any table, queue row or log line"
 // for captured events, which carry secrets until a worker scrubs them: accepted events (no worker
 // running), dead-lettered ones, and the end state after processing all leave none in a dump of the
 // whole database; a sealed payload moved to another row does not open there, and its event is

@@ -1,4 +1,4 @@
-// Storage buckets and versioning over HTTP, through the SDK the CLI uses (issue #6), on radosgw.
+// Storage buckets and versioning over HTTP, through the SDK the CLI uses, on radosgw.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';

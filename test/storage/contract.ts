@@ -1,4 +1,4 @@
-// One behaviour for every ObjectStore driver (issue #6: "one contract test suite runs against
+// One behaviour for every ObjectStore driver ("one contract test suite runs against
 // both"): the S3 driver against radosgw and the disk driver behind `npm start` must agree.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

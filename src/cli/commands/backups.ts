@@ -1,4 +1,4 @@
-// `cairn backups …` and `cairn storage …` (issue #6), over the HTTP API through the SDK.
+// `cairn backups …` and `cairn storage …`, over the HTTP API through the SDK.
 // Progress bars go to stderr, so --json output on stdout stays clean.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';

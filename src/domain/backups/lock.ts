@@ -1,4 +1,4 @@
-// One backup or restore per environment at a time (issue #6), across every worker: a session
+// One backup or restore per environment at a time, across every worker: a session
 // advisory lock on a connection of its own, held for the whole job. The lock dies with the
 // session, so a killed worker frees it at once, and a free lock on an environment whose row says
 // `running` proves that run is an orphan (see reap.ts).

@@ -1,4 +1,4 @@
-// Loading the local breached-password store (issue #4): `cairn admin breached import FILE` turns
+// Loading the local breached-password store: `cairn admin breached import FILE` turns
 // each line into a full SHA-1 digest on the operator's machine (a plain password list never
 // reaches the database in clear), streams the digests in chunks, and enqueues one job; the worker
 // merges them into the sorted ranges. Merging is a union, so a retried job changes nothing.

@@ -1,4 +1,4 @@
-// "Is this password known to be breached?", offline first (issue #4): one interface, two sources
+// "Is this password known to be breached?", offline first: one interface, two sources
 // that both work with no network. The bundled common-password list (zxcvbn-ts's, ~49,000
 // passwords) is always on; the local store holds whatever `cairn admin breached import` loaded.
 // An environment may also turn on the HIBP range API (hibp.ts), failing open or closed by its own

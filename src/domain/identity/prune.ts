@@ -1,4 +1,4 @@
-// Daily clean-up: sign-in history is kept 90 days (issue #4); sessions, tickets, links and stale
+// Daily clean-up: sign-in history is kept 90 days; sessions, tickets, links and stale
 // sign-ups are deleted once nothing can use them (a week after they ended, so support can still
 // see a recent sign-out).
 import type { Knex } from 'knex';
@@ -13,7 +13,7 @@ export async function pruneIdentity(db: Knex): Promise<Record<string, number>> {
     // A sign-up whose job died (dead letter) keeps its sealed password no longer than a day.
     pending_signups: await db('identity_pending_signups').where('create_time', '<', ago(1)).delete(),
     lockouts: await db('identity_lockouts').where('update_time', '<', ago(1)).delete(),
-    // Issue #5: device requests a day after they expired, and social sign-ins never completed.
+    // Device requests a day after they expired, and social sign-ins never completed.
     device_authorizations: await db('device_authorizations').where('expire_time', '<', ago(1)).delete(),
     social_transactions: await db('social_transactions').where('expire_time', '<', db.fn.now()).delete(),
     rate_limits: await db('identity_rate_limits').where('expire', '<', Date.now() - 3600_000).delete(),

@@ -1,4 +1,4 @@
-// Password sign-in (SPEC.md "Client API", issue #4). The order matters:
+// Password sign-in (SPEC.md "Client API"). The order matters:
 // 1. per-IP limit, then a check of the identifier reserved against its lockout (lockout.ts),
 //    before any hashing;
 // 2. argon2id verification always runs, against a dummy hash for an unknown identifier or a user
@@ -81,7 +81,7 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
 
   await Promise.all([q.clearFailures(input.envId, idHash), record('succeeded')]);
   if (needsRehash(user.password_hash)) {
-    // Parameters changed since this hash was made (issue #4): upgrade it now that we know the password.
+    // Parameters changed since this hash was made: upgrade it now that we know the password.
     await q.setPasswordHash(user.id, await hashPassword(input.password));
   }
   if (input.sessionMode === 'server') {

@@ -1,4 +1,4 @@
-// Sign-up (CONTRACT.md "Identity", issue #4). The request only validates, seals the password for
+// Sign-up (CONTRACT.md "Identity"). The request only validates, seals the password for
 // the worker and enqueues: it does the same work whether or not the address has an account, so
 // neither the answer nor its timing tells them apart. The worker decides and mails:
 // a new account and a verification link, "someone tried with your address", or "breached password".

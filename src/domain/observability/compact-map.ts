@@ -1,4 +1,4 @@
-// A parsed source map in a few typed arrays (issue 3: "parsed maps are cached per worker with a
+// A parsed source map in a few typed arrays ("parsed maps are cached per worker with a
 // memory bound"; 100k events across 50 releases' maps in under 300 MB). `mappings` is decoded
 // straight into columns (mappings.ts), never into trace-mapping's per-segment arrays (~7.7× the
 // JSON on the heap): the largest map an upload accepts (50 MiB) loads in a 64 MB old space, its

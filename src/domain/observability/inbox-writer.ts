@@ -1,4 +1,4 @@
-// Group commit for captures (issue 3: single capture ≥ 2,000 events/s). Each capture's acceptance
+// Group commit for captures (single capture ≥ 2,000 events/s). Each capture's acceptance
 // is a committed inbox row, and a commit waits for the WAL to reach disk (~2.4 ms here), so one
 // INSERT per request caps a web process at a few hundred captures per connection per second.
 // Requests that arrive while earlier INSERTs are in flight wait and go together in the next one:

@@ -1,4 +1,4 @@
-// Stores a batch of accepted events (issue 3, worker steps 1-5). The batch comes from the inbox,
+// Stores a batch of accepted events (worker steps 1-5). The batch comes from the inbox,
 // claimed under a lease (see queries.ts `claim`); each event is processed on its own, and the
 // processed batch is stored in one statement that also deletes the inbox rows it stored, which is
 // what makes a re-run (a lease that ran out, a worker killed mid-batch) store nothing twice. An event

@@ -1,5 +1,5 @@
 // File names as frames print them, made comparable: for source map matching (CONTRACT.md: the
-// same path once scheme, host, query and fragment are dropped) and for grouping (issue 3: no
+// same path once scheme, host, query and fragment are dropped) and for grouping (no
 // hashed bundle names, no vendor code in the key).
 
 /** `https://cdn.example.com/static/app.js?v=3#x` → `/static/app.js`; `C:\app\x.js` → `C:/app/x.js`. */

@@ -1,4 +1,4 @@
-// One accepted event through the pipeline (issue 3): parse → symbolicate → scrub → group. Pure but
+// One accepted event through the pipeline: parse → symbolicate → scrub → group. Pure but
 // for map loading; the worker stores the result. Scrubbing comes before grouping and storage, so
 // no secret reaches a key, a title or a row.
 import { createHash } from 'node:crypto';
@@ -167,7 +167,7 @@ const identityOf = (maps: readonly MapRef[]): string => {
  * tags, breadcrumbs). Measured in bench/errors.ts: 0.29 ms of worker CPU per event against 0.73
  * when every frame was mapped, scrubbed and compressed for every event. A stack with a frame whose
  * map could not be read is not remembered: a later attempt may read it. Stacks, not frames, are
- * remembered: a frame memo as well held the worker's peak memory over its 300 MB bound (issue 3)
+ * remembered: a frame memo as well held the worker's peak memory over its 300 MB bound
  * with 50 releases' maps, and the context-line memo of scrub.ts already serves frames that stacks share.
  */
 async function readyStack(input: ErrorEventInput, frameLines: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<ReadyStack> {

@@ -1,4 +1,4 @@
-// The enclosing function of a position in original source (issue 3: a frame shows the original
+// The enclosing function of a position in original source (a frame shows the original
 // name of the function it ran in, not the name at the call site, which is what a source map's
 // `names` entry at that position holds). Bundlers emit no scope information, so `sourcesContent`
 // is parsed, once per source file (CompactMap keeps the result): by a real parser in the language

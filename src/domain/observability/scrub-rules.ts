@@ -1,4 +1,4 @@
-// The default scrubbing rules (issue 3, CONTRACT.md "[Filtered]"). Each rule replaces only the
+// The default scrubbing rules (CONTRACT.md "[Filtered]"). Each rule replaces only the
 // secret and keeps the text around it, so a message stays readable. Sentry's defaults look only at
 // key names and miss secrets inside messages (getsentry/sentry#76846); these look at the text.
 // Every pattern is bounded (no nested or unbounded quantifiers over the same characters), so a

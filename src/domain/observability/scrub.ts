@@ -1,5 +1,5 @@
 // Applies an environment's scrubbing policy to text and key/value pairs, counting what each rule
-// replaced (issue 3: "the event records how many values each rule replaced").
+// replaced ("the event records how many values each rule replaced").
 import { z } from 'zod';
 import { defaultRuleNames, defaultRules, filtered, sensitiveKeyPattern, type ScrubRule } from './scrub-rules.ts';
 

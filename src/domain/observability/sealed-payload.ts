@@ -1,4 +1,4 @@
-// Captured payloads at rest (issue 3; CONTRACT.md: no plaintext secret in any table or queue row).
+// Captured payloads at rest (CONTRACT.md: no plaintext secret in any table or queue row).
 // An accepted event is raw and unscrubbed (the scrubber runs only when a worker processes it), so it
 // is sealed with the service key before it reaches the inbox and stays sealed in the dead-letter
 // table; a worker opens it only when its turn in a batch comes.

@@ -1,4 +1,4 @@
-// Parsed source maps, cached per worker under a memory bound (issue 3: 100k events across 50
+// Parsed source maps, cached per worker under a memory bound (100k events across 50
 // releases' maps in under 300 MB). Maps are keyed by content hash, so a re-upload is a new entry;
 // loads of the same map in flight are shared. Eviction is least-recently-used by measured cost:
 // a load is charged an estimate while in flight, then what the parsed map really holds.

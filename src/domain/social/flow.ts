@@ -1,4 +1,4 @@
-// Social sign-in from start to callback (issue #5). The start keeps a one-use transaction,
+// Social sign-in from start to callback. The start keeps a one-use transaction,
 // keyed by SHA-256 of `state` and bound to one provider and environment, so a response can only
 // complete the flow it belongs to (RFC 9700 §4.4, mix-up) and a replayed state finds nothing.
 // Nothing depends on cookies: Apple's form_post arrives cross-site, where SameSite=Lax cookies

@@ -1,4 +1,4 @@
-// Which end user a provider identity signs in (issue #5):
+// Which end user a provider identity signs in:
 // 1. an identity seen before signs in its user; if that user was deleted the identity is a
 //    tombstone and is refused (deleted users cannot come back through social sign-in);
 // 2. a new identity whose email the provider marks verified joins the user with that address;

@@ -1,4 +1,4 @@
-// The three providers and how an environment configures them (issue #5). Google may run on the
+// The three providers and how an environment configures them. Google may run on the
 // service's shared client (CAIRN_GOOGLE_CLIENT_ID/SECRET: nothing to set up) or the caller's own;
 // GitHub (OAuth 2 plus its REST API, no OIDC) and Apple (OIDC, ES256 client-secret JWT,
 // form_post) only on the caller's own. Secrets are sealed with the service key, bound to the

@@ -1,4 +1,4 @@
-// Application storage (issue #6): buckets per environment, each its own S3 bucket named
+// Application storage: buckets per environment, each its own S3 bucket named
 // `${CAIRN_STORAGE_BUCKET_PREFIX}${ulid}` (CONTRACT.md), so versioning is S3's native versioning
 // and the backup bucket stays separate. Versioning, once enabled, is never suspended by this API.
 import type { Knex } from 'knex';

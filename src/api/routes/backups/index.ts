@@ -1,4 +1,4 @@
-// Backups (issue #6, CONTRACT.md "Backups and storage"): thin handlers over src/domain/backups.
+// Backups (CONTRACT.md "Backups and storage"): thin handlers over src/domain/backups.
 import { z } from 'zod';
 import { openDecrypted } from '../../../domain/backups/download.ts';
 import { requestDrill } from '../../../domain/backups/drill.ts';

@@ -1,4 +1,4 @@
-// Error tracking routes (issue 3).
+// Error tracking routes.
 import { batchCapture, capture } from './capture.ts';
 import { eventRoutes } from './events.ts';
 import { groupRoutes } from './groups.ts';

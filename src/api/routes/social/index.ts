@@ -1,4 +1,4 @@
-// Social sign-in routes (issue #5): the start (publishable key), the environment's provider
+// Social sign-in routes: the start (publishable key), the environment's provider
 // settings (secret key), and the common callback, GET and POST (Apple's form_post).
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';

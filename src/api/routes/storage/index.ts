@@ -1,4 +1,4 @@
-// Application storage and versioning (issue #6; paths from CONTRACT.md "Backups and storage").
+// Application storage and versioning (paths from CONTRACT.md "Backups and storage").
 // The `:listVersions` and `:restoreVersion` routes are mounted before the plain object routes so
 // a key is never read as "…:listVersions" (an encoded key's ":" arrives as %3A and cannot clash).
 import { z } from 'zod';
