@@ -19,23 +19,38 @@ export type AuthKind = 'none' | 'publishable' | 'secret' | 'session';
 type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
-export interface HandlerInput<P, Q, B> {
+/** An end user's session: whose it is is always known. */
+export interface SessionPrincipal extends Principal {
+  kind: 'session';
+  endUserId: string;
+}
+
+/** What a route's auth kind yields: nothing for public routes, the key or the session otherwise. */
+export type PrincipalFor<A extends AuthKind> = A extends 'none' ? undefined : A extends 'session' ? SessionPrincipal : Principal;
+
+export interface HandlerInput<P, Q, B, A extends AuthKind = AuthKind> {
   params: Infer<P>;
   query: Infer<Q>;
   body: Infer<B>;
-  principal: Principal | undefined;
+  principal: PrincipalFor<A>;
   deps: AppDeps;
   ctx: Context & { state: RequestState };
 }
 
-export interface RouteDef<P extends Schema | undefined = Schema | undefined, Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined, R extends Schema = Schema> {
+export interface RouteDef<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+  R extends Schema = Schema,
+  A extends AuthKind = AuthKind,
+> {
   method: Method;
   /** OpenAPI form: `/v1/orgs/{org}/…/error_groups:capture`. */
   path: string;
   operationId: string;
   summary: string;
   tags: string[];
-  auth: AuthKind;
+  auth: A;
   scope?: SecretScope;
   params?: P;
   query?: Q;
@@ -45,11 +60,11 @@ export interface RouteDef<P extends Schema | undefined = Schema | undefined, Q e
   /** The body is free text stored as sent: its schema replaces what Postgres cannot store (unstorable.ts). */
   freeText?: boolean;
   response: { status: number; description: string; schema: R };
-  handle(input: HandlerInput<P, Q, B>): Promise<z.input<R>> | z.input<R>;
+  handle(input: HandlerInput<P, Q, B, A>): Promise<z.input<R>> | z.input<R>;
 }
 
-export function defineRoute<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema>(
-  def: RouteDef<P, Q, B, R>,
+export function defineRoute<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema, A extends AuthKind>(
+  def: RouteDef<P, Q, B, R, A>,
 ): RouteDef {
   return def as unknown as RouteDef;
 }

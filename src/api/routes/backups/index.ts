@@ -18,7 +18,7 @@ export const createBackup = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: createBackupBody,
   response: { status: 202, description: 'The backup, pending', schema: backup },
   async handle({ principal, deps }) {
-    return backupResource(await requestManualBackup(deps, principal!.envId));
+    return backupResource(await requestManualBackup(deps, principal.envId));
   },
 });
 
@@ -27,7 +27,7 @@ export const listBackupsRoute = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: envParams, query: listQuery,
   response: { status: 200, description: 'A page of backups', schema: backupList },
   async handle({ principal, deps, query }) {
-    const page = await listBackups(deps, principal!.envId, query.page_size, query.page_token);
+    const page = await listBackups(deps, principal.envId, query.page_size, query.page_token);
     return { backups: page.backups.map(backupResource), ...(page.next ? { next_page_token: page.next } : {}) };
   },
 });
@@ -37,7 +37,7 @@ export const downloadBackup = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: backupIdParams,
   response: { status: 200, description: 'The gzip-compressed SQL dump', schema: z.unknown().meta({ description: 'application/gzip bytes' }) },
   async handle({ principal, deps, params, ctx }) {
-    const b = await getBackup(deps.db, principal!.envId, params.backup_id);
+    const b = await getBackup(deps.db, principal.envId, params.backup_id);
     const { body, length } = await openDecrypted(deps, b);
     ctx.type = 'application/gzip';
     ctx.attachment(`${b.id}.sql.gz`);
@@ -52,7 +52,7 @@ export const getBackupRoute = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: backupIdParams,
   response: { status: 200, description: 'The backup', schema: backup },
   async handle({ principal, deps, params }) {
-    return backupResource(await getBackup(deps.db, principal!.envId, params.backup_id));
+    return backupResource(await getBackup(deps.db, principal.envId, params.backup_id));
   },
 });
 
@@ -62,7 +62,7 @@ export const restoreBackup = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: backupIdParams, body: restoreBody,
   response: { status: 202, description: 'The restore operation; poll GET /v1/operations/{id}', schema: operation },
   async handle({ principal, deps, params, body }) {
-    const { op, targetName } = await requestRestore(deps, principal!.envId, params.backup_id, body.targetEnv);
+    const { op, targetName } = await requestRestore(deps, principal.envId, params.backup_id, body.targetEnv);
     return operationResource(op, targetName);
   },
 });
@@ -73,7 +73,7 @@ export const previewRestoreRoute = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: backupIdParams, body: restoreBody,
   response: { status: 200, description: 'What the restore would replace', schema: restorePreview },
   async handle({ principal, deps, params, body }) {
-    return previewRestore(deps, principal!.envId, params.backup_id, body.targetEnv);
+    return previewRestore(deps, principal.envId, params.backup_id, body.targetEnv);
   },
 });
 
@@ -83,7 +83,7 @@ export const drillRoute = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: drillBody,
   response: { status: 202, description: 'The drill operation; poll GET /v1/operations/{id}', schema: operation },
   async handle({ principal, deps }) {
-    const { op, targetName } = await requestDrill(deps, principal!.envId);
+    const { op, targetName } = await requestDrill(deps, principal.envId);
     return operationResource(op, targetName);
   },
 });
@@ -93,7 +93,7 @@ export const getOperationRoute = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: operationParams,
   response: { status: 200, description: 'The operation', schema: operation },
   async handle({ principal, deps, params }) {
-    const { op, targetName, verification } = await getOperation(deps.db, principal!.envId, params.operation_id);
+    const { op, targetName, verification } = await getOperation(deps.db, principal.envId, params.operation_id);
     return operationResource(op, targetName, verification);
   },
 });
@@ -103,7 +103,7 @@ export const getUsage = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: envParams,
   response: { status: 200, description: 'Usage', schema: usage },
   async handle({ principal, deps }) {
-    return backupUsage(deps.db, principal!.envId);
+    return backupUsage(deps.db, principal.envId);
   },
 });
 
@@ -112,7 +112,7 @@ export const getBackupSettings = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: envParams,
   response: { status: 200, description: 'Settings', schema: settings },
   async handle({ principal, deps }) {
-    return getSettings(deps.db, principal!.envId);
+    return getSettings(deps.db, principal.envId);
   },
 });
 
@@ -121,7 +121,7 @@ export const putBackupSettings = defineRoute({
   tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: settingsBody,
   response: { status: 200, description: 'Settings', schema: settings },
   async handle({ principal, deps, body }) {
-    return saveSettings(deps.db, principal!.envId, body);
+    return saveSettings(deps.db, principal.envId, body);
   },
 });
 

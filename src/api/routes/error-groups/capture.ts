@@ -14,7 +14,7 @@ export const capture = defineRoute({
   auth: 'secret', scope: 'observability:write', params: envParams, body: captureBody, bodyLimit: 256 * 1024, freeText: true,
   response: { status: 202, description: 'Accepted; read it back with GET …/error_groups/-/error_events/{uid}', schema: captureResponse },
   async handle({ body, principal, deps }) {
-    const [uid] = await acceptEvents(captureDeps(deps), principal!.envId, [body.error_event]);
+    const [uid] = await acceptEvents(captureDeps(deps), principal.envId, [body.error_event]);
     return { uid: uid! };
   },
 });
@@ -25,6 +25,6 @@ export const batchCapture = defineRoute({
   auth: 'secret', scope: 'observability:write', params: envParams, body: batchCaptureBody, bodyLimit: 20 * 1024 * 1024, freeText: true,
   response: { status: 202, description: 'One result per event, in order', schema: batchCaptureResponse },
   async handle({ body, principal, deps }) {
-    return { results: await acceptBatch(captureDeps(deps), principal!.envId, body.error_events) };
+    return { results: await acceptBatch(captureDeps(deps), principal.envId, body.error_events) };
   },
 });

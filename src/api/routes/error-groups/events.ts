@@ -14,15 +14,15 @@ export const listEvents = defineRoute({
   response: { status: 200, description: 'A page of events', schema: eventList },
   async handle({ params, query, principal, deps }) {
     const q = groupQueries(deps.db);
-    if (!(await q.getGroup(principal!.envId, params.error_group))) {
+    if (!(await q.getGroup(principal.envId, params.error_group))) {
       throw new AppError('not_found', `no error group ${params.error_group} in this environment`);
     }
     const after = decodePageToken(pageSecret(deps), query.page_token);
-    const rows = await q.listEvents(principal!.envId, params.error_group, after, query.page_size + 1);
+    const rows = await q.listEvents(principal.envId, params.error_group, after, query.page_size + 1);
     const page = rows.slice(0, query.page_size);
     const last = page.at(-1);
     return {
-      error_events: page.map((e) => eventView(principal!.envName, e)),
+      error_events: page.map((e) => eventView(principal.envName, e)),
       ...(rows.length > query.page_size && last ? { next_page_token: encodePageToken(pageSecret(deps), { t: last.event_time.toISOString(), id: last.uid }) } : {}),
     };
   },
@@ -35,9 +35,9 @@ export const getEvent = defineRoute({
   response: { status: 200, description: 'The stored occurrence; its name holds its group', schema: eventResource },
   async handle({ params, principal, deps }) {
     const group = params.error_group === '-' ? undefined : params.error_group;
-    const e = await groupQueries(deps.db).getEvent(principal!.envId, group, params.error_event);
+    const e = await groupQueries(deps.db).getEvent(principal.envId, group, params.error_event);
     if (!e) throw new AppError('not_found', `no stored error event ${params.error_event} (an accepted event is readable once processed)`);
-    return eventView(principal!.envName, e);
+    return eventView(principal.envName, e);
   },
 });
 

@@ -19,11 +19,11 @@ export const listGroups = defineRoute({
   response: { status: 200, description: 'A page of groups', schema: groupList },
   async handle({ query, principal, deps }) {
     const after = decodePageToken(pageSecret(deps), query.page_token);
-    const rows = await groupQueries(deps.db).listGroups(principal!.envId, query, after, query.page_size + 1);
+    const rows = await groupQueries(deps.db).listGroups(principal.envId, query, after, query.page_size + 1);
     const page = rows.slice(0, query.page_size);
     const last = page.at(-1);
     return {
-      error_groups: page.map((g) => groupView(principal!.envName, g)),
+      error_groups: page.map((g) => groupView(principal.envName, g)),
       ...(rows.length > query.page_size && last ? { next_page_token: encodePageToken(pageSecret(deps), { t: last.last_seen_time.toISOString(), id: last.id }) } : {}),
     };
   },
@@ -34,9 +34,9 @@ export const getGroup = defineRoute({
   tags: ['Error tracking'], auth: 'secret', scope: 'observability:read', params: groupParams,
   response: { status: 200, description: 'The group, with its etag', schema: groupResource },
   async handle({ params, principal, deps }) {
-    const g = await groupQueries(deps.db).getGroup(principal!.envId, params.error_group);
+    const g = await groupQueries(deps.db).getGroup(principal.envId, params.error_group);
     if (!g) throw new AppError('not_found', `no error group ${params.error_group} in this environment`);
-    return groupView(principal!.envName, g);
+    return groupView(principal.envName, g);
   },
 });
 
@@ -53,8 +53,8 @@ const triageRoute = (action: TriageAction, summary: string): RouteDef => defineR
   tags: ['Error tracking'], auth: 'secret', scope: 'observability:write', params: groupParams, body: triageBody,
   response: { status: 200, description: 'The updated group, with its new etag', schema: groupResource },
   async handle({ params, body, principal, deps, ctx }) {
-    const g = await triage(deps.db, principal!.envId, params.error_group, action, etagOf(body, ctx));
-    return groupView(principal!.envName, g);
+    const g = await triage(deps.db, principal.envId, params.error_group, action, etagOf(body, ctx));
+    return groupView(principal.envName, g);
   },
 });
 

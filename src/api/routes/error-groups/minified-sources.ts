@@ -19,8 +19,8 @@ export const uploadMinified = defineRoute({
   }),
   response: { status: 201, description: 'The stored file', schema: resource },
   async handle({ params, body, principal, deps }) {
-    const row = await uploadMinifiedSource(deps, principal!.envId, params.release, body.file, body.source);
-    return releaseFileView(principal!.envName, 'minified_sources', row);
+    const row = await uploadMinifiedSource(deps, principal.envId, params.release, body.file, body.source);
+    return releaseFileView(principal.envName, 'minified_sources', row);
   },
 });
 

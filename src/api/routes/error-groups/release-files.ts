@@ -25,11 +25,11 @@ export function listReleaseFiles(o: { path: string; operationId: string; summary
     response: { status: 200, description: `A page of ${o.collection.replace('_', ' ')}`, schema: z.object({ [o.collection]: z.array(o.resource), next_page_token: z.string().optional() }) },
     async handle({ params, query, principal, deps }) {
       const after = decodePageToken(pageSecret(deps), query.page_token);
-      const rows = await releaseFileQueries(deps.db, o.table).list(principal!.envId, params.release, after?.id, query.page_size + 1);
+      const rows = await releaseFileQueries(deps.db, o.table).list(principal.envId, params.release, after?.id, query.page_size + 1);
       const page = rows.slice(0, query.page_size);
       const last = page.at(-1);
       return {
-        [o.collection]: page.map((r) => releaseFileView(principal!.envName, o.collection, r)),
+        [o.collection]: page.map((r) => releaseFileView(principal.envName, o.collection, r)),
         ...(rows.length > query.page_size && last ? { next_page_token: encodePageToken(pageSecret(deps), { t: '', id: last.id }) } : {}),
       };
     },

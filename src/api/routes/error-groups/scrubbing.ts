@@ -26,8 +26,8 @@ export const getPolicy = defineRoute({
   tags: ['Error tracking'], auth: 'secret', scope: 'observability:read', params: envParams,
   response: { status: 200, description: 'The policy (the default until replaced)', schema: policyResource },
   async handle({ principal, deps }) {
-    const { policy, update_time } = await scrubbingQueries(deps.db).policy(principal!.envId);
-    return view(principal!.envName, policy, update_time);
+    const { policy, update_time } = await scrubbingQueries(deps.db).policy(principal.envId);
+    return view(principal.envName, policy, update_time);
   },
 });
 
@@ -36,8 +36,8 @@ export const putPolicy = defineRoute({
   tags: ['Error tracking'], auth: 'secret', scope: 'observability:write', params: envParams, body: z.strictObject({ policy: scrubbingPolicy }),
   response: { status: 200, description: 'The stored policy', schema: policyResource },
   async handle({ body, principal, deps }) {
-    const updateTime = await scrubbingQueries(deps.db).put(principal!.envId, body.policy);
-    return view(principal!.envName, body.policy, updateTime);
+    const updateTime = await scrubbingQueries(deps.db).put(principal.envId, body.policy);
+    return view(principal.envName, body.policy, updateTime);
   },
 });
 

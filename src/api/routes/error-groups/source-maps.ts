@@ -19,8 +19,8 @@ export const uploadMap = defineRoute({
   }),
   response: { status: 201, description: 'The stored map', schema: sourceMapResource },
   async handle({ params, body, principal, deps }) {
-    const row = await uploadSourceMap(deps, principal!.envId, params.release, body.file, body.source_map);
-    return releaseFileView(principal!.envName, 'source_maps', row);
+    const row = await uploadSourceMap(deps, principal.envId, params.release, body.file, body.source_map);
+    return releaseFileView(principal.envName, 'source_maps', row);
   },
 });
 

@@ -30,7 +30,7 @@ export const signUp = defineRoute({
   body: z.object({ email, password, redirect_url: redirectUrl.optional() }),
   response: { status: 202, description: 'Accepted; the worker mails the verification link', schema: accepted },
   async handle({ body, principal, deps, ctx }) {
-    await acceptSignUp(deps, { envId: principal!.envId, email: body.email, password: body.password, redirectUrl: body.redirect_url, ip: clientFrom(ctx).ip });
+    await acceptSignUp(deps, { envId: principal.envId, email: body.email, password: body.password, redirectUrl: body.redirect_url, ip: clientFrom(ctx).ip });
     return { accepted: true as const };
   },
 });
@@ -63,7 +63,7 @@ export const signInPassword = defineRoute({
   async handle({ body, principal, deps, ctx }) {
     const from = clientFrom(ctx);
     const result = await signInWithPassword(deps, {
-      envId: principal!.envId, identifier: body.identifier, password: body.password, sessionMode: body.session_mode, factorProofs: body.factor_proofs, from,
+      envId: principal.envId, identifier: body.identifier, password: body.password, sessionMode: body.session_mode, factorProofs: body.factor_proofs, from,
     });
     if (result.mode === 'server') return { ticket: result.ticket, expires_at: result.expires_at };
     return { session: sessionResource(result.envName, result.session), user: endUserResource(result.envName, result.user), session_token: result.token };
@@ -76,8 +76,8 @@ export const redeem = defineRoute({
   body: z.object({ ticket: z.string().max(200) }),
   response: { status: 200, description: 'The new session and its bearer, for an HttpOnly cookie', schema: sessionAnswer },
   async handle({ body, principal, deps, ctx }) {
-    await consumeLimit(deps.db, 'redeem', principal!.envId, clientFrom(ctx).ip);
-    const r = await redeemTicket(deps.db, principal!.envId, body.ticket);
+    await consumeLimit(deps.db, 'redeem', principal.envId, clientFrom(ctx).ip);
+    const r = await redeemTicket(deps.db, principal.envId, body.ticket);
     return { session: sessionResource(r.envName, r.session), user: endUserResource(r.envName, r.user), session_token: r.token };
   },
 });
@@ -88,7 +88,7 @@ export const getSession = defineRoute({
   response: { status: 200, description: 'The session', schema: z.object({ session, user: endUser }) },
   handle({ principal, ctx }) {
     const { session: s, user } = currentSession(ctx);
-    return { session: sessionResource(principal!.envName, s), user: endUserResource(principal!.envName, user) };
+    return { session: sessionResource(principal.envName, s), user: endUserResource(principal.envName, user) };
   },
 });
 
@@ -108,7 +108,7 @@ export const passwordReset = defineRoute({
   body: z.object({ email, redirect_url: redirectUrl.optional() }),
   response: { status: 202, description: 'Accepted', schema: accepted },
   async handle({ body, principal, deps, ctx }) {
-    await requestPasswordReset(deps, { envId: principal!.envId, email: body.email, redirectUrl: body.redirect_url, ip: clientFrom(ctx).ip });
+    await requestPasswordReset(deps, { envId: principal.envId, email: body.email, redirectUrl: body.redirect_url, ip: clientFrom(ctx).ip });
     return { accepted: true as const };
   },
 });
@@ -119,8 +119,8 @@ export const passwordResetConfirm = defineRoute({
   body: z.object({ token: z.string().max(200), password }),
   response: { status: 200, description: 'Password changed', schema: z.object({ reset: z.literal(true) }) },
   async handle({ body, principal, deps, ctx }) {
-    await consumeLimit(deps.db, 'password_reset', principal!.envId, clientFrom(ctx).ip);
-    await confirmPasswordReset(deps.db, principal!.envId, body.token, body.password);
+    await consumeLimit(deps.db, 'password_reset', principal.envId, clientFrom(ctx).ip);
+    await confirmPasswordReset(deps.db, principal.envId, body.token, body.password);
     return { reset: true as const };
   },
 });

@@ -36,7 +36,7 @@ export const getClientConfig = defineRoute({
   query: z.object({ publishable_key: z.string().optional() }),
   response: { status: 200, description: 'The client configuration', schema: clientConfig },
   async handle({ principal, deps }) {
-    const { settings } = await envIdentity(deps.db, principal!.envId);
+    const { settings } = await envIdentity(deps.db, principal.envId);
     const b = settings.branding;
     return {
       methods: {
@@ -48,7 +48,7 @@ export const getClientConfig = defineRoute({
         passkey: { enabled: false },
       },
       // The page adds publishable_key and a redirect_url the environment allows (redirects.ts).
-      social: (await socialQueries(deps.db).providers(principal!.envId)).filter((p) => p.enabled).map((p) => ({
+      social: (await socialQueries(deps.db).providers(principal.envId)).filter((p) => p.enabled).map((p) => ({
         provider: p.provider, name: providerLabels[p.provider], start_url: `${deps.config.CAIRN_BASE_URL}/v1/client/oauth/${p.provider}/start`,
       })),
       branding: {

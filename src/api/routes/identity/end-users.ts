@@ -26,7 +26,7 @@ export const createEndUserRoute = defineRoute({
   body: z.object({ email, password: password.optional(), email_verified: z.boolean().optional() }),
   response: { status: 201, description: 'The new end user', schema: endUser },
   async handle({ body, principal, deps }) {
-    return endUserResource(principal!.envName, await createEndUser(deps.db, principal!.envId, body));
+    return endUserResource(principal.envName, await createEndUser(deps.db, principal.envId, body));
   },
 });
 
@@ -37,9 +37,9 @@ export const listEndUsers = defineRoute({
   response: { status: 200, description: 'A page of end users', schema: z.object({ end_users: z.array(endUser), next_page_token: z.string().optional() }) },
   async handle({ query, principal, deps }) {
     const key = pageKey(deps.config);
-    const rows = await identityQueries(deps.db).listUsers(principal!.envId, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) }, query.email ? normaliseEmail(query.email) : undefined);
+    const rows = await identityQueries(deps.db).listUsers(principal.envId, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) }, query.email ? normaliseEmail(query.email) : undefined);
     const page = paginate(key, rows, query.page_size);
-    return { end_users: page.items.map((u) => endUserResource(principal!.envName, u)), ...(page.next ? { next_page_token: page.next } : {}) };
+    return { end_users: page.items.map((u) => endUserResource(principal.envName, u)), ...(page.next ? { next_page_token: page.next } : {}) };
   },
 });
 
@@ -48,7 +48,7 @@ export const getEndUser = defineRoute({
   params: endUserParams,
   response: { status: 200, description: 'The end user', schema: endUser },
   async handle({ params, principal, deps }) {
-    return endUserResource(principal!.envName, await requireEndUser(deps.db, principal!.envId, params.end_user));
+    return endUserResource(principal.envName, await requireEndUser(deps.db, principal.envId, params.end_user));
   },
 });
 
@@ -57,7 +57,7 @@ export const deleteEndUserRoute = defineRoute({
   params: endUserParams,
   response: { status: 200, description: 'Deleted', schema: z.object({}) },
   async handle({ params, principal, deps }) {
-    await deleteEndUser(deps.db, principal!.envId, params.end_user);
+    await deleteEndUser(deps.db, principal.envId, params.end_user);
     return {};
   },
 });
@@ -68,11 +68,11 @@ export const listSessions = defineRoute({
   query: pageQuery,
   response: { status: 200, description: 'A page of sessions', schema: z.object({ sessions: z.array(session), next_page_token: z.string().optional() }) },
   async handle({ params, query, principal, deps }) {
-    await requireEndUser(deps.db, principal!.envId, params.end_user);
+    await requireEndUser(deps.db, principal.envId, params.end_user);
     const key = pageKey(deps.config);
     const rows = await identityQueries(deps.db).listSessions(params.end_user, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) });
     const page = paginate(key, rows, query.page_size);
-    return { sessions: page.items.map((s) => sessionResource(principal!.envName, s)), ...(page.next ? { next_page_token: page.next } : {}) };
+    return { sessions: page.items.map((s) => sessionResource(principal.envName, s)), ...(page.next ? { next_page_token: page.next } : {}) };
   },
 });
 
@@ -81,7 +81,7 @@ export const revokeSessions = defineRoute({
   params: endUserParams,
   response: { status: 200, description: 'How many sessions ended', schema: z.object({ revoked: z.number().int() }) },
   async handle({ params, principal, deps }) {
-    return { revoked: await revokeEndUserSessions(deps.db, principal!.envId, params.end_user) };
+    return { revoked: await revokeEndUserSessions(deps.db, principal.envId, params.end_user) };
   },
 });
 
@@ -91,7 +91,7 @@ export const listSignIns = defineRoute({
   query: pageQuery,
   response: { status: 200, description: 'A page of sign-ins', schema: z.object({ sign_ins: z.array(signIn), next_page_token: z.string().optional() }) },
   async handle({ params, query, principal, deps }) {
-    await requireEndUser(deps.db, principal!.envId, params.end_user);
+    await requireEndUser(deps.db, principal.envId, params.end_user);
     const key = pageKey(deps.config);
     const rows = await identityQueries(deps.db).listSignIns(params.end_user, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) });
     const page = paginate(key, rows, query.page_size);
@@ -104,8 +104,8 @@ export const resetFactor = defineRoute({
   params: endUserParams,
   response: { status: 200, description: 'Removed (or there was none)', schema: endUser },
   async handle({ params, principal, deps }) {
-    await resetTotp(deps.db, await requireEndUser(deps.db, principal!.envId, params.end_user));
-    return endUserResource(principal!.envName, await requireEndUser(deps.db, principal!.envId, params.end_user));
+    await resetTotp(deps.db, await requireEndUser(deps.db, principal.envId, params.end_user));
+    return endUserResource(principal.envName, await requireEndUser(deps.db, principal.envId, params.end_user));
   },
 });
 

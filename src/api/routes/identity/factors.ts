@@ -12,7 +12,7 @@ export const enroll = defineRoute({
   summary: 'Start TOTP enrolment: a new secret for the authenticator app (inactive until activated)',
   response: { status: 200, description: 'The secret, shown once', schema: z.object({ secret: z.string(), otpauth_uri: z.string() }) },
   async handle({ principal, deps, ctx }) {
-    const env = await envIdentity(deps.db, principal!.envId);
+    const env = await envIdentity(deps.db, principal.envId);
     return enrollTotp(deps.db, deps.config, currentSession(ctx).user, appName(env));
   },
 });

@@ -14,7 +14,7 @@ export const getIdentitySettings = defineRoute({
   auth: 'secret', scope: 'auth:read', params: envParams,
   response: { status: 200, description: 'The settings, defaults filled in', schema: settings },
   async handle({ principal, deps }) {
-    return (await envIdentity(deps.db, principal!.envId)).settings;
+    return (await envIdentity(deps.db, principal.envId)).settings;
   },
 });
 
@@ -23,7 +23,7 @@ export const putIdentitySettings = defineRoute({
   auth: 'secret', scope: 'auth:write', params: envParams, body: identitySettingsSchema.strict(),
   response: { status: 200, description: 'The settings as stored', schema: settings },
   async handle({ body, principal, deps }) {
-    await saveIdentitySettings(deps.db, principal!.envId, body);
-    return (await envIdentity(deps.db, principal!.envId)).settings;
+    await saveIdentitySettings(deps.db, principal.envId, body);
+    return (await envIdentity(deps.db, principal.envId)).settings;
   },
 });

@@ -35,8 +35,8 @@ export const startRoute = defineRoute({
   query: z.object({ publishable_key: z.string().optional(), redirect_url: z.string().min(1).max(2048), session_mode: z.enum(['server', 'browser']).default('server') }),
   response: { status: 302, description: "Redirect to the provider's authorization page", schema: z.string().optional() },
   async handle({ params, query, principal, deps, ctx }) {
-    await consumeLimit(deps.db, 'sign_in', principal!.envId, clientFrom(ctx).ip);
-    ctx.redirect(await startSocialSignIn(deps.db, deps.config, { envId: principal!.envId, provider: params.provider, redirectUrl: query.redirect_url, sessionMode: query.session_mode }));
+    await consumeLimit(deps.db, 'sign_in', principal.envId, clientFrom(ctx).ip);
+    ctx.redirect(await startSocialSignIn(deps.db, deps.config, { envId: principal.envId, provider: params.provider, redirectUrl: query.redirect_url, sessionMode: query.session_mode }));
     return undefined;
   },
 });
@@ -46,7 +46,7 @@ export const listProviders = defineRoute({
   params: envParams,
   response: { status: 200, description: 'The providers', schema: z.object({ social_providers: z.array(providerSchema) }) },
   async handle({ principal, deps }) {
-    return { social_providers: (await socialQueries(deps.db).providers(principal!.envId)).map(providerResource) };
+    return { social_providers: (await socialQueries(deps.db).providers(principal.envId)).map(providerResource) };
   },
 });
 
@@ -56,8 +56,8 @@ export const putProviderRoute = defineRoute({
   body: providerInput,
   response: { status: 200, description: 'The provider as stored', schema: providerSchema },
   async handle({ params, body, principal, deps }) {
-    await putProvider(deps.db, deps.config, principal!.envId, params.provider, body);
-    return providerResource((await socialQueries(deps.db).provider(principal!.envId, params.provider))!);
+    await putProvider(deps.db, deps.config, principal.envId, params.provider, body);
+    return providerResource((await socialQueries(deps.db).provider(principal.envId, params.provider))!);
   },
 });
 
@@ -66,7 +66,7 @@ export const deleteProviderRoute = defineRoute({
   params: envParams.extend({ provider }),
   response: { status: 200, description: 'Removed', schema: z.object({}) },
   async handle({ params, principal, deps }) {
-    if (!(await socialQueries(deps.db).deleteProvider(principal!.envId, params.provider))) throw new AppError('not_found', `${params.provider} is not set up`);
+    if (!(await socialQueries(deps.db).deleteProvider(principal.envId, params.provider))) throw new AppError('not_found', `${params.provider} is not set up`);
     return {};
   },
 });

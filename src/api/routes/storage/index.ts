@@ -19,7 +19,7 @@ export const createBucketRoute = defineRoute({
   auth: 'secret', scope: 'storage:write', params: envParams, body: createBucketBody,
   response: { status: 201, description: 'The bucket', schema: bucket },
   async handle({ principal, deps, body }) {
-    return bucketResource(await createBucket(deps, principal!.envId, body.name), principal!.envName);
+    return bucketResource(await createBucket(deps, principal.envId, body.name), principal.envName);
   },
 });
 
@@ -28,7 +28,7 @@ export const listBucketsRoute = defineRoute({
   auth: 'secret', scope: 'storage:read', params: envParams,
   response: { status: 200, description: 'Buckets', schema: bucketList },
   async handle({ principal, deps }) {
-    return { buckets: (await listBuckets(deps.db, principal!.envId)).map((b) => bucketResource(b, principal!.envName)) };
+    return { buckets: (await listBuckets(deps.db, principal.envId)).map((b) => bucketResource(b, principal.envName)) };
   },
 });
 
@@ -37,7 +37,7 @@ export const enableVersioningRoute = defineRoute({
   auth: 'secret', scope: 'storage:write', params: bucketParams,
   response: { status: 200, description: 'The bucket', schema: bucket },
   async handle({ principal, deps, params }) {
-    return bucketResource(await enableVersioning(deps, principal!.envId, params.bucket), principal!.envName);
+    return bucketResource(await enableVersioning(deps, principal.envId, params.bucket), principal.envName);
   },
 });
 
@@ -46,7 +46,7 @@ export const listVersionsRoute = defineRoute({
   auth: 'secret', scope: 'storage:read', params: objectParams,
   response: { status: 200, description: 'Versions and delete markers, newest first', schema: versionList },
   async handle({ principal, deps, params }) {
-    return { versions: (await listVersions(deps, principal!.envId, params.bucket, params.key)).map(versionResource) };
+    return { versions: (await listVersions(deps, principal.envId, params.bucket, params.key)).map(versionResource) };
   },
 });
 
@@ -55,7 +55,7 @@ export const restoreVersionRoute = defineRoute({
   auth: 'secret', scope: 'storage:write', params: objectParams, body: restoreVersionBody,
   response: { status: 200, description: 'The new latest version', schema: writeResult },
   async handle({ principal, deps, params, body }) {
-    return restoreVersion(deps, principal!.envId, params.bucket, params.key, body.versionId);
+    return restoreVersion(deps, principal.envId, params.bucket, params.key, body.versionId);
   },
 });
 
@@ -67,7 +67,7 @@ export const putObjectRoute = defineRoute({
     // Refused before a byte is read when Content-Length says too much; counted as it streams otherwise.
     const length = Number(ctx.get('content-length') || 0);
     if (length > maxObjectBytes) throw new AppError('invalid_request', 'objects are at most 5 GiB', { status: 413 });
-    return putObject(deps, principal!.envId, params.bucket, params.key, ctx.req, ctx.get('content-type') || undefined);
+    return putObject(deps, principal.envId, params.bucket, params.key, ctx.req, ctx.get('content-type') || undefined);
   },
 });
 
@@ -76,7 +76,7 @@ export const getObjectRoute = defineRoute({
   auth: 'secret', scope: 'storage:read', params: objectParams, query: versionQuery,
   response: { status: 200, description: 'The content', schema: z.unknown().meta({ description: 'the object bytes' }) },
   async handle({ principal, deps, params, query, ctx }) {
-    const got = await getObject(deps, principal!.envId, params.bucket, params.key, query.version_id);
+    const got = await getObject(deps, principal.envId, params.bucket, params.key, query.version_id);
     ctx.type = got.contentType ?? 'application/octet-stream';
     ctx.length = got.size;
     if (got.versionId) ctx.set('Cairn-Version-Id', got.versionId);
@@ -90,7 +90,7 @@ export const deleteObjectRoute = defineRoute({
   auth: 'secret', scope: 'storage:write', params: objectParams, query: versionQuery,
   response: { status: 200, description: 'What was deleted', schema: writeResult },
   async handle({ principal, deps, params, query }) {
-    return deleteObject(deps, principal!.envId, params.bucket, params.key, query.version_id);
+    return deleteObject(deps, principal.envId, params.bucket, params.key, query.version_id);
   },
 });
 

@@ -14,7 +14,7 @@ export const getEnv = defineRoute({
   params: envParams,
   response: { status: 200, description: 'The environment', schema: envResource },
   async handle({ principal, deps }) {
-    const env = await tenancyQueries(deps.db).envById(principal!.envId);
+    const env = await tenancyQueries(deps.db).envById(principal.envId);
     if (!env) throw new AppError('not_found', 'the environment no longer exists');
     return { name: env.name, uid: env.id, mode: env.mode, create_time: env.create_time.toISOString() };
   },
