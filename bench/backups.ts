@@ -86,7 +86,9 @@ async function sql(url: string, text: string): Promise<pg.QueryResultRow[]> {
 
 function shell(script: string, ...args: string[]): number {
   const t = performance.now();
-  const res = spawnSync('bash', ['-c', `set -euo pipefail; ${script}`, 'bench', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const res = spawnSync('bash', ['-c', `set -euo pipefail; ${script}`, 'bench', ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (res.status !== 0) throw new Error(`baseline failed: ${script}`);
   return ms(t);
 }
@@ -98,9 +100,13 @@ async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> 
 }
 
 async function rowCounts(url: string): Promise<Record<string, string>> {
-  const tables = await sql(url, "select format('%I.%I', schemaname, tablename) as t from pg_tables where schemaname not in ('pg_catalog', 'information_schema') order by 1");
+  const tables = await sql(
+    url,
+    "select format('%I.%I', schemaname, tablename) as t from pg_tables where schemaname not in ('pg_catalog', 'information_schema') order by 1",
+  );
   const out: Record<string, string> = {};
-  for (const { t } of tables) out[t as string] = String((await sql(url, `select count(*) as n from ${t as string}`))[0]!.n);
+  for (const { t } of tables)
+    out[t as string] = String((await sql(url, `select count(*) as n from ${t as string}`))[0]!.n);
   return out;
 }
 
@@ -112,7 +118,8 @@ function childrenOf(pid: number): { pid: number; comm: string }[] {
     try {
       const m = /^\d+ \((.*)\) \S (\d+)/.exec(readFileSync(`/proc/${d}/stat`, 'utf8'));
       // Node names its main thread, so the zlib child shows as `node`, then `MainThread`.
-      if (m && Number(m[2]) === pid) out.push({ pid: Number(d), comm: m[1] === 'MainThread' || m[1] === 'node' ? 'zlib child' : m[1]! });
+      if (m && Number(m[2]) === pid)
+        out.push({ pid: Number(d), comm: m[1] === 'MainThread' || m[1] === 'node' ? 'zlib child' : m[1]! });
     } catch {
       // gone meanwhile
     }
@@ -124,7 +131,10 @@ function childrenOf(pid: number): { pid: number; comm: string }[] {
 function residency(pid: number): { private: number; shared: number } {
   const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
   const kb = (f: string) => Number(new RegExp(`^${f}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
-  return { private: (kb('Private_Clean') + kb('Private_Dirty')) / 1024, shared: (kb('Shared_Clean') + kb('Shared_Dirty')) / 1024 };
+  return {
+    private: (kb('Private_Clean') + kb('Private_Dirty')) / 1024,
+    shared: (kb('Shared_Clean') + kb('Shared_Dirty')) / 1024,
+  };
 }
 
 /**
@@ -157,7 +167,11 @@ function watchChildren(pid: number): () => Record<string, number> {
         // exited between the listing and the read
       }
     }
-    if (priv > 0) peak['worker + zlib child (shared pages once)'] = Math.max(peak['worker + zlib child (shared pages once)'] ?? 0, priv + shared);
+    if (priv > 0)
+      peak['worker + zlib child (shared pages once)'] = Math.max(
+        peak['worker + zlib child (shared pages once)'] ?? 0,
+        priv + shared,
+      );
   }, 25);
   return () => {
     clearInterval(timer);
@@ -189,17 +203,29 @@ try {
   const dump = await findTool('pg_dump');
   const psql = await findTool('psql');
   const gz = join(work, 'baseline.sql.gz');
-  const baselineBackup = () => shell('"$1" --format=plain --no-owner --no-privileges --dbname="$2" | gzip -6 > "$3"', dump.path, sourceUrl, gz);
+  const baselineBackup = () =>
+    shell('"$1" --format=plain --no-owner --no-privileges --dbname="$2" | gzip -6 > "$3"', dump.path, sourceUrl, gz);
 
   const source = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/source', 'test');
   const target = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/target', 'test');
-  const setDatabase = (envId: string, url: string) => db('envs').where({ id: envId }).update({ database_url_enc: seal(keyringFromConfig(config), url, `env-database:${envId}`) });
+  const setDatabase = (envId: string, url: string) =>
+    db('envs')
+      .where({ id: envId })
+      .update({ database_url_enc: seal(keyringFromConfig(config), url, `env-database:${envId}`) });
   await setDatabase(source.env.id, sourceUrl);
   const newRow = async (): Promise<BackupRow> => {
     const now = new Date();
     return (await backupQueries(db).insertBackup({
-      id: newId('backup'), env_id: source.env.id, type: 'manual', trigger: 'manual', slot: null, bucket: config.CAIRN_BACKUP_BUCKET,
-      object_key: backupObjectKey(source.env.project_id, source.env.id, now), billable: false, create_time: now, expire_time: new Date(now.getTime() + 86_400_000),
+      id: newId('backup'),
+      env_id: source.env.id,
+      type: 'manual',
+      trigger: 'manual',
+      slot: null,
+      bucket: config.CAIRN_BACKUP_BUCKET,
+      object_key: backupObjectKey(source.env.project_id, source.env.id, now),
+      billable: false,
+      create_time: now,
+      expire_time: new Date(now.getTime() + 86_400_000),
     }))!;
   };
 
@@ -218,7 +244,9 @@ try {
     // radosgw's memstore keeps objects in RAM: keep only the newest.
     if (done) await store.delete(done.bucket, done.object_key);
     done = out;
-    process.stdout.write(`  backup round ${r + 1}: baseline ${base[r]!.toFixed(0)} ms, cairn ${ours[r]!.toFixed(0)} ms\n`);
+    process.stdout.write(
+      `  backup round ${r + 1}: baseline ${base[r]!.toFixed(0)} ms, cairn ${ours[r]!.toFixed(0)} ms\n`,
+    );
   }
   const sqlBytes = Number(execFileSync('bash', ['-c', 'gzip -dc "$1" | wc -c', 'bench', gz]).toString());
 
@@ -235,12 +263,24 @@ try {
     const t = performance.now();
     await restore(target.url);
     const took = ms(t);
-    if (check && JSON.stringify(await rowCounts(target.url)) !== sourceCounts) throw new Error('the restored row counts differ from the source\'s');
+    if (check && JSON.stringify(await rowCounts(target.url)) !== sourceCounts)
+      throw new Error("the restored row counts differ from the source's");
     await target.drop();
     return took;
   };
   const runBaseline = async (check: boolean) => {
-    baseR.push(await restoreRun(async (url) => void shell('gzip -dc "$1" | "$2" -X -q --single-transaction -v ON_ERROR_STOP=1 --dbname="$3"', gz, psql.path, url), check));
+    baseR.push(
+      await restoreRun(
+        async (url) =>
+          void shell(
+            'gzip -dc "$1" | "$2" -X -q --single-transaction -v ON_ERROR_STOP=1 --dbname="$3"',
+            gz,
+            psql.path,
+            url,
+          ),
+        check,
+      ),
+    );
   };
   const runOurs = async (check: boolean) => {
     oursR.push(await restoreRun((url) => restoreObject(deps, done!, url), check));
@@ -253,7 +293,9 @@ try {
       await runOurs(false);
       await runBaseline(false);
     }
-    process.stdout.write(`  restore round ${r + 1}: baseline ${baseR[r]!.toFixed(0)} ms, cairn ${oursR[r]!.toFixed(0)} ms\n`);
+    process.stdout.write(
+      `  restore round ${r + 1}: baseline ${baseR[r]!.toFixed(0)} ms, cairn ${oursR[r]!.toFixed(0)} ms\n`,
+    );
   }
 
   const rows: Record<string, string> = {
@@ -271,12 +313,20 @@ try {
     // The worker as the Procfile starts it (its node flags included).
     const procfile = procfileArgs('worker');
     const child = spawn(process.execPath, procfile, {
-      env: { ...process.env, DATABASE_URL: config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), CAIRN_BACKUP_BUCKET: config.CAIRN_BACKUP_BUCKET, LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        DATABASE_URL: config.DATABASE_URL,
+        CAIRN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+        CAIRN_BACKUP_BUCKET: config.CAIRN_BACKUP_BUCKET,
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
       let log = '';
-      child.stdout.on('data', (d: Buffer) => { log += d.toString(); });
+      child.stdout.on('data', (d: Buffer) => {
+        log += d.toString();
+      });
       const deadline = Date.now() + 60_000;
       while (!log.includes('worker started')) {
         if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the worker did not start:\n${log}`);
@@ -314,7 +364,10 @@ try {
       if (opDone.state !== 'succeeded') throw new Error(`worker restore failed: ${JSON.stringify(opDone.error)}`);
       const restoreHwm = status(pid, 'VmHWM');
       const restoreKids = restoreChildren();
-      const kids = (k: Record<string, number>) => Object.entries(k).map(([c, mb]) => `${c} ${mb.toFixed(0)}`).join(', ');
+      const kids = (k: Record<string, number>) =>
+        Object.entries(k)
+          .map(([c, mb]) => `${c} ${mb.toFixed(0)}`)
+          .join(', ');
       Object.assign(rows, {
         'worker command (Procfile)': `node ${procfile.join(' ')}`,
         'worker RSS idle, after start (MB)': idle.toFixed(0),

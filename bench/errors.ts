@@ -53,8 +53,11 @@ const db = createDb(config);
 const keyring = keyringFromConfig(config);
 const children: ChildProcess[] = [];
 const childEnv = (extra: Record<string, string>) => ({
-  ...process.env, DATABASE_URL: config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: config.CAIRN_ENCRYPTION_KEY,
-  CAIRN_STORAGE_BUCKET_PREFIX: config.CAIRN_STORAGE_BUCKET_PREFIX, ...extra,
+  ...process.env,
+  DATABASE_URL: config.DATABASE_URL,
+  CAIRN_ENCRYPTION_KEY: config.CAIRN_ENCRYPTION_KEY,
+  CAIRN_STORAGE_BUCKET_PREFIX: config.CAIRN_STORAGE_BUCKET_PREFIX,
+  ...extra,
 });
 
 /** A Procfile process (its command as the Procfile gives it), with its log in a file, as a log drain would take it. */
@@ -62,12 +65,21 @@ function start(role: 'web' | 'worker', env: Record<string, string>): { child: Ch
   // BENCH_ERRORS_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes before the Procfile's own flags.
   const args = [...(process.env.BENCH_ERRORS_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...procfileArgs(role)];
   const log = `${tmpdir()}/cairn-bench-${role}-${Date.now()}.log`;
-  const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv(env), stdio: ['ignore', openSync(log, 'w'), 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env: childEnv(env),
+    stdio: ['ignore', openSync(log, 'w'), 'inherit'],
+  });
   children.push(child);
   return { child, log };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 600_000, everyMs = 20): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 600_000,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -90,7 +102,10 @@ const cpuOf = (pid: number): number => {
 const dbName = new URL(config.DATABASE_URL).pathname.slice(1);
 /** CPU seconds of every Postgres backend serving the scratch database (the ones alive now). */
 async function postgresCpu(): Promise<Map<number, number>> {
-  const { rows } = await db.raw<{ rows: { pid: number }[] }>('select pid from pg_stat_activity where datname = ? and pid <> pg_backend_pid()', [dbName]);
+  const { rows } = await db.raw<{ rows: { pid: number }[] }>(
+    'select pid from pg_stat_activity where datname = ? and pid <> pg_backend_pid()',
+    [dbName],
+  );
   return new Map(rows.map((r) => [r.pid, cpuOf(r.pid)]));
 }
 const postgresCpuSince = async (before: Map<number, number>) =>
@@ -98,11 +113,21 @@ const postgresCpuSince = async (before: Map<number, number>) =>
 
 /** A bundle of ~2000 small functions, minified by esbuild: its map is over 1 MB. */
 async function bigBundle(tag: string): Promise<{ map: Record<string, unknown>; positions: [number, number][] }> {
-  const fns = Array.from({ length: 2000 }, (_, i) =>
-    `export function handler${i}(input: { id: number; name: string }): number {\n  const total = input.id * ${i} + input.name.length;\n  if (total < 0) {\n    throw new RangeError('negative ${i} ${tag}');\n  }\n  return total + helper${i}(input);\n}\nfunction helper${i}(x: { id: number }): number {\n  return x.id % ${i + 7};\n}\n`).join('\n');
+  const fns = Array.from(
+    { length: 2000 },
+    (_, i) =>
+      `export function handler${i}(input: { id: number; name: string }): number {\n  const total = input.id * ${i} + input.name.length;\n  if (total < 0) {\n    throw new RangeError('negative ${i} ${tag}');\n  }\n  return total + helper${i}(input);\n}\nfunction helper${i}(x: { id: number }): number {\n  return x.id % ${i + 7};\n}\n`,
+  ).join('\n');
   const out = await build({
-    stdin: { contents: `// ${tag}\n${fns}`, sourcefile: 'src/handlers.ts', loader: 'ts' }, bundle: true, minify: true,
-    sourcemap: 'external', sourcesContent: true, write: false, outfile: 'dist/main.js', format: 'esm', logLevel: 'silent',
+    stdin: { contents: `// ${tag}\n${fns}`, sourcefile: 'src/handlers.ts', loader: 'ts' },
+    bundle: true,
+    minify: true,
+    sourcemap: 'external',
+    sourcesContent: true,
+    write: false,
+    outfile: 'dist/main.js',
+    format: 'esm',
+    logLevel: 'silent',
   });
   const map = JSON.parse(out.outputFiles.find((f) => f.path.endsWith('.map'))!.text) as Record<string, unknown>;
   const positions: [number, number][] = [];
@@ -121,9 +146,14 @@ function stackEvent(positions: [number, number][], release: string, i: number): 
     return `    at ${String.fromCharCode(97 + (k % 26))} (${file}:${line}:${col})`;
   });
   return errorEventInput.parse({
-    event_time: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, i)).toISOString(), exception_type: 'RangeError',
-    message: `negative value ${i} for user ${i % 50} (jane${i % 7}@example.com)`, stack: [`RangeError: negative`, ...frames].join('\n'),
-    release, service_name: 'api', tags: { route: `/items/${i % 20}` }, breadcrumbs: [{ message: 'GET /items', category: 'http' }],
+    event_time: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, i)).toISOString(),
+    exception_type: 'RangeError',
+    message: `negative value ${i} for user ${i % 50} (jane${i % 7}@example.com)`,
+    stack: [`RangeError: negative`, ...frames].join('\n'),
+    release,
+    service_name: 'api',
+    tags: { route: `/items/${i % 20}` },
+    breadcrumbs: [{ message: 'GET /items', category: 'http' }],
   });
 }
 
@@ -139,20 +169,31 @@ async function drain(worker: ChildProcess, envId: string, count: number, event: 
   const t = performance.now();
   for (let i = 0; i < count; i += 1000) {
     // Sealed as the web process seals them, so the worker opens them as it opens captures.
-    const rows = Array.from({ length: Math.min(1000, count - i) }, (_, k) => sealPayload(keyring, envId, newEventUid('c0'), event(i + k)));
+    const rows = Array.from({ length: Math.min(1000, count - i) }, (_, k) =>
+      sealPayload(keyring, envId, newEventUid('c0'), event(i + k)),
+    );
     await ingestQueries(db).insertInbox(rows);
   }
-  await until('the worker to store every event', async () => {
-    if (worker.exitCode !== null) throw new Error('the worker exited');
-    const row = await db('error_event_inbox').count({ n: '*' }).first();
-    return Number(row?.n) === 0;
-  }, 1_800_000, 50);
+  await until(
+    'the worker to store every event',
+    async () => {
+      if (worker.exitCode !== null) throw new Error('the worker exited');
+      const row = await db('error_event_inbox').count({ n: '*' }).first();
+      return Number(row?.n) === 0;
+    },
+    1_800_000,
+    50,
+  );
   const elapsed = ms(t);
   const workerCpu = cpuOf(worker.pid!) - w0;
   const pgCpu = await postgresCpuSince(pg0);
   const dead = Number((await db('error_event_dead').count({ n: '*' }).first())?.n);
   if (dead > 0) throw new Error(`${dead} events failed to process`);
-  return { perSecond: (count / elapsed) * 1000, workerMs: (workerCpu * 1000) / count, postgresMs: (pgCpu * 1000) / count };
+  return {
+    perSecond: (count / elapsed) * 1000,
+    workerMs: (workerCpu * 1000) / count,
+    postgresMs: (pgCpu * 1000) / count,
+  };
 }
 
 async function freePort(): Promise<number> {
@@ -176,22 +217,47 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
   });
   let t = performance.now();
   for (let i = 0; i < n; i += 1000) {
-    await db('bench_plain').insert(payloads.slice(i, i + 1000).map((p, k) => ({ uid: `u${i + k}`, env_id: env.env.id, payload: JSON.stringify(p) })));
+    await db('bench_plain').insert(
+      payloads.slice(i, i + 1000).map((p, k) => ({ uid: `u${i + k}`, env_id: env.env.id, payload: JSON.stringify(p) })),
+    );
   }
   const plain = (n / ms(t)) * 1000;
   const port = await freePort();
   const web = start('web', { PORT: String(port), LOG_LEVEL: 'info' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...inflights) });
-  const post = (path: string, body: string) => new Promise<number>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/v1/${env.env.name}/error_groups${path}`, agent,
-      headers: { authorization: `Bearer ${env.secretKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
+  const post = (path: string, body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/v1/${env.env.name}/error_groups${path}`,
+          agent,
+          headers: {
+            authorization: `Bearer ${env.secretKey}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
     });
-    req.on('error', reject);
-    req.end(body);
-  });
-  await until('the web process', () => post(':capture', '{}').then((s) => s === 400, () => false), 60_000, 50);
+  await until(
+    'the web process',
+    () =>
+      post(':capture', '{}').then(
+        (s) => s === 400,
+        () => false,
+      ),
+    60_000,
+    50,
+  );
   t = performance.now();
   for (let i = 0; i < n; i += 1000) {
     const status = await post(':batchCapture', JSON.stringify({ error_events: payloads.slice(i, i + 1000) }));
@@ -200,29 +266,36 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
   const batch = (n / ms(t)) * 1000;
   const bodies = payloads.slice(0, 1000).map((p) => JSON.stringify({ error_event: p }));
   const singleRates: Record<string, number> = {};
-  const get = (path: string) => new Promise<number>((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    }).on('error', reject);
-  });
+  const get = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port, path, agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        })
+        .on('error', reject);
+    });
   for (const inflight of inflights) {
     // The HTTP floor: GET /healthz (no key, no body, no database) at the same concurrency.
     let done = 0;
     t = performance.now();
-    await Promise.all(Array.from({ length: inflight }, async () => {
-      while (done++ < singles) await get('/healthz');
-    }));
+    await Promise.all(
+      Array.from({ length: inflight }, async () => {
+        while (done++ < singles) await get('/healthz');
+      }),
+    );
     const floor = (singles / ms(t)) * 1000;
     let next = 0;
     for (let i = 0; i < 200; i++) await post(':capture', bodies[i]!); // warm the connections
     t = performance.now();
-    await Promise.all(Array.from({ length: inflight }, async () => {
-      while (next < singles) {
-        const status = await post(':capture', bodies[next++ % bodies.length]!);
-        if (status !== 202) throw new Error(`capture answered ${status}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: inflight }, async () => {
+        while (next < singles) {
+          const status = await post(':capture', bodies[next++ % bodies.length]!);
+          if (status !== 202) throw new Error(`capture answered ${status}`);
+        }
+      }),
+    );
     const single = (singles / ms(t)) * 1000;
     singleRates[`GET /healthz, ${inflight} in flight, requests/s`] = floor;
     singleRates[`single capture, ${inflight} in flight, events/s (≥ 2000)`] = single;
@@ -276,21 +349,25 @@ async function processed(env: Env, payloads: ErrorEventInput[], map: Record<stri
   const second = await drain(worker.child, env.env.id, n, again('once more'));
   worker.child.kill('SIGTERM');
   await new Promise((r) => worker.child.once('exit', r));
-  report(`processed end to end (one worker process, 30 frames, ${(json.length / 1e6).toFixed(2)} MB map, ${n} events, ${stacks} stacks)`, {
-    'processing alone (this process, no database), events/s': alone,
-    "a fresh worker's first events (cold), events/s": cold.perSecond,
-    '  worker CPU ms per event  ': cold.workerMs,
-    '  Postgres CPU ms per event  ': cold.postgresMs,
-    [`events/s, store holding ${small} events (≥ 2000)`]: first.perSecond,
-    '  end to end / processing alone': first.perSecond / alone,
-    '  worker CPU ms per event': first.workerMs,
-    '  Postgres CPU ms per event': first.postgresMs,
-    [`events/s, store holding ${grown} events (≥ 2000)`]: second.perSecond,
-    '  worker CPU ms per event ': second.workerMs,
-    '  Postgres CPU ms per event ': second.postgresMs,
-    'rate, 10k / grown (flat ≈ 1.0)': first.perSecond / second.perSecond,
-    'CPU per event, grown / 10k (flat ≈ 1.0)': (second.workerMs + second.postgresMs) / (first.workerMs + first.postgresMs),
-  });
+  report(
+    `processed end to end (one worker process, 30 frames, ${(json.length / 1e6).toFixed(2)} MB map, ${n} events, ${stacks} stacks)`,
+    {
+      'processing alone (this process, no database), events/s': alone,
+      "a fresh worker's first events (cold), events/s": cold.perSecond,
+      '  worker CPU ms per event  ': cold.workerMs,
+      '  Postgres CPU ms per event  ': cold.postgresMs,
+      [`events/s, store holding ${small} events (≥ 2000)`]: first.perSecond,
+      '  end to end / processing alone': first.perSecond / alone,
+      '  worker CPU ms per event': first.workerMs,
+      '  Postgres CPU ms per event': first.postgresMs,
+      [`events/s, store holding ${grown} events (≥ 2000)`]: second.perSecond,
+      '  worker CPU ms per event ': second.workerMs,
+      '  Postgres CPU ms per event ': second.postgresMs,
+      'rate, 10k / grown (flat ≈ 1.0)': first.perSecond / second.perSecond,
+      'CPU per event, grown / 10k (flat ≈ 1.0)':
+        (second.workerMs + second.postgresMs) / (first.workerMs + first.postgresMs),
+    },
+  );
 }
 
 /**
@@ -336,7 +413,9 @@ try {
   await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
   // The maps uploaded here are megabytes each: leave nothing behind in the shared object store.
   const cleanup = async () => {
-    const keys: string[] = await db('error_source_maps').pluck('object_key').catch(() => []);
+    const keys: string[] = await db('error_source_maps')
+      .pluck('object_key')
+      .catch(() => []);
     for (const key of keys) await store.delete(sourceMapBucket(config), key).catch(() => undefined);
     await store.deleteBucket(sourceMapBucket(config)).catch(() => undefined);
   };

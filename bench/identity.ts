@@ -35,28 +35,39 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 async function saturate(concurrency: number, ms: number, worker: () => Promise<unknown>): Promise<number> {
   const end = performance.now() + ms;
   let done = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      await worker();
-      done += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        await worker();
+        done += 1;
+      }
+    }),
+  );
   return done / (ms / 1000);
 }
 
 await withAdmin((c) => c.query(`create database ${name}`), admin);
-const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl(name, admin), CAIRN_ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', CAIRN_DB_POOL_MAX: '10' });
+const config = loadConfig({
+  ...process.env,
+  DATABASE_URL: databaseUrl(name, admin),
+  CAIRN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  LOG_LEVEL: 'silent',
+  CAIRN_DB_POOL_MAX: '10',
+});
 await runMigrations(config);
 const db = createDb(config);
 const web = await startWeb(config, { host: '127.0.0.1', port: 0 });
 try {
   const env = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/bench', 'test');
   const unlimited = { points: 1_000_000, seconds: 60 };
-  await db('envs').where({ id: env.env.id }).update({ settings: { identity: { rate_limits: { sign_in: unlimited } } } });
+  await db('envs')
+    .where({ id: env.env.id })
+    .update({ settings: { identity: { rate_limits: { sign_in: unlimited } } } });
   await createEndUser(db, env.env.id, { email: 'bench@example.com', password, email_verified: true });
   const signIn = async (mode: 'server' | 'browser' = 'server') => {
     const res = await fetch(`${web.url}/v1/client/sign-in/password`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'cairn-publishable-key': env.publishableKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'cairn-publishable-key': env.publishableKey },
       body: JSON.stringify({ identifier: 'bench@example.com', password, session_mode: mode }),
     });
     if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);

@@ -37,7 +37,10 @@ async function measure(boss: PgBoss, queue: string, work: WorkOptions) {
   latencies.sort((a, b) => a - b);
 
   const base = done;
-  await boss.insert(queue, Array.from({ length: jobs }, (_, i) => ({ data: { i } })));
+  await boss.insert(
+    queue,
+    Array.from({ length: jobs }, (_, i) => ({ data: { i } })),
+  );
   const start = performance.now();
   await until(base + jobs, windowMs);
   const seconds = ms(start) / 1000;
@@ -53,7 +56,12 @@ try {
   await boss.createQueue('bench.tuned', { partition: true, notify: true });
 
   const defaults = await measure(boss, 'bench.default', {});
-  const tuned = await measure(boss, 'bench.tuned', { batchSize: 100, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 5, burstWhenBatchFull: true });
+  const tuned = await measure(boss, 'bench.tuned', {
+    batchSize: 100,
+    pollingIntervalSeconds: 2,
+    notifyPollingIntervalSeconds: 5,
+    burstWhenBatchFull: true,
+  });
   await boss.stop({ graceful: false, close: true });
 
   report(`jobs: ${jobs} queued jobs drained (at most ${windowMs / 1000} s each), ${pings} single-job round trips`, {

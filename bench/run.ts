@@ -5,7 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
 const dir = new URL('.', import.meta.url).pathname;
-const all = readdirSync(dir).filter((f) => f.endsWith('.ts') && !['run.ts', 'support.ts'].includes(f)).map((f) => f.replace(/\.ts$/, ''));
+const all = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts') && !['run.ts', 'support.ts'].includes(f))
+  .map((f) => f.replace(/\.ts$/, ''));
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : all;
 let failed = 0;
 for (const name of chosen) {

@@ -21,7 +21,12 @@ export async function scratchDatabase(): Promise<{ config: Config; drop(): Promi
   await admin(`create database ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const config = loadConfig({ ...process.env, DATABASE_URL: url.toString(), CAIRN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: url.toString(),
+    CAIRN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+    LOG_LEVEL: 'silent',
+  });
   return { config, drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
@@ -31,15 +36,22 @@ export const repoRoot = new URL('..', import.meta.url).pathname;
 
 /** The node arguments of a Procfile process, its flags included, as the platform starts it. */
 export function procfileArgs(role: 'web' | 'worker'): string[] {
-  const line = readFileSync(`${repoRoot}Procfile`, 'utf8').split('\n').find((l) => l.startsWith(`${role}:`));
-  const [node, ...args] = (line ?? '').slice(role.length + 1).trim().split(/\s+/);
+  const line = readFileSync(`${repoRoot}Procfile`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${role}:`));
+  const [node, ...args] = (line ?? '')
+    .slice(role.length + 1)
+    .trim()
+    .split(/\s+/);
   if (node !== 'node') throw new Error(`the Procfile's ${role} does not start with node`);
   return args;
 }
 
 /** A /proc/<pid>/status memory field (VmRSS, VmHWM…) in bytes; NaN when it has none (a zombie). */
 export function procStatusBytes(pid: number, field: string): number {
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+  return (
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024
+  );
 }
 
 export function quantile(sorted: number[], q: number): number {
@@ -48,5 +60,6 @@ export function quantile(sorted: number[], q: number): number {
 
 export function report(title: string, rows: Record<string, string | number>): void {
   process.stdout.write(`\n${title}\n`);
-  for (const [k, v] of Object.entries(rows)) process.stdout.write(`  ${k.padEnd(44)} ${typeof v === 'number' ? v.toFixed(2) : v}\n`);
+  for (const [k, v] of Object.entries(rows))
+    process.stdout.write(`  ${k.padEnd(44)} ${typeof v === 'number' ? v.toFixed(2) : v}\n`);
 }

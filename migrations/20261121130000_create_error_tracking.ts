@@ -20,7 +20,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text('title').notNullable();
     t.text('culprit').notNullable().defaultTo('');
     t.text('service_name').notNullable().defaultTo('');
-    t.text('state').notNullable().defaultTo('unresolved').checkIn(['unresolved', 'acknowledged', 'resolved'], 'error_groups_state_check');
+    t.text('state')
+      .notNullable()
+      .defaultTo('unresolved')
+      .checkIn(['unresolved', 'acknowledged', 'resolved'], 'error_groups_state_check');
     // Changes on every state change (triage, or a reopen by a new occurrence), not on every
     // occurrence: a busy group stays triageable.
     t.text('etag').notNullable();

@@ -144,7 +144,9 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.schema.createTable('breached_imports', (t) => {
     t.text('id').primary();
-    t.text('state').notNullable().checkIn(['pending', 'running', 'succeeded', 'failed'], 'breached_imports_state_check');
+    t.text('state')
+      .notNullable()
+      .checkIn(['pending', 'running', 'succeeded', 'failed'], 'breached_imports_state_check');
     t.text('format');
     t.bigInteger('entries').notNullable().defaultTo(0);
     t.text('error');
@@ -162,9 +164,20 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
-    'breached_import_chunks', 'breached_imports', 'breached_ranges', 'mail_outbox', 'identity_rate_limits',
-    'identity_lockouts', 'end_user_sign_ins', 'end_user_recovery_codes', 'end_user_totp_factors',
-    'end_user_email_tokens', 'end_user_tickets', 'end_user_sessions', 'identity_pending_signups', 'end_users',
+    'breached_import_chunks',
+    'breached_imports',
+    'breached_ranges',
+    'mail_outbox',
+    'identity_rate_limits',
+    'identity_lockouts',
+    'end_user_sign_ins',
+    'end_user_recovery_codes',
+    'end_user_totp_factors',
+    'end_user_email_tokens',
+    'end_user_tickets',
+    'end_user_sessions',
+    'identity_pending_signups',
+    'end_users',
   ]) {
     await knex.schema.dropTableIfExists(table);
   }

@@ -12,7 +12,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text('trigger').notNullable().checkIn(['schedule', 'manual', 'pre_restore'], 'backups_trigger_check');
     // The cron slot (UTC date) of a scheduled backup: one backup per env, type and slot.
     t.text('slot');
-    t.text('state').notNullable().defaultTo('pending').checkIn(['pending', 'running', 'succeeded', 'failed'], 'backups_state_check');
+    t.text('state')
+      .notNullable()
+      .defaultTo('pending')
+      .checkIn(['pending', 'running', 'succeeded', 'failed'], 'backups_state_check');
     t.text('bucket').notNullable();
     t.text('object_key').notNullable();
     t.bigInteger('size_bytes');
@@ -42,7 +45,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
     t.text('backup_id').references('backups.id').onDelete('SET NULL');
     t.text('pre_backup_id').references('backups.id').onDelete('SET NULL');
-    t.text('state').notNullable().defaultTo('pending').checkIn(['pending', 'running', 'succeeded', 'failed'], 'backup_operations_state_check');
+    t.text('state')
+      .notNullable()
+      .defaultTo('pending')
+      .checkIn(['pending', 'running', 'succeeded', 'failed'], 'backup_operations_state_check');
     t.text('phase');
     t.bigInteger('bytes_read').notNullable().defaultTo(0);
     t.bigInteger('bytes_total').notNullable().defaultTo(0);
@@ -70,7 +76,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text('name').notNullable();
     // Each application bucket is its own S3 bucket (CONTRACT.md), so versioning is S3's own.
     t.text('s3_bucket').notNullable().unique();
-    t.text('versioning').notNullable().defaultTo('disabled').checkIn(['disabled', 'enabled'], 'storage_buckets_versioning_check');
+    t.text('versioning')
+      .notNullable()
+      .defaultTo('disabled')
+      .checkIn(['disabled', 'enabled'], 'storage_buckets_versioning_check');
     t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.unique(['env_id', 'name']);
   });

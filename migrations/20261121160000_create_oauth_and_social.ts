@@ -25,7 +25,10 @@ export async function up(knex: Knex): Promise<void> {
     // Normalised, without the dash: BCDFGHJK. Short-lived and useless without the user's approval.
     t.text('user_code').notNullable();
     t.specificType('scopes', 'text[]').notNullable().defaultTo('{}');
-    t.text('state').notNullable().defaultTo('pending').checkIn(['pending', 'approved', 'denied', 'redeemed'], 'device_authorizations_state_check');
+    t.text('state')
+      .notNullable()
+      .defaultTo('pending')
+      .checkIn(['pending', 'approved', 'denied', 'redeemed'], 'device_authorizations_state_check');
     t.text('end_user_id').references('end_users.id').onDelete('CASCADE');
     t.integer('interval_seconds').notNullable();
     t.timestamp('last_poll_time', { useTz: true });
@@ -36,7 +39,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['expire_time']);
   });
   // A user code names one pending request across the service: the /device page has no other key.
-  await knex.raw(`create unique index device_authorizations_pending_user_code on device_authorizations (user_code) where state = 'pending'`);
+  await knex.raw(
+    `create unique index device_authorizations_pending_user_code on device_authorizations (user_code) where state = 'pending'`,
+  );
 
   await knex.schema.createTable('social_providers', (t) => {
     t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
@@ -89,7 +94,13 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['end_user_identities', 'social_transactions', 'social_providers', 'device_authorizations', 'oauth_clients']) {
+  for (const table of [
+    'end_user_identities',
+    'social_transactions',
+    'social_providers',
+    'device_authorizations',
+    'oauth_clients',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

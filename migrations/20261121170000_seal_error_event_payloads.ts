@@ -27,16 +27,28 @@ function keyringFromEnvironment(what: string): Keyring {
   try {
     return keyringFromConfig(loadConfig());
   } catch (err) {
-    throw new Error(`${what} needs the service key: run migrations with CAIRN_ENCRYPTION_KEY (and CAIRN_ENCRYPTION_OLD_KEYS) set\n${(err as Error).message}`, { cause: err });
+    throw new Error(
+      `${what} needs the service key: run migrations with CAIRN_ENCRYPTION_KEY (and CAIRN_ENCRYPTION_OLD_KEYS) set\n${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
 async function sealRows(knex: Knex, table: string, keyring: () => Keyring): Promise<void> {
   for (;;) {
-    const rows = await knex(table).whereNull('payload_sealed').orderBy('uid').limit(batch)
-      .select<{ uid: string; env_id: string; payload_json: string }[]>('uid', 'env_id', knex.raw('payload::text as payload_json'));
+    const rows = await knex(table)
+      .whereNull('payload_sealed')
+      .orderBy('uid')
+      .limit(batch)
+      .select<{ uid: string; env_id: string; payload_json: string }[]>(
+        'uid',
+        'env_id',
+        knex.raw('payload::text as payload_json'),
+      );
     if (rows.length === 0) return;
-    const sealed = rows.map((r) => sealPayload(keyring(), r.env_id, r.uid, JSON.parse(r.payload_json) as ErrorEventInput));
+    const sealed = rows.map((r) =>
+      sealPayload(keyring(), r.env_id, r.uid, JSON.parse(r.payload_json) as ErrorEventInput),
+    );
     await knex.raw(
       `update ${table} t set payload_sealed = x.payload_sealed, release = x.release
        from jsonb_to_recordset(?::jsonb) as x(uid text, release text, payload_sealed text) where t.uid = x.uid`,
@@ -47,8 +59,16 @@ async function sealRows(knex: Knex, table: string, keyring: () => Keyring): Prom
 
 async function openRows(knex: Knex, table: string, keyring: () => Keyring): Promise<void> {
   for (;;) {
-    const rows = await knex(table).whereNull('payload').orderBy('uid').limit(batch)
-      .select<{ uid: string; env_id: string; release: string | null; payload_sealed: string }[]>('uid', 'env_id', 'release', 'payload_sealed');
+    const rows = await knex(table)
+      .whereNull('payload')
+      .orderBy('uid')
+      .limit(batch)
+      .select<{ uid: string; env_id: string; release: string | null; payload_sealed: string }[]>(
+        'uid',
+        'env_id',
+        'release',
+        'payload_sealed',
+      );
     if (rows.length === 0) return;
     const opened: { uid: string; payload: ErrorEventInput }[] = [];
     const foreign: string[] = [];

@@ -16,16 +16,23 @@ export async function up(knex: Knex): Promise<void> {
     t.setNullable('body');
   });
   await knex.raw('alter table error_events alter column body_deflated set storage external');
-  await knex.raw('alter table error_events add constraint error_events_one_body check (num_nonnulls(body, body_deflated) = 1)');
+  await knex.raw(
+    'alter table error_events add constraint error_events_one_body check (num_nonnulls(body, body_deflated) = 1)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
   // The previous schema holds only jsonb: inflate the new rows back into it, a batch at a time.
   for (;;) {
-    const rows = await knex('error_events').whereNotNull('body_deflated').orderBy('uid').limit(batch)
+    const rows = await knex('error_events')
+      .whereNotNull('body_deflated')
+      .orderBy('uid')
+      .limit(batch)
       .select<{ uid: string; body_deflated: Buffer }[]>('uid', 'body_deflated');
     if (rows.length === 0) break;
-    const opened = rows.map((r) => `{"uid":${JSON.stringify(r.uid)},"body":${inflateRawSync(r.body_deflated).toString('utf8')}}`);
+    const opened = rows.map(
+      (r) => `{"uid":${JSON.stringify(r.uid)},"body":${inflateRawSync(r.body_deflated).toString('utf8')}}`,
+    );
     await knex.raw(
       `update error_events e set body = x.body, body_deflated = null
        from jsonb_to_recordset(?::jsonb) as x(uid text, body jsonb) where e.uid = x.uid`,

@@ -23,14 +23,18 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('last_drill_time', { useTz: true });
   });
   await knex.raw('alter table backup_operations drop constraint backup_operations_kind_check');
-  await knex.raw("alter table backup_operations add constraint backup_operations_kind_check check (kind in ('restore', 'drill'))");
+  await knex.raw(
+    "alter table backup_operations add constraint backup_operations_kind_check check (kind in ('restore', 'drill'))",
+  );
   // A restore's transaction id in its target, recorded before COMMIT is let through: what a
   // restore whose worker died is reconciled from (txid_status), rather than guessed.
   await knex.schema.alterTable('backup_operations', (t) => {
     t.text('restore_xid');
   });
   // /readyz counts failed drills on every probe.
-  await knex.raw("create index backups_failed_drill on backups (env_id) where state = 'succeeded' and verification->>'result' = 'failed'");
+  await knex.raw(
+    "create index backups_failed_drill on backups (env_id) where state = 'succeeded' and verification->>'result' = 'failed'",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
@@ -40,7 +44,9 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn('restore_xid');
   });
   await knex.raw('alter table backup_operations drop constraint backup_operations_kind_check');
-  await knex.raw("alter table backup_operations add constraint backup_operations_kind_check check (kind in ('restore'))");
+  await knex.raw(
+    "alter table backup_operations add constraint backup_operations_kind_check check (kind in ('restore'))",
+  );
   await knex.schema.alterTable('backup_settings', (t) => {
     t.dropColumn('drill_schedule');
     t.dropColumn('last_drill_time');

@@ -57,9 +57,7 @@ async function emptyAndDelete(): Promise<void> {
 async function main(): Promise<void> {
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   try {
-    await s3.send(
-      new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }),
-    );
+    await s3.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }));
 
     const v1 = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'first' }));
     const v2 = await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'second' }));

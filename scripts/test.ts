@@ -110,7 +110,14 @@ async function main(): Promise<number> {
   const vitest = realpathSync(path.join(bin, 'vitest'));
   const code = await run(
     process.execPath,
-    [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportPath}`, ...process.argv.slice(2)],
+    [
+      vitest,
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${reportPath}`,
+      ...process.argv.slice(2),
+    ],
     env,
   );
 

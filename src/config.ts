@@ -16,7 +16,10 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000), // 0: any free port
   CAIRN_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   CAIRN_ENCRYPTION_KEY: base64Key,
-  CAIRN_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('k1'),
+  CAIRN_ENCRYPTION_KEY_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/)
+    .default('k1'),
   // Older keys stay readable during rotation: "id1:base64,id2:base64".
   CAIRN_ENCRYPTION_OLD_KEYS: z.string().optional(),
   AWS_ENDPOINT_URL_S3: z.url().optional(),
@@ -24,8 +27,14 @@ const schema = z.object({
   AWS_ACCESS_KEY_ID: z.string().optional(),
   AWS_SECRET_ACCESS_KEY: z.string().optional(),
   CAIRN_S3_FORCE_PATH_STYLE: bool.default(false),
-  CAIRN_BACKUP_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{2,62}$/).default('cairn-backups'),
-  CAIRN_STORAGE_BUCKET_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,30}$/).default('cairn-storage-'),
+  CAIRN_BACKUP_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{2,62}$/)
+    .default('cairn-backups'),
+  CAIRN_STORAGE_BUCKET_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{0,30}$/)
+    .default('cairn-storage-'),
   // Set by `npm start` when no object store is configured: objects live on the local disk.
   CAIRN_LOCAL_OBJECT_DIR: z.string().optional(),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
@@ -34,7 +43,10 @@ const schema = z.object({
   CAIRN_GOOGLE_CLIENT_SECRET: z.string().optional(),
   // Where the shared Google client's issuer lives; only tests point it elsewhere.
   CAIRN_GOOGLE_ISSUER: z.url({ protocol: /^https?$/ }).default('https://accounts.google.com'),
-  CAIRN_CELL: z.string().regex(/^[a-z0-9]{2}$/, 'must be two characters a-z or 0-9').default('c0'),
+  CAIRN_CELL: z
+    .string()
+    .regex(/^[a-z0-9]{2}$/, 'must be two characters a-z or 0-9')
+    .default('c0'),
   // Proxies in front of web that append the client's address to X-Forwarded-For (Heroku's router: 1).
   CAIRN_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
   // Bearer token of GET /metrics; unset, the route answers 404.
@@ -45,8 +57,10 @@ const schema = z.object({
 });
 
 const hints: Record<string, string> = {
-  DATABASE_URL: 'set it to a Postgres URL, e.g. postgres://user:pass@host:5432/db (or run `npm start` with nothing set for an embedded database)',
-  CAIRN_ENCRYPTION_KEY: 'generate one with `openssl rand -base64 32` and keep it safe: it decrypts backups and stored secrets',
+  DATABASE_URL:
+    'set it to a Postgres URL, e.g. postgres://user:pass@host:5432/db (or run `npm start` with nothing set for an embedded database)',
+  CAIRN_ENCRYPTION_KEY:
+    'generate one with `openssl rand -base64 32` and keep it safe: it decrypts backups and stored secrets',
   CAIRN_BASE_URL: 'set it to the public https URL of the web process, e.g. https://auth.example.com',
   CAIRN_CELL: 'use two characters from a-z and 0-9, e.g. c0',
 };
@@ -83,7 +97,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const pair of c.CAIRN_ENCRYPTION_OLD_KEYS?.split(',') ?? []) {
     const [id, value] = pair.split(':');
     const key = Buffer.from(value ?? '', 'base64');
-    if (!id || key.length !== 32) throw new ConfigError(['CAIRN_ENCRYPTION_OLD_KEYS must be "id:base64key,…" with 32-byte keys']);
+    if (!id || key.length !== 32)
+      throw new ConfigError(['CAIRN_ENCRYPTION_OLD_KEYS must be "id:base64key,…" with 32-byte keys']);
     if (!keys.has(id)) keys.set(id, key);
   }
   const { CAIRN_ENCRYPTION_OLD_KEYS: _old, ...rest } = c;

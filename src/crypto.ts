@@ -1,7 +1,15 @@
 // Small crypto helpers shared by every area: random tokens, SHA-256 for stored secrets
 // (STYLE.md §8), and AES-256-GCM sealing for secrets that must be recovered (CONTRACT.md:
 // CAIRN_ENCRYPTION_KEY wraps stored secrets; CAIRN_ENCRYPTION_KEY_ID names it for rotation).
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, randomInt, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  randomBytes,
+  randomInt,
+  type KeyObject,
+} from 'node:crypto';
 import { AppError } from './errors.ts';
 
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -22,7 +30,10 @@ export interface Keyring {
   keys: ReadonlyMap<string, Buffer>;
 }
 
-export function keyringFromConfig(config: { CAIRN_ENCRYPTION_KEY_ID: string; encryptionKeys: ReadonlyMap<string, Buffer> }): Keyring {
+export function keyringFromConfig(config: {
+  CAIRN_ENCRYPTION_KEY_ID: string;
+  encryptionKeys: ReadonlyMap<string, Buffer>;
+}): Keyring {
   return { currentId: config.CAIRN_ENCRYPTION_KEY_ID, keys: config.encryptionKeys };
 }
 
@@ -56,7 +67,10 @@ export function open(keyring: Keyring, sealed: string, context: string): Buffer 
   const [version, keyId, iv, body] = sealed.split('.');
   const key = keyId ? keyring.keys.get(keyId) : undefined;
   if (version !== 'v1' || !key || !iv || !body) {
-    throw new AppError('internal', `sealed value uses unknown key ${keyId ?? '?'}: add it to CAIRN_ENCRYPTION_OLD_KEYS`);
+    throw new AppError(
+      'internal',
+      `sealed value uses unknown key ${keyId ?? '?'}: add it to CAIRN_ENCRYPTION_OLD_KEYS`,
+    );
   }
   const data = Buffer.from(body, 'base64url');
   const decipher = createDecipheriv('aes-256-gcm', keyObject(key), Buffer.from(iv, 'base64url'));

@@ -60,7 +60,9 @@ async function redirectBinaries(): Promise<void> {
   const entry = pathToFileURL(join(target, 'dist', 'index.js')).href;
   registerHooks({
     resolve(specifier, context, next) {
-      return specifier === platformPackage ? { url: entry, shortCircuit: true, format: 'module' } : next(specifier, context);
+      return specifier === platformPackage
+        ? { url: entry, shortCircuit: true, format: 'module' }
+        : next(specifier, context);
     },
   });
   redirected = true;

@@ -43,7 +43,12 @@ export class AppError extends Error {
   }
 }
 
-export function assertThat(condition: unknown, code: ErrorCode, message: string, options?: AppErrorOptions): asserts condition {
+export function assertThat(
+  condition: unknown,
+  code: ErrorCode,
+  message: string,
+  options?: AppErrorOptions,
+): asserts condition {
   if (!condition) throw new AppError(code, message, options);
 }
 
@@ -51,8 +56,17 @@ export function assertThat(condition: unknown, code: ErrorCode, message: string,
 // (connection exception), 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now),
 // 53300 (too many connections), and the socket errors node-postgres surfaces as-is.
 const unavailableSqlStates = /^(08...|57P0[123]|53300)$/;
-const unavailableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
-const unavailableMessages = /Connection terminated|Timeout acquiring a connection|connection timeout|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection/i;
+const unavailableErrnos = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
+const unavailableMessages =
+  /Connection terminated|Timeout acquiring a connection|connection timeout|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection/i;
 
 export function isStoreUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {

@@ -56,11 +56,18 @@ export const queues = defineQueues({
   // Batches with burst: a queue of sign-ups drains without waiting a poll interval between jobs.
   'identity.sign-up': {
     schema: z.object({ pending_id: z.string().regex(/^signup_[0-9a-z]{26}$/) }),
-    retryLimit: 8, retryDelay: 1, deleteAfterSeconds: 3600, batchSize: 10, localConcurrency: 2,
+    retryLimit: 8,
+    retryDelay: 1,
+    deleteAfterSeconds: 3600,
+    batchSize: 10,
+    localConcurrency: 2,
   },
   'identity.password-reset': {
     schema: z.object({ env_id: z.string(), email: z.string().max(320), redirect_url: z.string().max(2048).optional() }),
-    retryLimit: 8, retryDelay: 1, deleteAfterSeconds: 3600, batchSize: 10,
+    retryLimit: 8,
+    retryDelay: 1,
+    deleteAfterSeconds: 3600,
+    batchSize: 10,
   },
   'identity.breached-import': { schema: z.object({ import_id: z.string() }), retryLimit: 2, expireInSeconds: 3600 },
   // Daily: sign-in history older than 90 days, ended sessions, spent tickets and links.
@@ -74,17 +81,28 @@ export const queues = defineQueues({
   // bucket. The expiry is pg-boss's maximum, 24 h, the longest a single run may take.
   'backups.capture': {
     schema: z.object({ backup_id: z.string().regex(/^backup_[0-9a-z]{26}$/) }),
-    retryLimit: 40, retryDelay: 15, retryDelayMax: 300, expireInSeconds: 24 * 3600, heartbeatSeconds: 120,
+    retryLimit: 40,
+    retryDelay: 15,
+    retryDelayMax: 300,
+    expireInSeconds: 24 * 3600,
+    heartbeatSeconds: 120,
   },
   'backups.restore': {
     schema: z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/) }),
-    retryLimit: 40, retryDelay: 15, retryDelayMax: 300, expireInSeconds: 24 * 3600, heartbeatSeconds: 120,
+    retryLimit: 40,
+    retryDelay: 15,
+    retryDelayMax: 300,
+    expireInSeconds: 24 * 3600,
+    heartbeatSeconds: 120,
   },
   // A drill restores into its own scratch database, so it takes no environment lock; the same
   // heartbeat finds a killed worker's drill, which then runs again from the start.
   'backups.drill': {
     schema: z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/) }),
-    retryLimit: 5, retryDelay: 60, expireInSeconds: 24 * 3600, heartbeatSeconds: 120,
+    retryLimit: 5,
+    retryDelay: 60,
+    expireInSeconds: 24 * 3600,
+    heartbeatSeconds: 120,
   },
   'backups.drills-due': { schema: z.object({}), retryLimit: 2 },
   'backups.schedule': { schema: z.object({ type: z.enum(['daily', 'weekly', 'monthly']) }), retryLimit: 5 },
@@ -122,7 +140,11 @@ export const schedules: ScheduleDef[] = [
 export type Role = 'web' | 'worker' | 'release';
 
 /** pg-boss for one process role; only the release phase migrates its schema. */
-export function createBoss(config: Pick<Config, 'DATABASE_URL'>, role: Role, options: Partial<ConstructorOptions> = {}): PgBoss {
+export function createBoss(
+  config: Pick<Config, 'DATABASE_URL'>,
+  role: Role,
+  options: Partial<ConstructorOptions> = {},
+): PgBoss {
   return new PgBoss({
     connectionString: config.DATABASE_URL,
     schema: 'pgboss',
@@ -203,7 +225,12 @@ export class Jobs<R extends Registry = AppRegistry> {
   }
 
   /** Validates the payload against the queue's schema and inserts the job on `db` (pass the transaction). */
-  async enqueue<N extends keyof R & string>(db: Db, name: N, payload: z.input<R[N]['schema']>, options: EnqueueOptions = {}): Promise<string> {
+  async enqueue<N extends keyof R & string>(
+    db: Db,
+    name: N,
+    payload: z.input<R[N]['schema']>,
+    options: EnqueueOptions = {},
+  ): Promise<string> {
     const data = this.registry[name]!.schema.parse(payload) as object;
     const bossDb = bossDbFor(db);
     const id = await this.boss.send(name, data, { ...options, ...(bossDb ? { db: bossDb } : {}) });

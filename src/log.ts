@@ -9,6 +9,9 @@ export function createLogger(options: { level?: string; name: string }): Logger 
     level: options.level ?? 'info',
     base: { pid: process.pid },
     // Belt and braces: these never belong in a log line even if one is passed by mistake.
-    redact: { paths: ['authorization', 'password', 'token', 'secret', '*.authorization', '*.password', '*.token', '*.secret'], censor: '[Filtered]' },
+    redact: {
+      paths: ['authorization', 'password', 'token', 'secret', '*.authorization', '*.password', '*.token', '*.secret'],
+      censor: '[Filtered]',
+    },
   });
 }

@@ -7,7 +7,11 @@ import { createDb } from './db.ts';
 import { createBoss, queues, syncQueues, type Registry } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
 
-export async function runMigrations(config: Pick<Config, 'DATABASE_URL' | 'CAIRN_DB_POOL_MAX'>, log?: Logger, registry: Registry = queues): Promise<string[]> {
+export async function runMigrations(
+  config: Pick<Config, 'DATABASE_URL' | 'CAIRN_DB_POOL_MAX'>,
+  log?: Logger,
+  registry: Registry = queues,
+): Promise<string[]> {
   const db = createDb(config, { poolMax: 2, applicationName: 'cairn-release' });
   try {
     const [, applied] = (await db.migrate.latest()) as [number, string[]];

@@ -14,11 +14,21 @@ export function signPageToken(key: Buffer, purpose: string, position: unknown): 
 }
 
 /** The position a token carries; undefined for no token; invalid_request for anything else. */
-export function readPageToken<T>(key: Buffer, purpose: string, token: string | undefined, isPosition: (v: unknown) => v is T): T | undefined {
+export function readPageToken<T>(
+  key: Buffer,
+  purpose: string,
+  token: string | undefined,
+  isPosition: (v: unknown) => v is T,
+): T | undefined {
   if (token === undefined || token === '') return undefined;
-  const refuse = () => new AppError('invalid_request', 'page_token is not valid; pass the next_page_token of the previous answer unchanged', {
-    details: { fields: [{ field: 'query.page_token', message: 'not a token this list returned' }] },
-  });
+  const refuse = () =>
+    new AppError(
+      'invalid_request',
+      'page_token is not valid; pass the next_page_token of the previous answer unchanged',
+      {
+        details: { fields: [{ field: 'query.page_token', message: 'not a token this list returned' }] },
+      },
+    );
   const [body, sig] = token.split('.');
   const given = Buffer.from(sig ?? '', 'base64url');
   const want = body ? mac(key, purpose, body) : undefined;

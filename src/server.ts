@@ -15,11 +15,16 @@ export interface WebHandle {
   stop(): Promise<void>;
 }
 
-export async function startWeb(config: Config, options: AppOptions & { log?: Logger; host?: string; port?: number } = {}): Promise<WebHandle> {
+export async function startWeb(
+  config: Config,
+  options: AppOptions & { log?: Logger; host?: string; port?: number } = {},
+): Promise<WebHandle> {
   const log = options.log ?? createLogger({ name: 'web', level: config.LOG_LEVEL });
   const db = createDb(config, { applicationName: 'cairn-web' });
   const boss = createBoss(config, 'web');
-  boss.on('error', (err: Error & { code?: string }) => log.warn({ code: err.code, message: err.message }, 'pg-boss error'));
+  boss.on('error', (err: Error & { code?: string }) =>
+    log.warn({ code: err.code, message: err.message }, 'pg-boss error'),
+  );
   await boss.start();
   const app = createApp({ config, db, jobs: new Jobs(boss, queues), log, store: createObjectStore(config) }, options);
   const server = createServer(app.callback());

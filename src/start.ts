@@ -60,8 +60,14 @@ async function postgresDataDir(): Promise<string> {
 async function startEmbeddedPostgres(port: number): Promise<{ url: string; stop(): Promise<void> }> {
   const databaseDir = await postgresDataDir();
   const server = await createEmbeddedPostgres({
-    databaseDir, port, user: 'postgres', password: 'postgres', persistent: true, createPostgresUser: true,
-    onLog: () => {}, onError: (e) => say(`postgres: ${String(e)}`),
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: (e) => say(`postgres: ${String(e)}`),
   });
   if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) {
     say(`Initialising an embedded Postgres in ${databaseDir} (first run only)…`);
@@ -95,10 +101,17 @@ async function main(): Promise<void> {
   }
   // A stable key for this machine's data: generated once, kept beside the data it protects.
   env.CAIRN_ENCRYPTION_KEY ??= saved.CAIRN_ENCRYPTION_KEY ?? randomBytes(32).toString('base64');
-  const lines = Object.entries({ DATABASE_URL: embedded ? env.DATABASE_URL : undefined, CAIRN_ENCRYPTION_KEY: env.CAIRN_ENCRYPTION_KEY, CAIRN_LOCAL_OBJECT_DIR: env.CAIRN_LOCAL_OBJECT_DIR })
+  const lines = Object.entries({
+    DATABASE_URL: embedded ? env.DATABASE_URL : undefined,
+    CAIRN_ENCRYPTION_KEY: env.CAIRN_ENCRYPTION_KEY,
+    CAIRN_LOCAL_OBJECT_DIR: env.CAIRN_LOCAL_OBJECT_DIR,
+  })
     .filter(([, v]) => v)
     .map(([k, v]) => `${k}=${v}`);
-  await writeFile(envFile, `# Written by npm start for this machine's embedded services. Keep it private.\n${lines.join('\n')}\n`);
+  await writeFile(
+    envFile,
+    `# Written by npm start for this machine's embedded services. Keep it private.\n${lines.join('\n')}\n`,
+  );
   await chmod(envFile, 0o600);
 
   const config = loadConfig(env);
@@ -139,12 +152,18 @@ async function main(): Promise<void> {
     say('');
     say(`  try: curl -H "Authorization: Bearer ${demo.secret_key}" ${base}/v1/${demo.name}`);
   } else {
-    say('  create an environment and its keys with: npx cairn admin env create orgs/{org}/projects/{project}/envs/{env}');
+    say(
+      '  create an environment and its keys with: npx cairn admin env create orgs/{org}/projects/{project}/envs/{env}',
+    );
   }
   say(`  API description: ${base}/v1/openapi.json   stop: Ctrl-C`);
 }
 
 main().catch((err: unknown) => {
-  say(err instanceof ConfigError ? err.message : `Cairn could not start: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  say(
+    err instanceof ConfigError
+      ? err.message
+      : `Cairn could not start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+  );
   process.exit(1);
 });

@@ -76,12 +76,19 @@ export interface WorkerOptions {
   services?: readonly WorkerService[];
 }
 
-export async function startWorker<R extends Registry>(config: Config, registry: R, handlers: Handlers<R>, options: WorkerOptions = {}): Promise<WorkerHandle<R>> {
+export async function startWorker<R extends Registry>(
+  config: Config,
+  registry: R,
+  handlers: Handlers<R>,
+  options: WorkerOptions = {},
+): Promise<WorkerHandle<R>> {
   assertHandlers(registry, handlers as Record<string, unknown>);
   const log = options.log ?? createLogger({ name: 'worker', level: config.LOG_LEVEL });
   const db = createDb(config, { applicationName: 'cairn-worker' });
   const boss = createBoss(config, 'worker');
-  boss.on('error', (err: Error & { code?: string }) => log.warn({ code: err.code, message: err.message }, 'pg-boss error'));
+  boss.on('error', (err: Error & { code?: string }) =>
+    log.warn({ code: err.code, message: err.message }, 'pg-boss error'),
+  );
   await boss.start();
   const jobs = new Jobs(boss, registry);
   const stopping = new AbortController();
@@ -102,7 +109,11 @@ export async function startWorker<R extends Registry>(config: Config, registry: 
       },
       async (batch) => {
         const started = performance.now();
-        const inputs = batch.map((job) => ({ id: job.id, data: def.schema.parse(job.data), retryCount: job.retryCount }));
+        const inputs = batch.map((job) => ({
+          id: job.id,
+          data: def.schema.parse(job.data),
+          retryCount: job.retryCount,
+        }));
         await handler(inputs, ctx);
         log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
       },

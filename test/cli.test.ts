@@ -49,18 +49,33 @@ describe('cairn admin', () => {
   });
 
   it('creates a scoped key, lists keys by hint only, and revokes', async () => {
-    const created = await cairn(['admin', 'keys', 'create', '--env', name, '--scopes', 'observability:read,auth:read', '--json']);
+    const created = await cairn([
+      'admin',
+      'keys',
+      'create',
+      '--env',
+      name,
+      '--scopes',
+      'observability:read,auth:read',
+      '--json',
+    ]);
     expect(created.code).toBe(0);
     const key = JSON.parse(created.stdout) as { id: string; secret_key: string; scopes: string[] };
     expect(key.scopes).toEqual(['observability:read', 'auth:read']);
 
     const listed = await cairn(['admin', 'keys', 'list', '--env', name, '--json']);
     expect(listed.stdout).not.toContain(key.secret_key);
-    const keys = (JSON.parse(listed.stdout) as { keys: { id: string; hint: string; revoke_time: string | null }[] }).keys;
-    expect(keys.find((k) => k.id === key.id)).toMatchObject({ hint: `cairn_sk_test_…${key.secret_key.slice(-4)}`, revoke_time: null });
+    const keys = (JSON.parse(listed.stdout) as { keys: { id: string; hint: string; revoke_time: string | null }[] })
+      .keys;
+    expect(keys.find((k) => k.id === key.id)).toMatchObject({
+      hint: `cairn_sk_test_…${key.secret_key.slice(-4)}`,
+      revoke_time: null,
+    });
 
     expect((await cairn(['admin', 'keys', 'revoke', key.id])).code).toBe(0);
-    const after = JSON.parse((await cairn(['admin', 'keys', 'list', '--env', name, '--json'])).stdout) as { keys: { id: string; revoke_time: string | null }[] };
+    const after = JSON.parse((await cairn(['admin', 'keys', 'list', '--env', name, '--json'])).stdout) as {
+      keys: { id: string; revoke_time: string | null }[];
+    };
     expect(after.keys.find((k) => k.id === key.id)?.revoke_time).toBeTruthy();
   });
 
@@ -83,7 +98,15 @@ describe('cairn admin', () => {
   });
 
   it('has --help on every command', async () => {
-    for (const args of [[], ['admin'], ['admin', 'env'], ['admin', 'env', 'create'], ['admin', 'keys', 'create'], ['admin', 'keys', 'list'], ['admin', 'keys', 'revoke']]) {
+    for (const args of [
+      [],
+      ['admin'],
+      ['admin', 'env'],
+      ['admin', 'env', 'create'],
+      ['admin', 'keys', 'create'],
+      ['admin', 'keys', 'list'],
+      ['admin', 'keys', 'revoke'],
+    ]) {
       const res = await cairn([...args, '--help']);
       expect(res.code, args.join(' ')).toBe(0);
       expect(res.stdout).toMatch(/Usage: cairn/);

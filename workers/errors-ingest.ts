@@ -91,7 +91,11 @@ function listen(ctx: WorkerContext, wake: Wake, isStopping: () => boolean): { cl
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const connect = async () => {
-    const c = new pg.Client({ connectionString: ctx.config.DATABASE_URL, application_name: 'cairn-worker-listen', keepAlive: true });
+    const c = new pg.Client({
+      connectionString: ctx.config.DATABASE_URL,
+      application_name: 'cairn-worker-listen',
+      keepAlive: true,
+    });
     c.on('notification', () => wake.notify());
     c.on('error', (err) => {
       ctx.log.warn({ message: err.message }, 'error inbox listener lost; reconnecting');
@@ -132,11 +136,13 @@ export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerSe
       const cache = new SourceMapCache(o.mapCacheBytes);
       const bucket = sourceMapBucket(ctx.config);
       const loadMap: MapLoader = (ref) =>
-        cache.get(ref.sha256, ref.size_bytes, () => withTimeout(o.mapLoadTimeoutMs, `reading source map ${ref.object_key}`, async () => {
-          const object = await ctx.store.get(bucket, ref.object_key);
-          if (!object) throw new Error(`source map object ${ref.object_key} is missing`);
-          return (await readAll(object.body)).toString('utf8');
-        }));
+        cache.get(ref.sha256, ref.size_bytes, () =>
+          withTimeout(o.mapLoadTimeoutMs, `reading source map ${ref.object_key}`, async () => {
+            const object = await ctx.store.get(bucket, ref.object_key);
+            if (!object) throw new Error(`source map object ${ref.object_key} is missing`);
+            return (await readAll(object.body)).toString('utf8');
+          }),
+        );
       // A map's minified file is indexed once and kept with the parsed map (it leaves the cache with
       // it); a failed read is forgotten, so a later frame tries again, and the frame meanwhile is named
       // as it would be without the file.
@@ -144,14 +150,20 @@ export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerSe
         const entry = await loadMap(ref);
         const m = ref.minified;
         if (entry !== 'malformed' && m && !entry.minified.has(m.sha256)) {
-          entry.minified.set(m.sha256, withTimeout(o.mapLoadTimeoutMs, `reading minified file ${m.object_key}`, async () => {
-            const object = await ctx.store.get(bucket, m.object_key);
-            return object ? indexMinified((await readAll(object.body)).toString('utf8'), ref.file) : null;
-          }).catch((err: unknown) => {
-            entry.minified.delete(m.sha256);
-            ctx.log.warn({ err, object_key: m.object_key }, 'a minified file could not be read; its frames are named from the map alone');
-            return null;
-          }));
+          entry.minified.set(
+            m.sha256,
+            withTimeout(o.mapLoadTimeoutMs, `reading minified file ${m.object_key}`, async () => {
+              const object = await ctx.store.get(bucket, m.object_key);
+              return object ? indexMinified((await readAll(object.body)).toString('utf8'), ref.file) : null;
+            }).catch((err: unknown) => {
+              entry.minified.delete(m.sha256);
+              ctx.log.warn(
+                { err, object_key: m.object_key },
+                'a minified file could not be read; its frames are named from the map alone',
+              );
+              return null;
+            }),
+          );
         }
         return entry;
       };
@@ -170,7 +182,10 @@ export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerSe
             claimed = r.claimed;
             failures = 0;
             if (r.failed.length > 0) {
-              ctx.log.error({ uids: r.failed.map((f) => f.uid), err: r.failed[0]!.error }, 'error events failed to process; they will be retried');
+              ctx.log.error(
+                { uids: r.failed.map((f) => f.uid), err: r.failed[0]!.error },
+                'error events failed to process; they will be retried',
+              );
             }
             if (r.claimed > 0) ctx.log.debug({ claimed: r.claimed, stored: r.stored }, 'error events stored');
           } catch (err) {

@@ -33,12 +33,18 @@ export function createMetrics(deps: AppDeps): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const gauge = (name: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name, help, labelNames, registers: [registry] });
   const pending = gauge('cairn_intake_pending', 'Error events accepted and not yet processed');
-  const oldest = gauge('cairn_intake_oldest_seconds', 'Age of the oldest error event accepted and not yet processed (0 when none waits)');
+  const oldest = gauge(
+    'cairn_intake_oldest_seconds',
+    'Age of the oldest error event accepted and not yet processed (0 when none waits)',
+  );
   const leased = gauge('cairn_intake_leased', 'Intake rows claimed by a worker whose lease has not run out');
   const dead = gauge('cairn_dead_letters', 'Error events that kept failing and were set aside');
-  const queued = gauge('cairn_jobs_queued', 'Jobs waiting in each queue (retries and delayed jobs included)', ['queue']);
+  const queued = gauge('cairn_jobs_queued', 'Jobs waiting in each queue (retries and delayed jobs included)', [
+    'queue',
+  ]);
   const active = gauge('cairn_jobs_active', 'Jobs running in each queue', ['queue']);
   const failed = gauge('cairn_jobs_failed', 'Failed jobs still retained in each queue', ['queue']);
   const drills = gauge('cairn_backup_drills_failed', 'Succeeded backups whose latest restore drill failed');
@@ -53,20 +59,32 @@ export function createMetrics(deps: AppDeps): Metrics {
         await next();
       } finally {
         const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-        end({ method: ctx.method, route: matched === undefined ? 'unmatched' : template(String(matched)), status: `${Math.floor(ctx.status / 100)}xx` });
+        end({
+          method: ctx.method,
+          route: matched === undefined ? 'unmatched' : template(String(matched)),
+          status: `${Math.floor(ctx.status / 100)}xx`,
+        });
       }
     },
     route: async (ctx) => {
       if (!expected) {
         ctx.status = 404;
-        ctx.body = { code: 'not_found', message: 'metrics are off: set CAIRN_METRICS_TOKEN to turn them on', request_id: ctx.state.requestId };
+        ctx.body = {
+          code: 'not_found',
+          message: 'metrics are off: set CAIRN_METRICS_TOKEN to turn them on',
+          request_id: ctx.state.requestId,
+        };
         return;
       }
       const sent = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
       if (!sent || !timingSafeEqual(sha256(Buffer.from(sent)), expected)) {
         ctx.status = 401;
         ctx.set('WWW-Authenticate', 'Bearer');
-        ctx.body = { code: 'unauthorized', message: 'send Authorization: Bearer <CAIRN_METRICS_TOKEN>', request_id: ctx.state.requestId };
+        ctx.body = {
+          code: 'unauthorized',
+          message: 'send Authorization: Bearer <CAIRN_METRICS_TOKEN>',
+          request_id: ctx.state.requestId,
+        };
         return;
       }
       const status = await readStatus(deps.db, deps.jobs.boss, Object.keys(queues));

@@ -26,7 +26,11 @@ export interface SessionPrincipal extends Principal {
 }
 
 /** What a route's auth kind yields: nothing for public routes, the key or the session otherwise. */
-export type PrincipalFor<A extends AuthKind> = A extends 'none' ? undefined : A extends 'session' ? SessionPrincipal : Principal;
+export type PrincipalFor<A extends AuthKind> = A extends 'none'
+  ? undefined
+  : A extends 'session'
+    ? SessionPrincipal
+    : Principal;
 
 export interface HandlerInput<P, Q, B, A extends AuthKind = AuthKind> {
   params: Infer<P>;
@@ -63,9 +67,13 @@ export interface RouteDef<
   handle(input: HandlerInput<P, Q, B, A>): Promise<z.input<R>> | z.input<R>;
 }
 
-export function defineRoute<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema, A extends AuthKind>(
-  def: RouteDef<P, Q, B, R, A>,
-): RouteDef {
+export function defineRoute<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema,
+  A extends AuthKind,
+>(def: RouteDef<P, Q, B, R, A>): RouteDef {
   return def as unknown as RouteDef;
 }
 
@@ -76,7 +84,12 @@ export function koaPath(path: string): string {
   return path.replace(/:/g, '\\:').replace(/\{(\w+)\}/g, ':$1');
 }
 
-function parsePart(schema: Schema | undefined, value: unknown, where: string, issues: { field: string; message: string }[]): unknown {
+function parsePart(
+  schema: Schema | undefined,
+  value: unknown,
+  where: string,
+  issues: { field: string; message: string }[],
+): unknown {
   if (!schema) return undefined;
   const result = schema.safeParse(value);
   if (result.success) return result.data;
@@ -99,16 +112,29 @@ function handlerFor(def: RouteDef, deps: AppDeps): Middleware {
   return async (ctx) => {
     const principal = (ctx.state as RequestState).principal;
     const rawParams = (ctx as unknown as { params: Record<string, string> }).params ?? {};
-    refuseUnstorable({ path: rawParams, query: ctx.query, ...(def.freeText ? {} : { body: (ctx.request as { body?: unknown }).body }) });
+    refuseUnstorable({
+      path: rawParams,
+      query: ctx.query,
+      ...(def.freeText ? {} : { body: (ctx.request as { body?: unknown }).body }),
+    });
     const issues: { field: string; message: string }[] = [];
     const params = parsePart(def.params, rawParams, 'path', issues);
     const query = parsePart(def.query, ctx.query, 'query', issues);
     const body = parsePart(def.body, (ctx.request as { body?: unknown }).body, 'body', issues);
     if (issues.length > 0) {
-      const summary = issues.slice(0, 5).map((i) => `${i.field}: ${i.message}`).join('; ');
-      throw new AppError('invalid_request', `invalid request: ${summary}`, { details: { fields: issues.slice(0, 50) } });
+      const summary = issues
+        .slice(0, 5)
+        .map((i) => `${i.field}: ${i.message}`)
+        .join('; ');
+      throw new AppError('invalid_request', `invalid request: ${summary}`, {
+        details: { fields: issues.slice(0, 50) },
+      });
     }
-    const result = await def.handle({ params, query, body, principal, deps, ctx } as HandlerInput<Schema, Schema, Schema>);
+    const result = await def.handle({ params, query, body, principal, deps, ctx } as HandlerInput<
+      Schema,
+      Schema,
+      Schema
+    >);
     ctx.status = def.response.status;
     if (result !== undefined) ctx.body = result;
   };
@@ -120,7 +146,10 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: A
     const chain: Middleware[] = [
       async (ctx, next) => {
         if (def.auth !== 'none') {
-          const principal = def.auth === 'session' ? await authenticateSession(ctx, deps) : await authenticate(ctx, deps, def.auth, def.scope);
+          const principal =
+            def.auth === 'session'
+              ? await authenticateSession(ctx, deps)
+              : await authenticate(ctx, deps, def.auth, def.scope);
           (ctx.state as RequestState).principal = principal;
           checkEnvScope((ctx as unknown as { params: Record<string, string> }).params ?? {}, principal);
         }
@@ -128,9 +157,17 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: A
       },
     ];
     if (def.body) {
-      chain.push(bodyParser({ enableTypes: ['json'], jsonLimit: def.bodyLimit ?? defaultBodyLimit, encoding: 'utf-8' }) as Middleware);
+      chain.push(
+        bodyParser({
+          enableTypes: ['json'],
+          jsonLimit: def.bodyLimit ?? defaultBodyLimit,
+          encoding: 'utf-8',
+        }) as Middleware,
+      );
     }
     chain.push(handlerFor(def, deps));
-    router.register(koaPath(def.path), [def.method.toUpperCase()], chain as RouterMiddleware[], { name: def.operationId });
+    router.register(koaPath(def.path), [def.method.toUpperCase()], chain as RouterMiddleware[], {
+      name: def.operationId,
+    });
   }
 }

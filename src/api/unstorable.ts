@@ -35,9 +35,13 @@ export function refuseUnstorable(parts: Record<string, unknown>): void {
   for (const [where, value] of Object.entries(parts)) {
     const field = findUnstorable(value, where);
     if (field) {
-      throw new AppError('invalid_request', `${field} holds a character that cannot be stored (U+0000 or an unpaired surrogate)`, {
-        details: { fields: [{ field, message: 'U+0000 and unpaired surrogates are not accepted' }] },
-      });
+      throw new AppError(
+        'invalid_request',
+        `${field} holds a character that cannot be stored (U+0000 or an unpaired surrogate)`,
+        {
+          details: { fields: [{ field, message: 'U+0000 and unpaired surrogates are not accepted' }] },
+        },
+      );
     }
   }
 }

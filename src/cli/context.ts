@@ -23,20 +23,32 @@ export interface CliContext {
   progress(message: string): void;
 }
 
-export function createCliContext(env: Record<string, string | undefined> = process.env): CliContext & { close(): Promise<void> } {
+export function createCliContext(
+  env: Record<string, string | undefined> = process.env,
+): CliContext & { close(): Promise<void> } {
   let db: Knex | undefined;
   return {
     client() {
       const baseUrl = env.CAIRN_API_URL;
       const secretKey = env.CAIRN_SECRET_KEY;
       if (!baseUrl || !secretKey) {
-        throw new CliError('set CAIRN_API_URL (e.g. http://localhost:3000) and CAIRN_SECRET_KEY (a cairn_sk_… key) to call the API');
+        throw new CliError(
+          'set CAIRN_API_URL (e.g. http://localhost:3000) and CAIRN_SECRET_KEY (a cairn_sk_… key) to call the API',
+        );
       }
-      return new CairnClient({ baseUrl, secretKey, publishableKey: env.CAIRN_PUBLISHABLE_KEY, userAgent: 'cairn-cli/0.1.0' });
+      return new CairnClient({
+        baseUrl,
+        secretKey,
+        publishableKey: env.CAIRN_PUBLISHABLE_KEY,
+        userAgent: 'cairn-cli/0.1.0',
+      });
     },
     envName(flag) {
       const name = flag ?? env.CAIRN_ENV;
-      if (!name) throw new CliError('name the environment with --env orgs/{org}/projects/{project}/envs/{env} (or set CAIRN_ENV)');
+      if (!name)
+        throw new CliError(
+          'name the environment with --env orgs/{org}/projects/{project}/envs/{env} (or set CAIRN_ENV)',
+        );
       return name;
     },
     async admin() {
@@ -47,13 +59,17 @@ export function createCliContext(env: Record<string, string | undefined> = proce
       }
       // Most admin commands need no encryption key; the ones that seal secrets ask for it.
       const hasKey = Boolean(source.CAIRN_ENCRYPTION_KEY);
-      const config = loadConfig({ ...source, CAIRN_ENCRYPTION_KEY: source.CAIRN_ENCRYPTION_KEY ?? Buffer.alloc(32).toString('base64') });
+      const config = loadConfig({
+        ...source,
+        CAIRN_ENCRYPTION_KEY: source.CAIRN_ENCRYPTION_KEY ?? Buffer.alloc(32).toString('base64'),
+      });
       db ??= createDb(config, { poolMax: 2, applicationName: 'cairn-cli' });
       return {
         config,
         db,
         keyring() {
-          if (!hasKey) throw new CliError('set CAIRN_ENCRYPTION_KEY (the same value the service runs with) for this command');
+          if (!hasKey)
+            throw new CliError('set CAIRN_ENCRYPTION_KEY (the same value the service runs with) for this command');
           return keyringFromConfig(config);
         },
       };

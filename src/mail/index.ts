@@ -28,7 +28,11 @@ export interface Mailer {
 
 const transports = new Map<string, Transporter>();
 
-export function createMailer(config: Pick<Config, 'SMTP_URL' | 'CAIRN_MAIL_FROM' | 'CAIRN_ENCRYPTION_KEY_ID' | 'encryptionKeys'>, db: Knex, log: Logger): Mailer {
+export function createMailer(
+  config: Pick<Config, 'SMTP_URL' | 'CAIRN_MAIL_FROM' | 'CAIRN_ENCRYPTION_KEY_ID' | 'encryptionKeys'>,
+  db: Knex,
+  log: Logger,
+): Mailer {
   const url = config.SMTP_URL;
   if (url) {
     let transport = transports.get(url);
@@ -47,8 +51,16 @@ export function createMailer(config: Pick<Config, 'SMTP_URL' | 'CAIRN_MAIL_FROM'
     kind: 'outbox',
     async send(mail, env) {
       const id = await outboxQueries(db).insert(keyring, mail);
-      if (env.mode === 'test') log.info({ mail_id: id, to: mail.to, subject: mail.subject, text: mail.text }, 'mail written to the outbox (no SMTP_URL)');
-      else log.warn({ mail_id: id, subject: mail.subject }, 'mail for a live environment kept sealed in the outbox, not delivered: set SMTP_URL');
+      if (env.mode === 'test')
+        log.info(
+          { mail_id: id, to: mail.to, subject: mail.subject, text: mail.text },
+          'mail written to the outbox (no SMTP_URL)',
+        );
+      else
+        log.warn(
+          { mail_id: id, subject: mail.subject },
+          'mail for a live environment kept sealed in the outbox, not delivered: set SMTP_URL',
+        );
     },
   };
 }

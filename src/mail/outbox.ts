@@ -22,13 +22,20 @@ export function outboxQueries(db: Knex) {
   return {
     async insert(keyring: Keyring, mail: { to: string; subject: string; text: string }): Promise<string> {
       const id = newId('mail');
-      await db('mail_outbox').insert({ id, to: mail.to, subject: mail.subject, body_sealed: seal(keyring, mail.text, sealContext(id)) });
+      await db('mail_outbox').insert({
+        id,
+        to: mail.to,
+        subject: mail.subject,
+        body_sealed: seal(keyring, mail.text, sealContext(id)),
+      });
       return id;
     },
 
     /** Rows older than the retention; answers how many went. */
     async prune(days: number = outboxRetentionDays): Promise<number> {
-      return db('mail_outbox').where('create_time', '<', db.raw('now() - make_interval(days => ?)', [days])).delete();
+      return db('mail_outbox')
+        .where('create_time', '<', db.raw('now() - make_interval(days => ?)', [days]))
+        .delete();
     },
   };
 }

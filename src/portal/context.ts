@@ -16,12 +16,17 @@ import { brandOf, page, type Html } from './html.ts';
 export async function envFromPublishableKey(deps: AppDeps, key: string | undefined): Promise<EnvIdentity> {
   const shape = key ? parseKey(key) : null;
   const row = shape?.kind === 'publishable' ? await tenancyQueries(deps.db).resolveKey(hashKey(key!)) : undefined;
-  if (!row || row.kind !== 'publishable' || row.revoke_time) throw new AppError('not_found', 'This sign-in link is not valid. Go back to the application and try again.');
+  if (!row || row.kind !== 'publishable' || row.revoke_time)
+    throw new AppError('not_found', 'This sign-in link is not valid. Go back to the application and try again.');
   return envIdentity(deps.db, row.env_id);
 }
 
 export async function envFromId(deps: AppDeps, id: string | undefined): Promise<EnvIdentity> {
-  if (!id || !/^env_[0-9a-z]{26}$/.test(id)) throw new AppError('not_found', 'This page was opened without its application. Go back to the application and try again.');
+  if (!id || !/^env_[0-9a-z]{26}$/.test(id))
+    throw new AppError(
+      'not_found',
+      'This page was opened without its application. Go back to the application and try again.',
+    );
   return envIdentity(deps.db, id);
 }
 
@@ -44,11 +49,17 @@ export interface RenderOptions {
 export function render(ctx: Context, o: RenderOptions): void {
   const nonce = randomBytes(16).toString('base64');
   const targets = [...new Set(o.formTargets ?? [])].map((t) => ` ${t}`).join('');
-  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; img-src https: data:; form-action 'self'${targets}; frame-ancestors 'none'; base-uri 'none'`);
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'nonce-${nonce}'; img-src https: data:; form-action 'self'${targets}; frame-ancestors 'none'; base-uri 'none'`,
+  );
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.status = o.status ?? 200;
   ctx.type = 'text/html; charset=utf-8';
-  const brand = brandOf(o.env?.settings, o.env ? (o.env.settings.branding.name ?? o.env.envName.split('/')[3] ?? 'Sign in') : 'Account');
+  const brand = brandOf(
+    o.env?.settings,
+    o.env ? (o.env.settings.branding.name ?? o.env.envName.split('/')[3] ?? 'Sign in') : 'Account',
+  );
   ctx.body = page({ title: o.title, brand, nonce, body: o.body });
 }

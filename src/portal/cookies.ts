@@ -8,7 +8,14 @@ export const sessionCookie = 'cairn_portal_session';
 export const browserCookie = 'cairn_portal_browser';
 
 function options(config: Config, maxAgeSeconds: number) {
-  return { httpOnly: true, sameSite: 'lax' as const, secure: config.CAIRN_BASE_URL.startsWith('https://'), path: '/', maxAge: maxAgeSeconds * 1000, overwrite: true };
+  return {
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: config.CAIRN_BASE_URL.startsWith('https://'),
+    path: '/',
+    maxAge: maxAgeSeconds * 1000,
+    overwrite: true,
+  };
 }
 
 export function setPortalSession(ctx: Context, config: Config, token: string): void {

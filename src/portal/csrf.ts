@@ -11,10 +11,13 @@ import { AppError } from '../errors.ts';
 import { browserCookie, setBrowserId } from './cookies.ts';
 
 function key(config: Config): Buffer {
-  return sha256(Buffer.concat([Buffer.from('cairn-portal-csrf:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]));
+  return sha256(
+    Buffer.concat([Buffer.from('cairn-portal-csrf:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]),
+  );
 }
 
-const sign = (config: Config, id: string): string => createHmac('sha256', key(config)).update(`browser:${id}`).digest('base64url').slice(0, 22);
+const sign = (config: Config, id: string): string =>
+  createHmac('sha256', key(config)).update(`browser:${id}`).digest('base64url').slice(0, 22);
 
 /**
  * The browser's id from its cookie, `<id>.<signature>`: only an id this service issued counts. A
@@ -44,7 +47,9 @@ export function csrfToken(ctx: Context, config: Config): string {
 }
 
 export function checkCsrf(ctx: Context, config: Config, sent: string | undefined): void {
-  const refused = new AppError('forbidden', 'this form has expired; reload the page and try again', { details: { reason: 'csrf' } });
+  const refused = new AppError('forbidden', 'this form has expired; reload the page and try again', {
+    details: { reason: 'csrf' },
+  });
   const origin = ctx.get('origin');
   if (origin && origin !== 'null' && origin !== new URL(config.CAIRN_BASE_URL).origin) throw refused;
   const id = issuedId(ctx, config);

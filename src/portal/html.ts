@@ -104,14 +104,17 @@ export interface PageOptions {
 export function page(o: PageOptions): string {
   const b = o.brand;
   const vars = `:root{--primary:${b.primary};--on-primary:${b.onPrimary};--bg:${b.background};--text:${b.text}}`;
-  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+  return `<!doctype html>${
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${o.title} · ${b.name}</title>
 <style nonce="${o.nonce}">${new Html(vars + css)}</style></head>
 <body><main>
 <div class="brand">${b.logoUrl ? html`<img src="${b.logoUrl}" alt="">` : html`<span class="mark" aria-hidden="true">${b.name.slice(0, 1).toUpperCase()}</span>`}<span>${b.name}</span></div>
 ${o.body}
-</main>${o.footer ? html`<footer>${o.footer}</footer>` : ''}</body></html>`.value}`;
+</main>${o.footer ? html`<footer>${o.footer}</footer>` : ''}</body></html>`.value
+  }`;
 }
 
 /** An error summary announced by screen readers as soon as the page loads (role=alert). */
-export const errorBox = (message: string | undefined): Html => (message ? html`<div class="alert error" role="alert" id="form-error">${message}</div>` : html``);
+export const errorBox = (message: string | undefined): Html =>
+  message ? html`<div class="alert error" role="alert" id="form-error">${message}</div>` : html``;

@@ -25,7 +25,11 @@ export interface PendingSignIn {
 }
 
 export function sealPending(deps: AppDeps, p: Omit<PendingSignIn, 'exp'>): string {
-  return seal(keyringFromConfig(deps.config), JSON.stringify({ ...p, exp: Date.now() + stateSeconds * 1000 }), stateContext);
+  return seal(
+    keyringFromConfig(deps.config),
+    JSON.stringify({ ...p, exp: Date.now() + stateSeconds * 1000 }),
+    stateContext,
+  );
 }
 
 export function openPending(deps: AppDeps, sealed: string | undefined): PendingSignIn {
@@ -48,17 +52,29 @@ export function checkTarget(deps: AppDeps, env: EnvIdentity, url: string | undef
 
 export function proofOf(code: string): FactorProof {
   const trimmed = code.trim();
-  return /^\d{6}$/.test(trimmed) ? { type: 'totp', code: trimmed } : { type: 'recovery_code', code: trimmed.slice(0, 64) };
+  return /^\d{6}$/.test(trimmed)
+    ? { type: 'totp', code: trimmed }
+    : { type: 'recovery_code', code: trimmed.slice(0, 64) };
 }
 
 /**
  * Runs the sign-in and answers where to send the browser: the app's redirect_url with a ticket
  * (server mode: no bearer ever reaches page script), or a portal page with the portal cookie set.
  */
-export async function portalSignIn(ctx: Context, deps: AppDeps, env: EnvIdentity, p: { email: string; password: string; redirectUrl?: string | undefined; proofs: FactorProof[] }): Promise<string> {
+export async function portalSignIn(
+  ctx: Context,
+  deps: AppDeps,
+  env: EnvIdentity,
+  p: { email: string; password: string; redirectUrl?: string | undefined; proofs: FactorProof[] },
+): Promise<string> {
   const toApp = p.redirectUrl !== undefined && !isPortalPage(deps.config, p.redirectUrl);
   const result = await signInWithPassword(deps, {
-    envId: env.envId, identifier: p.email, password: p.password, sessionMode: toApp ? 'server' : 'browser', factorProofs: p.proofs, from: clientFrom(ctx),
+    envId: env.envId,
+    identifier: p.email,
+    password: p.password,
+    sessionMode: toApp ? 'server' : 'browser',
+    factorProofs: p.proofs,
+    from: clientFrom(ctx),
   });
   if (result.mode === 'server') {
     const target = new URL(p.redirectUrl!);

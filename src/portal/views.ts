@@ -17,9 +17,20 @@ export interface FormBase {
 
 const describedBy = (error: string | undefined) => (error ? 'form-error' : undefined);
 const hidden = (fields: Record<string, string | undefined>) =>
-  Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v!}">`);
+  Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => html`<input type="hidden" name="${k}" value="${v!}">`);
 
-export function signInView(o: FormBase & { env: string; redirectUrl?: string | undefined; email?: string | undefined; social: SocialButton[]; signUpHref: string; notice?: string | undefined }): Html {
+export function signInView(
+  o: FormBase & {
+    env: string;
+    redirectUrl?: string | undefined;
+    email?: string | undefined;
+    social: SocialButton[];
+    signUpHref: string;
+    notice?: string | undefined;
+  },
+): Html {
   const err = describedBy(o.error);
   return html`<h1>Sign in</h1><p class="lead">Welcome back. Enter your email and password.</p>
 ${o.notice ? html`<div class="alert ok" role="status">${o.notice}</div>` : ''}${errorBox(o.error)}
@@ -47,7 +58,15 @@ ${hidden({ csrf: o.csrf, state: o.state })}
 </form>`;
 }
 
-export function signUpView(o: FormBase & { env: string; redirectUrl?: string | undefined; email?: string | undefined; minLength: number; signInHref: string }): Html {
+export function signUpView(
+  o: FormBase & {
+    env: string;
+    redirectUrl?: string | undefined;
+    email?: string | undefined;
+    minLength: number;
+    signInHref: string;
+  },
+): Html {
   return html`<h1>Create your account</h1><p class="lead">Use at least ${o.minLength} characters; a few unusual words make a strong password.</p>
 ${errorBox(o.error)}
 <form method="post" action="/sign-up" novalidate>
@@ -97,10 +116,13 @@ ${hidden({ csrf: o.csrf, user_code: code })}
 <form method="post" action="/sign-out" class="hint">${hidden({ csrf: o.csrf, next: o.signOutNext })}Not ${o.email}? <button type="submit" class="linklike">Use another account</button></form>`;
 }
 
-export const doneView = (approved: boolean, clientName: string): Html => approved
-  ? html`<h1>Device connected</h1><div class="alert ok" role="status"><strong>${clientName}</strong> is now signed in. You can return to your device and close this page.</div>`
-  : html`<h1>Request denied</h1><div class="alert ok" role="status"><strong>${clientName}</strong> was not given access. You can close this page.</div>`;
+export const doneView = (approved: boolean, clientName: string): Html =>
+  approved
+    ? html`<h1>Device connected</h1><div class="alert ok" role="status"><strong>${clientName}</strong> is now signed in. You can return to your device and close this page.</div>`
+    : html`<h1>Request denied</h1><div class="alert ok" role="status"><strong>${clientName}</strong> was not given access. You can close this page.</div>`;
 
-export const signedInView = (email: string): Html => html`<h1>You are signed in</h1><div class="alert ok" role="status">Signed in as <strong>${email}</strong>. You can close this page.</div>`;
+export const signedInView = (email: string): Html =>
+  html`<h1>You are signed in</h1><div class="alert ok" role="status">Signed in as <strong>${email}</strong>. You can close this page.</div>`;
 
-export const messageView = (title: string, message: string): Html => html`<h1>${title}</h1><div class="alert error" role="alert">${message}</div>`;
+export const messageView = (title: string, message: string): Html =>
+  html`<h1>${title}</h1><div class="alert error" role="alert">${message}</div>`;

@@ -46,7 +46,12 @@ export interface Operation {
     bytes_total: number;
   };
   error?: { code: string; message: string };
-  response?: { backup_id: string | null; target_env: string; pre_restore_backup_id: string | null; verification?: Verification };
+  response?: {
+    backup_id: string | null;
+    target_env: string;
+    pre_restore_backup_id: string | null;
+    verification?: Verification;
+  };
 }
 
 /** What a restore would replace (`previewRestore`): checked like the restore, nothing changed. */
@@ -55,7 +60,11 @@ export interface RestorePreview {
   target_env: string;
   target_mode: 'test' | 'live';
   /** What the restore would replace (the target's tables with row estimates); never where the database lives. */
-  replaces: { tables: { name: string; estimated_rows: number | null }[]; table_count: number; estimated_rows: number } | null;
+  replaces: {
+    tables: { name: string; estimated_rows: number | null }[];
+    table_count: number;
+    estimated_rows: number;
+  } | null;
   replaces_unknown?: string;
 }
 
@@ -109,8 +118,13 @@ export class BackupsApi {
     return this.client.request('POST', `${envPath(envName)}/backups`, { body: { type: 'manual' } });
   }
 
-  list(envName: string, options: { pageSize?: number; pageToken?: string } = {}): Promise<{ backups: Backup[]; next_page_token?: string }> {
-    return this.client.request('GET', `${envPath(envName)}/backups`, { query: { page_size: options.pageSize, page_token: options.pageToken } });
+  list(
+    envName: string,
+    options: { pageSize?: number; pageToken?: string } = {},
+  ): Promise<{ backups: Backup[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(envName)}/backups`, {
+      query: { page_size: options.pageSize, page_token: options.pageToken },
+    });
   }
 
   get(id: string): Promise<Backup> {
@@ -157,7 +171,11 @@ export class BackupsApi {
   }
 
   /** Polls an operation until done. */
-  async waitForOperation(name: string, onPoll: (op: Operation) => void = () => undefined, intervalMs = 1000): Promise<Operation> {
+  async waitForOperation(
+    name: string,
+    onPoll: (op: Operation) => void = () => undefined,
+    intervalMs = 1000,
+  ): Promise<Operation> {
     for (;;) {
       const op = await this.operation(name);
       onPoll(op);
@@ -193,13 +211,21 @@ export class StorageApi {
     return this.client.request('GET', `${envPath(this.envName)}/buckets`);
   }
 
-  put(bucket: string, key: string, body: RequestInit['body'], contentType = 'application/octet-stream'): Promise<ObjectWrite> {
+  put(
+    bucket: string,
+    key: string,
+    body: RequestInit['body'],
+    contentType = 'application/octet-stream',
+  ): Promise<ObjectWrite> {
     return this.client.request('PUT', this.objectPath(bucket, key), { rawBody: body, contentType });
   }
 
   /** The object's content as a Response; `versionId` reads an older version. */
   get(bucket: string, key: string, versionId?: string): Promise<Response> {
-    return this.client.fetch('GET', this.objectPath(bucket, key), { query: { version_id: versionId }, headers: { accept: '*/*' } });
+    return this.client.fetch('GET', this.objectPath(bucket, key), {
+      query: { version_id: versionId },
+      headers: { accept: '*/*' },
+    });
   }
 
   delete(bucket: string, key: string, versionId?: string): Promise<ObjectWrite> {
@@ -212,7 +238,10 @@ export class StorageApi {
 
   /** Versions and delete markers, newest first. */
   async listVersions(bucket: string, key: string): Promise<ObjectVersion[]> {
-    const out = await this.client.request<{ versions: ObjectVersion[] }>('GET', `${this.objectPath(bucket, key)}:listVersions`);
+    const out = await this.client.request<{ versions: ObjectVersion[] }>(
+      'GET',
+      `${this.objectPath(bucket, key)}:listVersions`,
+    );
     return out.versions;
   }
 

@@ -29,7 +29,11 @@ export class CairnApiError extends Error {
   readonly details: Record<string, unknown> | undefined;
   readonly retryAfter: number | undefined;
 
-  constructor(status: number, body: { code?: string; message?: string; request_id?: string; details?: Record<string, unknown>; error?: string }, retryAfter?: number) {
+  constructor(
+    status: number,
+    body: { code?: string; message?: string; request_id?: string; details?: Record<string, unknown>; error?: string },
+    retryAfter?: number,
+  ) {
     super(body.message ?? body.error ?? `HTTP ${status}`);
     this.name = 'CairnApiError';
     this.status = status;
@@ -59,7 +63,8 @@ export class CairnClient {
     if (this.options.userAgent) headers['user-agent'] = this.options.userAgent;
     const auth = options.auth ?? 'secret';
     if (auth === 'secret' && this.options.secretKey) headers.authorization = `Bearer ${this.options.secretKey}`;
-    if (auth === 'publishable' && this.options.publishableKey) headers['cairn-publishable-key'] = this.options.publishableKey;
+    if (auth === 'publishable' && this.options.publishableKey)
+      headers['cairn-publishable-key'] = this.options.publishableKey;
     let body: RequestInit['body'] = options.rawBody;
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';

@@ -62,8 +62,13 @@ export class EndUsersApi {
     this.client = client;
   }
 
-  list(env: string, options: PageOptions & { email?: string } = {}): Promise<{ end_users: EndUser[]; next_page_token?: string }> {
-    return this.client.request('GET', `${envPath(env)}/end_users`, { query: { page_size: options.pageSize, page_token: options.pageToken, email: options.email } });
+  list(
+    env: string,
+    options: PageOptions & { email?: string } = {},
+  ): Promise<{ end_users: EndUser[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/end_users`, {
+      query: { page_size: options.pageSize, page_token: options.pageToken, email: options.email },
+    });
   }
 
   get(env: string, id: string): Promise<EndUser> {
@@ -87,12 +92,24 @@ export class EndUsersApi {
     return this.client.request('DELETE', `${envPath(env)}/end_users/${userId(id)}/factors/totp`);
   }
 
-  listSessions(env: string, id: string, options: PageOptions = {}): Promise<{ sessions: Session[]; next_page_token?: string }> {
-    return this.client.request('GET', `${envPath(env)}/end_users/${userId(id)}/sessions`, { query: { page_size: options.pageSize, page_token: options.pageToken } });
+  listSessions(
+    env: string,
+    id: string,
+    options: PageOptions = {},
+  ): Promise<{ sessions: Session[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/end_users/${userId(id)}/sessions`, {
+      query: { page_size: options.pageSize, page_token: options.pageToken },
+    });
   }
 
-  listSignIns(env: string, id: string, options: PageOptions = {}): Promise<{ sign_ins: SignIn[]; next_page_token?: string }> {
-    return this.client.request('GET', `${envPath(env)}/end_users/${userId(id)}/sign_ins`, { query: { page_size: options.pageSize, page_token: options.pageToken } });
+  listSignIns(
+    env: string,
+    id: string,
+    options: PageOptions = {},
+  ): Promise<{ sign_ins: SignIn[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/end_users/${userId(id)}/sign_ins`, {
+      query: { page_size: options.pageSize, page_token: options.pageToken },
+    });
   }
 
   /** Branding, second-factor policy, session lifetimes, redirect origins and per-IP limits. */
@@ -112,10 +129,16 @@ export class EndUsersApi {
 
   /** The session behind a bearer taken from the application's cookie; throws 401 once it has ended. */
   currentSession(sessionToken: string): Promise<{ session: Session; user: EndUser }> {
-    return this.client.request('GET', '/v1/client/session', { auth: 'none', headers: { authorization: `Bearer ${sessionToken}` } });
+    return this.client.request('GET', '/v1/client/session', {
+      auth: 'none',
+      headers: { authorization: `Bearer ${sessionToken}` },
+    });
   }
 
   async signOut(sessionToken: string): Promise<void> {
-    await this.client.request('POST', '/v1/client/sign-out', { auth: 'none', headers: { authorization: `Bearer ${sessionToken}` } });
+    await this.client.request('POST', '/v1/client/sign-out', {
+      auth: 'none',
+      headers: { authorization: `Bearer ${sessionToken}` },
+    });
   }
 }

@@ -40,7 +40,14 @@ export interface CaptureEvent {
   stack_frames?: StackFrame[];
   service_name?: string;
   release?: string;
-  breadcrumbs?: { timestamp?: string; type?: string; category?: string; level?: string; message?: string; data?: Record<string, string | number | boolean | null> }[];
+  breadcrumbs?: {
+    timestamp?: string;
+    type?: string;
+    category?: string;
+    level?: string;
+    message?: string;
+    data?: Record<string, string | number | boolean | null>;
+  }[];
   tags?: Record<string, string>;
   fingerprint?: string;
   trace_id?: string;
@@ -110,13 +117,18 @@ const seg = encodeURIComponent;
 
 /** 32 random lower-case hex characters (Web Crypto: Node and browsers alike). */
 function newEventId(): string {
-  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join(
+    '',
+  );
 }
 
 const named = (event: CaptureEvent): CaptureEvent => (event.event_id ? event : { ...event, event_id: newEventId() });
 
 /** fetch rejects (a TypeError) when no answer came: connection refused, reset, or cut. Other failures are answers. */
-async function retryOnConnectionError<T>(send: () => Promise<T>, delaysMs: readonly number[] = [200, 1000, 3000]): Promise<T> {
+async function retryOnConnectionError<T>(
+  send: () => Promise<T>,
+  delaysMs: readonly number[] = [200, 1000, 3000],
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await send();
@@ -155,7 +167,14 @@ export class ErrorGroupsApi {
 
   list(env: string, f: GroupFilter = {}): Promise<{ error_groups: ErrorGroup[]; next_page_token?: string }> {
     return this.client.request('GET', this.groups(env), {
-      query: { state: f.state, service_name: f.serviceName, last_seen_after: f.lastSeenAfter, last_seen_before: f.lastSeenBefore, page_size: f.pageSize, page_token: f.pageToken },
+      query: {
+        state: f.state,
+        service_name: f.serviceName,
+        last_seen_after: f.lastSeenAfter,
+        last_seen_before: f.lastSeenBefore,
+        page_size: f.pageSize,
+        page_token: f.pageToken,
+      },
     });
   }
 
@@ -180,8 +199,14 @@ export class ErrorGroupsApi {
     return this.triage(env, id, 'reopen', etag);
   }
 
-  listEvents(env: string, groupId: string, p: Page = {}): Promise<{ error_events: ErrorEvent[]; next_page_token?: string }> {
-    return this.client.request('GET', `${this.groups(env)}/${seg(groupId)}/error_events`, { query: { page_size: p.pageSize, page_token: p.pageToken } });
+  listEvents(
+    env: string,
+    groupId: string,
+    p: Page = {},
+  ): Promise<{ error_events: ErrorEvent[]; next_page_token?: string }> {
+    return this.client.request('GET', `${this.groups(env)}/${seg(groupId)}/error_events`, {
+      query: { page_size: p.pageSize, page_token: p.pageToken },
+    });
   }
 
   /** `groupId` `-` reads an event by uid alone (404 until the worker has stored it). */
@@ -190,27 +215,48 @@ export class ErrorGroupsApi {
   }
 
   uploadSourceMap(env: string, release: string, file: string, sourceMap: unknown): Promise<SourceMap> {
-    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/source_maps`, { body: { file, source_map: sourceMap } });
+    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/source_maps`, {
+      body: { file, source_map: sourceMap },
+    });
   }
 
-  listSourceMaps(env: string, release: string, p: Page = {}): Promise<{ source_maps: SourceMap[]; next_page_token?: string }> {
-    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/source_maps`, { query: { page_size: p.pageSize, page_token: p.pageToken } });
+  listSourceMaps(
+    env: string,
+    release: string,
+    p: Page = {},
+  ): Promise<{ source_maps: SourceMap[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/source_maps`, {
+      query: { page_size: p.pageSize, page_token: p.pageToken },
+    });
   }
 
   /** The text of a minified file: names frames by the function around them when its map has no sourcesContent. */
   uploadMinifiedSource(env: string, release: string, file: string, source: string): Promise<SourceMap> {
-    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/minified_sources`, { body: { file, source } });
+    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/minified_sources`, {
+      body: { file, source },
+    });
   }
 
-  listMinifiedSources(env: string, release: string, p: Page = {}): Promise<{ minified_sources: SourceMap[]; next_page_token?: string }> {
-    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/minified_sources`, { query: { page_size: p.pageSize, page_token: p.pageToken } });
+  listMinifiedSources(
+    env: string,
+    release: string,
+    p: Page = {},
+  ): Promise<{ minified_sources: SourceMap[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/minified_sources`, {
+      query: { page_size: p.pageSize, page_token: p.pageToken },
+    });
   }
 
-  getScrubbingPolicy(env: string): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
+  getScrubbingPolicy(
+    env: string,
+  ): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
     return this.client.request('GET', `${envPath(env)}/scrubbing_policy`);
   }
 
-  putScrubbingPolicy(env: string, policy: Partial<ScrubbingPolicy>): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
+  putScrubbingPolicy(
+    env: string,
+    policy: Partial<ScrubbingPolicy>,
+  ): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
     return this.client.request('PUT', `${envPath(env)}/scrubbing_policy`, { body: { policy } });
   }
 }

@@ -31,7 +31,8 @@ export interface SocialProviderInput {
 }
 
 const name = (p: string): SocialProviderName => {
-  if (p !== 'google' && p !== 'github' && p !== 'apple') throw new Error(`"${p}" is not a provider (google, github, apple)`);
+  if (p !== 'google' && p !== 'github' && p !== 'apple')
+    throw new Error(`"${p}" is not a provider (google, github, apple)`);
   return p;
 };
 

@@ -15,7 +15,14 @@ import { randomBytes, createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { newUlid } from '../ids.ts';
 import type {
-  DeleteResult, GetResult, ObjectInfo, ObjectStore, ObjectVersion, PutOptions, PutResult, StreamPutOptions,
+  DeleteResult,
+  GetResult,
+  ObjectInfo,
+  ObjectStore,
+  ObjectVersion,
+  PutOptions,
+  PutResult,
+  StreamPutOptions,
 } from './object-store.ts';
 
 interface Meta {
@@ -38,7 +45,10 @@ const isMissing = (err: unknown): boolean => (err as { code?: string }).code ===
 function clash(err: unknown, key: string): AppError | undefined {
   const code = (err as { code?: string }).code;
   return code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'ENOTEMPTY'
-    ? new AppError('conflict', `${key} clashes with another key on the local disk store (a key cannot also be a prefix of another)`)
+    ? new AppError(
+        'conflict',
+        `${key} clashes with another key on the local disk store (a key cannot also be a prefix of another)`,
+      )
     : undefined;
 }
 
@@ -52,7 +62,12 @@ export class DiskObjectStore implements ObjectStore {
 
   private paths(bucket: string, key: string): { data: string; meta: string } {
     if (!/^[a-z0-9][a-z0-9.-]{1,62}$/.test(bucket)) throw new AppError('invalid_request', `bad bucket name ${bucket}`);
-    if (key.length === 0 || key.length > 1024 || key.startsWith('/') || key.split('/').some((s) => s === '..' || s === '.' || s === '')) {
+    if (
+      key.length === 0 ||
+      key.length > 1024 ||
+      key.startsWith('/') ||
+      key.split('/').some((s) => s === '..' || s === '.' || s === '')
+    ) {
       throw new AppError('invalid_request', 'object keys must be relative paths without empty, "." or ".." segments');
     }
     return { data: join(this.root, bucket, 'data', key), meta: join(this.root, bucket, 'meta', `${key}.json`) };
@@ -70,7 +85,10 @@ export class DiskObjectStore implements ObjectStore {
 
   private async isVersioned(bucket: string): Promise<boolean> {
     try {
-      return (JSON.parse(await readFile(join(this.root, bucket, 'versioning.json'), 'utf8')) as { enabled?: boolean }).enabled === true;
+      return (
+        (JSON.parse(await readFile(join(this.root, bucket, 'versioning.json'), 'utf8')) as { enabled?: boolean })
+          .enabled === true
+      );
     } catch (err) {
       if (isMissing(err)) return false;
       throw err;
@@ -78,19 +96,27 @@ export class DiskObjectStore implements ObjectStore {
   }
 
   /** Streams into `<target>.tmp-…`, then calls `commit(tmp, etag, size)`; removes the temp file on any failure. */
-  private async writeTemp(target: string, source: Readable, commit: (tmp: string, etag: string, size: number) => Promise<void>): Promise<{ etag: string; size: number }> {
+  private async writeTemp(
+    target: string,
+    source: Readable,
+    commit: (tmp: string, etag: string, size: number) => Promise<void>,
+  ): Promise<{ etag: string; size: number }> {
     await mkdir(dirname(target), { recursive: true });
     const tmp = `${target}.tmp-${randomBytes(6).toString('hex')}`;
     const hash = createHash('md5');
     let size = 0;
     try {
-      await pipeline(source, async function* (chunks: AsyncIterable<Buffer>) {
-        for await (const chunk of chunks) {
-          hash.update(chunk);
-          size += chunk.length;
-          yield chunk;
-        }
-      }, createWriteStream(tmp));
+      await pipeline(
+        source,
+        async function* (chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            hash.update(chunk);
+            size += chunk.length;
+            yield chunk;
+          }
+        },
+        createWriteStream(tmp),
+      );
       const etag = `"${hash.digest('hex')}"`;
       await commit(tmp, etag, size);
       return { etag, size };
@@ -100,7 +126,12 @@ export class DiskObjectStore implements ObjectStore {
     }
   }
 
-  private async write(bucket: string, key: string, source: Readable, options: PutOptions): Promise<PutResult & { size: number }> {
+  private async write(
+    bucket: string,
+    key: string,
+    source: Readable,
+    options: PutOptions,
+  ): Promise<PutResult & { size: number }> {
     const { data, meta } = this.paths(bucket, key);
     if (await this.isVersioned(bucket)) {
       const versionId = newUlid();
@@ -108,8 +139,13 @@ export class DiskObjectStore implements ObjectStore {
       const out = await this.writeTemp(join(dir, `${versionId}.data`), source, async (tmp, etag, size) => {
         await rename(tmp, join(dir, `${versionId}.data`));
         const v: VersionMeta = {
-          versionId, lastModified: new Date().toISOString(), isDeleteMarker: false, size, etag,
-          metadata: options.metadata ?? {}, contentType: options.contentType,
+          versionId,
+          lastModified: new Date().toISOString(),
+          isDeleteMarker: false,
+          size,
+          etag,
+          metadata: options.metadata ?? {},
+          contentType: options.contentType,
         };
         // The .json is written last: a version exists once its metadata does.
         await writeFile(join(dir, `${versionId}.json`), JSON.stringify(v));
@@ -124,7 +160,10 @@ export class DiskObjectStore implements ObjectStore {
       return await this.writeTemp(data, source, async (tmp, etag) => {
         const metaTmp = `${meta}.tmp-${randomBytes(6).toString('hex')}`;
         try {
-          await writeFile(metaTmp, JSON.stringify({ metadata: options.metadata ?? {}, contentType: options.contentType, etag } satisfies Meta));
+          await writeFile(
+            metaTmp,
+            JSON.stringify({ metadata: options.metadata ?? {}, contentType: options.contentType, etag } satisfies Meta),
+          );
           await rename(tmp, data);
           await rename(metaTmp, meta);
         } finally {
@@ -147,19 +186,37 @@ export class DiskObjectStore implements ObjectStore {
     for (let i = 1; i < segments.length; i++) {
       const prefix = join(this.root, bucket, 'data', ...segments.slice(0, i));
       const s = await stat(prefix).catch(() => undefined);
-      if (s?.isFile()) throw new AppError('conflict', `an object ${segments.slice(0, i).join('/')} exists, so ${key} cannot: on the local disk store a key cannot also be a prefix of another`);
+      if (s?.isFile())
+        throw new AppError(
+          'conflict',
+          `an object ${segments.slice(0, i).join('/')} exists, so ${key} cannot: on the local disk store a key cannot also be a prefix of another`,
+        );
     }
     const here = await stat(data).catch(() => undefined);
-    if (here?.isDirectory()) throw new AppError('conflict', `objects under ${key}/ exist, so ${key} cannot: on the local disk store a key cannot also be a prefix of another`);
+    if (here?.isDirectory())
+      throw new AppError(
+        'conflict',
+        `objects under ${key}/ exist, so ${key} cannot: on the local disk store a key cannot also be a prefix of another`,
+      );
   }
 
-  async put(bucket: string, key: string, body: Buffer | string | Readable, options: PutOptions = {}): Promise<PutResult> {
+  async put(
+    bucket: string,
+    key: string,
+    body: Buffer | string | Readable,
+    options: PutOptions = {},
+  ): Promise<PutResult> {
     const source = typeof body === 'string' || Buffer.isBuffer(body) ? Readable.from([Buffer.from(body)]) : body;
     const { etag, versionId } = await this.write(bucket, key, source, options);
     return versionId ? { etag, versionId } : { etag };
   }
 
-  async putStream(bucket: string, key: string, source: AsyncIterable<Buffer>, options: StreamPutOptions = {}): Promise<PutResult & { size: number }> {
+  async putStream(
+    bucket: string,
+    key: string,
+    source: AsyncIterable<Buffer>,
+    options: StreamPutOptions = {},
+  ): Promise<PutResult & { size: number }> {
     return this.write(bucket, key, Readable.from(source), options);
   }
 
@@ -168,7 +225,14 @@ export class DiskObjectStore implements ObjectStore {
     try {
       const [s, m] = await Promise.all([stat(data), readFile(meta, 'utf8')]);
       const parsed = JSON.parse(m) as Meta;
-      return { key, size: s.size, lastModified: s.mtime, etag: parsed.etag, metadata: parsed.metadata, contentType: parsed.contentType };
+      return {
+        key,
+        size: s.size,
+        lastModified: s.mtime,
+        etag: parsed.etag,
+        metadata: parsed.metadata,
+        contentType: parsed.contentType,
+      };
     } catch (err) {
       if ((err as { code?: string }).code === 'ENOENT') return undefined;
       throw err;
@@ -184,15 +248,30 @@ export class DiskObjectStore implements ObjectStore {
       if (isMissing(err)) return [];
       throw err;
     }
-    const ids = names.map((n) => versionFile.exec(n)?.[1]).filter((id): id is string => id !== undefined).sort().reverse();
-    return Promise.all(ids.map(async (id) => JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8')) as VersionMeta));
+    const ids = names
+      .map((n) => versionFile.exec(n)?.[1])
+      .filter((id): id is string => id !== undefined)
+      .sort()
+      .reverse();
+    return Promise.all(
+      ids.map(async (id) => JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8')) as VersionMeta),
+    );
   }
 
   /** The object (or version) and the file holding its bytes; undefined for none or a delete marker. */
-  private async locate(bucket: string, key: string, versionId?: string): Promise<{ info: ObjectInfo; file: string } | undefined> {
+  private async locate(
+    bucket: string,
+    key: string,
+    versionId?: string,
+  ): Promise<{ info: ObjectInfo; file: string } | undefined> {
     const nullVersion = async () => {
       const info = await this.info(bucket, key);
-      return info ? { info: { ...info, versionId: versionId === 'null' ? 'null' : info.versionId }, file: this.paths(bucket, key).data } : undefined;
+      return info
+        ? {
+            info: { ...info, versionId: versionId === 'null' ? 'null' : info.versionId },
+            file: this.paths(bucket, key).data,
+          }
+        : undefined;
     };
     if (versionId === 'null') return nullVersion();
     const versions = await this.readVersions(bucket, key);
@@ -201,7 +280,15 @@ export class DiskObjectStore implements ObjectStore {
     if (v.isDeleteMarker) return undefined;
     const file = join(this.versionsDir(bucket, key), `${v.versionId}.data`);
     return {
-      info: { key, size: v.size, lastModified: new Date(v.lastModified), etag: v.etag, versionId: v.versionId, metadata: v.metadata ?? {}, contentType: v.contentType },
+      info: {
+        key,
+        size: v.size,
+        lastModified: new Date(v.lastModified),
+        etag: v.etag,
+        versionId: v.versionId,
+        metadata: v.metadata ?? {},
+        contentType: v.contentType,
+      },
       file,
     };
   }
@@ -245,10 +332,25 @@ export class DiskObjectStore implements ObjectStore {
 
   async listVersions(bucket: string, key: string): Promise<ObjectVersion[]> {
     const out: ObjectVersion[] = (await this.readVersions(bucket, key)).map((v) => ({
-      key, versionId: v.versionId, lastModified: new Date(v.lastModified), isLatest: false, isDeleteMarker: v.isDeleteMarker, size: v.size, etag: v.etag,
+      key,
+      versionId: v.versionId,
+      lastModified: new Date(v.lastModified),
+      isLatest: false,
+      isDeleteMarker: v.isDeleteMarker,
+      size: v.size,
+      etag: v.etag,
     }));
     const nullInfo = await this.info(bucket, key);
-    if (nullInfo) out.push({ key, versionId: 'null', lastModified: nullInfo.lastModified, isLatest: false, isDeleteMarker: false, size: nullInfo.size, etag: nullInfo.etag });
+    if (nullInfo)
+      out.push({
+        key,
+        versionId: 'null',
+        lastModified: nullInfo.lastModified,
+        isLatest: false,
+        isDeleteMarker: false,
+        size: nullInfo.size,
+        etag: nullInfo.etag,
+      });
     if (out[0]) out[0].isLatest = true;
     return out;
   }
@@ -257,9 +359,16 @@ export class DiskObjectStore implements ObjectStore {
     const versions = await this.listVersions(bucket, key);
     const version = versions.find((v) => v.versionId === versionId);
     if (!version) throw new AppError('not_found', `no version ${versionId} of ${key}`);
-    if (version.isDeleteMarker) throw new AppError('invalid_request', `version ${versionId} of ${key} is a delete marker; choose a version with content`);
+    if (version.isDeleteMarker)
+      throw new AppError(
+        'invalid_request',
+        `version ${versionId} of ${key} is a delete marker; choose a version with content`,
+      );
     const found = (await this.locate(bucket, key, versionId))!;
-    return this.put(bucket, key, createReadStream(found.file), { metadata: found.info.metadata, contentType: found.info.contentType });
+    return this.put(bucket, key, createReadStream(found.file), {
+      metadata: found.info.metadata,
+      contentType: found.info.contentType,
+    });
   }
 
   private async tempFiles(bucket: string, prefix: string): Promise<{ key: string; file: string }[]> {

@@ -63,7 +63,12 @@ export interface ObjectStore {
    * Streams a body of unknown length into one object: nothing is visible under `key` unless the
    * source ends without error; on error the partial upload is removed before this rejects.
    */
-  putStream(bucket: string, key: string, source: AsyncIterable<Buffer>, options?: StreamPutOptions): Promise<PutResult & { size: number }>;
+  putStream(
+    bucket: string,
+    key: string,
+    source: AsyncIterable<Buffer>,
+    options?: StreamPutOptions,
+  ): Promise<PutResult & { size: number }>;
   /** Keys under `prefix` with an unfinished upload (a writer killed mid-stream leaves these). */
   listIncompleteUploads(bucket: string, prefix: string): Promise<string[]>;
   /** Removes every unfinished upload under `prefix`; answers how many. */

@@ -2,7 +2,11 @@
 // multipart uploads. Each part is filled into a buffer from `take`, so a caller that gives its
 // buffers back (the S3 driver keeps a pool of queue size + 1) allocates nothing per part: the
 // memory is those few buffers, however long the stream.
-export async function* collectParts(source: AsyncIterable<Buffer>, partSize: number, take: () => Buffer = () => Buffer.allocUnsafe(partSize)): AsyncGenerator<Buffer> {
+export async function* collectParts(
+  source: AsyncIterable<Buffer>,
+  partSize: number,
+  take: () => Buffer = () => Buffer.allocUnsafe(partSize),
+): AsyncGenerator<Buffer> {
   // Taken lazily, after the consumer resumes us, so a pool has had the chance to refill.
   let part: Buffer | undefined;
   let filled = 0;

@@ -13,16 +13,32 @@ import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '
 let reached = 0;
 const probeRoutes = [
   defineRoute({
-    method: 'get', path: '/v1/orgs/{org}/projects/{project}/envs/{env}/probe_scoped', operationId: 'probeScoped',
-    summary: 'test probe', tags: ['Test'], auth: 'secret', scope: 'observability:read', params: envParams,
+    method: 'get',
+    path: '/v1/orgs/{org}/projects/{project}/envs/{env}/probe_scoped',
+    operationId: 'probeScoped',
+    summary: 'test probe',
+    tags: ['Test'],
+    auth: 'secret',
+    scope: 'observability:read',
+    params: envParams,
     response: { status: 200, description: 'ok', schema: z.object({ ok: z.boolean() }) },
-    handle: () => { reached += 1; return { ok: true }; },
+    handle: () => {
+      reached += 1;
+      return { ok: true };
+    },
   }),
   defineRoute({
-    method: 'get', path: '/v1/client/probe', operationId: 'probeClient',
-    summary: 'test probe', tags: ['Test'], auth: 'publishable',
+    method: 'get',
+    path: '/v1/client/probe',
+    operationId: 'probeClient',
+    summary: 'test probe',
+    tags: ['Test'],
+    auth: 'publishable',
     response: { status: 200, description: 'ok', schema: z.object({ env: z.string() }) },
-    handle: ({ principal }) => { reached += 1; return { env: principal!.envName }; },
+    handle: ({ principal }) => {
+      reached += 1;
+      return { env: principal!.envName };
+    },
   }),
 ];
 
@@ -102,7 +118,9 @@ describe('publishable keys', () => {
   it('are accepted as a query parameter or a header on client routes', async () => {
     const q = await call(web.url, 'GET', `/v1/client/probe?publishable_key=${a.publishableKey}`);
     expect(q).toMatchObject({ status: 200, body: { env: a.env.name } });
-    const hd = await call(web.url, 'GET', '/v1/client/probe', { headers: { 'cairn-publishable-key': b.publishableKey } });
+    const hd = await call(web.url, 'GET', '/v1/client/probe', {
+      headers: { 'cairn-publishable-key': b.publishableKey },
+    });
     expect(hd).toMatchObject({ status: 200, body: { env: b.env.name } });
   });
 

@@ -19,7 +19,9 @@ afterAll(async () => {
 
 describe('error model', () => {
   it('names every bad field of a zod-validated body', async () => {
-    const res = await call(web.url, 'POST', '/v1/probe/echo', { body: { name: '', count: -1, nested: { hex: 'xyz' } } });
+    const res = await call(web.url, 'POST', '/v1/probe/echo', {
+      body: { name: '', count: -1, nested: { hex: 'xyz' } },
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_request');
     const fields = (res.body.details as { fields: { field: string }[] }).fields.map((f) => f.field);
@@ -28,12 +30,17 @@ describe('error model', () => {
   });
 
   it('answers invalid_request for a body that is not JSON', async () => {
-    const res = await call(web.url, 'POST', '/v1/probe/echo', { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const res = await call(web.url, 'POST', '/v1/probe/echo', {
+      rawBody: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
   });
 
   it('answers 413 invalid_request for an oversized body', async () => {
-    const res = await call(web.url, 'POST', '/v1/probe/echo', { body: { name: 'x'.repeat(101 * 1024), count: 1, nested: { hex: 'abcd' } } });
+    const res = await call(web.url, 'POST', '/v1/probe/echo', {
+      body: { name: 'x'.repeat(101 * 1024), count: 1, nested: { hex: 'abcd' } },
+    });
     expect(res).toMatchObject({ status: 413, body: { code: 'invalid_request' } });
   });
 
@@ -98,7 +105,11 @@ describe('CORS', () => {
   it('lets browsers call client routes from any origin, without credentials', async () => {
     const pre = await fetch(`${web.url}/v1/client/config`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'cairn-publishable-key' },
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'cairn-publishable-key',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('https://shop.example');

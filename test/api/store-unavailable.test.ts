@@ -29,7 +29,15 @@ let web: WebHandle;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cairn-pg-'));
   const port = await freePort();
-  postgres = await createEmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'postgres', persistent: true, createPostgresUser: true, onLog: () => {} });
+  postgres = await createEmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: true,
+    onLog: () => {},
+  });
   await postgres.initialise();
   await postgres.start();
   await postgres.createDatabase('cairn');
@@ -56,7 +64,9 @@ describe('when Postgres is unreachable', () => {
     const ready = await call(web.url, 'GET', '/readyz');
     expect(ready.status).toBe(503);
     // The key middleware reads the database too: an authenticated route degrades the same way.
-    const authed = await call(web.url, 'GET', '/v1/orgs/a/projects/b/envs/c', { key: `cairn_sk_test_${'B'.repeat(32)}` });
+    const authed = await call(web.url, 'GET', '/v1/orgs/a/projects/b/envs/c', {
+      key: `cairn_sk_test_${'B'.repeat(32)}`,
+    });
     expect(authed).toMatchObject({ status: 503, body: { code: 'store_unavailable' } });
     expect((await call(web.url, 'GET', '/healthz')).status).toBe(200);
 

@@ -30,10 +30,21 @@ it('answers every body with a 2xx or a 4xx carrying a code', async () => {
     ['POST', `${e}/buckets`],
     ['POST', `${e}/buckets/nope/objects/k:restoreVersion`],
   ];
-  const body = fc.oneof(fc.json(), fc.string({ maxLength: 200 }), fc.jsonValue().map((v) => JSON.stringify({ targetEnv: v, type: v, name: v, versionId: v })));
-  await fc.assert(fc.asyncProperty(fc.constantFrom(...targets), body, async ([method, path], raw) => {
-    const res = await call(web.url, method, path, { key: env.secretKey, rawBody: raw, headers: { 'content-type': 'application/json' } });
-    expect(res.status).toBeLessThan(500);
-    if (res.status >= 400) expect(typeof (res.body as { code?: unknown }).code).toBe('string');
-  }), { numRuns: 150 });
+  const body = fc.oneof(
+    fc.json(),
+    fc.string({ maxLength: 200 }),
+    fc.jsonValue().map((v) => JSON.stringify({ targetEnv: v, type: v, name: v, versionId: v })),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...targets), body, async ([method, path], raw) => {
+      const res = await call(web.url, method, path, {
+        key: env.secretKey,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBeLessThan(500);
+      if (res.status >= 400) expect(typeof (res.body as { code?: unknown }).code).toBe('string');
+    }),
+    { numRuns: 150 },
+  );
 });

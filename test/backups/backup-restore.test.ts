@@ -18,7 +18,15 @@ import { readAll, type ObjectStore } from '../../src/storage/object-store.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
-import { createAppDatabase, query, seedSource, setEnvDatabase, tableChecksums, waitFor, type AppDatabase } from './support.ts';
+import {
+  createAppDatabase,
+  query,
+  seedSource,
+  setEnvDatabase,
+  tableChecksums,
+  waitFor,
+  type AppDatabase,
+} from './support.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -41,10 +49,14 @@ async function waitBackup(id: string, key: string): Promise<Json> {
 }
 
 async function waitOperation(name: string, key: string): Promise<Json> {
-  return waitFor(`operation ${name}`, async () => {
-    const res = await call<Json>(web.url, 'GET', `/v1/${name}`, { key });
-    return res.body.done === true ? res.body : undefined;
-  }, 60_000);
+  return waitFor(
+    `operation ${name}`,
+    async () => {
+      const res = await call<Json>(web.url, 'GET', `/v1/${name}`, { key });
+      return res.body.done === true ? res.body : undefined;
+    },
+    60_000,
+  );
 }
 
 const deps = () => ({ config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) });
@@ -56,7 +68,9 @@ beforeAll(async () => {
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   [source, target] = await Promise.all([
     createAppDatabase(seedSource),
-    createAppDatabase('create table leftovers (id int primary key, note text); insert into leftovers values (1, \'only in the target\');'),
+    createAppDatabase(
+      "create table leftovers (id int primary key, note text); insert into leftovers values (1, 'only in the target');",
+    ),
   ]);
   a = await createTestEnv(h.db, `${project}/envs/prod`);
   b = await createTestEnv(h.db, `${project}/envs/staging`);
@@ -77,12 +91,29 @@ describe('backup → restore into another environment', () => {
   let backup: Json;
 
   it('takes an encrypted streaming backup with its record', async () => {
-    const created = await call<Json>(web.url, 'POST', `/v1/${a.env.name}/backups`, { key: a.secretKey, body: { type: 'manual' } });
+    const created = await call<Json>(web.url, 'POST', `/v1/${a.env.name}/backups`, {
+      key: a.secretKey,
+      body: { type: 'manual' },
+    });
     expect(created.status).toBe(202);
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^backup_/), state: 'pending', type: 'manual', billable: false });
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^backup_/),
+      state: 'pending',
+      type: 'manual',
+      billable: false,
+    });
     backup = await waitBackup(String(created.body.id), a.secretKey);
-    expect(backup).toMatchObject({ state: 'succeeded', error: null, pg_version: expect.stringMatching(/^\d+\.\d+/), encryption: { format: 'cairn-bk1', key_id: 'k1' } });
-    expect(backup.key).toMatch(new RegExp(`^backups/db/proj_[0-9a-z]+/${a.env.id}/\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\\.sql\\.gz$`));
+    expect(backup).toMatchObject({
+      state: 'succeeded',
+      error: null,
+      pg_version: expect.stringMatching(/^\d+\.\d+/),
+      encryption: { format: 'cairn-bk1', key_id: 'k1' },
+    });
+    expect(backup.key).toMatch(
+      new RegExp(
+        `^backups/db/proj_[0-9a-z]+/${a.env.id}/\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\\.sql\\.gz$`,
+      ),
+    );
     expect(Number(backup.duration_ms)).toBeGreaterThanOrEqual(0);
 
     const object = await store.get(bucket, String(backup.key));
@@ -101,7 +132,9 @@ describe('backup → restore into another environment', () => {
   });
 
   it('downloads the decrypted .sql.gz', async () => {
-    const res = await fetch(`${web.url}/v1/backups/${String(backup.id)}:download`, { headers: { authorization: `Bearer ${a.secretKey}` } });
+    const res = await fetch(`${web.url}/v1/backups/${String(backup.id)}:download`, {
+      headers: { authorization: `Bearer ${a.secretKey}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/gzip');
     const sql = gunzipSync(Buffer.from(await res.arrayBuffer())).toString();
@@ -113,7 +146,10 @@ describe('backup → restore into another environment', () => {
   it('restores into another environment with every table equal, after a pre-restore backup', async () => {
     const before = await tableChecksums(target.url);
     expect(Object.keys(before)).toEqual(['public.leftovers']);
-    const res = await call<Json>(web.url, 'POST', `/v1/backups/${String(backup.id)}/restore`, { key: a.secretKey, body: { targetEnv: b.env.name } });
+    const res = await call<Json>(web.url, 'POST', `/v1/backups/${String(backup.id)}/restore`, {
+      key: a.secretKey,
+      body: { targetEnv: b.env.name },
+    });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ name: expect.stringMatching(/^operations\/op_/), done: false });
     const op = await waitOperation(String(res.body.name), a.secretKey);
@@ -142,22 +178,46 @@ describe('backup → restore into another environment', () => {
     const id = `backup_${randomBytes(13).toString('hex').slice(0, 26)}`;
     const key = `${row.object_key}.tampered-${id}`;
     await store.put(bucket, key, bytes, { metadata: { ...got!.metadata } });
-    const copy = { ...row, id, object_key: key, sha256: (await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'), size_bytes: String(bytes.length) };
+    const copy = {
+      ...row,
+      id,
+      object_key: key,
+      sha256: (await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'),
+      size_bytes: String(bytes.length),
+    };
     // The wrapped key is bound to the original id; keep that id for opening, the row is in-memory only.
     return { ...copy, id: row.id };
   }
 
   const tamperings: [string, (b: Buffer) => Buffer][] = [
-    ['a flipped byte in the middle', (x) => { x[Math.floor(x.length / 2)]! ^= 0x01; return x; }],
-    ['a flipped byte in the header', (x) => { x[10]! ^= 0x80; return x; }],
+    [
+      'a flipped byte in the middle',
+      (x) => {
+        x[Math.floor(x.length / 2)]! ^= 0x01;
+        return x;
+      },
+    ],
+    [
+      'a flipped byte in the header',
+      (x) => {
+        x[10]! ^= 0x80;
+        return x;
+      },
+    ],
     ['one byte cut from the end', (x) => x.subarray(0, x.length - 1)],
     // The last whole-segment boundary before the end: every remaining segment authenticates alone.
-    ['a cut at a segment boundary', (x) => x.subarray(0, 20 + Math.floor((x.length - 21) / (256 * 1024 + 16)) * (256 * 1024 + 16))],
+    [
+      'a cut at a segment boundary',
+      (x) => x.subarray(0, 20 + Math.floor((x.length - 21) / (256 * 1024 + 16)) * (256 * 1024 + 16)),
+    ],
   ];
 
   for (const [what, mutate] of tamperings) {
     it(`refuses ${what} before the target changes`, async () => {
-      await query(target.url, 'insert into customers (email, name) values ($1, $2)', [`marker-${randomBytes(4).toString('hex')}@example.com`, 'added after the restore']);
+      await query(target.url, 'insert into customers (email, name) values ($1, $2)', [
+        `marker-${randomBytes(4).toString('hex')}@example.com`,
+        'added after the restore',
+      ]);
       const before = await tableChecksums(target.url);
       const bad = await tamperedCopy(mutate);
       await expect(verifyBackupObject(deps(), bad)).rejects.toThrow(/authentication|truncated|magic|segment/);
@@ -169,7 +229,10 @@ describe('backup → restore into another environment', () => {
 
   it('downloads into a private temporary file and removes it, after a success and after a failure', async () => {
     const row = (await backupQueries(h.db).backup(String(backup.id)))!;
-    const bad = await tamperedCopy((x) => { x[x.length - 30]! ^= 0x01; return x; });
+    const bad = await tamperedCopy((x) => {
+      x[x.length - 30]! ^= 0x01;
+      return x;
+    });
     const dir = mkdtempSync(join(tmpdir(), 'cairn-test-tmp-'));
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = dir;
@@ -194,7 +257,10 @@ describe('backup → restore into another environment', () => {
     bytes[bytes.length - 100]! ^= 0xff;
     await store.put(bucket, row.object_key, bytes, { metadata: { ...got!.metadata } });
     const before = await tableChecksums(target.url);
-    const res = await call<Json>(web.url, 'POST', `/v1/backups/${row.id}/restore`, { key: a.secretKey, body: { targetEnv: b.env.name } });
+    const res = await call<Json>(web.url, 'POST', `/v1/backups/${row.id}/restore`, {
+      key: a.secretKey,
+      body: { targetEnv: b.env.name },
+    });
     const op = await waitOperation(String(res.body.name), a.secretKey);
     expect(op.error).toMatchObject({ message: expect.stringMatching(/verification|sha256/) });
     expect(await tableChecksums(target.url)).toEqual(before);
@@ -206,13 +272,28 @@ describe('limits and refusals', () => {
     const c = await createTestEnv(h.db, `${project}/envs/billing`);
     await setEnvDatabase(h.db, h.config, c.env.id, source.url);
     const rows = Array.from({ length: 10 }, (_, i) => ({
-      id: `backup_${String(i).padStart(2, '0')}${randomBytes(12).toString('hex')}`, env_id: c.env.id, type: 'manual', trigger: 'manual',
-      state: 'succeeded', bucket, object_key: `x/${i}`, size_bytes: 2 ** 29, expire_time: new Date(Date.now() + 86_400_000),
+      id: `backup_${String(i).padStart(2, '0')}${randomBytes(12).toString('hex')}`,
+      env_id: c.env.id,
+      type: 'manual',
+      trigger: 'manual',
+      state: 'succeeded',
+      bucket,
+      object_key: `x/${i}`,
+      size_bytes: 2 ** 29,
+      expire_time: new Date(Date.now() + 86_400_000),
     }));
     await h.db('backups').insert(rows);
-    await h.db('backups').insert({ ...rows[0], id: `backup_pr${randomBytes(12).toString('hex')}`, trigger: 'pre_restore' });
+    await h
+      .db('backups')
+      .insert({ ...rows[0], id: `backup_pr${randomBytes(12).toString('hex')}`, trigger: 'pre_restore' });
     const usage = await call<Json>(web.url, 'GET', `/v1/${c.env.name}/backup_usage`, { key: c.secretKey });
-    expect(usage.body).toMatchObject({ manual_today: 10, free_left: 0, billable_today: 0, stored_gb: 5.5, monthly_estimate_usd: 0.1375 });
+    expect(usage.body).toMatchObject({
+      manual_today: 10,
+      free_left: 0,
+      billable_today: 0,
+      stored_gb: 5.5,
+      monthly_estimate_usd: 0.1375,
+    });
 
     const eleventh = await call<Json>(web.url, 'POST', `/v1/${c.env.name}/backups`, { key: c.secretKey, body: {} });
     expect(eleventh.status).toBe(202);
@@ -223,7 +304,7 @@ describe('limits and refusals', () => {
     expect(after.body).toMatchObject({ manual_today: 11, free_left: 0, billable_today: 1 });
   });
 
-  it('refuses a second backup while one runs, another environment\'s backup, and an env without a database', async () => {
+  it("refuses a second backup while one runs, another environment's backup, and an env without a database", async () => {
     const d = await createTestEnv(h.db, `${project}/envs/nodb`);
     const noDb = await call<Json>(web.url, 'POST', `/v1/${d.env.name}/backups`, { key: d.secretKey, body: {} });
     expect(noDb).toMatchObject({ status: 409, body: { code: 'conflict' } });
@@ -238,9 +319,19 @@ describe('limits and refusals', () => {
 
     const list = await call<Json>(web.url, 'GET', `/v1/${a.env.name}/backups?page_size=1`, { key: a.secretKey });
     expect((list.body.backups as Json[])[0]!.id).toBe(first.body.id);
-    const next = await call<Json>(web.url, 'GET', `/v1/${a.env.name}/backups?page_size=1&page_token=${String(list.body.next_page_token)}`, { key: a.secretKey });
+    const next = await call<Json>(
+      web.url,
+      'GET',
+      `/v1/${a.env.name}/backups?page_size=1&page_token=${String(list.body.next_page_token)}`,
+      { key: a.secretKey },
+    );
     expect((next.body.backups as Json[])[0]!.id).not.toBe(first.body.id);
-    const tampered = await call<Json>(web.url, 'GET', `/v1/${a.env.name}/backups?page_token=${String(list.body.next_page_token)}x`, { key: a.secretKey });
+    const tampered = await call<Json>(
+      web.url,
+      'GET',
+      `/v1/${a.env.name}/backups?page_token=${String(list.body.next_page_token)}x`,
+      { key: a.secretKey },
+    );
     expect(tampered).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
   });
 });

@@ -93,7 +93,12 @@ describe('blobsTransactionFilter', () => {
   it('gives the same output for any chunking', () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: 0, max: dump.length }), { maxLength: 40 }), (cuts) => {
-        expect(run(dump, cuts.sort((a, b) => a - b))).toBe(expected);
+        expect(
+          run(
+            dump,
+            cuts.sort((a, b) => a - b),
+          ),
+        ).toBe(expected);
       }),
     );
   });
@@ -109,8 +114,9 @@ describe('blobsTransactionFilter', () => {
     }
   });
 
-  it('ends with a failing statement when a BEGIN it left out never got its COMMIT, rather than take the caller\'s quietly', () => {
-    const raise = /\nDO \$cairn\$ BEGIN RAISE EXCEPTION 'cairn: the dump''s large-object section has no COMMIT of its own; nothing was committed'; END \$cairn\$;\n$/;
+  it("ends with a failing statement when a BEGIN it left out never got its COMMIT, rather than take the caller's quietly", () => {
+    const raise =
+      /\nDO \$cairn\$ BEGIN RAISE EXCEPTION 'cairn: the dump''s large-object section has no COMMIT of its own; nothing was committed'; END \$cairn\$;\n$/;
     const cut = `${before}${blobs('BLOBS', 1).replace('COMMIT;\n', '')}`;
     expect(run(cut, [])).toMatch(raise);
     expect(run(`${cut}\nCOMMIT;\n`, [100])).toMatch(raise);

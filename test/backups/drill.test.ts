@@ -35,26 +35,38 @@ let env: CreatedEnv;
 
 async function backupNow(): Promise<Json> {
   const created = await call<Json>(web.url, 'POST', `/v1/${env.env.name}/backups`, { key: env.secretKey, body: {} });
-  return waitFor('the backup', async () => {
-    const res = await call<Json>(web.url, 'GET', `/v1/backups/${String(created.body.id)}`, { key: env.secretKey });
-    return res.body.state === 'succeeded' || res.body.state === 'failed' ? res.body : undefined;
-  }, 60_000);
+  return waitFor(
+    'the backup',
+    async () => {
+      const res = await call<Json>(web.url, 'GET', `/v1/backups/${String(created.body.id)}`, { key: env.secretKey });
+      return res.body.state === 'succeeded' || res.body.state === 'failed' ? res.body : undefined;
+    },
+    60_000,
+  );
 }
 
 async function drill(): Promise<Json> {
   const res = await call<Json>(web.url, 'POST', `/v1/${env.env.name}/backups:drill`, { key: env.secretKey, body: {} });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   expect(res.body).toMatchObject({ done: false, metadata: { kind: 'drill', target_env: env.env.name } });
-  return waitFor('the drill', async () => {
-    const r = await call<Json>(web.url, 'GET', `/v1/${String(res.body.name)}`, { key: env.secretKey });
-    return r.body.done === true ? r.body : undefined;
-  }, 60_000);
+  return waitFor(
+    'the drill',
+    async () => {
+      const r = await call<Json>(web.url, 'GET', `/v1/${String(res.body.name)}`, { key: env.secretKey });
+      return r.body.done === true ? r.body : undefined;
+    },
+    60_000,
+  );
 }
 
 /** Scratch databases of this file's drills still on the server. */
 async function scratchDatabases(): Promise<number> {
-  const ids = (await h.db('backup_operations').where({ kind: 'drill' }).pluck('id')).map((id: string) => `cairn_drill_${id}`);
-  return withAdmin(async (c) => (await c.query('select 1 from pg_database where datname = any($1)', [ids])).rows.length);
+  const ids = (await h.db('backup_operations').where({ kind: 'drill' }).pluck('id')).map(
+    (id: string) => `cairn_drill_${id}`,
+  );
+  return withAdmin(
+    async (c) => (await c.query('select 1 from pg_database where datname = any($1)', [ids])).rows.length,
+  );
 }
 
 beforeAll(async () => {
@@ -82,18 +94,33 @@ describe('settings', () => {
     const ofLive = await call<Json>(web.url, 'GET', `/v1/${live.env.name}/backup_settings`, { key: live.secretKey });
     expect(ofTest.body).toMatchObject({ drill_schedule: 'weekly' });
     expect(ofLive.body).toMatchObject({ drill_schedule: 'off' });
-    const put = await call<Json>(web.url, 'PUT', `/v1/${live.env.name}/backup_settings`, { key: live.secretKey, body: { ...ofLive.body, drill_schedule: 'daily' } });
+    const put = await call<Json>(web.url, 'PUT', `/v1/${live.env.name}/backup_settings`, {
+      key: live.secretKey,
+      body: { ...ofLive.body, drill_schedule: 'daily' },
+    });
     expect(put).toMatchObject({ status: 200, body: { drill_schedule: 'daily' } });
     const { drill_schedule: _d, ...withoutDrill } = put.body;
-    const kept = await call<Json>(web.url, 'PUT', `/v1/${live.env.name}/backup_settings`, { key: live.secretKey, body: withoutDrill });
+    const kept = await call<Json>(web.url, 'PUT', `/v1/${live.env.name}/backup_settings`, {
+      key: live.secretKey,
+      body: withoutDrill,
+    });
     expect(kept.body).toMatchObject({ drill_schedule: 'daily' });
-    const bad = await call<Json>(web.url, 'PUT', `/v1/${live.env.name}/backup_settings`, { key: live.secretKey, body: { ...withoutDrill, drill_schedule: 'hourly' } });
+    const bad = await call<Json>(web.url, 'PUT', `/v1/${live.env.name}/backup_settings`, {
+      key: live.secretKey,
+      body: { ...withoutDrill, drill_schedule: 'hourly' },
+    });
     expect(bad).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
   });
 
   it('refuses a drill before there is a succeeded backup, saying how to take one', async () => {
-    const res = await call<Json>(web.url, 'POST', `/v1/${env.env.name}/backups:drill`, { key: env.secretKey, body: {} });
-    expect(res).toMatchObject({ status: 409, body: { code: 'conflict', message: expect.stringContaining('cairn backups create') } });
+    const res = await call<Json>(web.url, 'POST', `/v1/${env.env.name}/backups:drill`, {
+      key: env.secretKey,
+      body: {},
+    });
+    expect(res).toMatchObject({
+      status: 409,
+      body: { code: 'conflict', message: expect.stringContaining('cairn backups create') },
+    });
   });
 });
 
@@ -104,11 +131,17 @@ describe('a drill', () => {
     backup = await backupNow();
     expect(backup).toMatchObject({ state: 'succeeded', verification: null });
     const op = await drill();
-    expect(op).toMatchObject({ metadata: { kind: 'drill', backup_id: backup.id, phase: 'done' }, response: { backup_id: backup.id, verification: { result: 'passed' } } });
+    expect(op).toMatchObject({
+      metadata: { kind: 'drill', backup_id: backup.id, phase: 'done' },
+      response: { backup_id: backup.id, verification: { result: 'passed' } },
+    });
     const after = await call<Json>(web.url, 'GET', `/v1/backups/${String(backup.id)}`, { key: env.secretKey });
     expect(after.body).toMatchObject({ verification: { result: 'passed' }, verified_time: expect.any(String) });
     expect(await scratchDatabases()).toBe(0);
-    expect((await call<Json>(web.url, 'GET', '/readyz')).body).toMatchObject({ status: 'ready', backup_drills: { failed: 0 } });
+    expect((await call<Json>(web.url, 'GET', '/readyz')).body).toMatchObject({
+      status: 'ready',
+      backup_drills: { failed: 0 },
+    });
   });
 
   it('fails on a backup whose rows differ from what was recorded at dump time, naming the table', async () => {
@@ -117,7 +150,12 @@ describe('a drill', () => {
     await backupQueries(h.db).updateBackup(row.id, { table_stats: stats });
     try {
       const op = await drill();
-      expect(op.response).toMatchObject({ verification: { result: 'failed', reason: 'public.orders had 5999 rows at dump time and 6000 after the restore' } });
+      expect(op.response).toMatchObject({
+        verification: {
+          result: 'failed',
+          reason: 'public.orders had 5999 rows at dump time and 6000 after the restore',
+        },
+      });
     } finally {
       await backupQueries(h.db).updateBackup(row.id, { table_stats: row.table_stats });
     }
@@ -132,9 +170,14 @@ describe('a drill', () => {
     await store.put(bucket, row.object_key, bytes, { metadata: { ...got!.metadata } });
     try {
       const op = await drill();
-      expect(op.response).toMatchObject({ verification: { result: 'failed', reason: expect.stringMatching(/sha256|authentication/) } });
+      expect(op.response).toMatchObject({
+        verification: { result: 'failed', reason: expect.stringMatching(/sha256|authentication/) },
+      });
       expect(await scratchDatabases()).toBe(0);
-      expect((await call<Json>(web.url, 'GET', '/readyz')).body).toMatchObject({ status: 'ready', backup_drills: { failed: 1 } });
+      expect((await call<Json>(web.url, 'GET', '/readyz')).body).toMatchObject({
+        status: 'ready',
+        backup_drills: { failed: 1 },
+      });
 
       const ctx = createCliContext({ CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: env.secretKey });
       const program = new Command('cairn').exitOverride();
@@ -142,7 +185,9 @@ describe('a drill', () => {
       const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
       try {
         await program.parseAsync(['node', 'cairn', 'backups', 'list', '--env', env.env.name]);
-        expect(stdout.mock.calls.map((c) => String(c[0])).join('')).toMatch(new RegExp(`${String(backup.id)}.*drill failed[^\\n]*\\n\\s+drill: .*(sha256|authentication)`));
+        expect(stdout.mock.calls.map((c) => String(c[0])).join('')).toMatch(
+          new RegExp(`${String(backup.id)}.*drill failed[^\\n]*\\n\\s+drill: .*(sha256|authentication)`),
+        );
       } finally {
         stdout.mockRestore();
       }
@@ -158,9 +203,21 @@ describe('a drill', () => {
 describe('recovery', () => {
   it('is not reaped as an orphan while it runs: drills hold no environment lock', async () => {
     const id = newId('op');
-    await h.db('backup_operations').insert({ id, kind: 'drill', requester_env_id: env.env.id, env_id: env.env.id, backup_id: String((await backupQueries(h.db).latestSucceeded(env.env.id))!.id), state: 'running' });
+    await h.db('backup_operations').insert({
+      id,
+      kind: 'drill',
+      requester_env_id: env.env.id,
+      env_id: env.env.id,
+      backup_id: String((await backupQueries(h.db).latestSucceeded(env.env.id))!.id),
+      state: 'running',
+    });
     try {
-      const reaped = await reapOrphans({ config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) });
+      const reaped = await reapOrphans({
+        config: h.config,
+        db: h.db,
+        store,
+        log: createLogger({ name: 'test', level: 'silent' }),
+      });
       expect(reaped.operations).not.toContain(id);
       expect(await h.db('backup_operations').where({ id }).first()).toMatchObject({ state: 'running' });
     } finally {
@@ -180,13 +237,25 @@ describe('the hourly cron', () => {
       const inEightDays = new Date(Date.now() + 8 * 86_400_000);
       const started = await startDueDrills({ db: h.db, jobs }, inEightDays);
       expect(started).toBe(1);
-      const op = await h.db('backup_operations').where({ env_id: env.env.id, kind: 'drill' }).whereIn('state', ['pending', 'running']).first();
+      const op = await h
+        .db('backup_operations')
+        .where({ env_id: env.env.id, kind: 'drill' })
+        .whereIn('state', ['pending', 'running'])
+        .first();
       expect(op).toBeDefined();
       // While it is queued, nothing more starts for prod; turned off, prod is never due.
       expect(await startDueDrills({ db: h.db, jobs }, inEightDays)).toBe(0);
-      await waitFor('the scheduled drill', async () => (await h.db('backup_operations').where({ id: op.id }).first())?.state === 'succeeded');
+      await waitFor(
+        'the scheduled drill',
+        async () => (await h.db('backup_operations').where({ id: op.id }).first())?.state === 'succeeded',
+      );
       await call(web.url, 'PUT', `/v1/${env.env.name}/backup_settings`, {
-        key: env.secretKey, body: { schedule_enabled: true, retention_days: { daily: 7, weekly: 30, monthly: 90, manual: 90 }, drill_schedule: 'off' },
+        key: env.secretKey,
+        body: {
+          schedule_enabled: true,
+          retention_days: { daily: 7, weekly: 30, monthly: 90, manual: 90 },
+          drill_schedule: 'off',
+        },
       });
       expect(await startDueDrills({ db: h.db, jobs }, new Date(Date.now() + 30 * 86_400_000))).toBe(0);
     } finally {

@@ -32,8 +32,10 @@ beforeAll(async () => {
   proxy = await startSlowProxy(new URL(h.config.AWS_ENDPOINT_URL_S3!), 400);
   // A small application database, as a new user's is: it dumps in well under a second.
   [source, target] = await Promise.all([
-    createAppDatabase("create table notes (id int primary key, body text); insert into notes select g, 'note ' || g from generate_series(1, 50) g;"),
-    createAppDatabase("create table leftovers (id int); insert into leftovers values (1);"),
+    createAppDatabase(
+      "create table notes (id int primary key, body text); insert into notes select g, 'note ' || g from generate_series(1, 50) g;",
+    ),
+    createAppDatabase('create table leftovers (id int); insert into leftovers values (1);'),
   ]);
   prod = await createTestEnv(h.db, `${project}/envs/prod`);
   staging = await createTestEnv(h.db, `${project}/envs/staging`);
@@ -45,7 +47,9 @@ afterAll(async () => {
   worker?.kill('SIGKILL');
   await web?.stop();
   await proxy?.close();
-  await createObjectStore(h.config).deleteBucket(bucket).catch(() => undefined);
+  await createObjectStore(h.config)
+    .deleteBucket(bucket)
+    .catch(() => undefined);
   await source?.drop();
   await target?.drop();
   await h?.close();
@@ -53,35 +57,61 @@ afterAll(async () => {
 
 it('takes the first backup of a fresh worker whole: downloaded, it holds the data; restored, the target equals the source', async () => {
   worker = spawn(process.execPath, ['--max-semi-space-size=8', '--max-old-space-size=128', 'workers/main.ts'], {
-    env: { ...process.env, DATABASE_URL: h.database.url, CAIRN_ENCRYPTION_KEY: testEncryptionKey, CAIRN_BACKUP_BUCKET: bucket, AWS_ENDPOINT_URL_S3: proxy.url, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: h.database.url,
+      CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+      CAIRN_BACKUP_BUCKET: bucket,
+      AWS_ENDPOINT_URL_S3: proxy.url,
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await waitFor('the worker to listen for jobs', async () => {
-    const rows = await h.db.raw<{ rows: unknown[] }>("select 1 from pg_stat_activity where datname = ? and application_name = 'cairn-worker-boss'", [h.database.name]);
+    const rows = await h.db.raw<{ rows: unknown[] }>(
+      "select 1 from pg_stat_activity where datname = ? and application_name = 'cairn-worker-boss'",
+      [h.database.name],
+    );
     return rows.rows.length > 0;
   });
 
-  const created = await call<Json>(web.url, 'POST', `/v1/${prod.env.name}/backups`, { key: prod.secretKey, body: { type: 'manual' } });
+  const created = await call<Json>(web.url, 'POST', `/v1/${prod.env.name}/backups`, {
+    key: prod.secretKey,
+    body: { type: 'manual' },
+  });
   expect(created.status).toBe(202);
-  const backup = await waitFor('the backup', async () => {
-    const res = await call<Json>(web.url, 'GET', `/v1/backups/${String(created.body.id)}`, { key: prod.secretKey });
-    return res.body.state === 'succeeded' || res.body.state === 'failed' ? res.body : undefined;
-  }, 60_000);
+  const backup = await waitFor(
+    'the backup',
+    async () => {
+      const res = await call<Json>(web.url, 'GET', `/v1/backups/${String(created.body.id)}`, { key: prod.secretKey });
+      return res.body.state === 'succeeded' || res.body.state === 'failed' ? res.body : undefined;
+    },
+    60_000,
+  );
   expect(backup).toMatchObject({ state: 'succeeded', error: null });
 
-  const res = await fetch(`${web.url}/v1/backups/${String(backup.id)}:download`, { headers: { authorization: `Bearer ${prod.secretKey}` } });
+  const res = await fetch(`${web.url}/v1/backups/${String(backup.id)}:download`, {
+    headers: { authorization: `Bearer ${prod.secretKey}` },
+  });
   expect(res.status).toBe(200);
   const sql = gunzipSync(Buffer.from(await res.arrayBuffer())).toString();
   expect(sql).toContain('CREATE TABLE public.notes');
   expect(sql).toContain('50\tnote 50');
   expect(sql).toContain('-- PostgreSQL database dump complete');
 
-  const restore = await call<Json>(web.url, 'POST', `/v1/backups/${String(backup.id)}/restore`, { key: prod.secretKey, body: { targetEnv: staging.env.name } });
+  const restore = await call<Json>(web.url, 'POST', `/v1/backups/${String(backup.id)}/restore`, {
+    key: prod.secretKey,
+    body: { targetEnv: staging.env.name },
+  });
   expect(restore.status).toBe(202);
-  const op = await waitFor('the restore', async () => {
-    const r = await call<Json>(web.url, 'GET', `/v1/${String(restore.body.name)}`, { key: prod.secretKey });
-    return r.body.done === true ? r.body : undefined;
-  }, 60_000);
+  const op = await waitFor(
+    'the restore',
+    async () => {
+      const r = await call<Json>(web.url, 'GET', `/v1/${String(restore.body.name)}`, { key: prod.secretKey });
+      return r.body.done === true ? r.body : undefined;
+    },
+    60_000,
+  );
   expect(op.error).toBeUndefined();
   expect(await tableChecksums(target.url)).toEqual(await tableChecksums(source.url));
   expect(await query(target.url, 'select count(*)::int as n from notes')).toEqual([{ n: 50 }]);

@@ -8,7 +8,10 @@ import { checkDumpVersion, parseServerVersionNum, parseToolVersion } from '../..
 import { collectParts } from '../../src/storage/parts.ts';
 
 const golden = JSON.parse(readFileSync(new URL('./fixtures/cairn-bk1-golden.json', import.meta.url), 'utf8')) as {
-  key_hex: string; segment_size: number; plaintext: string; object_hex: string;
+  key_hex: string;
+  segment_size: number;
+  plaintext: string;
+  object_hex: string;
 };
 const key = Buffer.from(golden.key_hex, 'hex');
 const object = Buffer.from(golden.object_hex, 'hex');
@@ -25,7 +28,9 @@ async function* chunked(b: Buffer, size: number): AsyncGenerator<Buffer> {
 describe('cairn-bk1', () => {
   it('encrypts the golden plaintext to the golden object', async () => {
     const header = makeHeader(golden.segment_size, Buffer.alloc(7, 0x22));
-    const out = await collect(encryptStream(chunked(Buffer.from(golden.plaintext), 100), key, golden.segment_size, header));
+    const out = await collect(
+      encryptStream(chunked(Buffer.from(golden.plaintext), 100), key, golden.segment_size, header),
+    );
     expect(out.toString('hex')).toBe(golden.object_hex);
     expect(out.subarray(0, 8).toString()).toBe('CAIRNBK1');
   });
@@ -43,40 +48,64 @@ describe('cairn-bk1', () => {
       await expect(collect(decryptStream(chunked(bad, 512), key))).rejects.toBeInstanceOf(BackupIntegrityError);
     }
     for (const cut of [0, 5, 20, 21, 20 + 1040, 20 + 2 * 1040, object.length - 1]) {
-      await expect(collect(decryptStream(chunked(object.subarray(0, cut), 512), key))).rejects.toBeInstanceOf(BackupIntegrityError);
+      await expect(collect(decryptStream(chunked(object.subarray(0, cut), 512), key))).rejects.toBeInstanceOf(
+        BackupIntegrityError,
+      );
     }
-    await expect(collect(decryptStream(chunked(object, 512), Buffer.alloc(32, 0x12)))).rejects.toBeInstanceOf(BackupIntegrityError);
+    await expect(collect(decryptStream(chunked(object, 512), Buffer.alloc(32, 0x12)))).rejects.toBeInstanceOf(
+      BackupIntegrityError,
+    );
   });
 
   it('round-trips any bytes at any segment size and chunking', async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.uint8Array({ maxLength: 6000 }), fc.integer({ min: 1024, max: 3000 }), fc.integer({ min: 1, max: 4000 }),
-      async (plain, segment, chunk) => {
-        const k = Buffer.alloc(32, 3);
-        const sealed = await collect(encryptStream(chunked(Buffer.from(plain), chunk), k, segment));
-        const opened = await collect(decryptStream(chunked(sealed, chunk), k));
-        expect(opened.equals(Buffer.from(plain))).toBe(true);
-      },
-    ), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 6000 }),
+        fc.integer({ min: 1024, max: 3000 }),
+        fc.integer({ min: 1, max: 4000 }),
+        async (plain, segment, chunk) => {
+          const k = Buffer.alloc(32, 3);
+          const sealed = await collect(encryptStream(chunked(Buffer.from(plain), chunk), k, segment));
+          const opened = await collect(decryptStream(chunked(sealed, chunk), k));
+          expect(opened.equals(Buffer.from(plain))).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 
 describe('multipart parts', () => {
   it('cuts any stream into exact parts, the last one shorter, one empty part for nothing', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 50 }), { maxLength: 20 }), fc.integer({ min: 1, max: 40 }), async (chunks, size) => {
-      const parts: Buffer[] = [];
-      for await (const p of collectParts((async function* () { for (const c of chunks) yield Buffer.from(c); })(), size)) parts.push(p);
-      const all = Buffer.concat(chunks.map((c) => Buffer.from(c)));
-      expect(Buffer.concat(parts).equals(all)).toBe(true);
-      expect(parts.slice(0, -1).every((p) => p.length === size)).toBe(true);
-      expect(parts.length).toBe(Math.max(1, Math.ceil(all.length / size)));
-    }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.uint8Array({ maxLength: 50 }), { maxLength: 20 }),
+        fc.integer({ min: 1, max: 40 }),
+        async (chunks, size) => {
+          const parts: Buffer[] = [];
+          for await (const p of collectParts(
+            (async function* () {
+              for (const c of chunks) yield Buffer.from(c);
+            })(),
+            size,
+          ))
+            parts.push(p);
+          const all = Buffer.concat(chunks.map((c) => Buffer.from(c)));
+          expect(Buffer.concat(parts).equals(all)).toBe(true);
+          expect(parts.slice(0, -1).every((p) => p.length === size)).toBe(true);
+          expect(parts.length).toBe(Math.max(1, Math.ceil(all.length / size)));
+        },
+      ),
+    );
   });
 });
 
 describe('pg_dump versions', () => {
   it('parses tool and server versions', () => {
-    expect(parseToolVersion('pg_dump (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)\n')).toEqual({ major: 15, text: '15.20' });
+    expect(parseToolVersion('pg_dump (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)\n')).toEqual({
+      major: 15,
+      text: '15.20',
+    });
     expect(parseToolVersion('psql (PostgreSQL) 17beta1')).toEqual({ major: 17, text: '17' });
     expect(parseToolVersion('something else')).toBeUndefined();
     expect(parseServerVersionNum(150020)).toEqual({ major: 15, text: '15.20' });

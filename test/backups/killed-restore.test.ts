@@ -26,7 +26,15 @@ import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { createAppDatabase, query, seedSource, setEnvDatabase, tableChecksums, waitFor, type AppDatabase } from './support.ts';
+import {
+  createAppDatabase,
+  query,
+  seedSource,
+  setEnvDatabase,
+  tableChecksums,
+  waitFor,
+  type AppDatabase,
+} from './support.ts';
 
 const bucket = `cairn-bk-${randomBytes(5).toString('hex')}`;
 const project = `orgs/killed-org/projects/p${randomBytes(3).toString('hex')}`;
@@ -45,8 +53,12 @@ beforeAll(async () => {
   store = createObjectStore(h.config);
   // Big enough that psql is still inside the data when it is frozen.
   [source, target] = await Promise.all([
-    createAppDatabase(`${seedSource}\ncreate table bulk as select g as id, repeat(md5(g::text), 4) as body from generate_series(1, 300000) g;`),
-    createAppDatabase("create table leftovers (id int primary key, note text); insert into leftovers values (1, 'only in the target');"),
+    createAppDatabase(
+      `${seedSource}\ncreate table bulk as select g as id, repeat(md5(g::text), 4) as body from generate_series(1, 300000) g;`,
+    ),
+    createAppDatabase(
+      "create table leftovers (id int primary key, note text); insert into leftovers values (1, 'only in the target');",
+    ),
   ]);
   prod = await createEnvWithKeys(h.db, `${project}/envs/prod`, 'test');
   staging = await createEnvWithKeys(h.db, `${project}/envs/staging`, 'test');
@@ -58,8 +70,13 @@ beforeAll(async () => {
   const worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   try {
     const { requestManualBackup } = await import('../../src/domain/backups/service.ts');
-    backupId = (await requestManualBackup({ config: h.config, db: h.db, jobs: new Jobs(boss, queues) }, prod.env.id)).id;
-    await waitFor('the backup', async () => (await backupQueries(h.db).backup(backupId))?.state === 'succeeded', 60_000);
+    backupId = (await requestManualBackup({ config: h.config, db: h.db, jobs: new Jobs(boss, queues) }, prod.env.id))
+      .id;
+    await waitFor(
+      'the backup',
+      async () => (await backupQueries(h.db).backup(backupId))?.state === 'succeeded',
+      60_000,
+    );
   } finally {
     await worker.stop();
   }
@@ -76,7 +93,14 @@ afterAll(async () => {
 
 function startChildWorker(): ChildProcess {
   return spawn(process.execPath, ['workers/main.ts'], {
-    env: { ...process.env, DATABASE_URL: h.database.url, CAIRN_ENCRYPTION_KEY: testEncryptionKey, CAIRN_BACKUP_BUCKET: bucket, LOG_LEVEL: 'warn', TMPDIR: temp },
+    env: {
+      ...process.env,
+      DATABASE_URL: h.database.url,
+      CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+      CAIRN_BACKUP_BUCKET: bucket,
+      LOG_LEVEL: 'warn',
+      TMPDIR: temp,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -94,7 +118,11 @@ function psqlOf(worker: ChildProcess): number | undefined {
 }
 
 const restoreBackend = async (where: string): Promise<boolean> => {
-  const r = await query(target.url, `select 1 from pg_stat_activity where datname = $1 and application_name = 'cairn-restore' and ${where}`, [target.name]);
+  const r = await query(
+    target.url,
+    `select 1 from pg_stat_activity where datname = $1 and application_name = 'cairn-restore' and ${where}`,
+    [target.name],
+  );
   return r.length > 0;
 };
 
@@ -104,11 +132,15 @@ async function settle(opId: string): Promise<OperationRow> {
   const saved = process.env.TMPDIR;
   process.env.TMPDIR = temp;
   try {
-    return await waitFor('the operation to be settled', async () => {
-      await reapOrphans(deps);
-      const op = await backupQueries(h.db).operation(opId);
-      return op && (op.state === 'succeeded' || op.state === 'failed') ? op : undefined;
-    }, 60_000);
+    return await waitFor(
+      'the operation to be settled',
+      async () => {
+        await reapOrphans(deps);
+        const op = await backupQueries(h.db).operation(opId);
+        return op && (op.state === 'succeeded' || op.state === 'failed') ? op : undefined;
+      },
+      60_000,
+    );
   } finally {
     if (saved === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = saved;
@@ -121,14 +153,21 @@ async function expectTruth(op: OperationRow, before: Record<string, string>): Pr
   const after = await tableChecksums(target.url);
   if (op.state === 'succeeded') expect(after).toEqual(await tableChecksums(source.url));
   else {
-    expect(op.error).toMatchObject({ message: expect.stringMatching(/stopped before it finished.*the target was not changed/) });
+    expect(op.error).toMatchObject({
+      message: expect.stringMatching(/stopped before it finished.*the target was not changed/),
+    });
     expect(after).toEqual(before);
   }
   expect(readdirSync(temp).filter((n) => n.startsWith('cairn-restore-'))).toEqual([]);
 }
 
 async function restore(): Promise<string> {
-  const { op } = await requestRestore({ config: h.config, db: h.db, jobs: new Jobs(boss, queues) }, prod.env.id, backupId, staging.env.name);
+  const { op } = await requestRestore(
+    { config: h.config, db: h.db, jobs: new Jobs(boss, queues) },
+    prod.env.id,
+    backupId,
+    staging.env.name,
+  );
   return op.id;
 }
 
@@ -141,10 +180,18 @@ it('killed at the start, its pre-restore backup waiting on a lock: failed, and t
   const exited = once(worker, 'exit');
   try {
     const id = await restore();
-    await waitFor('the pre-restore backup to wait on the lock', async () => {
-      const r = await query(target.url, "select 1 from pg_stat_activity where datname = $1 and application_name = 'cairn-backup' and wait_event_type = 'Lock'", [target.name]);
-      return r.length > 0;
-    }, 60_000);
+    await waitFor(
+      'the pre-restore backup to wait on the lock',
+      async () => {
+        const r = await query(
+          target.url,
+          "select 1 from pg_stat_activity where datname = $1 and application_name = 'cairn-backup' and wait_event_type = 'Lock'",
+          [target.name],
+        );
+        return r.length > 0;
+      },
+      60_000,
+    );
     worker.kill('SIGKILL');
     await exited;
     await blocker.query('rollback');
@@ -168,10 +215,14 @@ it('killed mid-replay, psql inside the data: failed, and the target is unchanged
   let psql: number | undefined;
   try {
     const id = await restore();
-    psql = await waitFor('psql to be inside the data', async () => {
-      const pid = psqlOf(worker);
-      return pid && (await restoreBackend("query like 'COPY public.bulk%'")) ? pid : undefined;
-    }, 60_000);
+    psql = await waitFor(
+      'psql to be inside the data',
+      async () => {
+        const pid = psqlOf(worker);
+        return pid && (await restoreBackend("query like 'COPY public.bulk%'")) ? pid : undefined;
+      },
+      60_000,
+    );
     process.kill(psql, 'SIGSTOP');
     worker.kill('SIGKILL');
     await exited;
@@ -181,7 +232,12 @@ it('killed mid-replay, psql inside the data: failed, and the target is unchanged
     await expectTruth(op, before);
   } finally {
     if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
-    if (psql) try { process.kill(psql, 'SIGCONT'); } catch { /* ended */ }
+    if (psql)
+      try {
+        process.kill(psql, 'SIGCONT');
+      } catch {
+        /* ended */
+      }
   }
 });
 
@@ -191,7 +247,11 @@ it('killed after the last statement, the transaction id recorded: the outcome is
   const exited = once(worker, 'exit');
   try {
     const id = await restore();
-    await waitFor('the transaction id to be recorded', async () => Boolean((await backupQueries(h.db).operation(id))?.restore_xid), 60_000);
+    await waitFor(
+      'the transaction id to be recorded',
+      async () => Boolean((await backupQueries(h.db).operation(id))?.restore_xid),
+      60_000,
+    );
     worker.kill('SIGSTOP');
     worker.kill('SIGKILL');
     await exited;
@@ -204,16 +264,24 @@ it('killed after the last statement, the transaction id recorded: the outcome is
   }
 });
 
-it('settles a dead worker\'s restore from its transaction in the target: open, rolled back, committed', async () => {
+it("settles a dead worker's restore from its transaction in the target: open, rolled back, committed", async () => {
   const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
   const session = new pg.Client({ connectionString: target.url });
   await session.connect();
   try {
-    const row = async (xid: string) => backupQueries(h.db).insertOperation({ id: newId('op'), kind: 'restore', requester_env_id: prod.env.id, env_id: staging.env.id, backup_id: backupId })
-      .then(async (op) => {
-        await backupQueries(h.db).updateOperation(op.id, { state: 'running', restore_xid: xid });
-        return (await backupQueries(h.db).operation(op.id))!;
-      });
+    const row = async (xid: string) =>
+      backupQueries(h.db)
+        .insertOperation({
+          id: newId('op'),
+          kind: 'restore',
+          requester_env_id: prod.env.id,
+          env_id: staging.env.id,
+          backup_id: backupId,
+        })
+        .then(async (op) => {
+          await backupQueries(h.db).updateOperation(op.id, { state: 'running', restore_xid: xid });
+          return (await backupQueries(h.db).operation(op.id))!;
+        });
     const open = async () => {
       await session.query('begin');
       return String((await session.query<{ x: string }>('select txid_current()::text as x')).rows[0]!.x);
@@ -224,7 +292,10 @@ it('settles a dead worker\'s restore from its transaction in the target: open, r
     expect(await backupQueries(h.db).operation(rolledBack.id)).toMatchObject({ state: 'running' });
     await session.query('rollback');
     expect(await reconcileRestore(deps, rolledBack)).toBe('failed');
-    expect(await backupQueries(h.db).operation(rolledBack.id)).toMatchObject({ state: 'failed', error: { message: expect.stringMatching(/rolled back, the target was not changed/) } });
+    expect(await backupQueries(h.db).operation(rolledBack.id)).toMatchObject({
+      state: 'failed',
+      error: { message: expect.stringMatching(/rolled back, the target was not changed/) },
+    });
 
     const committed = await row(await open());
     await session.query('commit');

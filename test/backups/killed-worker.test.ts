@@ -44,13 +44,23 @@ afterAll(async () => {
  * (its multipart upload already open), then sends it `signal`. Answers the backup row once the
  * worker has exited; the lock is released by then.
  */
-async function interruptWorkerMidBackup(boss: PgBoss, envId: string, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<BackupRow> {
+async function interruptWorkerMidBackup(
+  boss: PgBoss,
+  envId: string,
+  signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL',
+): Promise<BackupRow> {
   // pg_dump locks every table before it writes a byte; holding one makes it wait right there.
   const blocker = new pg.Client({ connectionString: source.url });
   await blocker.connect();
   await blocker.query('begin; lock table orders in access exclusive mode');
   const child = spawn(process.execPath, ['workers/main.ts'], {
-    env: { ...process.env, DATABASE_URL: h.database.url, CAIRN_ENCRYPTION_KEY: testEncryptionKey, CAIRN_BACKUP_BUCKET: bucket, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: h.database.url,
+      CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+      CAIRN_BACKUP_BUCKET: bucket,
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = once(child, 'exit');
@@ -61,7 +71,8 @@ async function interruptWorkerMidBackup(boss: PgBoss, envId: string, signal: 'SI
       if (b?.state !== 'running') return false;
       const uploads = await store.listIncompleteUploads(bucket, row.object_key);
       const waiting = await h.db.raw<{ rows: unknown[] }>(
-        "select 1 from pg_stat_activity where datname = ? and application_name = 'cairn-backup' and wait_event_type = 'Lock'", [source.name],
+        "select 1 from pg_stat_activity where datname = ? and application_name = 'cairn-backup' and wait_event_type = 'Lock'",
+        [source.name],
       );
       return uploads.length > 0 && waiting.rows.length > 0;
     });
@@ -85,16 +96,20 @@ async function expectHandedBack(row: BackupRow): Promise<void> {
 
 /** The same backup, run again to the end. */
 async function expectSucceededAgain(row: BackupRow): Promise<void> {
-  const done = await waitFor('the backup to run again and succeed', async () => {
-    const b = await backupQueries(h.db).backup(row.id);
-    return b?.state === 'succeeded' || b?.state === 'failed' ? b : undefined;
-  }, 60_000);
+  const done = await waitFor(
+    'the backup to run again and succeed',
+    async () => {
+      const b = await backupQueries(h.db).backup(row.id);
+      return b?.state === 'succeeded' || b?.state === 'failed' ? b : undefined;
+    },
+    60_000,
+  );
   expect(done).toMatchObject({ state: 'succeeded', interruptions: 1, error: null });
   expect(await store.head(bucket, row.object_key)).toBeDefined();
   expect(await store.listIncompleteUploads(bucket, row.object_key)).toEqual([]);
 }
 
-it('the reaper aborts a killed worker\'s upload at once and hands the backup back', async () => {
+it("the reaper aborts a killed worker's upload at once and hands the backup back", async () => {
   const env = await createTestEnv(h.db);
   await setEnvDatabase(h.db, h.config, env.env.id, source.url);
   const boss = createBoss(h.config, 'web');
@@ -116,7 +131,7 @@ it('the reaper aborts a killed worker\'s upload at once and hands the backup bac
   }
 });
 
-it('runs the same backup again to success when pg-boss redelivers a killed worker\'s job', async () => {
+it("runs the same backup again to success when pg-boss redelivers a killed worker's job", async () => {
   const env = await createTestEnv(h.db);
   await setEnvDatabase(h.db, h.config, env.env.id, source.url);
   // Its supervise() passes may run every second (the workers' own run every minute).
@@ -132,10 +147,14 @@ it('runs the same backup again to success when pg-boss redelivers a killed worke
 
     // Another worker picks the job up once a supervisor pass has failed it for its stale heartbeat.
     worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
-    await waitFor('the redelivered job to run the backup', async () => {
-      await boss.supervise('backups.capture');
-      return (await backupQueries(h.db).backup(row.id))?.interruptions === 1;
-    }, 60_000);
+    await waitFor(
+      'the redelivered job to run the backup',
+      async () => {
+        await boss.supervise('backups.capture');
+        return (await backupQueries(h.db).backup(row.id))?.interruptions === 1;
+      },
+      60_000,
+    );
     await expectSucceededAgain(row);
   } finally {
     await worker?.stop();
@@ -171,7 +190,10 @@ it('gives up after three interruptions, with nothing left in the bucket', async 
     await backupQueries(h.db).updateBackup(row.id, { state: 'running', interruptions: 3 });
     const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
     await reapOrphans(deps);
-    expect(await backupQueries(h.db).backup(row.id)).toMatchObject({ state: 'failed', error: expect.stringContaining('stopped before it finished, 4 times; not tried again') });
+    expect(await backupQueries(h.db).backup(row.id)).toMatchObject({
+      state: 'failed',
+      error: expect.stringContaining('stopped before it finished, 4 times; not tried again'),
+    });
     expect(await store.listIncompleteUploads(bucket, row.object_key)).toEqual([]);
   } finally {
     await boss.stop({ graceful: false, close: true });

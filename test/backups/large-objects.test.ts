@@ -34,7 +34,10 @@ select lo_from_bytea(0, 'the target''s own large object'::bytea);
 `;
 
 async function largeObjects(url: string): Promise<string[]> {
-  const rows = await query<{ sum: string }>(url, `select md5(lo_get(oid)) as sum from pg_largeobject_metadata order by oid`);
+  const rows = await query<{ sum: string }>(
+    url,
+    `select md5(lo_get(oid)) as sum from pg_largeobject_metadata order by oid`,
+  );
   return rows.map((r) => r.sum);
 }
 
@@ -77,9 +80,14 @@ describe('large objects in a restore', () => {
     // The dump really has pg_dump's own transaction around its large objects.
     expect(sql).toMatch(/-- Data for Name: BLOBS; Type: BLOBS;[^\n]*\n--\n\nBEGIN;\n/);
     // …and, in COPY data, the same lines spelled by rows of `lines`, which must not be touched.
-    expect(sql).toContain('COPY public.lines (v) FROM stdin;\n--\n-- Data for Name: BLOBS; Type: BLOBS; Schema: -; Owner: -\n--\n\nBEGIN;\nCOMMIT;\n\\.\n');
+    expect(sql).toContain(
+      'COPY public.lines (v) FROM stdin;\n--\n-- Data for Name: BLOBS; Type: BLOBS; Schema: -; Owner: -\n--\n\nBEGIN;\nCOMMIT;\n\\.\n',
+    );
     // Before the closing line, so the script is otherwise whole and psql's error is what stops it.
-    const failing = sql.replace('--\n-- PostgreSQL database dump complete', "SELECT 'planted failure after the large objects'::int;\n\n--\n-- PostgreSQL database dump complete");
+    const failing = sql.replace(
+      '--\n-- PostgreSQL database dump complete',
+      "SELECT 'planted failure after the large objects'::int;\n\n--\n-- PostgreSQL database dump complete",
+    );
     expect(failing).not.toBe(sql);
     const tables = await tableChecksums(target.url);
     const objects = await largeObjects(target.url);
@@ -95,7 +103,12 @@ describe('large objects in a restore', () => {
     expect(gz.length).toBeGreaterThan(3 * 256 * 1024);
     const tables = await tableChecksums(target.url);
     const objects = await largeObjects(target.url);
-    await expect(replay(gz, target.url, (x) => { x[x.length - 20]! ^= 0x01; return x; })).rejects.toThrow(/authentication/);
+    await expect(
+      replay(gz, target.url, (x) => {
+        x[x.length - 20]! ^= 0x01;
+        return x;
+      }),
+    ).rejects.toThrow(/authentication/);
     expect(await tableChecksums(target.url)).toEqual(tables);
     expect(await largeObjects(target.url)).toEqual(objects);
   });
@@ -107,7 +120,9 @@ describe('large objects in a restore', () => {
     const cut = sql.replace(/(SELECT pg_catalog\.lo_close\(0\);\n\n)COMMIT;\n/, '$1');
     expect(cut).not.toBe(sql);
     const tables = await tableChecksums(target.url);
-    await expect(replay(gzipSync(cut), target.url)).rejects.toThrow(/psql failed \(exit 3\):.*no COMMIT of its own; nothing was committed/s);
+    await expect(replay(gzipSync(cut), target.url)).rejects.toThrow(
+      /psql failed \(exit 3\):.*no COMMIT of its own; nothing was committed/s,
+    );
     expect(await tableChecksums(target.url)).toEqual(tables);
   });
 
@@ -120,9 +135,19 @@ describe('large objects in a restore', () => {
     // The rows that spell pg_dump's header came across untouched, in order.
     expect(Object.keys(await tableChecksums(target.url))).toContain('public.lines');
     const lines = await query<{ v: string }>(target.url, 'select v from lines');
-    expect(lines.map((r) => r.v)).toEqual(['--', '-- Data for Name: BLOBS; Type: BLOBS; Schema: -; Owner: -', '--', '', 'BEGIN;', 'COMMIT;']);
+    expect(lines.map((r) => r.v)).toEqual([
+      '--',
+      '-- Data for Name: BLOBS; Type: BLOBS; Schema: -; Owner: -',
+      '--',
+      '',
+      'BEGIN;',
+      'COMMIT;',
+    ]);
     // The oids the rows point at exist in the target (pg_dump keeps them).
-    const [orphans] = await query<{ n: string }>(target.url, 'select count(*) as n from docs where blob not in (select oid from pg_largeobject_metadata)');
+    const [orphans] = await query<{ n: string }>(
+      target.url,
+      'select count(*) as n from docs where blob not in (select oid from pg_largeobject_metadata)',
+    );
     expect(orphans!.n).toBe('0');
   });
 });

@@ -15,7 +15,10 @@ let target: AppDatabase;
 const key = Buffer.alloc(32, 9);
 
 beforeAll(async () => {
-  [source, target] = await Promise.all([createAppDatabase(seedSource), createAppDatabase('create table keep (id int primary key); insert into keep values (1), (2);')]);
+  [source, target] = await Promise.all([
+    createAppDatabase(seedSource),
+    createAppDatabase('create table keep (id int primary key); insert into keep values (1), (2);'),
+  ]);
 });
 afterAll(async () => {
   await source?.drop();
@@ -75,8 +78,16 @@ describe('pipes', () => {
     };
     const whole = await inspect(gz);
     const sql = gunzipSync(gz);
-    expect(whole).toMatchObject({ bytes: sql.length, sha256: createHash('sha256').update(sql).digest('hex'), incomplete: null });
-    expect(Object.fromEntries(Object.entries(whole.tables).map(([t, f]) => [t, f.rows]))).toEqual({ 'billing.invoices': 500, 'public.customers': 2000, 'public.orders': 6000 });
+    expect(whole).toMatchObject({
+      bytes: sql.length,
+      sha256: createHash('sha256').update(sql).digest('hex'),
+      incomplete: null,
+    });
+    expect(Object.fromEntries(Object.entries(whole.tables).map(([t, f]) => [t, f.rows]))).toEqual({
+      'billing.invoices': 500,
+      'public.customers': 2000,
+      'public.orders': 6000,
+    });
     const cut = await inspect(gzipSync(sql.subarray(0, sql.indexOf('CREATE INDEX'))));
     expect(cut.incomplete).toMatch(/closing line/);
     expect((await inspect(gzipSync(''))).incomplete).toBe('the dump is empty');
@@ -92,11 +103,22 @@ describe('pipes', () => {
     const seal = async (script: Buffer) => collect(encryptStream(pieces(gzipSync(script), 10_000), key));
     // Cut at a line boundary after the data: every statement is valid, only the end is missing.
     const short = sql.subarray(0, sql.indexOf('ALTER TABLE ONLY'));
-    await expect(replayStream(pieces(await seal(short), 50_000), key, target.url, null)).rejects.toThrow(IncompleteDumpError);
-    await expect(replayStream(pieces(await seal(Buffer.alloc(0)), 50_000), key, target.url, null)).rejects.toThrow(/empty/);
-    await expect(replayStream(pieces(await seal(short), 50_000), key, target.url, figures)).rejects.toThrow(/holds \d+ bytes of SQL where pg_dump wrote/);
-    const changed = Buffer.from(sql.toString('latin1').replace('user1999@example.com', 'user1999@example.org'), 'latin1');
-    await expect(replayStream(pieces(await seal(changed), 50_000), key, target.url, figures)).rejects.toThrow(/differs from what pg_dump wrote/);
+    await expect(replayStream(pieces(await seal(short), 50_000), key, target.url, null)).rejects.toThrow(
+      IncompleteDumpError,
+    );
+    await expect(replayStream(pieces(await seal(Buffer.alloc(0)), 50_000), key, target.url, null)).rejects.toThrow(
+      /empty/,
+    );
+    await expect(replayStream(pieces(await seal(short), 50_000), key, target.url, figures)).rejects.toThrow(
+      /holds \d+ bytes of SQL where pg_dump wrote/,
+    );
+    const changed = Buffer.from(
+      sql.toString('latin1').replace('user1999@example.com', 'user1999@example.org'),
+      'latin1',
+    );
+    await expect(replayStream(pieces(await seal(changed), 50_000), key, target.url, figures)).rejects.toThrow(
+      /differs from what pg_dump wrote/,
+    );
     expect(await tableChecksums(target.url)).toEqual(before);
     expect(await query(target.url, 'select count(*)::int as n from keep')).toEqual([{ n: 2 }]);
     // And the very same script, recorded figures and all, restores.
@@ -127,7 +149,9 @@ describe('pipes', () => {
     const at = sql.indexOf('--\n-- PostgreSQL database dump complete');
     const script = Buffer.from(`${sql.slice(0, at)}select no_such_function();\n${sql.slice(at)}`);
     const sealed = await collect(encryptStream(pieces((await import('node:zlib')).gzipSync(script), 10_000), key));
-    await expect(replayStream(pieces(sealed, 50_000), key, target.url, null)).rejects.toThrow(/psql failed \(exit 3\):.*no_such_function/s);
+    await expect(replayStream(pieces(sealed, 50_000), key, target.url, null)).rejects.toThrow(
+      /psql failed \(exit 3\):.*no_such_function/s,
+    );
     expect(await tableChecksums(target.url)).toEqual(before);
   });
 
@@ -140,7 +164,9 @@ describe('pipes', () => {
     }
     await expect(replayStream(failing(), key, target.url, null)).rejects.toThrow('the download broke');
     // A cut object: the last segment lacks its last flag, so it never authenticates.
-    await expect(replayStream(pieces(sealed.subarray(0, sealed.length - 1), 50_000), key, target.url, null)).rejects.toThrow(/authentication/);
+    await expect(
+      replayStream(pieces(sealed.subarray(0, sealed.length - 1), 50_000), key, target.url, null),
+    ).rejects.toThrow(/authentication/);
     expect(await tableChecksums(target.url)).toEqual(before);
     expect(await query(target.url, 'select count(*)::int as n from keep')).toEqual([{ n: 2 }]);
   });
@@ -151,6 +177,8 @@ it('fails naming gunzip, and commits nothing, when the authenticated content is 
   const gz = await dump();
   // Authentic segments around a cut gzip stream: only the decompressor can tell.
   const sealed = await collect(encryptStream(pieces(gz.subarray(0, gz.length - 100), 10_000), key));
-  await expect(replayStream(pieces(sealed, 50_000), key, target.url, null)).rejects.toThrow(/does not decompress \(unexpected end of file\)/);
+  await expect(replayStream(pieces(sealed, 50_000), key, target.url, null)).rejects.toThrow(
+    /does not decompress \(unexpected end of file\)/,
+  );
   expect(await tableChecksums(target.url)).toEqual(before);
 });

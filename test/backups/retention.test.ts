@@ -38,8 +38,14 @@ describe('retention', () => {
     const env = await createTestEnv(h.db);
     const now = new Date('2026-11-21T12:00:00Z');
     const rows = [
-      ['daily', 'succeeded', -1], ['daily', 'succeeded', +1], ['weekly', 'succeeded', -3600], ['monthly', 'succeeded', +86_400],
-      ['manual', 'succeeded', 0], ['manual', 'failed', -5], ['manual', 'running', -10], ['manual', 'pending', -10],
+      ['daily', 'succeeded', -1],
+      ['daily', 'succeeded', +1],
+      ['weekly', 'succeeded', -3600],
+      ['monthly', 'succeeded', +86_400],
+      ['manual', 'succeeded', 0],
+      ['manual', 'failed', -5],
+      ['manual', 'running', -10],
+      ['manual', 'pending', -10],
     ] as const;
     const inserted = [];
     for (const [type, state, offsetSeconds] of rows) {
@@ -47,8 +53,15 @@ describe('retention', () => {
       const key = `backups/db/p/${env.env.id}/${id}.sql.gz`;
       if (state === 'succeeded') await store.put(bucket, key, `dump of ${id}`);
       await h.db('backups').insert({
-        id, env_id: env.env.id, type, trigger: type === 'manual' ? 'manual' : 'schedule', slot: type === 'manual' ? null : id,
-        state, bucket, object_key: key, expire_time: new Date(now.getTime() + offsetSeconds * 1000),
+        id,
+        env_id: env.env.id,
+        type,
+        trigger: type === 'manual' ? 'manual' : 'schedule',
+        slot: type === 'manual' ? null : id,
+        state,
+        bucket,
+        object_key: key,
+        expire_time: new Date(now.getTime() + offsetSeconds * 1000),
       });
       inserted.push({ id, key, state, offsetSeconds });
     }
@@ -56,9 +69,14 @@ describe('retention', () => {
     const removed = await pruneExpired(deps(), now);
     expect(removed.sort()).toEqual(expired.map((r) => r.id).sort());
     const left = (await h.db('backups').where({ env_id: env.env.id }).select('id')).map((r) => r.id).sort();
-    expect(left).toEqual(inserted.filter((r) => !expired.includes(r)).map((r) => r.id).sort());
+    expect(left).toEqual(
+      inserted
+        .filter((r) => !expired.includes(r))
+        .map((r) => r.id)
+        .sort(),
+    );
     for (const r of inserted.filter((x) => x.state === 'succeeded')) {
-      expect(await store.head(bucket, r.key) === undefined).toBe(expired.includes(r));
+      expect((await store.head(bucket, r.key)) === undefined).toBe(expired.includes(r));
     }
     expect(await pruneExpired(deps(), now)).toEqual([]);
   });
@@ -68,10 +86,21 @@ describe('retention', () => {
     const finish = new Date('2026-11-01T03:05:00Z');
     const id = newId('backup');
     await h.db('backups').insert({
-      id, env_id: env.env.id, type: 'daily', trigger: 'schedule', slot: '2026-11-01', state: 'succeeded', bucket,
-      object_key: `x/${id}`, finish_time: finish, expire_time: new Date(finish.getTime() + 7 * 86_400_000),
+      id,
+      env_id: env.env.id,
+      type: 'daily',
+      trigger: 'schedule',
+      slot: '2026-11-01',
+      state: 'succeeded',
+      bucket,
+      object_key: `x/${id}`,
+      finish_time: finish,
+      expire_time: new Date(finish.getTime() + 7 * 86_400_000),
     });
-    await saveSettings(h.db, env.env.id, { schedule_enabled: true, retention_days: { daily: 3, weekly: 30, monthly: 90, manual: 90 } });
+    await saveSettings(h.db, env.env.id, {
+      schedule_enabled: true,
+      retention_days: { daily: 3, weekly: 30, monthly: 90, manual: 90 },
+    });
     const row = await h.db('backups').where({ id }).first();
     expect(row.expire_time.toISOString()).toBe('2026-11-04T03:05:00.000Z');
   });
@@ -84,7 +113,10 @@ describe('schedules', () => {
     const noDb = await createTestEnv(h.db);
     await setEnvDatabase(h.db, h.config, withDb.env.id, 'postgres://127.0.0.1/none');
     await setEnvDatabase(h.db, h.config, paused.env.id, 'postgres://127.0.0.1/none');
-    await saveSettings(h.db, paused.env.id, { schedule_enabled: false, retention_days: { daily: 7, weekly: 30, monthly: 90, manual: 90 } });
+    await saveSettings(h.db, paused.env.id, {
+      schedule_enabled: false,
+      retention_days: { daily: 7, weekly: 30, monthly: 90, manual: 90 },
+    });
     const jobs = new Jobs(boss, queues);
     const at = new Date('2026-11-22T03:00:00Z');
 
@@ -93,14 +125,26 @@ describe('schedules', () => {
     const envIds = [withDb.env.id, paused.env.id, noDb.env.id];
     const weekly = await h.db('backups').whereIn('env_id', envIds).where({ type: 'weekly' }).select();
     expect(weekly).toHaveLength(1);
-    expect(weekly[0]).toMatchObject({ env_id: withDb.env.id, slot: slotOf(at), trigger: 'schedule', billable: false, state: 'pending' });
+    expect(weekly[0]).toMatchObject({
+      env_id: withDb.env.id,
+      slot: slotOf(at),
+      trigger: 'schedule',
+      billable: false,
+      state: 'pending',
+    });
     expect(weekly[0].expire_time.toISOString()).toBe('2026-12-22T03:00:00.000Z');
-    expect(weekly[0].object_key).toBe(`backups/db/${withDb.env.project_id}/${withDb.env.id}/2026-11-22T03:00:00.000Z.sql.gz`);
+    expect(weekly[0].object_key).toBe(
+      `backups/db/${withDb.env.project_id}/${withDb.env.id}/2026-11-22T03:00:00.000Z.sql.gz`,
+    );
 
     await scheduleSlot(deps(), jobs, 'daily', at);
     await scheduleSlot(deps(), jobs, 'daily', new Date('2026-11-23T03:00:00Z'));
-    expect(await h.db('backups').whereIn('env_id', envIds).where({ type: 'daily' }).count('* as n').first()).toEqual({ n: '2' });
-    const jobsQueued = await h.db.raw<{ rows: { n: string }[] }>("select count(*) as n from pgboss.job where name = 'backups.capture'");
+    expect(await h.db('backups').whereIn('env_id', envIds).where({ type: 'daily' }).count('* as n').first()).toEqual({
+      n: '2',
+    });
+    const jobsQueued = await h.db.raw<{ rows: { n: string }[] }>(
+      "select count(*) as n from pgboss.job where name = 'backups.capture'",
+    );
     expect(Number(jobsQueued.rows[0]!.n)).toBe(3);
   });
 

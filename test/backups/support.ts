@@ -18,10 +18,18 @@ export async function createAppDatabase(seedSql: string): Promise<AppDatabase> {
   await withAdmin((c) => c.query(`create database ${name}`));
   const url = databaseUrl(name);
   await query(url, seedSql);
-  return { name, url, drop: () => withAdmin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined) };
+  return {
+    name,
+    url,
+    drop: () => withAdmin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  };
 }
 
-export async function query<T extends pg.QueryResultRow = pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
+export async function query<T extends pg.QueryResultRow = pg.QueryResultRow>(
+  url: string,
+  sql: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -33,22 +41,34 @@ export async function query<T extends pg.QueryResultRow = pg.QueryResultRow>(url
 
 /** What `cairn admin env set-database` stores: the URL sealed to the environment. */
 export async function setEnvDatabase(db: Knex, config: Config, envId: string, url: string): Promise<void> {
-  await db('envs').where({ id: envId }).update({ database_url_enc: seal(keyringFromConfig(config), url, `env-database:${envId}`) });
+  await db('envs')
+    .where({ id: envId })
+    .update({ database_url_enc: seal(keyringFromConfig(config), url, `env-database:${envId}`) });
 }
 
 /** md5 of every user table's rows in a stable order, keyed by schema.table. */
 export async function tableChecksums(url: string): Promise<Record<string, string>> {
-  const tables = await query<{ t: string }>(url, `select format('%I.%I', schemaname, tablename) as t from pg_tables
-    where schemaname not in ('pg_catalog', 'information_schema') order by 1`);
+  const tables = await query<{ t: string }>(
+    url,
+    `select format('%I.%I', schemaname, tablename) as t from pg_tables
+    where schemaname not in ('pg_catalog', 'information_schema') order by 1`,
+  );
   const out: Record<string, string> = {};
   for (const { t } of tables) {
-    const [row] = await query<{ sum: string }>(url, `select md5(coalesce(string_agg(x::text, E'\\n' order by x::text), '')) as sum from ${t} x`);
+    const [row] = await query<{ sum: string }>(
+      url,
+      `select md5(coalesce(string_agg(x::text, E'\\n' order by x::text), '')) as sum from ${t} x`,
+    );
     out[t] = row!.sum;
   }
   return out;
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

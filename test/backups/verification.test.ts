@@ -22,7 +22,15 @@ import { readAll, type ObjectStore } from '../../src/storage/object-store.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
-import { createAppDatabase, query, seedSource, setEnvDatabase, tableChecksums, waitFor, type AppDatabase } from './support.ts';
+import {
+  createAppDatabase,
+  query,
+  seedSource,
+  setEnvDatabase,
+  tableChecksums,
+  waitFor,
+  type AppDatabase,
+} from './support.ts';
 
 type Json = Record<string, unknown>;
 const bucket = `cairn-bk-${randomBytes(5).toString('hex')}`;
@@ -36,24 +44,43 @@ let target: AppDatabase;
 let prod: CreatedEnv;
 let staging: CreatedEnv;
 
-const deps = (s: ObjectStore = store) => ({ config: h.config, db: h.db, store: s, log: createLogger({ name: 'test', level: 'silent' }) });
+const deps = (s: ObjectStore = store) => ({
+  config: h.config,
+  db: h.db,
+  store: s,
+  log: createLogger({ name: 'test', level: 'silent' }),
+});
 
 async function backupNow(env: CreatedEnv): Promise<Json> {
-  const created = await call<Json>(web.url, 'POST', `/v1/${env.env.name}/backups`, { key: env.secretKey, body: { type: 'manual' } });
+  const created = await call<Json>(web.url, 'POST', `/v1/${env.env.name}/backups`, {
+    key: env.secretKey,
+    body: { type: 'manual' },
+  });
   expect(created.status).toBe(202);
-  return waitFor('the backup', async () => {
-    const res = await call<Json>(web.url, 'GET', `/v1/backups/${String(created.body.id)}`, { key: env.secretKey });
-    return res.body.state === 'succeeded' || res.body.state === 'failed' ? res.body : undefined;
-  }, 60_000);
+  return waitFor(
+    'the backup',
+    async () => {
+      const res = await call<Json>(web.url, 'GET', `/v1/backups/${String(created.body.id)}`, { key: env.secretKey });
+      return res.body.state === 'succeeded' || res.body.state === 'failed' ? res.body : undefined;
+    },
+    60_000,
+  );
 }
 
 async function restoreInto(backupId: string): Promise<Json> {
-  const res = await call<Json>(web.url, 'POST', `/v1/backups/${backupId}/restore`, { key: prod.secretKey, body: { targetEnv: staging.env.name } });
+  const res = await call<Json>(web.url, 'POST', `/v1/backups/${backupId}/restore`, {
+    key: prod.secretKey,
+    body: { targetEnv: staging.env.name },
+  });
   expect(res.status).toBe(202);
-  return waitFor('the restore', async () => {
-    const r = await call<Json>(web.url, 'GET', `/v1/${String(res.body.name)}`, { key: prod.secretKey });
-    return r.body.done === true ? r.body : undefined;
-  }, 60_000);
+  return waitFor(
+    'the restore',
+    async () => {
+      const r = await call<Json>(web.url, 'GET', `/v1/${String(res.body.name)}`, { key: prod.secretKey });
+      return r.body.done === true ? r.body : undefined;
+    },
+    60_000,
+  );
 }
 
 async function nothingInBucket(row: BackupRow): Promise<void> {
@@ -68,7 +95,9 @@ beforeAll(async () => {
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   [source, target] = await Promise.all([
     createAppDatabase(seedSource),
-    createAppDatabase("create table leftovers (id int primary key, note text); insert into leftovers values (1, 'only in the target');"),
+    createAppDatabase(
+      "create table leftovers (id int primary key, note text); insert into leftovers values (1, 'only in the target');",
+    ),
   ]);
   prod = await createTestEnv(h.db, `${project}/envs/prod`);
   staging = await createTestEnv(h.db, `${project}/envs/staging`);
@@ -93,7 +122,9 @@ describe('a succeeded backup', () => {
     expect(Number(row.sql_bytes)).toBeGreaterThan(Number(row.gzip_bytes));
     expect(row.sql_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(Object.fromEntries(Object.entries(row.table_stats!).map(([t, f]) => [t, f.rows]))).toEqual({
-      'billing.invoices': 500, 'public.customers': 2000, 'public.orders': 6000,
+      'billing.invoices': 500,
+      'public.customers': 2000,
+      'public.orders': 6000,
     });
   });
 });
@@ -113,8 +144,14 @@ describe('a restore refuses an incomplete backup before the target changes', () 
     await readAll(got!.body);
     await store.put(bucket, object_key, bytes, { metadata: { ...got!.metadata } });
     await h.db('backups').insert({
-      ...good, table_stats: JSON.stringify(good.table_stats), verification: null, id, object_key,
-      size_bytes: String(bytes.length), sha256: createHash('sha256').update(bytes).digest('hex'), ...patch,
+      ...good,
+      table_stats: JSON.stringify(good.table_stats),
+      verification: null,
+      id,
+      object_key,
+      size_bytes: String(bytes.length),
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      ...patch,
     });
     return id;
   }
@@ -133,33 +170,75 @@ describe('a restore refuses an incomplete backup before the target changes', () 
   // copies of backup-restore.test.ts are.
   async function restoreCopy(id: string): Promise<Json> {
     const copy = (await backupQueries(h.db).backup(id))!;
-    await h.db('backups').where({ id: good.id }).update({ object_key: copy.object_key, size_bytes: copy.size_bytes, sha256: copy.sha256, sql_bytes: copy.sql_bytes, sql_sha256: copy.sql_sha256 });
+    await h.db('backups').where({ id: good.id }).update({
+      object_key: copy.object_key,
+      size_bytes: copy.size_bytes,
+      sha256: copy.sha256,
+      sql_bytes: copy.sql_bytes,
+      sql_sha256: copy.sql_sha256,
+    });
     try {
       return await restoreInto(good.id);
     } finally {
-      await h.db('backups').where({ id: good.id }).update({ object_key: good.object_key, size_bytes: good.size_bytes, sha256: good.sha256, sql_bytes: good.sql_bytes, sql_sha256: good.sql_sha256 });
+      await h.db('backups').where({ id: good.id }).update({
+        object_key: good.object_key,
+        size_bytes: good.size_bytes,
+        sha256: good.sha256,
+        sql_bytes: good.sql_bytes,
+        sql_sha256: good.sql_sha256,
+      });
     }
   }
 
   const cases: [string, () => Promise<Buffer>, RegExp, Partial<BackupRow>?][] = [
     ['an object emptied in the store', async () => Buffer.alloc(0), /shorter than its header|truncated/],
-    ['an object cut in the store', async () => {
-      const bytes = await readAll((await store.get(bucket, good.object_key))!.body);
-      return bytes.subarray(0, bytes.length - 1000);
-    }, /truncated|authentication/],
+    [
+      'an object cut in the store',
+      async () => {
+        const bytes = await readAll((await store.get(bucket, good.object_key))!.body);
+        return bytes.subarray(0, bytes.length - 1000);
+      },
+      /truncated|authentication/,
+    ],
     // What the first backup of a fresh worker used to store: an authentic envelope around nothing,
     // its record made from it and no figures of what pg_dump wrote (the record predates them).
-    ['an authentic backup holding no SQL at all', async () => await sealed((async function* () {})()), /does not decompress \(unexpected end of file\)/, { sql_bytes: null, sql_sha256: null }],
-    ['an authentic backup holding a dump cut at a line', async () => {
-      const sql = (await import('node:zlib')).gunzipSync(await readAll((await fetch(`${web.url}/v1/backups/${good.id}:download`, { headers: { authorization: `Bearer ${prod.secretKey}` } })).body as never)).toString();
-      const cut = Buffer.from(sql.slice(0, sql.indexOf('ALTER TABLE ONLY')));
-      return sealed((async function* () { yield gzipSync(cut); })());
-    }, /holds [\d,]+ bytes of SQL where pg_dump wrote/],
+    [
+      'an authentic backup holding no SQL at all',
+      async () => await sealed((async function* () {})()),
+      /does not decompress \(unexpected end of file\)/,
+      { sql_bytes: null, sql_sha256: null },
+    ],
+    [
+      'an authentic backup holding a dump cut at a line',
+      async () => {
+        const sql = (await import('node:zlib'))
+          .gunzipSync(
+            await readAll(
+              (
+                await fetch(`${web.url}/v1/backups/${good.id}:download`, {
+                  headers: { authorization: `Bearer ${prod.secretKey}` },
+                })
+              ).body as never,
+            ),
+          )
+          .toString();
+        const cut = Buffer.from(sql.slice(0, sql.indexOf('ALTER TABLE ONLY')));
+        return sealed(
+          (async function* () {
+            yield gzipSync(cut);
+          })(),
+        );
+      },
+      /holds [\d,]+ bytes of SQL where pg_dump wrote/,
+    ],
   ];
 
   for (const [what, bytes, reason, patch] of cases) {
     it(`refuses ${what}`, async () => {
-      await query(target.url, 'insert into leftovers values ($1, $2)', [Math.floor(Math.random() * 1e9), 'written after the last restore']);
+      await query(target.url, 'insert into leftovers values ($1, $2)', [
+        Math.floor(Math.random() * 1e9),
+        'written after the last restore',
+      ]);
       const before = await tableChecksums(target.url);
       const id = await backupWithObject(await bytes(), patch);
       const op = await restoreCopy(id);
@@ -173,7 +252,10 @@ describe('a restore refuses an incomplete backup before the target changes', () 
 describe('a backup that cannot be proven ends failed and leaves nothing', () => {
   it('when pg_dump dies mid-way', async () => {
     // A table big enough that its COPY is still streaming when the backend is terminated.
-    await query(source.url, "create table bulk as select g as id, repeat(md5(g::text), 8) as body from generate_series(1, 400000) g");
+    await query(
+      source.url,
+      'create table bulk as select g as id, repeat(md5(g::text), 8) as body from generate_series(1, 400000) g',
+    );
     const boss = createBoss(h.config, 'web');
     await boss.start();
     try {
@@ -181,18 +263,32 @@ describe('a backup that cannot be proven ends failed and leaves nothing', () => 
       const admin = new pg.Client({ connectionString: source.url });
       await admin.connect();
       try {
-        await waitFor('pg_dump to stream the big table', async () => {
-          const r = await admin.query("select pg_terminate_backend(pid) as killed from pg_stat_activity where datname = $1 and application_name = 'cairn-backup' and query like 'COPY public.bulk%'", [source.name]);
-          return r.rows.some((x: { killed: boolean }) => x.killed);
-        }, 60_000);
+        await waitFor(
+          'pg_dump to stream the big table',
+          async () => {
+            const r = await admin.query(
+              "select pg_terminate_backend(pid) as killed from pg_stat_activity where datname = $1 and application_name = 'cairn-backup' and query like 'COPY public.bulk%'",
+              [source.name],
+            );
+            return r.rows.some((x: { killed: boolean }) => x.killed);
+          },
+          60_000,
+        );
       } finally {
         await admin.end();
       }
-      const done = await waitFor('the backup to end', async () => {
-        const b = await backupQueries(h.db).backup(row.id);
-        return b?.state === 'failed' || b?.state === 'succeeded' ? b : undefined;
-      }, 60_000);
-      expect(done).toMatchObject({ state: 'failed', error: expect.stringMatching(/^pg_dump failed \(exit 1\): .*(terminat|connection)/s) });
+      const done = await waitFor(
+        'the backup to end',
+        async () => {
+          const b = await backupQueries(h.db).backup(row.id);
+          return b?.state === 'failed' || b?.state === 'succeeded' ? b : undefined;
+        },
+        60_000,
+      );
+      expect(done).toMatchObject({
+        state: 'failed',
+        error: expect.stringMatching(/^pg_dump failed \(exit 1\): .*(terminat|connection)/s),
+      });
       await nothingInBucket(done);
     } finally {
       await boss.stop({ graceful: false, close: true });
@@ -210,11 +306,21 @@ describe('a backup that cannot be proven ends failed and leaves nothing', () => 
       },
     });
     const row = (await backupQueries(h.db).insertBackup({
-      id: `backup_${randomBytes(13).toString('hex').slice(0, 26)}`, env_id: prod.env.id, type: 'manual', trigger: 'manual', slot: null,
-      bucket, object_key: `backups/db/verify/${randomBytes(4).toString('hex')}.sql.gz`, billable: false, expire_time: new Date(Date.now() + 86_400_000),
+      id: `backup_${randomBytes(13).toString('hex').slice(0, 26)}`,
+      env_id: prod.env.id,
+      type: 'manual',
+      trigger: 'manual',
+      slot: null,
+      bucket,
+      object_key: `backups/db/verify/${randomBytes(4).toString('hex')}.sql.gz`,
+      billable: false,
+      expire_time: new Date(Date.now() + 86_400_000),
     }))!;
     const done = await runCapture(deps(lossy), row);
-    expect(done).toMatchObject({ state: 'failed', error: expect.stringMatching(/^verification failed: .*(truncated|authentication)/) });
+    expect(done).toMatchObject({
+      state: 'failed',
+      error: expect.stringMatching(/^verification failed: .*(truncated|authentication)/),
+    });
     expect(await backupQueries(h.db).backup(row.id)).toMatchObject({ state: 'failed', error: done.error });
     await nothingInBucket(row);
   });

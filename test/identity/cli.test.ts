@@ -34,8 +34,13 @@ afterAll(async () => {
 
 async function cairn(args: string[], extraEnv: Record<string, string> = {}): Promise<string> {
   const ctx = createCliContext({
-    CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: env.secretKey, CAIRN_ENV: env.env.name,
-    DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, LOG_LEVEL: 'silent', ...extraEnv,
+    CAIRN_API_URL: web.url,
+    CAIRN_SECRET_KEY: env.secretKey,
+    CAIRN_ENV: env.env.name,
+    DATABASE_URL: h.config.DATABASE_URL,
+    CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+    LOG_LEVEL: 'silent',
+    ...extraEnv,
   });
   const program = new Command('cairn').exitOverride();
   register(program, ctx);
@@ -60,17 +65,24 @@ async function cairn(args: string[], extraEnv: Record<string, string> = {}): Pro
 
 describe('cairn end-users and sessions', () => {
   it('creates, lists, gets, lists sessions, revokes them and deletes', async () => {
-    const created = JSON.parse(await cairn(['end-users', 'create', '--email', 'cli@example.com', '--verified', '--json'], { CAIRN_END_USER_PASSWORD: strongPassword })) as { id: string; has_password: boolean };
+    const created = JSON.parse(
+      await cairn(['end-users', 'create', '--email', 'cli@example.com', '--verified', '--json'], {
+        CAIRN_END_USER_PASSWORD: strongPassword,
+      }),
+    ) as { id: string; has_password: boolean };
     expect(created).toMatchObject({ has_password: true });
     const listed = JSON.parse(await cairn(['end-users', 'list', '--json'])) as { end_users: { id: string }[] };
     expect(listed.end_users.map((u) => u.id)).toContain(created.id);
     expect(await cairn(['end-users', 'get', created.id])).toContain('cli@example.com');
 
     const signIn = await call(web.url, 'POST', '/v1/client/sign-in/password', {
-      body: { identifier: 'cli@example.com', password: strongPassword, session_mode: 'browser' }, headers: { 'cairn-publishable-key': env.publishableKey },
+      body: { identifier: 'cli@example.com', password: strongPassword, session_mode: 'browser' },
+      headers: { 'cairn-publishable-key': env.publishableKey },
     });
     expect(signIn.status).toBe(200);
-    const sessions = JSON.parse(await cairn(['sessions', 'list', created.id, '--json'])) as { sessions: { state: string }[] };
+    const sessions = JSON.parse(await cairn(['sessions', 'list', created.id, '--json'])) as {
+      sessions: { state: string }[];
+    };
     expect(sessions.sessions.map((s) => s.state)).toEqual(['active']);
     expect(JSON.parse(await cairn(['end-users', 'revoke-sessions', created.id, '--json']))).toEqual({ revoked: 1 });
     expect(await cairn(['end-users', 'delete', created.id])).toContain(`deleted ${created.id}`);
@@ -85,16 +97,27 @@ describe('cairn admin breached import', () => {
     writeFileSync(plain, 'an uncommon leaked passphrase 1\nanother leaked passphrase 22\n');
     const range = join(dir, '21BD1.txt');
     writeFileSync(range, '0018A45C4D1DEF81644B54AB7F969B88D65:1\n00D4F6E8FA6EECAD2A3AA415EEC418D38EC:2\n');
-    const a = JSON.parse(await cairn(['admin', 'breached', 'import', plain, '--format', 'plain', '--json'])) as { id: string; entries: number };
-    const b = JSON.parse(await cairn(['admin', 'breached', 'import', range, '--json'])) as { id: string; entries: number };
+    const a = JSON.parse(await cairn(['admin', 'breached', 'import', plain, '--format', 'plain', '--json'])) as {
+      id: string;
+      entries: number;
+    };
+    const b = JSON.parse(await cairn(['admin', 'breached', 'import', range, '--json'])) as {
+      id: string;
+      entries: number;
+    };
     expect([a.entries, b.entries]).toEqual([2, 2]);
-    await eventually(async () => ((await h.db('breached_imports').where({ state: 'succeeded' }).count({ n: '*' }))[0]!.n === '2' ? true : undefined));
+    await eventually(async () =>
+      (await h.db('breached_imports').where({ state: 'succeeded' }).count({ n: '*' }))[0]!.n === '2' ? true : undefined,
+    );
     expect(await inLocalStore(h.db, 'an uncommon leaked passphrase 1')).toBe(true);
     expect(await inLocalStore(h.db, 'not leaked at all, this one 3')).toBe(false);
     expect(await h.db('breached_import_chunks').count({ n: '*' })).toEqual([{ n: '0' }]);
     // The plain list never reached the database in clear.
     expect(JSON.stringify(await h.db('breached_ranges').select())).not.toContain('leaked');
-    const refused = await call(web.url, 'POST', `/v1/${env.env.name}/end_users`, { key: env.secretKey, body: { email: 'x@example.com', password: 'another leaked passphrase 22' } });
+    const refused = await call(web.url, 'POST', `/v1/${env.env.name}/end_users`, {
+      key: env.secretKey,
+      body: { email: 'x@example.com', password: 'another leaked passphrase 22' },
+    });
     expect(refused).toMatchObject({ status: 400, body: { details: { reason: 'breached_password' } } });
   });
 });

@@ -27,7 +27,10 @@ beforeAll(async () => {
     if (answer === 'hang') return; // never answers: the client's timeout must fire
     if (answer === 'error') return void res.writeHead(503).end();
     const prefix = (req.url ?? '').slice(-5);
-    const lines = [listed, padded].map(sha1Hex).filter((d) => d.startsWith(prefix)).map((d) => `${d.slice(5)}:${d === sha1Hex(padded) ? 0 : 12}`);
+    const lines = [listed, padded]
+      .map(sha1Hex)
+      .filter((d) => d.startsWith(prefix))
+      .map((d) => `${d.slice(5)}:${d === sha1Hex(padded) ? 0 : 12}`);
     res.end([...lines, `${'0'.repeat(35)}:0`].join('\r\n'));
   });
   api.listen(0, '127.0.0.1');
@@ -52,14 +55,18 @@ describe('HIBP range client', () => {
     expect(await client.contains(sha1Hex(listed))).toBe(true);
     expect(await client.contains(sha1Hex(padded))).toBe(false);
     expect(await client.contains(sha1Hex(listed))).toBe(true);
-    expect(requests.map((r) => r.path)).toEqual([...new Set([listed, padded].map((p) => `/range/${sha1Hex(p).slice(0, 5)}`))]);
+    expect(requests.map((r) => r.path)).toEqual([
+      ...new Set([listed, padded].map((p) => `/range/${sha1Hex(p).slice(0, 5)}`)),
+    ]);
     expect(requests.every((r) => r.padding === 'true')).toBe(true);
   });
 
   it('gives up after its timeout with store_unavailable', async () => {
     answer = 'hang';
     try {
-      await expect(createHibpClient({ baseUrl: apiUrl, timeoutMs: 200 }).contains(sha1Hex(listed))).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(
+        createHibpClient({ baseUrl: apiUrl, timeoutMs: 200 }).contains(sha1Hex(listed)),
+      ).rejects.toMatchObject({ code: 'store_unavailable' });
     } finally {
       answer = 'ok';
     }
@@ -68,13 +75,20 @@ describe('HIBP range client', () => {
 
 describe('an environment with the API turned on', () => {
   const setApi = (fail: 'open' | 'closed') =>
-    call(web.url, 'PUT', `/v1/${env.env.name}/identity_settings`, { key: env.secretKey, body: { breached_api: { enabled: true, fail } } });
-  const create = (email: string, password: string) => call(web.url, 'POST', `/v1/${env.env.name}/end_users`, { key: env.secretKey, body: { email, password } });
+    call(web.url, 'PUT', `/v1/${env.env.name}/identity_settings`, {
+      key: env.secretKey,
+      body: { breached_api: { enabled: true, fail } },
+    });
+  const create = (email: string, password: string) =>
+    call(web.url, 'POST', `/v1/${env.env.name}/end_users`, { key: env.secretKey, body: { email, password } });
 
   it('refuses a password only the API lists; fails closed with 503, or open, as chosen', async () => {
     useHibpClient(createHibpClient({ baseUrl: apiUrl, cacheSeconds: 0 }));
     expect((await setApi('closed')).status).toBe(200);
-    expect(await create('a@example.com', listed)).toMatchObject({ status: 400, body: { details: { reason: 'breached_password' } } });
+    expect(await create('a@example.com', listed)).toMatchObject({
+      status: 400,
+      body: { details: { reason: 'breached_password' } },
+    });
     expect((await create('b@example.com', 'a password nobody listed 333')).status).toBe(201);
     answer = 'error';
     try {

@@ -29,15 +29,29 @@ afterAll(async () => {
   await h?.close();
 });
 
-const signIn = (web: Pick<WebHandle, 'url'>, identifier: string, password: string, ip = '198.51.100.1', key = env.publishableKey) =>
-  call(web.url, 'POST', '/v1/client/sign-in/password', { body: { identifier, password }, headers: { 'cairn-publishable-key': key, 'x-forwarded-for': ip } });
+const signIn = (
+  web: Pick<WebHandle, 'url'>,
+  identifier: string,
+  password: string,
+  ip = '198.51.100.1',
+  key = env.publishableKey,
+) =>
+  call(web.url, 'POST', '/v1/client/sign-in/password', {
+    body: { identifier, password },
+    headers: { 'cairn-publishable-key': key, 'x-forwarded-for': ip },
+  });
 
 describe('lockout', () => {
   for (const identifier of ['ada@example.com', 'nobody-here@example.com']) {
     it(`locks ${identifier.startsWith('ada') ? 'a known' : 'an unknown'} identifier after 10 failures spread over two processes`, async () => {
       // Ten concurrent failures, half on each process: exactly the tenth (whichever it is) locks.
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => signIn(webs[i % 2]!, identifier, `wrong password number ${i}`)));
-      expect(answers.filter((a) => a.status === 401), JSON.stringify(answers.map((a) => [a.status, a.body]))).toHaveLength(9);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => signIn(webs[i % 2]!, identifier, `wrong password number ${i}`)),
+      );
+      expect(
+        answers.filter((a) => a.status === 401),
+        JSON.stringify(answers.map((a) => [a.status, a.body])),
+      ).toHaveLength(9);
       expect(answers.filter((a) => a.status === 423)).toHaveLength(1);
       for (const web of webs) {
         const locked = await signIn(web, identifier, strongPassword, '198.51.100.2');
@@ -52,7 +66,8 @@ describe('lockout', () => {
   it('unlocks after 15 minutes, and a success clears the count', async () => {
     await h.db('identity_lockouts').update({ locked_until: h.db.raw("now() - interval '1 second'") });
     expect((await signIn(webs[0]!, 'ada@example.com', strongPassword)).status).toBe(200);
-    for (let i = 0; i < 9; i++) expect((await signIn(webs[i % 2]!, 'ada@example.com', 'still the wrong password')).status).toBe(401);
+    for (let i = 0; i < 9; i++)
+      expect((await signIn(webs[i % 2]!, 'ada@example.com', 'still the wrong password')).status).toBe(401);
     expect((await signIn(webs[1]!, 'ada@example.com', strongPassword)).status).toBe(200);
     expect((await signIn(webs[0]!, 'ada@example.com', 'still the wrong password')).status).toBe(401);
   });
@@ -61,13 +76,22 @@ describe('lockout', () => {
 describe('per-IP rate limit', () => {
   it('answers rate_limited with Retry-After past the limit, per address', async () => {
     const limited = await createTestEnv(h.db);
-    await h.db('envs').where({ id: limited.env.id }).update({ settings: { identity: { rate_limits: { sign_in: { points: 3, seconds: 60 } } } } });
+    await h
+      .db('envs')
+      .where({ id: limited.env.id })
+      .update({ settings: { identity: { rate_limits: { sign_in: { points: 3, seconds: 60 } } } } });
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await signIn(webs[i % 2]!, `who${i}@example.com`, 'some wrong password', '192.0.2.50', limited.publishableKey)).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await signIn(webs[i % 2]!, `who${i}@example.com`, 'some wrong password', '192.0.2.50', limited.publishableKey))
+          .status,
+      );
     expect(statuses).toEqual([401, 401, 401, 429]);
     const res = await signIn(webs[0]!, 'x@example.com', 'some wrong password', '192.0.2.50', limited.publishableKey);
     expect(res.body).toMatchObject({ code: 'rate_limited' });
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await signIn(webs[0]!, 'x@example.com', 'some wrong password', '192.0.2.51', limited.publishableKey)).status).toBe(401);
+    expect(
+      (await signIn(webs[0]!, 'x@example.com', 'some wrong password', '192.0.2.51', limited.publishableKey)).status,
+    ).toBe(401);
   });
 });

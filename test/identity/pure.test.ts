@@ -3,7 +3,15 @@
 // recovery codes.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { containsSuffix, packSuffixes, parseImportLine, rangePrefixOf, sha1Hex, splitHash, unpackSuffixes } from '../../src/domain/identity/breached-format.ts';
+import {
+  containsSuffix,
+  packSuffixes,
+  parseImportLine,
+  rangePrefixOf,
+  sha1Hex,
+  splitHash,
+  unpackSuffixes,
+} from '../../src/domain/identity/breached-format.ts';
 import { isCommonPassword } from '../../src/domain/identity/breached.ts';
 import { decodePageToken, encodePageToken } from '../../src/domain/identity/pages.ts';
 import { passwordProblem } from '../../src/domain/identity/passwords.ts';
@@ -26,7 +34,8 @@ describe('TOTP (RFC 6238)', () => {
     });
   }
   it('refuses codes that are not six digits', async () => {
-    for (const code of ['', '12345', '1234567', 'abcdef', ' 28708']) expect(await verifyTotp(rfc.secret, code, 59)).toBeUndefined();
+    for (const code of ['', '12345', '1234567', 'abcdef', ' 28708'])
+      expect(await verifyTotp(rfc.secret, code, 59)).toBeUndefined();
   });
 });
 
@@ -63,12 +72,18 @@ describe('breached store format', () => {
   it('parses HIBP range files, full-hash dumps and plain lists', () => {
     const prefix = rangePrefixOf('/tmp/dump/21BD1.txt');
     expect(prefix).toBe('21BD1');
-    const lines = fixture('breached-hibp-21BD1.txt').split('\n').map((l) => parseImportLine(l, 'hibp', prefix));
+    const lines = fixture('breached-hibp-21BD1.txt')
+      .split('\n')
+      .map((l) => parseImportLine(l, 'hibp', prefix));
     expect(lines.filter(Boolean)).toEqual([
-      '21BD10018A45C4D1DEF81644B54AB7F969B88D65', '21BD100D4F6E8FA6EECAD2A3AA415EEC418D38EC',
-      '21BD1011053FD0102E94D6AE2F8B83D76FAF94F6', '21BD1012A7CA357541F0AC487871FEEC1891C49C',
+      '21BD10018A45C4D1DEF81644B54AB7F969B88D65',
+      '21BD100D4F6E8FA6EECAD2A3AA415EEC418D38EC',
+      '21BD1011053FD0102E94D6AE2F8B83D76FAF94F6',
+      '21BD1012A7CA357541F0AC487871FEEC1891C49C',
     ]);
-    expect(parseImportLine('5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:9545824', 'hibp')).toBe('5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8');
+    expect(parseImportLine('5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:9545824', 'hibp')).toBe(
+      '5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8',
+    );
     expect(parseImportLine('0018A45C4D1DEF81644B54AB7F969B88D65:1', 'hibp')).toBeUndefined();
     expect(parseImportLine('password\r', 'plain')).toBe('5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8');
     expect(parseImportLine('', 'plain')).toBeUndefined();

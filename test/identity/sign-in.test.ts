@@ -30,12 +30,16 @@ afterAll(async () => {
 const pk = () => ({ 'cairn-publishable-key': env.publishableKey });
 const signIn = (identifier: string, password: string, extra: Record<string, unknown> = {}) =>
   call(web.url, 'POST', '/v1/client/sign-in/password', { body: { identifier, password, ...extra }, headers: pk() });
-const redeem = (ticket: string, key = env.secretKey) => call(web.url, 'POST', '/v1/client/tickets:redeem', { key, body: { ticket } });
+const redeem = (ticket: string, key = env.secretKey) =>
+  call(web.url, 'POST', '/v1/client/tickets:redeem', { key, body: { ticket } });
 const session = (token: string) => call(web.url, 'GET', '/v1/client/session', { key: token });
 const usersPath = (suffix = '') => `/v1/${env.env.name}/end_users${suffix}`;
 
 async function newUser(email: string): Promise<string> {
-  const res = await call(web.url, 'POST', usersPath(), { key: env.secretKey, body: { email, password: strongPassword, email_verified: true } });
+  const res = await call(web.url, 'POST', usersPath(), {
+    key: env.secretKey,
+    body: { email, password: strongPassword, email_verified: true },
+  });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
@@ -44,7 +48,11 @@ describe('password sign-in', () => {
   it('answers a wrong password and an unknown identifier alike, in the same time', async () => {
     const wrong = await signIn('ada@example.com', 'wrong password but long enough');
     const unknown = await signIn('nobody@example.com', 'wrong password but long enough');
-    for (const r of [wrong, unknown]) expect(r).toMatchObject({ status: 401, body: { code: 'unauthorized', message: 'the identifier or password is wrong' } });
+    for (const r of [wrong, unknown])
+      expect(r).toMatchObject({
+        status: 401,
+        body: { code: 'unauthorized', message: 'the identifier or password is wrong' },
+      });
 
     const time = async (identifier: string) => {
       const t = performance.now();
@@ -76,10 +84,16 @@ describe('password sign-in', () => {
 
     const first = await redeem(res.body.ticket as string);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ user: { email: 'ada@example.com' }, session: { state: 'active', method: 'password' } });
+    expect(first.body).toMatchObject({
+      user: { email: 'ada@example.com' },
+      session: { state: 'active', method: 'password' },
+    });
     expect(first.body.session_token).toMatch(/^cairn_sess_[0-9A-Za-z]{32}$/);
     const replay = await redeem(res.body.ticket as string);
-    expect(replay).toMatchObject({ status: 401, body: { code: 'unauthorized', message: 'the ticket is unknown, expired or already used' } });
+    expect(replay).toMatchObject({
+      status: 401,
+      body: { code: 'unauthorized', message: 'the ticket is unknown, expired or already used' },
+    });
     const cur = await session(first.body.session_token as string);
     expect(cur).toMatchObject({ status: 200, body: { user: { email: 'ada@example.com' } } });
   });
@@ -90,7 +104,11 @@ describe('password sign-in', () => {
     await h.db('end_user_tickets').update({ expire_time: h.db.raw("now() - interval '1 second'") });
     const expired = await redeem(res.body.ticket as string);
     const unknown = await redeem(`cairn_tkt_${'A'.repeat(32)}`);
-    for (const r of [foreign, expired, unknown]) expect(r).toMatchObject({ status: 401, body: { code: 'unauthorized', message: 'the ticket is unknown, expired or already used' } });
+    for (const r of [foreign, expired, unknown])
+      expect(r).toMatchObject({
+        status: 401,
+        body: { code: 'unauthorized', message: 'the ticket is unknown, expired or already used' },
+      });
     expect((await redeem('garbage')).status).toBe(401);
   });
 
@@ -106,7 +124,10 @@ describe('password sign-in', () => {
     expect(res.status).toBe(200);
     const token = res.body.session_token as string;
     expect((await session(token)).status).toBe(200);
-    expect(await call(web.url, 'POST', '/v1/client/sign-out', { key: token })).toMatchObject({ status: 200, body: { signed_out: true } });
+    expect(await call(web.url, 'POST', '/v1/client/sign-out', { key: token })).toMatchObject({
+      status: 200,
+      body: { signed_out: true },
+    });
     expect(await session(token)).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
     expect((await session(`cairn_sess_${'B'.repeat(32)}`)).status).toBe(401);
     expect((await session(env.secretKey)).status).toBe(401);
@@ -116,18 +137,29 @@ describe('password sign-in', () => {
     const res = await signIn('ada@example.com', strongPassword, { session_mode: 'browser' });
     const token = res.body.session_token as string;
     const id = (res.body.session as { id: string }).id;
-    await h.db('end_user_sessions').where({ id }).update({ last_active_time: h.db.raw("now() - interval '2 minutes'") });
+    await h
+      .db('end_user_sessions')
+      .where({ id })
+      .update({ last_active_time: h.db.raw("now() - interval '2 minutes'") });
     const before = (await h.db('end_user_sessions').where({ id }).first('idle_expire_time')).idle_expire_time as Date;
     expect((await session(token)).status).toBe(200);
     const after = (await h.db('end_user_sessions').where({ id }).first('idle_expire_time')).idle_expire_time as Date;
     expect(after.getTime()).toBeGreaterThanOrEqual(before.getTime());
-    await h.db('end_user_sessions').where({ id }).update({ idle_expire_time: h.db.raw("now() - interval '1 second'") });
+    await h
+      .db('end_user_sessions')
+      .where({ id })
+      .update({ idle_expire_time: h.db.raw("now() - interval '1 second'") });
     expect((await session(token)).status).toBe(401);
   });
 
   it('rehashes a password made with older parameters at sign-in', async () => {
     const id = await newUser('old-hash@example.com');
-    const old = await argon2.hash(strongPassword, { type: argon2.argon2id, memoryCost: 8192, timeCost: 1, parallelism: 1 });
+    const old = await argon2.hash(strongPassword, {
+      type: argon2.argon2id,
+      memoryCost: 8192,
+      timeCost: 1,
+      parallelism: 1,
+    });
     await h.db('end_users').where({ id }).update({ password_hash: old });
     expect((await signIn('old-hash@example.com', strongPassword)).status).toBe(200);
     const now = (await h.db('end_users').where({ id }).first('password_hash')).password_hash as string;
@@ -138,23 +170,35 @@ describe('password sign-in', () => {
 describe('revocation', () => {
   it('revoke-sessions ends every session at once and lists them as revoked', async () => {
     const id = await newUser('revoke@example.com');
-    const tokens = await Promise.all([0, 1].map(async () => (await signIn('revoke@example.com', strongPassword, { session_mode: 'browser' })).body.session_token as string));
+    const tokens = await Promise.all(
+      [0, 1].map(
+        async () =>
+          (await signIn('revoke@example.com', strongPassword, { session_mode: 'browser' })).body
+            .session_token as string,
+      ),
+    );
     for (const t of tokens) expect((await session(t)).status).toBe(200);
     const r = await call(web.url, 'POST', usersPath(`/${id}:revokeSessions`), { key: env.secretKey });
     expect(r).toMatchObject({ status: 200, body: { revoked: 2 } });
     for (const t of tokens) expect((await session(t)).status).toBe(401);
-    const list = await call<{ sessions: { state: string }[] }>(web.url, 'GET', usersPath(`/${id}/sessions`), { key: env.secretKey });
+    const list = await call<{ sessions: { state: string }[] }>(web.url, 'GET', usersPath(`/${id}/sessions`), {
+      key: env.secretKey,
+    });
     expect(list.body.sessions.map((s) => s.state)).toEqual(['revoked', 'revoked']);
   });
 
   it('deleting a user ends their sessions at once and later sign-ins look like a wrong password', async () => {
     const id = await newUser('gone@example.com');
-    const token = (await signIn('gone@example.com', strongPassword, { session_mode: 'browser' })).body.session_token as string;
+    const token = (await signIn('gone@example.com', strongPassword, { session_mode: 'browser' })).body
+      .session_token as string;
     const ticket = (await signIn('gone@example.com', strongPassword)).body.ticket as string;
     expect((await call(web.url, 'DELETE', usersPath(`/${id}`), { key: env.secretKey })).status).toBe(200);
     expect((await session(token)).status).toBe(401);
     expect((await redeem(ticket)).status).toBe(401);
-    expect(await signIn('gone@example.com', strongPassword)).toMatchObject({ status: 401, body: { code: 'unauthorized', message: 'the identifier or password is wrong' } });
+    expect(await signIn('gone@example.com', strongPassword)).toMatchObject({
+      status: 401,
+      body: { code: 'unauthorized', message: 'the identifier or password is wrong' },
+    });
     expect((await call(web.url, 'GET', usersPath(`/${id}`), { key: env.secretKey })).status).toBe(404);
   });
 });
@@ -163,10 +207,13 @@ describe('sign-in history', () => {
   it('records time, method, outcome, IP and user agent, newest first', async () => {
     const id = await newUser('history@example.com');
     await call(web.url, 'POST', '/v1/client/sign-in/password', {
-      body: { identifier: 'history@example.com', password: 'not the right password!' }, headers: { ...pk(), 'user-agent': 'probe/1', 'x-forwarded-for': '203.0.113.9' },
+      body: { identifier: 'history@example.com', password: 'not the right password!' },
+      headers: { ...pk(), 'user-agent': 'probe/1', 'x-forwarded-for': '203.0.113.9' },
     });
     await signIn('history@example.com', strongPassword);
-    const res = await call<{ sign_ins: { outcome: string; method: string; ip: string; user_agent: string; time: string }[] }>(web.url, 'GET', usersPath(`/${id}/sign_ins`), { key: env.secretKey });
+    const res = await call<{
+      sign_ins: { outcome: string; method: string; ip: string; user_agent: string; time: string }[];
+    }>(web.url, 'GET', usersPath(`/${id}/sign_ins`), { key: env.secretKey });
     expect(res.status).toBe(200);
     expect(res.body.sign_ins.map((s) => s.outcome)).toEqual(['succeeded', 'wrong_password']);
     expect(res.body.sign_ins[1]).toMatchObject({ method: 'password', ip: '203.0.113.9', user_agent: 'probe/1' });
@@ -179,9 +226,15 @@ describe('prune', () => {
     await signIn('prune@example.com', strongPassword, { session_mode: 'browser' });
     await signIn('prune@example.com', strongPassword, { session_mode: 'browser' });
     const [oldest] = await h.db('end_user_sign_ins').where({ end_user_id: id }).orderBy('id').limit(1).pluck('id');
-    await h.db('end_user_sign_ins').where({ id: oldest }).update({ time: h.db.raw("now() - interval '91 days'") });
+    await h
+      .db('end_user_sign_ins')
+      .where({ id: oldest })
+      .update({ time: h.db.raw("now() - interval '91 days'") });
     const [ended] = await h.db('end_user_sessions').where({ end_user_id: id }).orderBy('id').limit(1).pluck('id');
-    await h.db('end_user_sessions').where({ id: ended }).update({ revoke_time: h.db.raw("now() - interval '8 days'") });
+    await h
+      .db('end_user_sessions')
+      .where({ id: ended })
+      .update({ revoke_time: h.db.raw("now() - interval '8 days'") });
     const deleted = await pruneIdentity(h.db);
     expect(deleted).toMatchObject({ sign_ins: 1, sessions: 1 });
     expect(await h.db('end_user_sign_ins').where({ end_user_id: id }).pluck('id')).toHaveLength(1);

@@ -7,7 +7,14 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { dumpDatabase } from '../support/pg.ts';
-import { eventually, linkIn, startIdentityWorker, startMailServer, strongPassword, type MailServer } from './support.ts';
+import {
+  eventually,
+  linkIn,
+  startIdentityWorker,
+  startMailServer,
+  strongPassword,
+  type MailServer,
+} from './support.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -26,7 +33,10 @@ beforeAll(async () => {
   worker = await startIdentityWorker(h, log);
   env = await createTestEnv(h.db);
   // The app's origin, where the verification link may send the browser back to.
-  await h.db('envs').where({ id: env.env.id }).update({ settings: { identity: { redirect_origins: ['https://app.example.com'] } } });
+  await h
+    .db('envs')
+    .where({ id: env.env.id })
+    .update({ settings: { identity: { redirect_origins: ['https://app.example.com'] } } });
 });
 afterAll(async () => {
   await worker?.stop();
@@ -35,13 +45,21 @@ afterAll(async () => {
   await mail?.close();
 });
 
-const signUp = (body: unknown) => call(web.url, 'POST', '/v1/client/sign-up', { body, headers: { 'cairn-publishable-key': env.publishableKey } });
+const signUp = (body: unknown) =>
+  call(web.url, 'POST', '/v1/client/sign-up', { body, headers: { 'cairn-publishable-key': env.publishableKey } });
 const signIn = (identifier: string, password: string) =>
-  call(web.url, 'POST', '/v1/client/sign-in/password', { body: { identifier, password }, headers: { 'cairn-publishable-key': env.publishableKey } });
+  call(web.url, 'POST', '/v1/client/sign-in/password', {
+    body: { identifier, password },
+    headers: { 'cairn-publishable-key': env.publishableKey },
+  });
 
 describe('sign-up', () => {
   it('creates the user, mails a one-use link that verifies and redirects, then sign-in works', async () => {
-    const res = await signUp({ email: 'Ada@Example.com', password: strongPassword, redirect_url: 'https://app.example.com/welcome' });
+    const res = await signUp({
+      email: 'Ada@Example.com',
+      password: strongPassword,
+      redirect_url: 'https://app.example.com/welcome',
+    });
     expect(res).toMatchObject({ status: 202, body: { accepted: true } });
     const m = await mail.waitFor((x) => x.to.toLowerCase().includes('ada@example.com') && /Confirm/.test(x.subject));
     const link = new URL(linkIn(m.text));
@@ -49,7 +67,10 @@ describe('sign-up', () => {
 
     // Before verification: the right password gets the clear code, never a session.
     const early = await signIn('ada@example.com', strongPassword);
-    expect(early).toMatchObject({ status: 403, body: { code: 'forbidden', details: { reason: 'email_not_verified' } } });
+    expect(early).toMatchObject({
+      status: 403,
+      body: { code: 'forbidden', details: { reason: 'email_not_verified' } },
+    });
 
     const follow = await fetch(`${web.url}${link.pathname}${link.search}`, { redirect: 'manual' });
     expect(follow.status).toBe(302);
@@ -72,7 +93,9 @@ describe('sign-up', () => {
     expect(res).toMatchObject({ status: 202, body: { accepted: true } });
     const m = await mail.waitFor((x) => x.to.includes('grace@example.com') && /attempt/.test(x.subject));
     expect(m.text).toContain('already has an account');
-    expect(await h.db('end_users').where({ email_normalized: 'grace@example.com' }).count({ n: '*' })).toEqual([{ n: '1' }]);
+    expect(await h.db('end_users').where({ email_normalized: 'grace@example.com' }).count({ n: '*' })).toEqual([
+      { n: '1' },
+    ]);
     // The old password still signs in: the second sign-up changed nothing.
     expect((await signIn('grace@example.com', strongPassword)).status).toBe(200);
   });
@@ -107,17 +130,30 @@ describe('sign-up', () => {
   });
 
   it('refuses short and malformed requests with invalid_request, and never a 500', async () => {
-    expect(await signUp({ email: 'x@example.com', password: 'short' })).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
-    expect(await signUp({ email: 'not-an-email', password: strongPassword })).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
-    expect(await signUp({ email: 'x@example.com', password: 'p'.repeat(257) })).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
-    expect(await signUp({ email: 'x@example.com', password: strongPassword, redirect_url: 'javascript:alert(1)' })).toMatchObject({ status: 400 });
+    expect(await signUp({ email: 'x@example.com', password: 'short' })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_request' },
+    });
+    expect(await signUp({ email: 'not-an-email', password: strongPassword })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_request' },
+    });
+    expect(await signUp({ email: 'x@example.com', password: 'p'.repeat(257) })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_request' },
+    });
+    expect(
+      await signUp({ email: 'x@example.com', password: strongPassword, redirect_url: 'javascript:alert(1)' }),
+    ).toMatchObject({ status: 400 });
   });
 
   it('leaves no plaintext password, nor an unsalted hash of one, in any table, queue row or log line', async () => {
     const secret = 'a very particular passphrase 7731';
     await signUp({ email: 'dump@example.com', password: secret });
     await mail.waitFor((x) => x.to.includes('dump@example.com'));
-    await eventually(async () => ((await h.db('identity_pending_signups').count({ n: '*' }))[0]!.n === '0' ? true : undefined));
+    await eventually(async () =>
+      (await h.db('identity_pending_signups').count({ n: '*' }))[0]!.n === '0' ? true : undefined,
+    );
     const link = new URL(linkIn(mail.inbox.find((x) => x.to.includes('dump@example.com'))!.text));
     await fetch(`${web.url}${link.pathname}${link.search}`, { redirect: 'manual' });
     expect((await signIn('dump@example.com', secret)).status).toBe(200);

@@ -17,7 +17,9 @@ export interface ReceivedMail {
 
 /** Quoted-printable as nodemailer writes it: soft line breaks and =XX escapes. */
 function decodeQuotedPrintable(body: string): string {
-  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  const bytes = body
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
@@ -67,7 +69,8 @@ export async function startMailServer(): Promise<MailServer> {
         const found = inbox.find(match);
         if (found) return found;
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no matching mail within ${timeoutMs} ms; inbox: ${inbox.map((m) => m.subject).join(' | ')}`);
+        if (left <= 0)
+          throw new Error(`no matching mail within ${timeoutMs} ms; inbox: ${inbox.map((m) => m.subject).join(' | ')}`);
         await Promise.race([once(events, 'mail'), new Promise((r) => setTimeout(r, Math.min(left, 500)))]);
       }
     },
@@ -75,12 +78,25 @@ export async function startMailServer(): Promise<MailServer> {
   };
 }
 
-const identityQueueNames = ['identity.sign-up', 'identity.password-reset', 'identity.breached-import', 'identity.prune'] as const;
+const identityQueueNames = [
+  'identity.sign-up',
+  'identity.password-reset',
+  'identity.breached-import',
+  'identity.prune',
+] as const;
 
 /** The worker for the identity queues only, so other areas' queues never hold these tests up. */
-export async function startIdentityWorker(h: Harness, log?: Logger): Promise<WorkerHandle<Pick<typeof queues, (typeof identityQueueNames)[number]>>> {
-  const registry = Object.fromEntries(identityQueueNames.map((n) => [n, queues[n]])) as Pick<typeof queues, (typeof identityQueueNames)[number]>;
-  const mine = Object.fromEntries(identityQueueNames.map((n) => [n, handlers[n]])) as unknown as Parameters<typeof startWorker<typeof registry>>[2];
+export async function startIdentityWorker(
+  h: Harness,
+  log?: Logger,
+): Promise<WorkerHandle<Pick<typeof queues, (typeof identityQueueNames)[number]>>> {
+  const registry = Object.fromEntries(identityQueueNames.map((n) => [n, queues[n]])) as Pick<
+    typeof queues,
+    (typeof identityQueueNames)[number]
+  >;
+  const mine = Object.fromEntries(identityQueueNames.map((n) => [n, handlers[n]])) as unknown as Parameters<
+    typeof startWorker<typeof registry>
+  >[2];
   return startWorker(h.config, registry, mine, { pollingIntervalSeconds: 0.5, ...(log ? { log } : {}) });
 }
 

@@ -25,7 +25,8 @@ afterAll(async () => {
 
 const signIn = (extra: Record<string, unknown> = {}) =>
   call(web.url, 'POST', '/v1/client/sign-in/password', {
-    body: { identifier: 'ada@example.com', password: strongPassword, session_mode: 'browser', ...extra }, headers: { 'cairn-publishable-key': env.publishableKey },
+    body: { identifier: 'ada@example.com', password: strongPassword, session_mode: 'browser', ...extra },
+    headers: { 'cairn-publishable-key': env.publishableKey },
   });
 const codeAt = (secret: string, step: number) => generate({ secret, epoch: step * 30 });
 
@@ -44,9 +45,15 @@ describe('TOTP', () => {
     expect(row.secret_sealed).toMatch(/^v1\./);
     expect(row.secret_sealed).not.toContain(secret);
 
-    expect((await call(web.url, 'POST', '/v1/client/factors/totp:activate', { key: token, body: { code: '000000' } })).status).toBe(400);
+    expect(
+      (await call(web.url, 'POST', '/v1/client/factors/totp:activate', { key: token, body: { code: '000000' } }))
+        .status,
+    ).toBe(400);
     step = Math.floor(Date.now() / 30_000);
-    const activated = await call(web.url, 'POST', '/v1/client/factors/totp:activate', { key: token, body: { code: await codeAt(secret, step) } });
+    const activated = await call(web.url, 'POST', '/v1/client/factors/totp:activate', {
+      key: token,
+      body: { code: await codeAt(secret, step) },
+    });
     expect(activated.status).toBe(200);
     recovery = activated.body.recovery_codes as string[];
     expect(recovery).toHaveLength(10);
@@ -57,7 +64,10 @@ describe('TOTP', () => {
   });
 
   it('answers mfa_required until a valid proof comes, and never accepts one code twice', async () => {
-    expect(await signIn()).toMatchObject({ status: 401, body: { code: 'mfa_required', details: { factors: ['totp', 'recovery_code'] } } });
+    expect(await signIn()).toMatchObject({
+      status: 401,
+      body: { code: 'mfa_required', details: { factors: ['totp', 'recovery_code'] } },
+    });
     // The activation code's step is spent: replaying it is refused.
     const replayActivation = await signIn({ factor_proofs: [{ type: 'totp', code: await codeAt(secret, step) }] });
     expect(replayActivation).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
@@ -72,39 +82,76 @@ describe('TOTP', () => {
 
   it('accepts each recovery code once, however it is typed', async () => {
     const code = recovery[0]!;
-    const first = await signIn({ factor_proofs: [{ type: 'recovery_code', code: code.toUpperCase().replace(/-/g, ' ') }] });
+    const first = await signIn({
+      factor_proofs: [{ type: 'recovery_code', code: code.toUpperCase().replace(/-/g, ' ') }],
+    });
     expect(first.status).toBe(200);
     expect((await signIn({ factor_proofs: [{ type: 'recovery_code', code }] })).status).toBe(401);
-    const concurrent = await Promise.all([1, 1, 1].map(() => signIn({ factor_proofs: [{ type: 'recovery_code', code: recovery[1]! }] })));
+    const concurrent = await Promise.all(
+      [1, 1, 1].map(() => signIn({ factor_proofs: [{ type: 'recovery_code', code: recovery[1]! }] })),
+    );
     expect(concurrent.filter((r) => r.status === 200)).toHaveLength(1);
   });
 
   it('disables only with a valid proof', async () => {
-    const token = (await signIn({ factor_proofs: [{ type: 'recovery_code', code: recovery[2]! }] })).body.session_token as string;
-    expect((await call(web.url, 'POST', '/v1/client/factors/totp:disable', { key: token, body: { type: 'recovery_code', code: recovery[2]! } })).status).toBe(401);
-    expect((await call(web.url, 'POST', '/v1/client/factors/totp:disable', { key: token, body: { type: 'recovery_code', code: recovery[3]! } })).status).toBe(200);
+    const token = (await signIn({ factor_proofs: [{ type: 'recovery_code', code: recovery[2]! }] })).body
+      .session_token as string;
+    expect(
+      (
+        await call(web.url, 'POST', '/v1/client/factors/totp:disable', {
+          key: token,
+          body: { type: 'recovery_code', code: recovery[2]! },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await call(web.url, 'POST', '/v1/client/factors/totp:disable', {
+          key: token,
+          body: { type: 'recovery_code', code: recovery[3]! },
+        })
+      ).status,
+    ).toBe(200);
     expect((await signIn()).status).toBe(200);
   });
 
   it('counts wrong codes at disable toward the lockout, and the server can reset a lost factor', async () => {
-    await createEndUser(h.db, env.env.id, { email: 'lost@example.com', password: strongPassword, email_verified: true });
-    const lost = (extra: Record<string, unknown> = {}) => call(web.url, 'POST', '/v1/client/sign-in/password', {
-      body: { identifier: 'lost@example.com', password: strongPassword, session_mode: 'browser', ...extra }, headers: { 'cairn-publishable-key': env.publishableKey },
+    await createEndUser(h.db, env.env.id, {
+      email: 'lost@example.com',
+      password: strongPassword,
+      email_verified: true,
     });
+    const lost = (extra: Record<string, unknown> = {}) =>
+      call(web.url, 'POST', '/v1/client/sign-in/password', {
+        body: { identifier: 'lost@example.com', password: strongPassword, session_mode: 'browser', ...extra },
+        headers: { 'cairn-publishable-key': env.publishableKey },
+      });
     const token = (await lost()).body.session_token as string;
     const s = (await call(web.url, 'POST', '/v1/client/factors/totp', { key: token })).body.secret as string;
     const now = Math.floor(Date.now() / 30_000);
-    const act = await call(web.url, 'POST', '/v1/client/factors/totp:activate', { key: token, body: { code: await codeAt(s, now) } });
+    const act = await call(web.url, 'POST', '/v1/client/factors/totp:activate', {
+      key: token,
+      body: { code: await codeAt(s, now) },
+    });
     expect(act.status).toBe(200);
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
-      statuses.push((await call(web.url, 'POST', '/v1/client/factors/totp:disable', { key: token, body: { type: 'recovery_code', code: `wrong-code-${i}` } })).status);
+      statuses.push(
+        (
+          await call(web.url, 'POST', '/v1/client/factors/totp:disable', {
+            key: token,
+            body: { type: 'recovery_code', code: `wrong-code-${i}` },
+          })
+        ).status,
+      );
     }
     expect(statuses).toEqual([...Array(9).fill(401), 423]);
     expect((await lost()).status).toBe(423);
 
     const id = (await h.db('end_users').where({ email_normalized: 'lost@example.com' }).first('id')).id as string;
-    const reset = await call(web.url, 'DELETE', `/v1/${env.env.name}/end_users/${id}/factors/totp`, { key: env.secretKey });
+    const reset = await call(web.url, 'DELETE', `/v1/${env.env.name}/end_users/${id}/factors/totp`, {
+      key: env.secretKey,
+    });
     expect(reset).toMatchObject({ status: 200, body: { totp_enabled: false } });
     expect(await h.db('end_user_recovery_codes').where({ end_user_id: id }).first()).toBeUndefined();
   });

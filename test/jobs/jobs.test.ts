@@ -67,7 +67,9 @@ describe('jobs', () => {
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    const { rows } = await h.db.raw<{ rows: { count: string }[] }>("select count(*) from pgboss.job where name = 'test.echo' and data->>'n' = '99'");
+    const { rows } = await h.db.raw<{ rows: { count: string }[] }>(
+      "select count(*) from pgboss.job where name = 'test.echo' and data->>'n' = '99'",
+    );
     expect(Number(rows[0]!.count)).toBe(0);
   });
 
@@ -79,7 +81,9 @@ describe('jobs', () => {
     const id = await worker.jobs.enqueue(h.db, 'test.fail', { n: 7 });
     await eventually(async () => (await state('test.fail', id)) === 'failed', { timeoutMs: 30_000 });
     expect(failures).toBe(2); // the first attempt and one retry
-    const dead = await eventually(async () => (await worker.boss.findJobs(deadLetterName('test.fail'), { data: { n: 7 } }))[0]);
+    const dead = await eventually(
+      async () => (await worker.boss.findJobs(deadLetterName('test.fail'), { data: { n: 7 } }))[0],
+    );
     expect(dead.data).toEqual({ n: 7 });
   });
 
@@ -97,7 +101,12 @@ describe('jobs', () => {
 describe('graceful stop', () => {
   it('stops fetching and finishes the job in flight', async () => {
     const slowOnly = { 'test.slow': registry['test.slow'] };
-    const other = await startWorker(h.config, slowOnly, { 'test.slow': async () => gate.wait() }, { pollingIntervalSeconds: 0.5 });
+    const other = await startWorker(
+      h.config,
+      slowOnly,
+      { 'test.slow': async () => gate.wait() },
+      { pollingIntervalSeconds: 0.5 },
+    );
     // The suite's main worker must not take the job: stop its slow-queue polling first.
     await worker.boss.offWork('test.slow');
     const id = await other.jobs.enqueue(h.db, 'test.slow', { n: 1 });

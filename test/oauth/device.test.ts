@@ -28,12 +28,20 @@ let userId: string;
 const grant = 'urn:ietf:params:oauth:grant-type:device_code';
 
 async function form(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${web.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields) });
+  const res = await fetch(`${web.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
 }
 
 async function cairnAdmin(args: string[]): Promise<string> {
-  const ctx = createCliContext({ DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, LOG_LEVEL: 'silent' });
+  const ctx = createCliContext({
+    DATABASE_URL: h.config.DATABASE_URL,
+    CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+    LOG_LEVEL: 'silent',
+  });
   const program = new Command('cairn').exitOverride();
   registerOAuthAdmin(program.command('admin'), ctx);
   let out = '';
@@ -50,18 +58,37 @@ async function cairnAdmin(args: string[]): Promise<string> {
   return out;
 }
 
-const start = (scope?: string) => form('/v1/oauth/device_authorization', { client_id: clientId, ...(scope ? { scope } : {}) });
-const poll = (deviceCode: string) => form('/v1/oauth/token', { grant_type: grant, device_code: deviceCode, client_id: clientId });
+const start = (scope?: string) =>
+  form('/v1/oauth/device_authorization', { client_id: clientId, ...(scope ? { scope } : {}) });
+const poll = (deviceCode: string) =>
+  form('/v1/oauth/token', { grant_type: grant, device_code: deviceCode, client_id: clientId });
 const who = { ip: '203.0.113.9', browser: 'test-browser' };
 /** Lets the next poll through without waiting out the interval in real time. */
-const forgetLastPoll = () => h.db('device_authorizations').update({ last_poll_time: h.db.raw(`now() - interval '1 hour'`) });
+const forgetLastPoll = () =>
+  h.db('device_authorizations').update({ last_poll_time: h.db.raw(`now() - interval '1 hour'`) });
 
 beforeAll(async () => {
   h = await createHarness({ CAIRN_BASE_URL: 'https://auth.example.test' });
   web = await startTestWeb(h);
   env = await createTestEnv(h.db);
-  userId = (await createEndUser(h.db, env.env.id, { email: 'dev@example.com', password: strongPassword, email_verified: true })).id;
-  const out = JSON.parse(await cairnAdmin(['oauth-clients', 'create', '--env', env.env.name, '--name', 'Acme CLI', '--grant', 'device_code', '--scopes', 'profile,deploy', '--json'])) as Record<string, unknown>;
+  userId = (
+    await createEndUser(h.db, env.env.id, { email: 'dev@example.com', password: strongPassword, email_verified: true })
+  ).id;
+  const out = JSON.parse(
+    await cairnAdmin([
+      'oauth-clients',
+      'create',
+      '--env',
+      env.env.name,
+      '--name',
+      'Acme CLI',
+      '--grant',
+      'device_code',
+      '--scopes',
+      'profile,deploy',
+      '--json',
+    ]),
+  ) as Record<string, unknown>;
   clientId = out.client_id as string;
 });
 afterAll(async () => {
@@ -72,9 +99,21 @@ afterAll(async () => {
 describe('operator registration', () => {
   it('creates a public device-grant client and lists it', async () => {
     expect(clientId).toMatch(/^cairn_client_[0-9a-z]{26}$/);
-    const listed = JSON.parse(await cairnAdmin(['oauth-clients', 'list', '--env', env.env.name, '--json'])) as { oauth_clients: Record<string, unknown>[] };
-    expect(listed.oauth_clients).toEqual([expect.objectContaining({ client_id: clientId, name: 'Acme CLI', grant_types: ['device_code'], scopes: ['profile', 'deploy'], public: true })]);
-    await expect(cairnAdmin(['oauth-clients', 'create', '--env', env.env.name, '--name', 'x', '--grant', 'password'])).rejects.toThrow(/unknown grant/);
+    const listed = JSON.parse(await cairnAdmin(['oauth-clients', 'list', '--env', env.env.name, '--json'])) as {
+      oauth_clients: Record<string, unknown>[];
+    };
+    expect(listed.oauth_clients).toEqual([
+      expect.objectContaining({
+        client_id: clientId,
+        name: 'Acme CLI',
+        grant_types: ['device_code'],
+        scopes: ['profile', 'deploy'],
+        public: true,
+      }),
+    ]);
+    await expect(
+      cairnAdmin(['oauth-clients', 'create', '--env', env.env.name, '--name', 'x', '--grant', 'password']),
+    ).rejects.toThrow(/unknown grant/);
   });
 });
 
@@ -83,18 +122,39 @@ describe('device authorization endpoint', () => {
     const r = await start('deploy');
     expect(r.status).toBe(200);
     expect(r.headers.get('cache-control')).toBe('no-store');
-    expect(r.body).toMatchObject({ verification_uri: 'https://auth.example.test/device', expires_in: 600, interval: 5 });
+    expect(r.body).toMatchObject({
+      verification_uri: 'https://auth.example.test/device',
+      expires_in: 600,
+      interval: 5,
+    });
     expect(r.body.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
-    expect(r.body.verification_uri_complete).toBe(`https://auth.example.test/device?user_code=${r.body.user_code as string}`);
+    expect(r.body.verification_uri_complete).toBe(
+      `https://auth.example.test/device?user_code=${r.body.user_code as string}`,
+    );
     const stored = JSON.stringify(await h.db('device_authorizations').select());
     expect(stored).not.toContain(r.body.device_code as string);
   });
 
   it('refuses unknown clients, clients without the grant and scopes outside the client', async () => {
-    expect(await form('/v1/oauth/device_authorization', { client_id: 'nope' })).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
-    expect(await form('/v1/oauth/device_authorization', {})).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
-    const other = await oauthQueries(h.db).insertClient({ id: 'cairn_client_nogrant', env_id: env.env.id, name: 'No grant', grant_types: [], scopes: [] });
-    expect(await form('/v1/oauth/device_authorization', { client_id: other.id })).toMatchObject({ status: 400, body: { error: 'unauthorized_client' } });
+    expect(await form('/v1/oauth/device_authorization', { client_id: 'nope' })).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_client' },
+    });
+    expect(await form('/v1/oauth/device_authorization', {})).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_client' },
+    });
+    const other = await oauthQueries(h.db).insertClient({
+      id: 'cairn_client_nogrant',
+      env_id: env.env.id,
+      name: 'No grant',
+      grant_types: [],
+      scopes: [],
+    });
+    expect(await form('/v1/oauth/device_authorization', { client_id: other.id })).toMatchObject({
+      status: 400,
+      body: { error: 'unauthorized_client' },
+    });
     expect(await start('admin')).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
     const json = await call(web.url, 'POST', '/v1/oauth/device_authorization', { body: { client_id: clientId } });
     expect(json).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
@@ -107,7 +167,10 @@ describe('token endpoint', () => {
     const code = body.device_code as string;
     expect(await poll(code)).toMatchObject({ status: 400, body: { error: 'authorization_pending' } });
     expect(await poll(code)).toMatchObject({ status: 400, body: { error: 'slow_down' } });
-    const row = await h.db('device_authorizations').where({ user_code: (body.user_code as string).replace('-', '') }).first('interval_seconds');
+    const row = await h
+      .db('device_authorizations')
+      .where({ user_code: (body.user_code as string).replace('-', '') })
+      .first('interval_seconds');
     expect(row.interval_seconds).toBe(10);
   });
 
@@ -122,9 +185,14 @@ describe('token endpoint', () => {
 
   it('answers expired_token after the ten minutes', async () => {
     const { body } = await start();
-    await h.db('device_authorizations').where({ user_code: (body.user_code as string).replace('-', '') }).update({ expire_time: h.db.raw(`now() - interval '1 second'`) });
+    await h
+      .db('device_authorizations')
+      .where({ user_code: (body.user_code as string).replace('-', '') })
+      .update({ expire_time: h.db.raw(`now() - interval '1 second'`) });
     expect(await poll(body.device_code as string)).toMatchObject({ status: 400, body: { error: 'expired_token' } });
-    await expect(findDeviceRequest(h.db, body.user_code as string, { ...who, browser: 'b-expired' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      findDeviceRequest(h.db, body.user_code as string, { ...who, browser: 'b-expired' }),
+    ).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('redeems an approved device code once, for a session bearer usable on /v1/client/session', async () => {
@@ -138,11 +206,19 @@ describe('token endpoint', () => {
     expect(won[0]!.body).toMatchObject({ token_type: 'Bearer', scope: 'deploy' });
     expect(won[0]!.body.expires_in).toBeGreaterThan(29 * 86400);
     const token = won[0]!.body.access_token as string;
-    expect(await call(web.url, 'GET', '/v1/client/session', { key: token })).toMatchObject({ status: 200, body: { session: { method: 'device', end_user_id: userId } } });
+    expect(await call(web.url, 'GET', '/v1/client/session', { key: token })).toMatchObject({
+      status: 200,
+      body: { session: { method: 'device', end_user_id: userId } },
+    });
     await forgetLastPoll();
     expect(await poll(body.device_code as string)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await form('/v1/oauth/token', { grant_type: grant, device_code: 'cairn_dvc_x', client_id: clientId })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await form('/v1/oauth/token', { grant_type: 'password', client_id: clientId })).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
+    expect(
+      await form('/v1/oauth/token', { grant_type: grant, device_code: 'cairn_dvc_x', client_id: clientId }),
+    ).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await form('/v1/oauth/token', { grant_type: 'password', client_id: clientId })).toMatchObject({
+      status: 400,
+      body: { error: 'unsupported_grant_type' },
+    });
   });
 });
 
@@ -153,29 +229,52 @@ describe('wrong user codes', () => {
     for (let i = 0; i < userCodeLimits.browser.points; i++) {
       await expect(findDeviceRequest(h.db, 'BBBB-BBBB', guesser)).rejects.toMatchObject({ code: 'not_found' });
     }
-    await expect(findDeviceRequest(h.db, body.user_code as string, guesser)).rejects.toMatchObject({ code: 'rate_limited' });
+    await expect(findDeviceRequest(h.db, body.user_code as string, guesser)).rejects.toMatchObject({
+      code: 'rate_limited',
+    });
     // Another browser on the same address still may, until the address's own count is spent.
-    expect(await findDeviceRequest(h.db, body.user_code as string, { ...guesser, browser: 'other' })).toMatchObject({ client_id: clientId });
+    expect(await findDeviceRequest(h.db, body.user_code as string, { ...guesser, browser: 'other' })).toMatchObject({
+      client_id: clientId,
+    });
     // Many browsers on one address: the address's own count stops them all.
     const ip = '198.51.100.99';
     for (let i = 0; i < userCodeLimits.ip.points; i++) {
-      await expect(findDeviceRequest(h.db, 'not a code', { ip, browser: `b${i % 5}-${Math.floor(i / 5)}` })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(
+        findDeviceRequest(h.db, 'not a code', { ip, browser: `b${i % 5}-${Math.floor(i / 5)}` }),
+      ).rejects.toMatchObject({ code: 'not_found' });
     }
-    await expect(findDeviceRequest(h.db, body.user_code as string, { ip, browser: 'fresh' })).rejects.toMatchObject({ code: 'rate_limited', retryAfter: expect.any(Number) });
+    await expect(findDeviceRequest(h.db, body.user_code as string, { ip, browser: 'fresh' })).rejects.toMatchObject({
+      code: 'rate_limited',
+      retryAfter: expect.any(Number),
+    });
   });
 });
 
 describe('openid-client', () => {
   it('runs its own device flow against the service unchanged', async () => {
     const config = new oidc.Configuration(
-      { issuer: web.url, device_authorization_endpoint: `${web.url}/v1/oauth/device_authorization`, token_endpoint: `${web.url}/v1/oauth/token` },
-      clientId, undefined, oidc.None(),
+      {
+        issuer: web.url,
+        device_authorization_endpoint: `${web.url}/v1/oauth/device_authorization`,
+        token_endpoint: `${web.url}/v1/oauth/token`,
+      },
+      clientId,
+      undefined,
+      oidc.None(),
     );
     oidc.allowInsecureRequests(config);
     const started = await oidc.initiateDeviceAuthorization(config, { scope: 'profile' });
     const approve = (async () => {
       // Approve only after the client's first poll was answered authorization_pending.
-      await eventually(async () => (await h.db('device_authorizations').where({ user_code: started.user_code.replace('-', '') }).first('last_poll_time'))?.last_poll_time);
+      await eventually(
+        async () =>
+          (
+            await h
+              .db('device_authorizations')
+              .where({ user_code: started.user_code.replace('-', '') })
+              .first('last_poll_time')
+          )?.last_poll_time,
+      );
       const request = await findDeviceRequest(h.db, started.user_code, who);
       await decideDeviceRequest(h.db, request, userId, true);
     })();
@@ -190,13 +289,25 @@ describe('openid-client', () => {
 
 describe('no client input gives a 500', () => {
   it('holds for arbitrary form fields on both endpoints', async () => {
-    const field = fc.oneof(fc.constantFrom('client_id', 'scope', 'grant_type', 'device_code'), fc.string({ maxLength: 12 }));
+    const field = fc.oneof(
+      fc.constantFrom('client_id', 'scope', 'grant_type', 'device_code'),
+      fc.string({ maxLength: 12 }),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(field, fc.string({ maxLength: 80 }), { maxKeys: 5 }), fc.constantFrom('/v1/oauth/device_authorization', '/v1/oauth/token'), async (fields, path) => {
-        const r = await form(path, { ...fields, ...(fields.client_id === undefined && path.endsWith('token') ? { client_id: clientId, grant_type: grant } : {}) });
-        expect(r.status).toBeLessThan(500);
-        expect(typeof r.body.error).toBe('string');
-      }),
+      fc.asyncProperty(
+        fc.dictionary(field, fc.string({ maxLength: 80 }), { maxKeys: 5 }),
+        fc.constantFrom('/v1/oauth/device_authorization', '/v1/oauth/token'),
+        async (fields, path) => {
+          const r = await form(path, {
+            ...fields,
+            ...(fields.client_id === undefined && path.endsWith('token')
+              ? { client_id: clientId, grant_type: grant }
+              : {}),
+          });
+          expect(r.status).toBeLessThan(500);
+          expect(typeof r.body.error).toBe('string');
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -17,7 +17,9 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The worker's V8 flags, as the Procfile starts it. */
 function workerFlags(): string[] {
-  const line = readFileSync(join(root, 'Procfile'), 'utf8').split('\n').find((l) => l.startsWith('worker:'))!;
+  const line = readFileSync(join(root, 'Procfile'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('worker:'))!;
   return line.split(/\s+/).filter((w) => /^--max-[a-z-]+=\d+$/.test(w));
 }
 
@@ -34,7 +36,7 @@ function helper${i}(x: Input): number {
 `;
 
 describe('the largest map an upload accepts', () => {
-  it('loads and symbolicates under the worker\'s heap flags', async () => {
+  it("loads and symbolicates under the worker's heap flags", async () => {
     const flags = workerFlags();
     expect(flags).toEqual(expect.arrayContaining([expect.stringMatching(/^--max-old-space-size=/)]));
     // The upload body is `{"file": …, "source_map": …}`; leave room for the rest of it.
@@ -43,14 +45,26 @@ describe('the largest map an upload accepts', () => {
     // it from a sample, and once more from the first try if that overshot.
     const bundle = async (n: number) => {
       const out = await build({
-        stdin: { contents: `interface Input { id: number; label: string }\n${Array.from({ length: n }, (_, i) => fn(i)).join('\n')}`, sourcefile: 'src/handlers.ts', loader: 'ts' },
-        bundle: true, minify: true, sourcemap: 'external', sourcesContent: true, write: false, outfile: join(tmp, 'main.js'), format: 'esm', logLevel: 'silent',
+        stdin: {
+          contents: `interface Input { id: number; label: string }\n${Array.from({ length: n }, (_, i) => fn(i)).join('\n')}`,
+          sourcefile: 'src/handlers.ts',
+          loader: 'ts',
+        },
+        bundle: true,
+        minify: true,
+        sourcemap: 'external',
+        sourcesContent: true,
+        write: false,
+        outfile: join(tmp, 'main.js'),
+        format: 'esm',
+        logLevel: 'silent',
       });
       return { files: out.outputFiles, map: out.outputFiles.find((f) => f.path.endsWith('.map'))!, n };
     };
     const sample = await bundle(20_000);
     let built = await bundle(Math.floor((limit / sample.map.contents.length) * sample.n * 0.985));
-    if (built.map.contents.length > limit) built = await bundle(Math.floor((limit / built.map.contents.length) * built.n * 0.995));
+    if (built.map.contents.length > limit)
+      built = await bundle(Math.floor((limit / built.map.contents.length) * built.n * 0.995));
     const { files, map } = built;
     expect(map.contents.length).toBeLessThanOrEqual(limit);
     expect(map.contents.length).toBeGreaterThan(0.97 * limit);
@@ -61,8 +75,23 @@ describe('the largest map an upload accepts', () => {
     const at = lines.findLastIndex((l) => l.includes('negative '));
     const column = lines[at]!.lastIndexOf('throw');
 
-    const { stdout } = await promisify(execFile)(process.execPath, [...flags, join(root, 'test/observability/fixtures/load-map.ts'), join(tmp, 'main.js.map'), String(at + 1), String(column)], { maxBuffer: 1 << 20 });
-    const result = JSON.parse(stdout) as { pos: { source: string; line: number }; function: string; heapUsedMiB: number; heapLimitMiB: number };
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        ...flags,
+        join(root, 'test/observability/fixtures/load-map.ts'),
+        join(tmp, 'main.js.map'),
+        String(at + 1),
+        String(column),
+      ],
+      { maxBuffer: 1 << 20 },
+    );
+    const result = JSON.parse(stdout) as {
+      pos: { source: string; line: number };
+      function: string;
+      heapUsedMiB: number;
+      heapLimitMiB: number;
+    };
     console.info(`map ${(map.contents.length / 2 ** 20).toFixed(1)} MiB under ${flags.join(' ')}:`, stdout);
     expect(result.pos.source).toBe('src/handlers.ts');
     expect(result.function).toMatch(/^handler\d+$/);

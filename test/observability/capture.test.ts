@@ -20,7 +20,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-const post = (path: string, body: unknown, key = env.secretKey) => call(s.web.url, 'POST', `${envBase(env)}/error_groups${path}`, { key, body });
+const post = (path: string, body: unknown, key = env.secretKey) =>
+  call(s.web.url, 'POST', `${envBase(env)}/error_groups${path}`, { key, body });
 
 describe('capture', () => {
   it('accepts an event with 202 and a uid in the configured cell, readable once processed', async () => {
@@ -28,15 +29,28 @@ describe('capture', () => {
     expect(res.status).toBe(202);
     expect(res.body.uid).toMatch(/^err_k7[0-9a-z]{26}$/);
     const stored = await readStored(s.web, env, res.body.uid as string);
-    expect(stored.body).toMatchObject({ uid: res.body.uid, exception_type: 'TypeError', service_name: 'api', event_time: '2026-11-21T12:00:00.000Z' });
-    expect(stored.body.name).toMatch(new RegExp(`^${env.env.name}/error_groups/eg_[0-9a-z]{26}/error_events/${res.body.uid as string}$`));
+    expect(stored.body).toMatchObject({
+      uid: res.body.uid,
+      exception_type: 'TypeError',
+      service_name: 'api',
+      event_time: '2026-11-21T12:00:00.000Z',
+    });
+    expect(stored.body.name).toMatch(
+      new RegExp(`^${env.env.name}/error_groups/eg_[0-9a-z]{26}/error_events/${res.body.uid as string}$`),
+    );
     const frames = stored.body.stack_frames as { function: string; in_app: boolean; unmapped_reason?: string }[];
     expect(frames.map((f) => f.function)).toEqual(['Layer.handle', 'handle', 'renderUser']);
     expect(frames.map((f) => f.in_app)).toEqual([false, true, true]);
     expect(frames[0]!.unmapped_reason).toBe('no_release');
-    const group = await call(s.web.url, 'GET', `${envBase(env)}/error_groups/${groupIdOf(stored.body.name)}`, { key: env.secretKey });
-    expect(group.body).toMatchObject({ state: 'unresolved', occurrence_count: 1, culprit: 'renderUser (/srv/app/src/users.js)',
-      title: "TypeError: Cannot read properties of undefined (reading 'id')" });
+    const group = await call(s.web.url, 'GET', `${envBase(env)}/error_groups/${groupIdOf(stored.body.name)}`, {
+      key: env.secretKey,
+    });
+    expect(group.body).toMatchObject({
+      state: 'unresolved',
+      occurrence_count: 1,
+      culprit: 'renderUser (/srv/app/src/users.js)',
+      title: "TypeError: Cannot read properties of undefined (reading 'id')",
+    });
   });
 
   const bad: [string, Record<string, unknown>, string][] = [
@@ -46,11 +60,23 @@ describe('capture', () => {
     ['a short trace_id', { trace_id: 'abc' }, 'body.error_event.trace_id'],
     ['an all-zero trace_id', { trace_id: '0'.repeat(32) }, 'body.error_event.trace_id'],
     ['an upper-case span_id', { span_id: 'ABCDEF0123456789' }, 'body.error_event.span_id'],
-    ['101 breadcrumbs', { breadcrumbs: Array.from({ length: 101 }, () => ({ message: 'x' })) }, 'body.error_event.breadcrumbs'],
-    ['65 tags', { tags: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`t${i}`, 'v'])) }, 'body.error_event.tags'],
+    [
+      '101 breadcrumbs',
+      { breadcrumbs: Array.from({ length: 101 }, () => ({ message: 'x' })) },
+      'body.error_event.breadcrumbs',
+    ],
+    [
+      '65 tags',
+      { tags: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`t${i}`, 'v'])) },
+      'body.error_event.tags',
+    ],
     ['a stack over 64 KiB', { stack: 'x'.repeat(64 * 1024 + 1) }, 'body.error_event.stack'],
     ['an unknown field', { colour: 'red' }, 'body.error_event'],
-    ['a frame line of 0', { stack_frames: [{ function: 'f', file: 'a.js', line: 0 }] }, 'body.error_event.stack_frames.0.line'],
+    [
+      'a frame line of 0',
+      { stack_frames: [{ function: 'f', file: 'a.js', line: 0 }] },
+      'body.error_event.stack_frames.0.line',
+    ],
   ];
   for (const [what, patch, field] of bad) {
     it(`refuses ${what}, naming the field`, async () => {
@@ -85,7 +111,9 @@ describe('batchCapture', () => {
     const results = res.body.results as ({ uid: string } | { error: { code: string; message: string } })[];
     expect(results).toHaveLength(4);
     expect(results[0]).toEqual({ uid: expect.stringMatching(/^err_k7/) });
-    expect(results[1]).toMatchObject({ error: { code: 'invalid_request', message: expect.stringContaining('error_events.1.trace_id') } });
+    expect(results[1]).toMatchObject({
+      error: { code: 'invalid_request', message: expect.stringContaining('error_events.1.trace_id') },
+    });
     expect(results[2]).toEqual({ uid: expect.stringMatching(/^err_k7/) });
     expect(results[3]).toMatchObject({ error: { code: 'invalid_request' } });
     const second = await readStored(s.web, env, (results[2] as { uid: string }).uid);
@@ -93,7 +121,9 @@ describe('batchCapture', () => {
   });
 
   it('refuses more than 1000 events and an empty batch', async () => {
-    expect((await post(':batchCapture', { error_events: Array.from({ length: 1001 }, () => sampleEvent()) })).status).toBe(400);
+    expect(
+      (await post(':batchCapture', { error_events: Array.from({ length: 1001 }, () => sampleEvent()) })).status,
+    ).toBe(400);
     expect((await post(':batchCapture', { error_events: [] })).status).toBe(400);
   });
 
@@ -106,17 +136,29 @@ describe('batchCapture', () => {
   });
 
   it('accepts concurrent captures (sharing INSERTs) and stores every one, counted once', async () => {
-    const results = await Promise.all(Array.from({ length: 120 }, (_, i) => post(':capture', { error_event: sampleEvent({ exception_type: 'ConcurrentError', message: `c${i}` }) })));
+    const results = await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        post(':capture', { error_event: sampleEvent({ exception_type: 'ConcurrentError', message: `c${i}` }) }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(results.map(() => 202));
     const uids = results.map((r) => r.body.uid as string);
     expect(new Set(uids).size).toBe(120);
-    await eventually(async () => Number((await h.db('error_events').whereIn('uid', uids).count({ n: '*' }).first())?.n) === 120);
-    const group = await h.db('error_groups').where({ env_id: env.env.id }).whereLike('title', 'ConcurrentError%').first('occurrence_count');
+    await eventually(
+      async () => Number((await h.db('error_events').whereIn('uid', uids).count({ n: '*' }).first())?.n) === 120,
+    );
+    const group = await h
+      .db('error_groups')
+      .where({ env_id: env.env.id })
+      .whereLike('title', 'ConcurrentError%')
+      .first('occurrence_count');
     expect(Number(group.occurrence_count)).toBe(120);
   });
 
   it('uids are unique across a large batch', async () => {
-    const res = await post(':batchCapture', { error_events: Array.from({ length: 500 }, (_, i) => sampleEvent({ message: `m${i}` })) });
+    const res = await post(':batchCapture', {
+      error_events: Array.from({ length: 500 }, (_, i) => sampleEvent({ message: `m${i}` })),
+    });
     const uids = (res.body.results as { uid: string }[]).map((r) => r.uid);
     expect(new Set(uids).size).toBe(500);
     expect(await capture(s.web, env, sampleEvent())).toMatch(/^err_k7/);

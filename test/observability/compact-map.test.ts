@@ -24,27 +24,42 @@ function encode(lines: SourceMapSegment[][]): string {
     return out;
   };
   const last = [0, 0, 0, 0];
-  return lines.map((line) => {
-    let column = 0;
-    return line.map((seg) => {
-      let out = vlq(seg[0] - column);
-      column = seg[0];
-      for (let k = 1; k < seg.length; k++) {
-        out += vlq(seg[k]! - last[k - 1]!);
-        last[k - 1] = seg[k]!;
-      }
-      return out;
-    }).join(',');
-  }).join(';');
+  return lines
+    .map((line) => {
+      let column = 0;
+      return line
+        .map((seg) => {
+          let out = vlq(seg[0] - column);
+          column = seg[0];
+          for (let k = 1; k < seg.length; k++) {
+            out += vlq(seg[k]! - last[k - 1]!);
+            last[k - 1] = seg[k]!;
+          }
+          return out;
+        })
+        .join(',');
+    })
+    .join(';');
 }
 let lines: string[];
 
 beforeAll(async () => {
-  const fns = Array.from({ length: 300 }, (_, i) =>
-    `export function handler${i}(input: { id: number }): number {\n  const total = input.id * ${i};\n  if (total < 0) throw new RangeError('negative ${i}');\n  return total + helper${i}(input);\n}\nfunction helper${i}(x: { id: number }): number {\r\n  return x.id % ${i + 7};\n}\n`).join('\n');
+  const fns = Array.from(
+    { length: 300 },
+    (_, i) =>
+      `export function handler${i}(input: { id: number }): number {\n  const total = input.id * ${i};\n  if (total < 0) throw new RangeError('negative ${i}');\n  return total + helper${i}(input);\n}\nfunction helper${i}(x: { id: number }): number {\r\n  return x.id % ${i + 7};\n}\n`,
+  ).join('\n');
   const out = await build({
-    stdin: { contents: fns, sourcefile: 'src/handlers.ts', loader: 'ts' }, bundle: true, minify: true, sourcemap: 'external',
-    sourcesContent: true, write: false, outfile: 'dist/main.js', format: 'esm', logLevel: 'silent', lineLimit: 400,
+    stdin: { contents: fns, sourcefile: 'src/handlers.ts', loader: 'ts' },
+    bundle: true,
+    minify: true,
+    sourcemap: 'external',
+    sourcesContent: true,
+    write: false,
+    outfile: 'dist/main.js',
+    format: 'esm',
+    logLevel: 'silent',
+    lineLimit: 400,
   });
   json = out.outputFiles.find((f) => f.path.endsWith('.map'))!.text;
   lines = out.outputFiles.find((f) => f.path.endsWith('.js'))!.text.split('\n');
@@ -54,11 +69,14 @@ describe('CompactMap', () => {
   it('answers every lookup as trace-mapping does', () => {
     const compact = new CompactMap(json);
     const reference = new TraceMap(json);
-    fc.assert(fc.property(fc.integer({ min: 1, max: lines.length + 2 }), fc.integer({ min: 0, max: 500 }), (line, column) => {
-      const expected = originalPositionFor(reference, { line, column });
-      const got = compact.originalPositionFor(line, column);
-      expect(got).toEqual(expected.source === null ? null : expected);
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: lines.length + 2 }), fc.integer({ min: 0, max: 500 }), (line, column) => {
+        const expected = originalPositionFor(reference, { line, column });
+        const got = compact.originalPositionFor(line, column);
+        expect(got).toEqual(expected.source === null ? null : expected);
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it('decodes any mappings as trace-mapping does, unsorted lines included', () => {
@@ -67,16 +85,28 @@ describe('CompactMap', () => {
       fc.tuple(fc.nat(300), fc.nat(2), fc.nat(50), fc.nat(80)).map((s): SourceMapSegment => s),
       fc.tuple(fc.nat(300), fc.nat(2), fc.nat(50), fc.nat(80), fc.nat(3)).map((s): SourceMapSegment => s),
     );
-    fc.assert(fc.property(fc.array(fc.array(segment, { maxLength: 8 }), { maxLength: 6 }), fc.array(fc.tuple(fc.integer({ min: 1, max: 8 }), fc.nat(320)), { minLength: 1, maxLength: 20 }), (lines, needles) => {
-      const mappings = encode(lines);
-      const raw = JSON.stringify({ version: 3, sources: ['a.ts', 'b.ts', 'c.ts'], names: ['x', 'y', 'z', 'w'], mappings });
-      const compact = new CompactMap(raw);
-      const reference = new TraceMap(raw);
-      for (const [line, column] of needles) {
-        const expected = originalPositionFor(reference, { line, column });
-        expect(compact.originalPositionFor(line, column)).toEqual(expected.source === null ? null : expected);
-      }
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(segment, { maxLength: 8 }), { maxLength: 6 }),
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 8 }), fc.nat(320)), { minLength: 1, maxLength: 20 }),
+        (lines, needles) => {
+          const mappings = encode(lines);
+          const raw = JSON.stringify({
+            version: 3,
+            sources: ['a.ts', 'b.ts', 'c.ts'],
+            names: ['x', 'y', 'z', 'w'],
+            mappings,
+          });
+          const compact = new CompactMap(raw);
+          const reference = new TraceMap(raw);
+          for (const [line, column] of needles) {
+            const expected = originalPositionFor(reference, { line, column });
+            expect(compact.originalPositionFor(line, column)).toEqual(expected.source === null ? null : expected);
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('refuses what trace-mapping refused: no sources, no mappings, an indexed map', () => {
@@ -107,10 +137,11 @@ describe('SourceMapCache', () => {
     const one = new CompactMap(json).bytes;
     const cache = new SourceMapCache(Math.floor(one * 2.5));
     const loads: string[] = [];
-    const get = (key: string) => cache.get(key, json.length, async () => {
-      loads.push(key);
-      return json;
-    });
+    const get = (key: string) =>
+      cache.get(key, json.length, async () => {
+        loads.push(key);
+        return json;
+      });
     await get('a');
     await get('b');
     await get('a');
@@ -127,10 +158,11 @@ describe('SourceMapCache', () => {
     const cache = new SourceMapCache(Math.floor(one / 2), 5000, () => now, 60_000);
     const small = '{"version":3,"sources":["s.ts"],"names":[],"mappings":"AAAA"}';
     const loads: string[] = [];
-    const get = (key: string, text: string) => cache.get(key, text.length, async () => {
-      loads.push(key);
-      return text;
-    });
+    const get = (key: string, text: string) =>
+      cache.get(key, text.length, async () => {
+        loads.push(key);
+        return text;
+      });
     await get('big', json);
     await get('s1', small);
     await get('big', json);
@@ -148,10 +180,11 @@ describe('SourceMapCache', () => {
     let now = 0;
     const cache = new SourceMapCache(1e9, 5000, () => now);
     let calls = 0;
-    const failing = () => cache.get('x', 10, async () => {
-      calls += 1;
-      throw new Error('store down');
-    });
+    const failing = () =>
+      cache.get('x', 10, async () => {
+        calls += 1;
+        throw new Error('store down');
+      });
     await expect(failing()).rejects.toThrow('store down');
     await expect(failing()).rejects.toThrow('store down');
     expect(calls).toBe(1);

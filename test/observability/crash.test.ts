@@ -29,7 +29,14 @@ afterAll(async () => {
 
 function startWorkerProcess(): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, ['test/observability/fixtures/ingest-worker.ts'], {
-    env: { ...process.env, DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, LOG_LEVEL: 'warn', TEST_LEASE_SECONDS: '2', TEST_BATCH_SIZE: '25' },
+    env: {
+      ...process.env,
+      DATABASE_URL: h.config.DATABASE_URL,
+      CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+      LOG_LEVEL: 'warn',
+      TEST_LEASE_SECONDS: '2',
+      TEST_BATCH_SIZE: '25',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -51,7 +58,11 @@ const state = async () => {
 };
 
 const leasedUids = async () =>
-  (await h.db('error_event_inbox').where({ env_id: env.env.id }).where('lease_until', '>', h.db.fn.now()).pluck('uid')) as string[];
+  (await h
+    .db('error_event_inbox')
+    .where({ env_id: env.env.id })
+    .where('lease_until', '>', h.db.fn.now())
+    .pluck('uid')) as string[];
 
 /**
  * Kills the worker with SIGKILL while it holds claimed rows and has stored some already. It is
@@ -60,13 +71,19 @@ const leasedUids = async () =>
  * already on the wire, so the rows listed are exactly what the worker held. If the frozen worker
  * holds nothing, it is thawed and the look repeats.
  */
-async function killMidBatch(worker: { child: ChildProcess; output: () => string }, storedBefore: number): Promise<string[]> {
+async function killMidBatch(
+  worker: { child: ChildProcess; output: () => string },
+  storedBefore: number,
+): Promise<string[]> {
   for (;;) {
-    await eventually(async () => {
-      if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
-      const s = await state();
-      return s.stored > storedBefore && s.leased > 0;
-    }, { timeoutMs: 45_000, intervalMs: 10 });
+    await eventually(
+      async () => {
+        if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
+        const s = await state();
+        return s.stored > storedBefore && s.leased > 0;
+      },
+      { timeoutMs: 45_000, intervalMs: 10 },
+    );
     worker.child.kill('SIGSTOP');
     await new Promise((r) => setTimeout(r, 50));
     const held = await leasedUids();
@@ -85,9 +102,23 @@ describe('a worker killed with SIGKILL mid-batch', () => {
   it('loses nothing and stores nothing twice once a fresh worker takes over', async () => {
     const types = ['KillError', 'CrashError', 'AbortError', 'LostError', 'DeadError'];
     const payloads = Array.from({ length: 3000 }, (_, i) =>
-      errorEventInput.parse(sampleEvent({ exception_type: types[i % types.length], message: `crash ${i}`, event_time: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, i)).toISOString() })));
+      errorEventInput.parse(
+        sampleEvent({
+          exception_type: types[i % types.length],
+          message: `crash ${i}`,
+          event_time: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, i)).toISOString(),
+        }),
+      ),
+    );
     const accepted: string[] = [];
-    for (let i = 0; i < payloads.length; i += 1000) accepted.push(...(await acceptEvents({ db: h.db, cell: 'c0', keyring: keyringFromConfig(h.config) }, env.env.id, payloads.slice(i, i + 1000))));
+    for (let i = 0; i < payloads.length; i += 1000)
+      accepted.push(
+        ...(await acceptEvents(
+          { db: h.db, cell: 'c0', keyring: keyringFromConfig(h.config) },
+          env.env.id,
+          payloads.slice(i, i + 1000),
+        )),
+      );
 
     // Two workers in turn die holding batches; the second starts while the first one's lease runs.
     const first = startWorkerProcess();
@@ -99,10 +130,13 @@ describe('a worker killed with SIGKILL mid-batch', () => {
     expect((await state()).inbox).toBeGreaterThan(0);
 
     const fresh = startWorkerProcess();
-    await eventually(async () => {
-      if (fresh.child.exitCode !== null) throw new Error(`worker exited early:\n${fresh.output()}`);
-      return (await state()).inbox === 0;
-    }, { timeoutMs: 60_000, intervalMs: 50 });
+    await eventually(
+      async () => {
+        if (fresh.child.exitCode !== null) throw new Error(`worker exited early:\n${fresh.output()}`);
+        return (await state()).inbox === 0;
+      },
+      { timeoutMs: 60_000, intervalMs: 50 },
+    );
 
     const stored = await h.db('error_events').where({ env_id: env.env.id }).pluck('uid');
     expect(stored.length).toBe(accepted.length);

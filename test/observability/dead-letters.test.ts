@@ -26,11 +26,14 @@ const day = 24 * 3600 * 1000;
 /** Buries a (sealed) event at `deadTime`. */
 async function bury(deadTime: Date, envId = env.env.id): Promise<string> {
   const row = sealedSample(h, envId);
-  await h.db('error_event_dead').insert({ ...row, receive_time: deadTime, dead_time: deadTime, attempts: 10, last_error: 'boom' });
+  await h
+    .db('error_event_dead')
+    .insert({ ...row, receive_time: deadTime, dead_time: deadTime, attempts: 10, last_error: 'boom' });
   return row.uid;
 }
 
-const remaining = async (uids: string[]) => (await h.db('error_event_dead').whereIn('uid', uids).orderBy('uid').pluck('uid')) as string[];
+const remaining = async (uids: string[]) =>
+  (await h.db('error_event_dead').whereIn('uid', uids).orderBy('uid').pluck('uid')) as string[];
 
 describe('dead-letter retention', () => {
   it('is 30 days', () => {

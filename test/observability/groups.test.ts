@@ -6,7 +6,15 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { capture, envBase, groupIdOf, readStored, sampleEvent, startStack, type Stack } from './support.ts';
 
-interface Group { name: string; uid: string; state: string; etag: string; occurrence_count: number; last_release: string; last_seen_time: string }
+interface Group {
+  name: string;
+  uid: string;
+  state: string;
+  etag: string;
+  occurrence_count: number;
+  last_release: string;
+  last_seen_time: string;
+}
 
 let h: Harness;
 let s: Stack;
@@ -15,7 +23,8 @@ let other: CreatedEnv;
 let groupA: string;
 let groupB: string;
 
-const get = <T = Record<string, unknown>>(path: string, key = env.secretKey) => call<T>(s.web.url, 'GET', `${envBase(env)}${path}`, { key });
+const get = <T = Record<string, unknown>>(path: string, key = env.secretKey) =>
+  call<T>(s.web.url, 'GET', `${envBase(env)}${path}`, { key });
 const post = <T = Record<string, unknown>>(path: string, body: unknown, headers: Record<string, string> = {}) =>
   call<T>(s.web.url, 'POST', `${envBase(env)}${path}`, { key: env.secretKey, body, headers });
 const group = async (id: string) => (await get<Group>(`/error_groups/${id}`)).body;
@@ -33,7 +42,9 @@ beforeAll(async () => {
   other = await createTestEnv(h.db);
   groupA = await occur(sampleEvent({ event_time: '2026-11-01T10:00:00Z', release: 'r1', service_name: 'api' }));
   await occur(sampleEvent({ event_time: '2026-11-01T11:00:00Z', release: 'r2', service_name: 'api' }));
-  groupB = await occur(sampleEvent({ exception_type: 'RangeError', event_time: '2026-11-02T10:00:00Z', service_name: 'jobs' }));
+  groupB = await occur(
+    sampleEvent({ exception_type: 'RangeError', event_time: '2026-11-02T10:00:00Z', service_name: 'jobs' }),
+  );
 });
 afterAll(async () => {
   await s?.stop();
@@ -43,8 +54,13 @@ afterAll(async () => {
 describe('reads', () => {
   it('groups one bug across releases and counts its occurrences', async () => {
     expect(groupA).not.toBe(groupB);
-    expect(await group(groupA)).toMatchObject({ occurrence_count: 2, last_release: 'r2', state: 'unresolved',
-      first_seen_time: '2026-11-01T10:00:00.000Z', last_seen_time: '2026-11-01T11:00:00.000Z' });
+    expect(await group(groupA)).toMatchObject({
+      occurrence_count: 2,
+      last_release: 'r2',
+      state: 'unresolved',
+      first_seen_time: '2026-11-01T10:00:00.000Z',
+      last_seen_time: '2026-11-01T11:00:00.000Z',
+    });
   });
 
   it('lists groups newest first, filters, and pages with a signed token', async () => {
@@ -56,17 +72,23 @@ describe('reads', () => {
     expect(after.body.error_groups.map((g) => g.uid)).toEqual([groupB]);
     const page1 = await get<{ error_groups: Group[]; next_page_token: string }>('/error_groups?page_size=1');
     expect(page1.body.error_groups.map((g) => g.uid)).toEqual([groupB]);
-    const page2 = await get<{ error_groups: Group[]; next_page_token?: string }>(`/error_groups?page_size=1&page_token=${page1.body.next_page_token}`);
+    const page2 = await get<{ error_groups: Group[]; next_page_token?: string }>(
+      `/error_groups?page_size=1&page_token=${page1.body.next_page_token}`,
+    );
     expect(page2.body.error_groups.map((g) => g.uid)).toEqual([groupA]);
     expect(page2.body.next_page_token).toBeUndefined();
     const tampered = `${page1.body.next_page_token.slice(0, -2)}AA`;
     expect((await get(`/error_groups?page_token=${tampered}`)).body).toMatchObject({ code: 'invalid_request' });
   });
 
-  it('lists a group\'s events newest first and reads one under its group', async () => {
-    const list = await get<{ error_events: { uid: string; release: string; name: string }[]; next_page_token: string }>(`/error_groups/${groupA}/error_events?page_size=1`);
+  it("lists a group's events newest first and reads one under its group", async () => {
+    const list = await get<{ error_events: { uid: string; release: string; name: string }[]; next_page_token: string }>(
+      `/error_groups/${groupA}/error_events?page_size=1`,
+    );
     expect(list.body.error_events.map((e) => e.release)).toEqual(['r2']);
-    const next = await get<{ error_events: { release: string }[] }>(`/error_groups/${groupA}/error_events?page_token=${list.body.next_page_token}`);
+    const next = await get<{ error_events: { release: string }[] }>(
+      `/error_groups/${groupA}/error_events?page_token=${list.body.next_page_token}`,
+    );
     expect(next.body.error_events.map((e) => e.release)).toEqual(['r1']);
     const uid = list.body.error_events[0]!.uid;
     expect((await get(`/error_groups/${groupA}/error_events/${uid}`)).status).toBe(200);
@@ -102,8 +124,11 @@ describe('triage', () => {
 
   it('of concurrent calls with one etag, exactly one succeeds', async () => {
     const { etag } = await group(groupA);
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) =>
-      post(`/error_groups/${groupA}:${i % 2 ? 'acknowledge' : 'resolve'}`, { etag })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        post(`/error_groups/${groupA}:${i % 2 ? 'acknowledge' : 'resolve'}`, { etag }),
+      ),
+    );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 412)).toHaveLength(7);
   });
@@ -120,7 +145,11 @@ describe('triage', () => {
     expect(late).toMatchObject({ state: 'resolved', occurrence_count: g.occurrence_count + 1, etag: g.etag });
     await occur(sampleEvent({ event_time: new Date(Date.now() + 60_000).toISOString(), release: 'r3' }));
     const reopened = await group(groupA);
-    expect(reopened).toMatchObject({ state: 'unresolved', occurrence_count: g.occurrence_count + 2, last_release: 'r3' });
+    expect(reopened).toMatchObject({
+      state: 'unresolved',
+      occurrence_count: g.occurrence_count + 2,
+      last_release: 'r3',
+    });
     expect(reopened.etag).not.toBe(g.etag);
   });
 });

@@ -30,14 +30,21 @@ afterAll(async () => {
 });
 
 const id = () => randomBytes(16).toString('hex');
-const capture = (base: string, event: Json) => call<Json>(base, 'POST', `${envBase(env)}/error_groups:capture`, { key: env.secretKey, body: { error_event: event } });
-const stored = async (uids: string[]) => Number((await h.db('error_events').whereIn('uid', uids).count<{ n: string }[]>('* as n').first())!.n);
-const pending = async () => Number((await h.db('error_event_inbox').where({ env_id: env.env.id }).count<{ n: string }[]>('* as n').first())!.n);
+const capture = (base: string, event: Json) =>
+  call<Json>(base, 'POST', `${envBase(env)}/error_groups:capture`, {
+    key: env.secretKey,
+    body: { error_event: event },
+  });
+const stored = async (uids: string[]) =>
+  Number((await h.db('error_events').whereIn('uid', uids).count<{ n: string }[]>('* as n').first())!.n);
+const pending = async () =>
+  Number((await h.db('error_event_inbox').where({ env_id: env.env.id }).count<{ n: string }[]>('* as n').first())!.n);
 
 describe('a named event', () => {
   it('is accepted once: a repeat, in hex or UUID form, answers the first uid and stores nothing new', async () => {
     const eventId = id();
-    const uuid = `${eventId.slice(0, 8)}-${eventId.slice(8, 12)}-${eventId.slice(12, 16)}-${eventId.slice(16, 20)}-${eventId.slice(20)}`.toUpperCase();
+    const uuid =
+      `${eventId.slice(0, 8)}-${eventId.slice(8, 12)}-${eventId.slice(12, 16)}-${eventId.slice(16, 20)}-${eventId.slice(20)}`.toUpperCase();
     const first = await capture(s.web.url, sampleEvent({ event_id: eventId }));
     const again = await capture(s.web.url, sampleEvent({ event_id: eventId, message: 'a retry' }));
     const asUuid = await capture(s.web.url, sampleEvent({ event_id: uuid }));
@@ -47,21 +54,43 @@ describe('a named event', () => {
     await eventually(async () => expect(await pending()).toBe(0));
     expect(await stored([String(first.body.uid)])).toBe(1);
     const bad = await capture(s.web.url, sampleEvent({ event_id: 'not-an-id' }));
-    expect(bad).toMatchObject({ status: 400, body: { code: 'invalid_request', message: expect.stringContaining('event_id') } });
+    expect(bad).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_request', message: expect.stringContaining('event_id') },
+    });
   });
 
   it('is the same uid for repeats inside one batch and across batches, each item answered in place', async () => {
     const [a, b] = [id(), id()];
-    const first = await call<{ results: { uid: string }[] }>(s.web.url, 'POST', `${envBase(env)}/error_groups:batchCapture`, {
-      key: env.secretKey, body: { error_events: [sampleEvent({ event_id: a }), sampleEvent({ event_id: a }), sampleEvent({ event_id: b }), sampleEvent()] },
-    });
+    const first = await call<{ results: { uid: string }[] }>(
+      s.web.url,
+      'POST',
+      `${envBase(env)}/error_groups:batchCapture`,
+      {
+        key: env.secretKey,
+        body: {
+          error_events: [
+            sampleEvent({ event_id: a }),
+            sampleEvent({ event_id: a }),
+            sampleEvent({ event_id: b }),
+            sampleEvent(),
+          ],
+        },
+      },
+    );
     expect(first.status).toBe(202);
     const [r0, r1, r2, r3] = first.body.results;
     expect(r1!.uid).toBe(r0!.uid);
     expect(r2!.uid).not.toBe(r0!.uid);
-    const second = await call<{ results: { uid: string }[] }>(s.web.url, 'POST', `${envBase(env)}/error_groups:batchCapture`, {
-      key: env.secretKey, body: { error_events: [sampleEvent({ event_id: b }), sampleEvent({ event_id: id() })] },
-    });
+    const second = await call<{ results: { uid: string }[] }>(
+      s.web.url,
+      'POST',
+      `${envBase(env)}/error_groups:batchCapture`,
+      {
+        key: env.secretKey,
+        body: { error_events: [sampleEvent({ event_id: b }), sampleEvent({ event_id: id() })] },
+      },
+    );
     expect(second.body.results[0]!.uid).toBe(r2!.uid);
     await eventually(async () => expect(await pending()).toBe(0));
     expect(await stored([r0!.uid, r2!.uid, r3!.uid, second.body.results[1]!.uid])).toBe(4);
@@ -71,7 +100,11 @@ describe('a named event', () => {
     const other = await spawnWeb(h.config.DATABASE_URL);
     try {
       const eventId = id();
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => capture(i % 2 ? other.url : s.web.url, sampleEvent({ event_id: eventId }))));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          capture(i % 2 ? other.url : s.web.url, sampleEvent({ event_id: eventId })),
+        ),
+      );
       const uids = new Set(answers.map((a) => a.body.uid));
       expect(answers.every((a) => a.status === 202)).toBe(true);
       expect(uids.size).toBe(1);
@@ -90,11 +123,29 @@ describe('a web process killed mid-batch', () => {
     // answers never arrive when it dies: exactly the requests a client must retry.
     const proxy = await startSlowProxy(new URL(victim.url), 2_000, 'answers');
     try {
-      const batches = Array.from({ length: 12 }, () => Array.from({ length: 200 }, () => sampleEvent({ event_id: id() })));
+      const batches = Array.from({ length: 12 }, () =>
+        Array.from({ length: 200 }, () => sampleEvent({ event_id: id() })),
+      );
       const ids = batches.flat().map((e) => String(e.event_id));
-      const send = (base: string, events: Json[]) => call<{ results: { uid: string }[] }>(base, 'POST', `${envBase(env)}/error_groups:batchCapture`, { key: env.secretKey, body: { error_events: events } });
-      const outcomes = batches.map((events) => send(proxy.url, events).then((r) => r, (err: unknown) => err as Error));
-      const accepted = () => h.db('error_event_ids').where({ env_id: env.env.id }).whereIn('event_id', ids).count<{ n: string }[]>('* as n').first().then((r) => Number(r!.n));
+      const send = (base: string, events: Json[]) =>
+        call<{ results: { uid: string }[] }>(base, 'POST', `${envBase(env)}/error_groups:batchCapture`, {
+          key: env.secretKey,
+          body: { error_events: events },
+        });
+      const outcomes = batches.map((events) =>
+        send(proxy.url, events).then(
+          (r) => r,
+          (err: unknown) => err as Error,
+        ),
+      );
+      const accepted = () =>
+        h
+          .db('error_event_ids')
+          .where({ env_id: env.env.id })
+          .whereIn('event_id', ids)
+          .count<{ n: string }[]>('* as n')
+          .first()
+          .then((r) => Number(r!.n));
       await eventually(async () => expect(await accepted()).toBeGreaterThanOrEqual(200));
       await victim.kill();
       const committedBeforeKill = await accepted();
@@ -133,7 +184,11 @@ describe('the SDK', () => {
       return res;
     };
     const api = new ErrorGroupsApi(new CairnClient({ baseUrl: s.web.url, secretKey: env.secretKey, fetch: flaky }));
-    const { uid } = await api.capture(env.env.name, { event_time: '2026-11-21T12:00:00Z', exception_type: 'Error', message: 'from the SDK' });
+    const { uid } = await api.capture(env.env.name, {
+      event_time: '2026-11-21T12:00:00Z',
+      exception_type: 'Error',
+      message: 'from the SDK',
+    });
     expect(calls).toBe(2);
     expect(bodies[1]).toBe(bodies[0]);
     expect(JSON.parse(bodies[0]!).error_event.event_id).toMatch(/^[0-9a-f]{32}$/);

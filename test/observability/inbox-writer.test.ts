@@ -19,7 +19,8 @@ afterAll(async () => {
 });
 
 const row = (envId = env.env.id) => sealedSample(h, envId);
-const stored = async (uids: string[]) => Number((await h.db('error_event_inbox').whereIn('uid', uids).count({ n: '*' }).first())?.n);
+const stored = async (uids: string[]) =>
+  Number((await h.db('error_event_inbox').whereIn('uid', uids).count({ n: '*' }).first())?.n);
 
 describe('InboxWriter', () => {
   it('writes requests queued behind an INSERT in flight together, answering each once committed', async () => {
@@ -38,7 +39,7 @@ describe('InboxWriter', () => {
     expect(statements).toBe(2);
   });
 
-  it("fails only the request whose rows fail, not the others of the same INSERT", async () => {
+  it('fails only the request whose rows fail, not the others of the same INSERT', async () => {
     const writer = new InboxWriter(h.db, { concurrency: 1, maxRows: 1000 });
     const first = [row()];
     const bad = [row('env_does_not_exist')];

@@ -31,7 +31,8 @@ afterAll(async () => {
 });
 
 /** An inbox row as capture writes it, sealed; `payload` may be one the API would refuse. */
-const sealed = (payload: unknown, uid = newEventUid('c0')) => sealPayload(deps.keyring, env.env.id, uid, payload as ErrorEventInput);
+const sealed = (payload: unknown, uid = newEventUid('c0')) =>
+  sealPayload(deps.keyring, env.env.id, uid, payload as ErrorEventInput);
 
 async function accept(n: number, patch: Record<string, unknown> = {}): Promise<string[]> {
   const rows = Array.from({ length: n }, () => sealed(errorEventInput.parse(sampleEvent(patch))));
@@ -40,9 +41,24 @@ async function accept(n: number, patch: Record<string, unknown> = {}): Promise<s
 }
 
 const counts = async (fingerprintMessage: string) => {
-  const groups = await h.db('error_groups').where({ env_id: env.env.id }).whereLike('title', `%${fingerprintMessage}%`).select('id', 'occurrence_count');
-  const events = await h.db('error_events').whereIn('group_id', groups.map((g) => g.id)).count({ n: '*' }).first();
-  return { groups: groups.length, occurrences: groups.reduce((a, g) => a + Number(g.occurrence_count), 0), events: Number(events?.n) };
+  const groups = await h
+    .db('error_groups')
+    .where({ env_id: env.env.id })
+    .whereLike('title', `%${fingerprintMessage}%`)
+    .select('id', 'occurrence_count');
+  const events = await h
+    .db('error_events')
+    .whereIn(
+      'group_id',
+      groups.map((g) => g.id),
+    )
+    .count({ n: '*' })
+    .first();
+  return {
+    groups: groups.length,
+    occurrences: groups.reduce((a, g) => a + Number(g.occurrence_count), 0),
+    events: Number(events?.n),
+  };
 };
 
 describe('ingestBatch', () => {
@@ -58,7 +74,9 @@ describe('ingestBatch', () => {
   });
 
   it('makes one group when many batches bring its first events at once', async () => {
-    const batches = await Promise.all(Array.from({ length: 6 }, () => accept(20, { message: 'first at once', exception_type: 'RaceError' })));
+    const batches = await Promise.all(
+      Array.from({ length: 6 }, () => accept(20, { message: 'first at once', exception_type: 'RaceError' })),
+    );
     const results = await Promise.all(batches.map((uids) => ingestBatch(deps, uids)));
     expect(results.reduce((a, r) => a + r.stored, 0)).toBe(120);
     expect(await counts('first at once')).toEqual({ groups: 1, occurrences: 120, events: 120 });
@@ -79,7 +97,10 @@ describe('ingestBatch', () => {
     expect(mine.map((r) => r.uid).sort()).toEqual([...uids].sort());
     expect((await q.claim(1000, 30)).filter((r) => uids.includes(r.uid))).toEqual([]);
     // The lease runs out (driven here, not waited for): the rows are claimable again, attempt 2.
-    await h.db('error_event_inbox').whereIn('uid', uids).update({ lease_until: h.db.raw("now() - interval '1 second'") });
+    await h
+      .db('error_event_inbox')
+      .whereIn('uid', uids)
+      .update({ lease_until: h.db.raw("now() - interval '1 second'") });
     const again = (await q.claim(1000, 30)).filter((r) => uids.includes(r.uid));
     expect(again.map((r) => r.attempts)).toEqual(uids.map(() => 2));
     expect((await ingestBatch(deps, uids)).stored).toBe(40);
@@ -93,12 +114,21 @@ describe('ingestBatch', () => {
     const first = await ingestNext(deps, 1000, 30, { maxAttempts: 2 });
     expect(first.stored).toBeGreaterThanOrEqual(3);
     expect(first.failed).toHaveLength(1);
-    const poison = await h.db('error_event_inbox').where({ env_id: env.env.id }).first('uid', 'attempts', 'last_error', h.db.raw('lease_until > now() as waiting'));
+    const poison = await h
+      .db('error_event_inbox')
+      .where({ env_id: env.env.id })
+      .first('uid', 'attempts', 'last_error', h.db.raw('lease_until > now() as waiting'));
     expect(poison).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/invalid time/i), waiting: true });
-    await h.db('error_event_inbox').where({ uid: poison.uid }).update({ lease_until: h.db.raw('now()') });
+    await h
+      .db('error_event_inbox')
+      .where({ uid: poison.uid })
+      .update({ lease_until: h.db.raw('now()') });
     expect((await ingestNext(deps, 1000, 30, { maxAttempts: 2 })).failed).toHaveLength(1);
     expect(await h.db('error_event_inbox').where({ uid: poison.uid }).first()).toBeUndefined();
-    expect(await h.db('error_event_dead').where({ uid: poison.uid }).first('attempts', 'last_error')).toMatchObject({ attempts: 2, last_error: expect.stringMatching(/invalid time/i) });
+    expect(await h.db('error_event_dead').where({ uid: poison.uid }).first('attempts', 'last_error')).toMatchObject({
+      attempts: 2,
+      last_error: expect.stringMatching(/invalid time/i),
+    });
     expect(await counts('beside a poison event')).toEqual({ groups: 1, occurrences: 3, events: 3 });
     expect(good).toHaveLength(3);
   });
@@ -108,26 +138,52 @@ describe('ingestBatch', () => {
     const q = ingestQueries(h.db);
     for (let i = 0; i < 3; i++) {
       expect((await q.claim(1000, 30)).map((r) => r.uid)).toContain(uid);
-      await h.db('error_event_inbox').where({ uid }).update({ lease_until: h.db.raw('now()') });
+      await h
+        .db('error_event_inbox')
+        .where({ uid })
+        .update({ lease_until: h.db.raw('now()') });
     }
     const r = await ingestNext(deps, 1000, 30, { maxAttempts: 3 });
     expect(r.stored).toBe(0);
-    expect(await h.db('error_event_dead').where({ uid }).first('attempts', 'last_error')).toMatchObject({ attempts: 4, last_error: expect.stringMatching(/gave up/) });
+    expect(await h.db('error_event_dead').where({ uid }).first('attempts', 'last_error')).toMatchObject({
+      attempts: 4,
+      last_error: expect.stringMatching(/gave up/),
+    });
     expect(await counts('crash loop')).toEqual({ groups: 0, occurrences: 0, events: 0 });
   });
 
   it('retries an event while the object store fails, and stores it unsymbolicated on the last attempt', async () => {
-    await h.db('error_source_maps').insert({ id: 'smap_outage', env_id: env.env.id, release: 'outage-1', file: 'https://cdn.example.com/app.js',
-      file_path: '/app.js', object_key: 'source-maps/x/outage.map', size_bytes: 10, sha256: 'outage' });
-    const [uid] = await accept(1, { message: 'store outage', release: 'outage-1', stack_frames: [{ function: 'a', file: 'https://cdn.example.com/app.js', line: 1, column: 5 }] });
+    await h.db('error_source_maps').insert({
+      id: 'smap_outage',
+      env_id: env.env.id,
+      release: 'outage-1',
+      file: 'https://cdn.example.com/app.js',
+      file_path: '/app.js',
+      object_key: 'source-maps/x/outage.map',
+      size_bytes: 10,
+      sha256: 'outage',
+    });
+    const [uid] = await accept(1, {
+      message: 'store outage',
+      release: 'outage-1',
+      stack_frames: [{ function: 'a', file: 'https://cdn.example.com/app.js', line: 1, column: 5 }],
+    });
     const storeDown: MapLoader = () => Promise.reject(new Error('connect ECONNREFUSED'));
     const first = await ingestNext({ ...deps, load: storeDown }, 1000, 30, { maxAttempts: 3 });
     expect(first.failed.map((f) => f.uid)).toEqual([uid]);
     expect(await counts('store outage')).toEqual({ groups: 0, occurrences: 0, events: 0 });
-    await h.db('error_event_inbox').where({ uid }).update({ lease_until: h.db.raw('now()') });
+    await h
+      .db('error_event_inbox')
+      .where({ uid })
+      .update({ lease_until: h.db.raw('now()') });
     expect((await ingestNext({ ...deps, load: storeDown }, 1000, 30, { maxAttempts: 3 })).stored).toBe(1);
     const stored = unpackBody(await h.db('error_events').where({ uid }).first('body', 'body_deflated'));
-    expect(stored.stack_frames[0]).toMatchObject({ unmapped_reason: 'map_unavailable', function: 'a', line: 1, column: 5 });
+    expect(stored.stack_frames[0]).toMatchObject({
+      unmapped_reason: 'map_unavailable',
+      function: 'a',
+      line: 1,
+      column: 5,
+    });
   });
 
   it('stores a batch of large events in parts, each event once', async () => {
@@ -149,7 +205,10 @@ describe('ingestBatch', () => {
     const q = ingestQueries(h.db);
     const one = (await q.claim(1000, 30, 1)).filter((r) => uids.includes(r.uid));
     expect(one).toHaveLength(1);
-    const size = Number((await h.db('error_event_inbox').where({ uid: uids[1] }).first(h.db.raw('pg_column_size(payload_sealed) as s'))).s);
+    const size = Number(
+      (await h.db('error_event_inbox').where({ uid: uids[1] }).first(h.db.raw('pg_column_size(payload_sealed) as s')))
+        .s,
+    );
     const three = (await q.claim(1000, 30, size * 3)).filter((r) => uids.includes(r.uid));
     expect(three).toHaveLength(3);
     expect((await ingestBatch(deps, uids)).stored).toBe(10);

@@ -51,10 +51,25 @@ describe('sealing existing payloads', () => {
     await h.db.migrate.down(migration); // empty tables: no key needed either way
     const payload = (message: string) => errorEventInput.parse(sampleEvent({ message, release: 'r-7' }));
     const inbox = [{ uid: newEventUid('c0'), env_id: env.env.id, payload: payload(`inbox ${secret}`) }];
-    const dead = [{ uid: newEventUid('c0'), env_id: env.env.id, payload: payload(`dead ${secret}`), receive_time: new Date(), attempts: 10, last_error: 'boom' }];
+    const dead = [
+      {
+        uid: newEventUid('c0'),
+        env_id: env.env.id,
+        payload: payload(`dead ${secret}`),
+        receive_time: new Date(),
+        attempts: 10,
+        last_error: 'boom',
+      },
+    ];
     // As the previous schema held them (a poison payload the API would refuse included).
-    const poison = { uid: newEventUid('c0'), env_id: env.env.id, payload: { event_time: 'never', exception_type: 'Poison', release: 42 } };
-    await h.db('error_event_inbox').insert([...inbox, poison].map((r) => ({ ...r, payload: JSON.stringify(r.payload) })));
+    const poison = {
+      uid: newEventUid('c0'),
+      env_id: env.env.id,
+      payload: { event_time: 'never', exception_type: 'Poison', release: 42 },
+    };
+    await h
+      .db('error_event_inbox')
+      .insert([...inbox, poison].map((r) => ({ ...r, payload: JSON.stringify(r.payload) })));
     await h.db('error_event_dead').insert(dead.map((r) => ({ ...r, payload: JSON.stringify(r.payload) })));
     expect((await dumpDatabase(h.db)).text).toContain(secret);
 
@@ -65,15 +80,27 @@ describe('sealing existing payloads', () => {
     await h.db.migrate.up(migration);
     expect((await dumpDatabase(h.db)).text).not.toContain(secret);
     const keyring = keyringFromConfig(h.config);
-    const sealedInbox = await h.db('error_event_inbox').orderBy('uid').select('uid', 'env_id', 'release', 'payload_sealed');
+    const sealedInbox = await h
+      .db('error_event_inbox')
+      .orderBy('uid')
+      .select('uid', 'env_id', 'release', 'payload_sealed');
     expect(sealedInbox.map((r) => r.release).sort()).toEqual(['r-7', null].sort());
-    expect(openPayload(keyring, sealedInbox.find((r) => r.uid === inbox[0]!.uid)!)).toEqual(inbox[0]!.payload);
+    expect(
+      openPayload(
+        keyring,
+        sealedInbox.find((r) => r.uid === inbox[0]!.uid)!,
+      ),
+    ).toEqual(inbox[0]!.payload);
     const sealedDead = await h.db('error_event_dead').first('uid', 'env_id', 'release', 'payload_sealed');
     expect(openPayload(keyring, sealedDead)).toEqual(dead[0]!.payload);
 
     await h.db.migrate.down(migration);
-    expect(await h.db('error_event_inbox').where({ uid: inbox[0]!.uid }).first('payload')).toEqual({ payload: inbox[0]!.payload });
-    expect(await h.db('error_event_inbox').where({ uid: poison.uid }).first('payload')).toEqual({ payload: poison.payload });
+    expect(await h.db('error_event_inbox').where({ uid: inbox[0]!.uid }).first('payload')).toEqual({
+      payload: inbox[0]!.payload,
+    });
+    expect(await h.db('error_event_inbox').where({ uid: poison.uid }).first('payload')).toEqual({
+      payload: poison.payload,
+    });
     expect(await h.db('error_event_dead').first('payload')).toEqual({ payload: dead[0]!.payload });
 
     await h.db.migrate.up(migration);
@@ -94,7 +121,12 @@ describe('deflated event bodies', () => {
     releaseEnvironment(true);
     const keyring = keyringFromConfig(h.config);
     const accept = async (message: string) => {
-      const row = sealPayload(keyring, env.env.id, newEventUid('c0'), errorEventInput.parse(sampleEvent({ message, exception_type: 'BodyError' })));
+      const row = sealPayload(
+        keyring,
+        env.env.id,
+        newEventUid('c0'),
+        errorEventInput.parse(sampleEvent({ message, exception_type: 'BodyError' })),
+      );
       await h.db('error_event_inbox').insert(row);
       expect((await ingestBatch({ db: h.db, keyring, load: noMaps }, [row.uid])).stored).toBe(1);
       return row.uid;
@@ -108,8 +140,11 @@ describe('deflated event bodies', () => {
     await h.db.migrate.down(deflate);
     const older = newEventUid('c0');
     await h.db('error_events').insert({
-      ...Object.fromEntries(Object.entries(template).filter(([k]) => !['body', 'body_deflated', 'create_time'].includes(k))),
-      uid: older, body: JSON.stringify({ ...unpackBody(template), message: 'stored as jsonb' }),
+      ...Object.fromEntries(
+        Object.entries(template).filter(([k]) => !['body', 'body_deflated', 'create_time'].includes(k)),
+      ),
+      uid: older,
+      body: JSON.stringify({ ...unpackBody(template), message: 'stored as jsonb' }),
     });
     await h.db.migrate.up(deflate);
     const newest = await accept('stored deflated again');
@@ -123,16 +158,29 @@ describe('deflated event bodies', () => {
     expect((await reads.getEvent(env.env.id, undefined, older))!.body.message).toBe('stored as jsonb');
     expect((await reads.getEvent(env.env.id, undefined, newer))!.body.message).toBe('stored deflated');
     const group = (await reads.getEvent(env.env.id, undefined, newer))!.group_id;
-    expect((await reads.listEvents(env.env.id, group, undefined, 10)).map((e) => e.body.message).sort())
-      .toEqual(['stored as jsonb', 'stored deflated', 'stored deflated again']);
+    expect((await reads.listEvents(env.env.id, group, undefined, 10)).map((e) => e.body.message).sort()).toEqual([
+      'stored as jsonb',
+      'stored deflated',
+      'stored deflated again',
+    ]);
 
-    await expect(h.db('error_events').where({ uid: newest }).update({ body: row(older).body })).rejects.toThrow(/error_events_one_body/);
-    await expect(h.db('error_events').where({ uid: older }).update({ body: null })).rejects.toThrow(/error_events_one_body/);
+    await expect(
+      h
+        .db('error_events')
+        .where({ uid: newest })
+        .update({ body: row(older).body }),
+    ).rejects.toThrow(/error_events_one_body/);
+    await expect(h.db('error_events').where({ uid: older }).update({ body: null })).rejects.toThrow(
+      /error_events_one_body/,
+    );
 
     await h.db.migrate.down(deflate);
     const back = await h.db('error_events').whereIn('uid', [older, newer, newest]).select('uid', 'body');
-    expect(Object.fromEntries(back.map((r) => [r.uid, r.body.message])))
-      .toEqual({ [older]: 'stored as jsonb', [newer]: 'stored deflated', [newest]: 'stored deflated again' });
+    expect(Object.fromEntries(back.map((r) => [r.uid, r.body.message]))).toEqual({
+      [older]: 'stored as jsonb',
+      [newer]: 'stored deflated',
+      [newest]: 'stored deflated again',
+    });
     await h.db.migrate.up(deflate);
     expect((await reads.getEvent(env.env.id, undefined, newest))!.body.message).toBe('stored deflated again');
   });

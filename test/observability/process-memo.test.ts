@@ -29,17 +29,34 @@ const source = [
 const file = 'https://shop.example.com/assets/checkout.js';
 
 async function fixture() {
-  const out = await transform(source, { loader: 'ts', minify: true, sourcemap: 'external', sourcefile: 'src/checkout.ts', format: 'esm' });
+  const out = await transform(source, {
+    loader: 'ts',
+    minify: true,
+    sourcemap: 'external',
+    sourcefile: 'src/checkout.ts',
+    format: 'esm',
+  });
   const map = JSON.parse(out.map) as { sourcesContent?: string[] };
   map.sourcesContent = [source];
   const column = out.code.indexOf('throw') + 1;
   const json = JSON.stringify(map);
-  const ref: MapRef = { file, file_path: filePath(file), sha256: `memo-${json.length}`, size_bytes: json.length, object_key: 'k' };
+  const ref: MapRef = {
+    file,
+    file_path: filePath(file),
+    sha256: `memo-${json.length}`,
+    size_bytes: json.length,
+    object_key: 'k',
+  };
   const parsed = parseMap(json);
   const load: MapLoader = async () => parsed;
   const event = errorEventInput.parse({
-    event_time: '2026-11-21T12:00:00Z', exception_type: 'RangeError', message: 'negative total', release: 'r1',
-    stack: ['RangeError: negative total', `    at a (${file}:1:${column})`, `    at b (${file}:1:${column})`].join('\n'),
+    event_time: '2026-11-21T12:00:00Z',
+    exception_type: 'RangeError',
+    message: 'negative total',
+    release: 'r1',
+    stack: ['RangeError: negative total', `    at a (${file}:1:${column})`, `    at b (${file}:1:${column})`].join(
+      '\n',
+    ),
   });
   return { ref, load, event };
 }
@@ -93,8 +110,26 @@ describe('a remembered stack', () => {
     const { ref, load, event } = await fixture();
     const policy = compiledPolicy({ ...defaultPolicy, sensitive_keys: ['memo-test-4'] });
     const frameLines = event.stack!.slice(event.stack!.indexOf('\n') + 1);
-    const first = inflate((await processEvent({ ...event, stack: `RangeError: for jane@example.com\n${frameLines}` }, [ref], load, policy.scrubber())).stored);
-    const second = inflate((await processEvent({ ...event, stack: `RangeError: for 10.1.2.3 and me\n${frameLines}` }, [ref], load, policy.scrubber())).stored);
+    const first = inflate(
+      (
+        await processEvent(
+          { ...event, stack: `RangeError: for jane@example.com\n${frameLines}` },
+          [ref],
+          load,
+          policy.scrubber(),
+        )
+      ).stored,
+    );
+    const second = inflate(
+      (
+        await processEvent(
+          { ...event, stack: `RangeError: for 10.1.2.3 and me\n${frameLines}` },
+          [ref],
+          load,
+          policy.scrubber(),
+        )
+      ).stored,
+    );
     expect(first.stack).toBe(`RangeError: for [Filtered]\n${frameLines}`);
     expect(second.stack).toBe(`RangeError: for [Filtered] and me\n${frameLines}`);
     expect(first.scrub_counts).toMatchObject({ email: 1, url_password: 2 });
@@ -103,8 +138,26 @@ describe('a remembered stack', () => {
     expect(second.stack_frames).toEqual(first.stack_frames);
     // Given frames with a stack beside them: the stack text is the event's own, not a remembered one.
     const given = [{ function: 'x', file, line: 1, column: 5 }];
-    const a = inflate((await processEvent({ ...event, stack_frames: given, stack: 'A\n    at x (a.js:1:1)' }, [ref], load, policy.scrubber())).stored);
-    const b = inflate((await processEvent({ ...event, stack_frames: given, stack: 'B\n    at y (b.js:2:2)' }, [ref], load, policy.scrubber())).stored);
+    const a = inflate(
+      (
+        await processEvent(
+          { ...event, stack_frames: given, stack: 'A\n    at x (a.js:1:1)' },
+          [ref],
+          load,
+          policy.scrubber(),
+        )
+      ).stored,
+    );
+    const b = inflate(
+      (
+        await processEvent(
+          { ...event, stack_frames: given, stack: 'B\n    at y (b.js:2:2)' },
+          [ref],
+          load,
+          policy.scrubber(),
+        )
+      ).stored,
+    );
     expect([a.stack, b.stack]).toEqual(['A\n    at x (a.js:1:1)', 'B\n    at y (b.js:2:2)']);
   });
 });
@@ -112,13 +165,26 @@ describe('a remembered stack', () => {
 describe('a stored body in three segments', () => {
   it('inflates to the stack text, the frames and the head, whatever they hold', () => {
     const json = fc.jsonValue().map((v) => JSON.stringify(v));
-    const head = fc.dictionary(fc.string().filter((k) => !['stack_frames', 'stack'].includes(k)), fc.jsonValue());
-    const text = fc.option(fc.tuple(fc.string({ unit: 'binary', maxLength: 70_000 }), fc.string({ unit: 'binary', maxLength: 300 })), { nil: undefined });
-    fc.assert(fc.property(fc.array(json, { maxLength: 40 }), head, fc.string(), text, (frameJsons, rest, time, stack) => {
-      const h = { event_time: time, ...rest } as never;
-      const body = inflate(packBody(framesSegment(frameJsons, stack?.[1]), stack?.[0], h));
-      const expected = { stack_frames: frameJsons.map((j) => JSON.parse(j) as unknown), ...(h as object), ...(stack ? { stack: stack[0] + stack[1] } : {}) };
-      expect(body).toEqual(JSON.parse(JSON.stringify(expected)));
-    }), { numRuns: 100 });
+    const head = fc.dictionary(
+      fc.string().filter((k) => !['stack_frames', 'stack'].includes(k)),
+      fc.jsonValue(),
+    );
+    const text = fc.option(
+      fc.tuple(fc.string({ unit: 'binary', maxLength: 70_000 }), fc.string({ unit: 'binary', maxLength: 300 })),
+      { nil: undefined },
+    );
+    fc.assert(
+      fc.property(fc.array(json, { maxLength: 40 }), head, fc.string(), text, (frameJsons, rest, time, stack) => {
+        const h = { event_time: time, ...rest } as never;
+        const body = inflate(packBody(framesSegment(frameJsons, stack?.[1]), stack?.[0], h));
+        const expected = {
+          stack_frames: frameJsons.map((j) => JSON.parse(j) as unknown),
+          ...(h as object),
+          ...(stack ? { stack: stack[0] + stack[1] } : {}),
+        };
+        expect(body).toEqual(JSON.parse(JSON.stringify(expected)));
+      }),
+      { numRuns: 100 },
+    );
   });
 });

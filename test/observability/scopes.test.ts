@@ -5,7 +5,13 @@
 // template literals, regex literals with quotes and braces, JSX, class fields and private methods.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { enclosingFunction, functionScopes, languagesFor, maxParsedLength, type Scope } from '../../src/domain/observability/scopes.ts';
+import {
+  enclosingFunction,
+  functionScopes,
+  languagesFor,
+  maxParsedLength,
+  type Scope,
+} from '../../src/domain/observability/scopes.ts';
 import { heuristicScopes } from '../../src/domain/observability/scopes-heuristic.ts';
 
 const dir = new URL('./fixtures/scopes/', import.meta.url).pathname;
@@ -17,11 +23,15 @@ function position(text: string, offset: number): string {
   return `${line}:${offset - before.lastIndexOf('\n')}`;
 }
 
-const describeScopes = (text: string, scopes: Scope[]) => scopes.map((s) => `${s.name}@${position(text, s.start)}-${position(text, s.end)}`);
+const describeScopes = (text: string, scopes: Scope[]) =>
+  scopes.map((s) => `${s.name}@${position(text, s.start)}-${position(text, s.end)}`);
 
 describe('functionScopes', () => {
   // Fixtures end in `.txt`, out of the compiler's and the linter's way; the name before it is the path.
-  const fixtures = readdirSync(dir).filter((f) => f.endsWith('.txt')).map((f) => f.slice(0, -4)).sort();
+  const fixtures = readdirSync(dir)
+    .filter((f) => f.endsWith('.txt'))
+    .map((f) => f.slice(0, -4))
+    .sort();
 
   it('has a golden file entry for every fixture', () => {
     expect(Object.keys(golden).sort()).toEqual(fixtures);

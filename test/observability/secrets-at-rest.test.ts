@@ -30,15 +30,19 @@ const secrets = {
 const planted = Object.values(secrets);
 
 /** An event carrying every secret, in the places captures put them. */
-const secretEvent = (tag: string) => sampleEvent({
-  message: `login failed for token ${secrets.jwt} (${tag})`,
-  stack: [
-    `Error: cannot connect to postgres://app:${secrets.urlPassword}@db.internal:5432/app`,
-    '    at connect (/srv/app/src/db.js:10:15)',
-  ].join('\n'),
-  tags: { aws: secrets.awsKey, run: tag },
-  breadcrumbs: [{ message: `charged card ${secrets.card}`, category: 'billing' }, { message: 'key in use', data: { key: secrets.cairnKey } }],
-});
+const secretEvent = (tag: string) =>
+  sampleEvent({
+    message: `login failed for token ${secrets.jwt} (${tag})`,
+    stack: [
+      `Error: cannot connect to postgres://app:${secrets.urlPassword}@db.internal:5432/app`,
+      '    at connect (/srv/app/src/db.js:10:15)',
+    ].join('\n'),
+    tags: { aws: secrets.awsKey, run: tag },
+    breadcrumbs: [
+      { message: `charged card ${secrets.card}`, category: 'billing' },
+      { message: 'key in use', data: { key: secrets.cairnKey } },
+    ],
+  });
 
 let h: Harness;
 let web: WebHandle;
@@ -83,8 +87,12 @@ describe('captured secrets at rest', () => {
 
   it('appear in no table of any schema, nor in the log, while the events wait in the inbox', async () => {
     const single = await capture(web, env, secretEvent('single'));
-    const batch = await call<{ results: { uid: string }[] }>(web.url, 'POST', `${envBase(env)}/error_groups:batchCapture`,
-      { key: env.secretKey, body: { error_events: [secretEvent('batch 1'), secretEvent('batch 2')] } });
+    const batch = await call<{ results: { uid: string }[] }>(
+      web.url,
+      'POST',
+      `${envBase(env)}/error_groups:batchCapture`,
+      { key: env.secretKey, body: { error_events: [secretEvent('batch 1'), secretEvent('batch 2')] } },
+    );
     expect(batch.status).toBe(202);
     const uids = [single, ...batch.body.results.map((r) => r.uid)];
     const inbox = await h.db('error_event_inbox').whereIn('uid', uids).select('uid', 'release', 'payload_sealed');
@@ -111,10 +119,16 @@ describe('captured secrets at rest', () => {
     for (let i = 0; i < 3; i++) {
       const claimed = await ingestQueries(h.db).claim(1000, 30);
       expect(claimed.map((r) => r.uid)).toContain(uid);
-      await h.db('error_event_inbox').where({ uid }).update({ lease_until: h.db.raw('now()') });
+      await h
+        .db('error_event_inbox')
+        .where({ uid })
+        .update({ lease_until: h.db.raw('now()') });
     }
     await ingestNext(deps, 1000, 30, { maxAttempts: 2 });
-    const dead = await h.db('error_event_dead').where({ uid }).first('uid', 'env_id', 'release', 'payload_sealed', 'last_error');
+    const dead = await h
+      .db('error_event_dead')
+      .where({ uid })
+      .first('uid', 'env_id', 'release', 'payload_sealed', 'last_error');
     expect(dead).toMatchObject({ last_error: expect.stringMatching(/gave up/) });
     expect(await h.db('error_event_inbox').where({ uid }).first()).toBeUndefined();
     await expectNoSecretAnywhere();
@@ -138,13 +152,21 @@ describe('a sealed payload on another row', () => {
     const r = await ingestNext(deps, 1000, 30, { maxAttempts: 10 });
     expect(r.failed.map((f) => f.uid).sort()).toEqual([copied, crossEnv, relabelled].sort());
     expect(await h.db('error_events').where({ uid: source }).first('uid')).toEqual({ uid: source });
-    expect(await h.db('error_events').whereIn('uid', [copied, crossEnv, relabelled]).count({ n: '*' }).first()).toEqual({ n: '0' });
+    expect(await h.db('error_events').whereIn('uid', [copied, crossEnv, relabelled]).count({ n: '*' }).first()).toEqual(
+      { n: '0' },
+    );
     // Buried on the first attempt (no retry can make it open), sealed value and all.
-    const dead = await h.db('error_event_dead').whereIn('uid', [copied, crossEnv, relabelled]).select('uid', 'attempts', 'last_error', 'payload_sealed');
+    const dead = await h
+      .db('error_event_dead')
+      .whereIn('uid', [copied, crossEnv, relabelled])
+      .select('uid', 'attempts', 'last_error', 'payload_sealed');
     expect(dead).toHaveLength(3);
-    for (const d of dead) expect(d).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/does not belong to this row/) });
+    for (const d of dead)
+      expect(d).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/does not belong to this row/) });
     expect(dead.find((d) => d.uid === copied)!.payload_sealed).toBe(sealed);
-    expect(await h.db('error_event_inbox').whereIn('uid', [copied, crossEnv, relabelled]).count({ n: '*' }).first()).toEqual({ n: '0' });
+    expect(
+      await h.db('error_event_inbox').whereIn('uid', [copied, crossEnv, relabelled]).count({ n: '*' }).first(),
+    ).toEqual({ n: '0' });
   });
 
   it('whose key is not loaded is retried, not buried: the operator can still add the old key', async () => {
@@ -152,8 +174,14 @@ describe('a sealed payload on another row', () => {
     const rotated = { ...deps, keyring: { currentId: 'k9', keys: new Map([['k9', Buffer.alloc(32, 9)]]) } };
     const r = await ingestNext(rotated, 1000, 30, { maxAttempts: 10 });
     expect(r.failed.map((f) => f.uid)).toEqual([uid]);
-    expect(await h.db('error_event_inbox').where({ uid }).first('attempts', 'last_error')).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/CAIRN_ENCRYPTION_OLD_KEYS/) });
-    await h.db('error_event_inbox').where({ uid }).update({ lease_until: h.db.raw('now()') });
+    expect(await h.db('error_event_inbox').where({ uid }).first('attempts', 'last_error')).toMatchObject({
+      attempts: 1,
+      last_error: expect.stringMatching(/CAIRN_ENCRYPTION_OLD_KEYS/),
+    });
+    await h
+      .db('error_event_inbox')
+      .where({ uid })
+      .update({ lease_until: h.db.raw('now()') });
     expect((await ingestNext(deps, 1000, 30)).stored).toBe(1);
   });
 });

@@ -20,7 +20,10 @@ export interface Stack {
 
 export async function startStack(h: Harness, options: { worker?: boolean } = {}): Promise<Stack> {
   const web = await startTestWeb(h);
-  const worker = options.worker === false ? undefined : await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5, services });
+  const worker =
+    options.worker === false
+      ? undefined
+      : await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5, services });
   return {
     web,
     worker,
@@ -50,17 +53,33 @@ export function sampleEvent(overrides: Record<string, unknown> = {}): Record<str
 }
 
 export async function capture(web: WebHandle, env: CreatedEnv, event: Record<string, unknown>): Promise<string> {
-  const res = await call<{ uid: string }>(web.url, 'POST', `${envBase(env)}/error_groups:capture`, { key: env.secretKey, body: { error_event: event } });
+  const res = await call<{ uid: string }>(web.url, 'POST', `${envBase(env)}/error_groups:capture`, {
+    key: env.secretKey,
+    body: { error_event: event },
+  });
   if (res.status !== 202) throw new Error(`capture answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.uid;
 }
 
 /** The stored event, once the worker has processed it. */
-export async function readStored(web: WebHandle, env: CreatedEnv, uid: string, timeoutMs = 20_000): Promise<Answer<Record<string, unknown> & { name: string }>> {
-  return eventually(async () => {
-    const res = await call<Record<string, unknown> & { name: string }>(web.url, 'GET', `${envBase(env)}/error_groups/-/error_events/${uid}`, { key: env.secretKey });
-    return res.status === 200 ? res : undefined;
-  }, { timeoutMs });
+export async function readStored(
+  web: WebHandle,
+  env: CreatedEnv,
+  uid: string,
+  timeoutMs = 20_000,
+): Promise<Answer<Record<string, unknown> & { name: string }>> {
+  return eventually(
+    async () => {
+      const res = await call<Record<string, unknown> & { name: string }>(
+        web.url,
+        'GET',
+        `${envBase(env)}/error_groups/-/error_events/${uid}`,
+        { key: env.secretKey },
+      );
+      return res.status === 200 ? res : undefined;
+    },
+    { timeoutMs },
+  );
 }
 
 export const groupIdOf = (eventName: string): string => /error_groups\/([^/]+)\//.exec(eventName)![1]!;

@@ -14,8 +14,17 @@ const url = 'https://shop.example.com/assets/typed.js';
 describe('symbolication through the parser', () => {
   it('names each frame after the original function around it', async () => {
     const out = await build({
-      entryPoints: [entry], bundle: true, minify: true, sourcemap: 'external', sourcesContent: true, write: false,
-      outfile: '/dist/typed.js', format: 'iife', globalName: 'App', logLevel: 'silent', target: 'es2022',
+      entryPoints: [entry],
+      bundle: true,
+      minify: true,
+      sourcemap: 'external',
+      sourcesContent: true,
+      write: false,
+      outfile: '/dist/typed.js',
+      format: 'iife',
+      globalName: 'App',
+      logLevel: 'silent',
+      target: 'es2022',
     });
     const code = out.outputFiles.find((f) => f.path.endsWith('.js'))!.text;
     const map = new CompactMap(out.outputFiles.find((f) => f.path.endsWith('.map'))!.text);
@@ -28,7 +37,9 @@ describe('symbolication through the parser', () => {
     const frames = parseStack(stack).filter((f) => f.file === url);
     expect(frames.length).toBeGreaterThanOrEqual(4);
     const ref: MapRef = { file: url, file_path: '/assets/typed.js', sha256: 'x', size_bytes: 1, object_key: 'k' };
-    const mapped = (await Promise.all(frames.map((f) => symbolicateFrame(f, '1.0.0', [ref], async () => map)))).filter((f) => !f.unmapped_reason);
+    const mapped = (await Promise.all(frames.map((f) => symbolicateFrame(f, '1.0.0', [ref], async () => map)))).filter(
+      (f) => !f.unmapped_reason,
+    );
     // Outermost first, as the stack parser orders them; the bundle's own names are minified away.
     expect(mapped.map((f) => f.generated?.function)).not.toContain('validate');
     expect(mapped.map((f) => f.function)).toEqual(['start', 'Checkout.run', 'Checkout.#submit', 'validate']);

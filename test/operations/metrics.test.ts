@@ -48,7 +48,10 @@ describe('GET /metrics', () => {
     const offWeb = await startTestWeb(off);
     try {
       const res = await call(offWeb.url, 'GET', '/metrics');
-      expect(res).toMatchObject({ status: 404, body: { code: 'not_found', message: expect.stringContaining('CAIRN_METRICS_TOKEN') } });
+      expect(res).toMatchObject({
+        status: 404,
+        body: { code: 'not_found', message: expect.stringContaining('CAIRN_METRICS_TOKEN') },
+      });
     } finally {
       await offWeb.stop();
       await off.close();
@@ -59,7 +62,11 @@ describe('GET /metrics', () => {
   });
 
   it("shows a paused worker's intake growing and its age, then draining once a worker runs", async () => {
-    const capture = () => call(web.url, 'POST', `/v1/${env.env.name}/error_groups:capture`, { key: env.secretKey, body: { error_event: sampleEvent() } });
+    const capture = () =>
+      call(web.url, 'POST', `/v1/${env.env.name}/error_groups:capture`, {
+        key: env.secretKey,
+        body: { error_event: sampleEvent() },
+      });
     for (let i = 0; i < 3; i++) expect((await capture()).status).toBe(202);
     const first = await scrape();
     expect(value(first, 'cairn_intake_pending')).toBe(3);
@@ -70,7 +77,9 @@ describe('GET /metrics', () => {
     expect(value(second, 'cairn_dead_letters')).toBe(0);
     expect(value(second, 'cairn_backup_drills_failed')).toBe(0);
     expect(second).toMatch(/^cairn_jobs_queued\{queue="backups\.capture"\} \d+$/m);
-    expect(second).toMatch(/^cairn_http_request_duration_seconds_count\{method="POST",route="\/v1\/orgs\/\{org\}\/projects\/\{project\}\/envs\/\{env\}\/error_groups:capture",status="2xx"\} 7$/m);
+    expect(second).toMatch(
+      /^cairn_http_request_duration_seconds_count\{method="POST",route="\/v1\/orgs\/\{org\}\/projects\/\{project\}\/envs\/\{env\}\/error_groups:capture",status="2xx"\} 7$/m,
+    );
 
     // `cairn admin status` says the same for a person.
     const ctx = createCliContext({ DATABASE_URL: h.database.url });

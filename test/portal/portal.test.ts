@@ -15,7 +15,11 @@ beforeAll(async () => {
   ({ h, web } = await harnessWithWeb());
   env = await createTestEnv(h.db);
   await call(web.url, 'PUT', `/v1/${env.env.name}/identity_settings`, {
-    key: env.secretKey, body: { branding: { name: 'Acme Shop', colors: { primary: '#ffcc00' } }, redirect_urls: ['https://shop.example.test/done'] },
+    key: env.secretKey,
+    body: {
+      branding: { name: 'Acme Shop', colors: { primary: '#ffcc00' } },
+      redirect_urls: ['https://shop.example.test/done'],
+    },
   });
 });
 afterAll(async () => {
@@ -32,7 +36,12 @@ async function open(path: string): Promise<{ res: Response; html: string; cookie
 }
 
 const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  fetch(`${web.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields) });
+  fetch(`${web.url}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields),
+  });
 
 describe('pages', () => {
   it('forbid framing, carry a strict CSP, and are branded per environment', async () => {
@@ -52,7 +61,9 @@ describe('pages', () => {
 
   it('answer clear pages for bad links, and refuse redirect_urls off the list', async () => {
     expect((await open('/sign-in?publishable_key=cairn_pk_test_nope')).res.status).toBe(404);
-    expect((await open(`/sign-in?publishable_key=${env.publishableKey}&redirect_url=https://evil.example/`)).res.status).toBe(400);
+    expect(
+      (await open(`/sign-in?publishable_key=${env.publishableKey}&redirect_url=https://evil.example/`)).res.status,
+    ).toBe(400);
     const verify = await open('/verify-email?status=invalid');
     expect(verify.res.status).toBe(400);
     expect(verify.html).toContain('role="alert"');
@@ -65,15 +76,22 @@ describe('pages', () => {
 });
 
 describe('CSRF', () => {
-  it('refuses a form without the token, with another browser\'s token, or from another origin', async () => {
+  it("refuses a form without the token, with another browser's token, or from another origin", async () => {
     const a = await open(`/sign-in?publishable_key=${env.publishableKey}`);
     const b = await open(`/sign-in?publishable_key=${env.publishableKey}`);
     const envId = /name="env" value="([^"]+)"/.exec(a.html)![1]!;
     const fields = { env: envId, email: 'x@example.com', password: 'whatever whatever' };
     expect((await post('/sign-in', fields, { cookie: a.cookie })).status).toBe(403);
     expect((await post('/sign-in', { ...fields, csrf: b.csrf }, { cookie: a.cookie })).status).toBe(403);
-    expect((await post('/sign-in', { ...fields, csrf: a.csrf }, { cookie: a.cookie, origin: 'https://evil.example' })).status).toBe(403);
-    const ok = await post('/sign-in', { ...fields, csrf: a.csrf }, { cookie: a.cookie, origin: new URL(h.config.CAIRN_BASE_URL).origin });
+    expect(
+      (await post('/sign-in', { ...fields, csrf: a.csrf }, { cookie: a.cookie, origin: 'https://evil.example' }))
+        .status,
+    ).toBe(403);
+    const ok = await post(
+      '/sign-in',
+      { ...fields, csrf: a.csrf },
+      { cookie: a.cookie, origin: new URL(h.config.CAIRN_BASE_URL).origin },
+    );
     expect(ok.status).toBe(401);
     expect(await ok.text()).toContain('The identifier or password is wrong');
   });
@@ -84,10 +102,18 @@ describe('sign-up page', () => {
     const a = await open(`/sign-up?publishable_key=${env.publishableKey}`);
     expect(a.html).toContain('autocomplete="new-password"');
     const envId = /name="env" value="([^"]+)"/.exec(a.html)![1]!;
-    const short = await post('/sign-up', { csrf: a.csrf, env: envId, email: 'new@example.com', password: 'short' }, { cookie: a.cookie });
+    const short = await post(
+      '/sign-up',
+      { csrf: a.csrf, env: envId, email: 'new@example.com', password: 'short' },
+      { cookie: a.cookie },
+    );
     expect(short.status).toBe(400);
     expect(await short.text()).toMatch(/role="alert"/);
-    const ok = await post('/sign-up', { csrf: a.csrf, env: envId, email: 'new@example.com', password: 'a long enough passphrase for this' }, { cookie: a.cookie });
+    const ok = await post(
+      '/sign-up',
+      { csrf: a.csrf, env: envId, email: 'new@example.com', password: 'a long enough passphrase for this' },
+      { cookie: a.cookie },
+    );
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain('Check your email');
     expect(await h.db('identity_pending_signups').where({ email: 'new@example.com' }).first()).toBeDefined();
@@ -101,10 +127,19 @@ describe('no form input gives a 500', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('/sign-in', '/sign-in/factor', '/sign-up', '/device', '/consent', '/sign-out'),
-        fc.dictionary(fc.constantFrom('env', 'email', 'password', 'redirect_url', 'state', 'code', 'user_code', 'decision', 'next'), fc.string({ maxLength: 40 }), { maxKeys: 6 }),
-        fc.boolean(), fc.boolean(),
+        fc.dictionary(
+          fc.constantFrom('env', 'email', 'password', 'redirect_url', 'state', 'code', 'user_code', 'decision', 'next'),
+          fc.string({ maxLength: 40 }),
+          { maxKeys: 6 },
+        ),
+        fc.boolean(),
+        fc.boolean(),
         async (path, fields, withToken, withEnv) => {
-          const r = await post(path, { ...fields, ...(withToken ? { csrf: a.csrf } : {}), ...(withEnv ? { env: envId } : {}) }, { cookie: a.cookie });
+          const r = await post(
+            path,
+            { ...fields, ...(withToken ? { csrf: a.csrf } : {}), ...(withEnv ? { env: envId } : {}) },
+            { cookie: a.cookie },
+          );
           expect(r.status).toBeLessThan(500);
         },
       ),

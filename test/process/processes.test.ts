@@ -50,14 +50,20 @@ describe('configuration', () => {
     const { code } = await exitWithin(p.child, 20_000);
     expect(code).toBe(1);
     expect(p.output()).toMatch(/DATABASE_URL is missing: set it to a Postgres URL/);
-    expect(p.output()).toMatch(/CAIRN_ENCRYPTION_KEY must be base64 of exactly 32 random bytes: generate one with `openssl rand -base64 32`/);
+    expect(p.output()).toMatch(
+      /CAIRN_ENCRYPTION_KEY must be base64 of exactly 32 random bytes: generate one with `openssl rand -base64 32`/,
+    );
     expect(p.output()).toMatch(/CAIRN_CELL/);
     expect(p.output()).not.toMatch(/at .*\.ts:\d+/); // a message, not a stack trace
   });
 });
 
 describe('SIGTERM', () => {
-  const env = () => ({ DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, LOG_LEVEL: 'info' });
+  const env = () => ({
+    DATABASE_URL: h.config.DATABASE_URL,
+    CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+    LOG_LEVEL: 'info',
+  });
 
   it('stops the web process cleanly and quickly', async () => {
     const p = run('src/web.ts', { ...env(), PORT: '0' });

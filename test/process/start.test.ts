@@ -36,7 +36,13 @@ describe('npm start with nothing configured', () => {
     const [port, pgPort] = [await freePort(), await freePort()];
     const child = spawn(process.execPath, [script], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: String(port), CAIRN_EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: dir,
+        PORT: String(port),
+        CAIRN_EMBEDDED_PG_PORT: String(pgPort),
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -58,13 +64,29 @@ describe('npm start with nothing configured', () => {
       // Error ingestion is a worker service, not a queue: it must run here as in the Procfile's worker.
       const api = base!.replace('localhost', '127.0.0.1');
       const captured = await call<{ uid: string }>(api, 'POST', `/v1/${env}/error_groups:capture`, {
-        key: secret, body: { error_event: { event_time: '2026-11-21T12:00:00Z', exception_type: 'TypeError', message: 'from npm start', stack: 'TypeError: from npm start\n    at run (/srv/app.js:1:2)' } },
+        key: secret,
+        body: {
+          error_event: {
+            event_time: '2026-11-21T12:00:00Z',
+            exception_type: 'TypeError',
+            message: 'from npm start',
+            stack: 'TypeError: from npm start\n    at run (/srv/app.js:1:2)',
+          },
+        },
       });
       expect(captured.status).toBe(202);
-      const stored = await eventually(async () => {
-        const r = await call<{ message: string }>(api, 'GET', `/v1/${env}/error_groups/-/error_events/${captured.body.uid}`, { key: secret });
-        return r.status === 200 ? r.body : undefined;
-      }, { timeoutMs: 20_000 });
+      const stored = await eventually(
+        async () => {
+          const r = await call<{ message: string }>(
+            api,
+            'GET',
+            `/v1/${env}/error_groups/-/error_events/${captured.body.uid}`,
+            { key: secret },
+          );
+          return r.status === 200 ? r.body : undefined;
+        },
+        { timeoutMs: 20_000 },
+      );
       expect(stored.message).toBe('from npm start');
       // mkdtemp makes a 0700 folder, as root's home is: the database lives where postgres can reach.
       expect(existsSync(join(dir, '.data', 'postgres', 'PG_VERSION'))).toBe(true);

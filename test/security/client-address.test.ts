@@ -24,7 +24,10 @@ afterAll(async () => {
 });
 
 async function web(hops: number): Promise<WebHandle> {
-  const w = await startWeb(testConfig(h.database.url, { CAIRN_TRUSTED_PROXY_HOPS: String(hops) }), { host: '127.0.0.1', port: 0 });
+  const w = await startWeb(testConfig(h.database.url, { CAIRN_TRUSTED_PROXY_HOPS: String(hops) }), {
+    host: '127.0.0.1',
+    port: 0,
+  });
   webs.push(w);
   return w;
 }
@@ -55,7 +58,14 @@ describe('the client address', () => {
     const real = '203.0.113.7';
     expect(await acceptedUntilLimited(w, () => `${fake()}, ${fake()}, ${real}`)).toBe(20);
     // Another real client is not affected.
-    expect((await call(w.url, 'POST', '/v1/client/password-reset', { body: { email: 'x@example.com' }, headers: { 'cairn-publishable-key': env.publishableKey, 'x-forwarded-for': `${real}, 203.0.113.8` } })).status).toBe(202);
+    expect(
+      (
+        await call(w.url, 'POST', '/v1/client/password-reset', {
+          body: { email: 'x@example.com' },
+          headers: { 'cairn-publishable-key': env.publishableKey, 'x-forwarded-for': `${real}, 203.0.113.8` },
+        })
+      ).status,
+    ).toBe(202);
   });
 
   it('is the socket address with no proxy trusted: any X-Forwarded-For is ignored', async () => {

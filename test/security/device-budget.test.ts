@@ -49,7 +49,7 @@ describe('the /device wrong-code budget', () => {
     expect(refusedAt).toBe(userCodeLimits.ip.points);
   });
 
-  it("keys one browser on the id the server issued it, whatever address it comes from", async () => {
+  it('keys one browser on the id the server issued it, whatever address it comes from', async () => {
     const first = await guess({ 'x-forwarded-for': '198.51.100.1' });
     expect(first.status).toBe(404);
     const issued = /cairn_portal_browser=([^;]+)/.exec(first.headers.get('set-cookie') ?? '')?.[1];

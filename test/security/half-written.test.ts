@@ -29,7 +29,9 @@ beforeAll(async () => {
   env = await createTestEnv(h.db);
 });
 afterAll(async () => {
-  await createObjectStore(h.config).deleteBucket(sourceMapBucket(h.config)).catch(() => undefined);
+  await createObjectStore(h.config)
+    .deleteBucket(sourceMapBucket(h.config))
+    .catch(() => undefined);
   await h?.close();
   rmSync(disk, { recursive: true, force: true });
 });
@@ -39,10 +41,17 @@ describe('a source map whose row cannot be written', () => {
     const web = await startTestWeb(h);
     try {
       // A real refusal by Postgres, after the object was written: a trigger that fails the insert.
-      await h.db.raw("create function refuse_maps() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$");
-      await h.db.raw('create trigger refuse_maps before insert or update on error_source_maps for each row execute function refuse_maps()');
+      await h.db.raw(
+        "create function refuse_maps() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$",
+      );
+      await h.db.raw(
+        'create trigger refuse_maps before insert or update on error_source_maps for each row execute function refuse_maps()',
+      );
       const map = { version: 3, file: 'app.js', sources: ['app.ts'], names: [], mappings: 'AAAA' };
-      const res = await call(web.url, 'PUT', `/v1/${env.env.name}/releases/r1/source_maps`, { key: env.secretKey, body: { file: 'https://shop.example/app.js', source_map: map } });
+      const res = await call(web.url, 'PUT', `/v1/${env.env.name}/releases/r1/source_maps`, {
+        key: env.secretKey,
+        body: { file: 'https://shop.example/app.js', source_map: map },
+      });
       expect(res.status).toBe(500);
       const store = createObjectStore(h.config);
       expect(await store.list(sourceMapBucket(h.config), `source-maps/${env.env.id}/`)).toEqual([]);
@@ -61,17 +70,35 @@ describe('the local disk store', () => {
   beforeAll(async () => {
     const vars: Record<string, string | undefined> = { ...process.env };
     delete vars.AWS_ENDPOINT_URL_S3;
-    const config = loadConfig({ ...vars, NODE_ENV: 'test', DATABASE_URL: h.database.url, CAIRN_ENCRYPTION_KEY: testEncryptionKey, LOG_LEVEL: 'silent', CAIRN_LOCAL_OBJECT_DIR: disk });
+    const config = loadConfig({
+      ...vars,
+      NODE_ENV: 'test',
+      DATABASE_URL: h.database.url,
+      CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+      LOG_LEVEL: 'silent',
+      CAIRN_LOCAL_OBJECT_DIR: disk,
+    });
     web = await startWeb(config, { host: '127.0.0.1', port: 0 });
-    expect((await call(web.url, 'POST', base(), { key: env.secretKey, body: { name: 'files' } })).status).toBeLessThan(300);
+    expect((await call(web.url, 'POST', base(), { key: env.secretKey, body: { name: 'files' } })).status).toBeLessThan(
+      300,
+    );
   });
   afterAll(async () => {
     await web?.stop();
   });
 
-  const put = (key: string, text: string) => fetch(`${web.url}${base()}/files/objects/${encodeURIComponent(key)}`, { method: 'PUT', headers: { authorization: `Bearer ${env.secretKey}` }, body: text });
-  const get = (key: string) => call(web.url, 'GET', `${base()}/files/objects/${encodeURIComponent(key)}`, { key: env.secretKey });
-  const leftovers = () => readdirSync(disk, { recursive: true }).map(String).filter((f) => /\.tmp-|a\.json$|c\/d/.test(f));
+  const put = (key: string, text: string) =>
+    fetch(`${web.url}${base()}/files/objects/${encodeURIComponent(key)}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${env.secretKey}` },
+      body: text,
+    });
+  const get = (key: string) =>
+    call(web.url, 'GET', `${base()}/files/objects/${encodeURIComponent(key)}`, { key: env.secretKey });
+  const leftovers = () =>
+    readdirSync(disk, { recursive: true })
+      .map(String)
+      .filter((f) => /\.tmp-|a\.json$|c\/d/.test(f));
 
   it('refuses a key that is also a prefix of another with 409, and writes nothing', async () => {
     expect((await put('a/b', 'inner')).status).toBe(200);
@@ -100,12 +127,23 @@ describe('the object size limit', () => {
     const store = createObjectStore(h.config);
     const deps = { db: h.db, store, config: h.config };
     const web = await startTestWeb(h);
-    const created = await call(web.url, 'POST', `/v1/${env.env.name}/buckets`, { key: env.secretKey, body: { name: 'limited' } });
+    const created = await call(web.url, 'POST', `/v1/${env.env.name}/buckets`, {
+      key: env.secretKey,
+      body: { name: 'limited' },
+    });
     await web.stop();
     expect(created.status).toBeLessThan(300);
-    const body = Readable.from((function* () { for (let i = 0; i < 40; i++) yield Buffer.alloc(64 * 1024, i); })());
-    await expect(putObject(deps, env.env.id, 'limited', 'big.bin', body, undefined, 1024 * 1024)).rejects.toMatchObject({ code: 'invalid_request', status: 413 });
-    const bucket = (await h.db('storage_buckets').where({ env_id: env.env.id, name: 'limited' }).first()) as { s3_bucket: string };
+    const body = Readable.from(
+      (function* () {
+        for (let i = 0; i < 40; i++) yield Buffer.alloc(64 * 1024, i);
+      })(),
+    );
+    await expect(putObject(deps, env.env.id, 'limited', 'big.bin', body, undefined, 1024 * 1024)).rejects.toMatchObject(
+      { code: 'invalid_request', status: 413 },
+    );
+    const bucket = (await h.db('storage_buckets').where({ env_id: env.env.id, name: 'limited' }).first()) as {
+      s3_bucket: string;
+    };
     expect(await store.head(bucket.s3_bucket, 'big.bin')).toBeUndefined();
     expect(await store.listIncompleteUploads(bucket.s3_bucket, 'big.bin')).toEqual([]);
     await store.deleteBucket(bucket.s3_bucket);

@@ -43,10 +43,28 @@ beforeAll(async () => {
   env = await createTestEnv(h.db);
   // Generous limits: the property is about inputs, not rate limiting.
   const wide = { points: 1_000_000, seconds: 60 };
-  await h.db('envs').where({ id: env.env.id }).update({ settings: { identity: { rate_limits: { sign_in: wide, sign_up: wide, password_reset: wide, verify_email: wide, redeem: wide } } } });
-  await createEndUser(h.db, env.env.id, { email: 'hostile@example.com', password: 'a long and unguessable passphrase 1', email_verified: true });
+  await h
+    .db('envs')
+    .where({ id: env.env.id })
+    .update({
+      settings: {
+        identity: {
+          rate_limits: { sign_in: wide, sign_up: wide, password_reset: wide, verify_email: wide, redeem: wide },
+        },
+      },
+    });
+  await createEndUser(h.db, env.env.id, {
+    email: 'hostile@example.com',
+    password: 'a long and unguessable passphrase 1',
+    email_verified: true,
+  });
   const signedIn = await call<Json>(web.url, 'POST', '/v1/client/sign-in/password', {
-    headers: { 'cairn-publishable-key': env.publishableKey }, body: { identifier: 'hostile@example.com', password: 'a long and unguessable passphrase 1', session_mode: 'browser' },
+    headers: { 'cairn-publishable-key': env.publishableKey },
+    body: {
+      identifier: 'hostile@example.com',
+      password: 'a long and unguessable passphrase 1',
+      session_mode: 'browser',
+    },
   });
   session = String(signedIn.body.session_token);
   doc = (await call<typeof doc>(web.url, 'GET', '/v1/openapi.json')).body;
@@ -57,15 +75,31 @@ afterAll(async () => {
 });
 
 const unstorable = fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'x\udc00y', '\udfff\ud800', 'ok\u0000\ud800');
-const hostileString = fc.oneof(unstorable, fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 40 }), fc.constantFrom('', ' ', '%', '../..', 'a'.repeat(5000)));
-const weird = fc.oneof(hostileString, fc.integer(), fc.constantFrom(1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, -1, 0.5), fc.boolean(), fc.constant(null), fc.array(hostileString, { maxLength: 3 }), fc.dictionary(hostileString, hostileString, { maxKeys: 3 }));
+const hostileString = fc.oneof(
+  unstorable,
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ maxLength: 40 }),
+  fc.constantFrom('', ' ', '%', '../..', 'a'.repeat(5000)),
+);
+const weird = fc.oneof(
+  hostileString,
+  fc.integer(),
+  fc.constantFrom(1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, -1, 0.5),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(hostileString, { maxLength: 3 }),
+  fc.dictionary(hostileString, hostileString, { maxKeys: 3 }),
+);
 
 /** Percent-encodes like encodeURIComponent, but sends a lone surrogate as the three bytes a raw client could (invalid UTF-8). */
 function pct(text: string): string {
   let out = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
-    if (cp >= 0xd800 && cp <= 0xdfff) out += [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    if (cp >= 0xd800 && cp <= 0xdfff)
+      out += [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     else out += encodeURIComponent(ch);
   }
   return out;
@@ -88,7 +122,9 @@ function arbitraryFor(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<u
     if (s.enum) return fc.constantFrom(...s.enum);
     switch (type) {
       case 'object': {
-        const props = Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, arbitraryFor(v, depth + 1)]));
+        const props = Object.fromEntries(
+          Object.entries(s.properties ?? {}).map(([k, v]) => [k, arbitraryFor(v, depth + 1)]),
+        );
         const keys = Object.keys(props);
         if (keys.length === 0) return fc.dictionary(hostileString, weird, { maxKeys: 3 });
         return fc.record(props, { requiredKeys: (s.required ?? []).filter((k) => keys.includes(k)) });
@@ -124,7 +160,9 @@ function headersFor(op: Operation): Record<string, string> {
 }
 
 function operations(): { method: string; path: string; op: Operation }[] {
-  return Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  );
 }
 
 function expectNo5xx(res: { status: number; body: unknown }, what: string): void {
@@ -141,29 +179,53 @@ describe('every route, with hostile input', () => {
       const bodySchema = op.requestBody?.content?.['application/json']?.schema;
       const input = fc.record({
         path: fc.record(Object.fromEntries(pathParams.filter((p) => !(p in envParams)).map((p) => [p, hostileString]))),
-        query: fc.record(Object.fromEntries(queryParams.map((p) => [p.name, fc.oneof(hostileString, fc.constantFrom('1e308', '-1', 'true'))])), { requiredKeys: [] }),
+        query: fc.record(
+          Object.fromEntries(
+            queryParams.map((p) => [p.name, fc.oneof(hostileString, fc.constantFrom('1e308', '-1', 'true'))]),
+          ),
+          { requiredKeys: [] },
+        ),
         body: bodySchema ? arbitraryFor(bodySchema) : fc.constant(undefined),
       });
-      await fc.assert(fc.asyncProperty(input, async ({ path: p, query, body }) => {
-        const url = path.replace(/\{(\w+)\}/g, (_, name: string) => pct(envParams[name]?.() ?? (p as Record<string, string>)[name] ?? 'x'));
-        const qs = Object.entries(query as Record<string, string>).map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&');
-        const res = await fetch(`${web.url}${url}${qs ? `?${qs}` : ''}`, {
-          method, redirect: 'manual',
-          headers: { ...headersFor(op), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-          body: body !== undefined ? JSON.stringify(body) : undefined,
-        });
-        expectNo5xx({ status: res.status, body: await res.text() }, `${method} ${path}`);
-      }), { numRuns: 12 });
+      await fc.assert(
+        fc.asyncProperty(input, async ({ path: p, query, body }) => {
+          const url = path.replace(/\{(\w+)\}/g, (_, name: string) =>
+            pct(envParams[name]?.() ?? (p as Record<string, string>)[name] ?? 'x'),
+          );
+          const qs = Object.entries(query as Record<string, string>)
+            .map(([k, v]) => `${pct(k)}=${pct(v)}`)
+            .join('&');
+          const res = await fetch(`${web.url}${url}${qs ? `?${qs}` : ''}`, {
+            method,
+            redirect: 'manual',
+            headers: { ...headersFor(op), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+            body: body !== undefined ? JSON.stringify(body) : undefined,
+          });
+          expectNo5xx({ status: res.status, body: await res.text() }, `${method} ${path}`);
+        }),
+        { numRuns: 12 },
+      );
     }
   }, 300_000);
 
   it('refuses U+0000 in an identifier with 400 invalid_request naming the field, and stores it in free text as U+FFFD', async () => {
     const signIn = await call<Json>(web.url, 'POST', '/v1/client/sign-in/password', {
-      headers: { 'cairn-publishable-key': env.publishableKey }, body: { identifier: 'a\u0000@example.com', password: 'x' },
+      headers: { 'cairn-publishable-key': env.publishableKey },
+      body: { identifier: 'a\u0000@example.com', password: 'x' },
     });
-    expect(signIn).toMatchObject({ status: 400, body: { code: 'invalid_request', message: expect.stringContaining('body.identifier') } });
+    expect(signIn).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_request', message: expect.stringContaining('body.identifier') },
+    });
     const capture = await call<Json>(web.url, 'POST', `/v1/${env.env.name}/error_groups:capture`, {
-      key: env.secretKey, body: { error_event: { event_time: '2026-11-21T12:00:00Z', exception_type: 'Error', message: 'nul \u0000 and \ud800 lone' } },
+      key: env.secretKey,
+      body: {
+        error_event: {
+          event_time: '2026-11-21T12:00:00Z',
+          exception_type: 'Error',
+          message: 'nul \u0000 and \ud800 lone',
+        },
+      },
     });
     expect(capture.status).toBe(202);
   });
@@ -171,12 +233,22 @@ describe('every route, with hostile input', () => {
   it('answers 400 for a body that does not decode as its Content-Encoding says, and 415 for an unknown one', async () => {
     // A session of its own: the hostile round above may have signed the first one out.
     const signedIn = await call<Json>(web.url, 'POST', '/v1/client/sign-in/password', {
-      headers: { 'cairn-publishable-key': env.publishableKey }, body: { identifier: 'hostile@example.com', password: 'a long and unguessable passphrase 1', session_mode: 'browser' },
+      headers: { 'cairn-publishable-key': env.publishableKey },
+      body: {
+        identifier: 'hostile@example.com',
+        password: 'a long and unguessable passphrase 1',
+        session_mode: 'browser',
+      },
     });
     session = String(signedIn.body.session_token);
     for (const { method, path, op } of operations().filter((o) => o.op.requestBody?.content?.['application/json'])) {
       const url = path.replace(/\{(\w+)\}/g, (_, name: string) => envParams[name]?.() ?? 'x');
-      const send = (encoding: string, data: Buffer) => fetch(`${web.url}${url}`, { method, headers: { ...headersFor(op), 'content-type': 'application/json', 'content-encoding': encoding }, body: data });
+      const send = (encoding: string, data: Buffer) =>
+        fetch(`${web.url}${url}`, {
+          method,
+          headers: { ...headersFor(op), 'content-type': 'application/json', 'content-encoding': encoding },
+          body: data,
+        });
       const garbage = await send('gzip', Buffer.from('this is not gzip at all'));
       expect(garbage.status, `${method} ${path} gzip garbage`).toBe(400);
       expect(((await garbage.json()) as Json).code).toBe('invalid_request');
@@ -189,19 +261,34 @@ describe('every route, with hostile input', () => {
 });
 
 describe('the portal pages and the OAuth form endpoints', () => {
-  const form = (fields: Record<string, string>) => Object.entries(fields).map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&');
+  const form = (fields: Record<string, string>) =>
+    Object.entries(fields)
+      .map(([k, v]) => `${pct(k)}=${pct(v)}`)
+      .join('&');
   it('answer no 5xx for hostile form fields and query parameters', async () => {
-    await fc.assert(fc.asyncProperty(hostileString, hostileString, async (a, b) => {
-      for (const [method, path, body] of [
-        ['POST', '/v1/oauth/device_authorization', form({ client_id: a, scope: b })],
-        ['POST', '/v1/oauth/token', form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: a, client_id: b })],
-        ['GET', `/device?user_code=${pct(a)}`, undefined],
-        ['GET', `/sign-in?env=${pct(env.env.id)}&redirect_url=${pct(b)}`, undefined],
-        ['GET', `/v1/oidc/callback?state=${pct(a)}&code=${pct(b)}`, undefined],
-      ] as const) {
-        const res = await fetch(`${web.url}${path}`, { method, redirect: 'manual', headers: body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}, body });
-        expect(res.status, `${method} ${path} → ${res.status} ${await res.text()}`).toBeLessThan(500);
-      }
-    }), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(hostileString, hostileString, async (a, b) => {
+        for (const [method, path, body] of [
+          ['POST', '/v1/oauth/device_authorization', form({ client_id: a, scope: b })],
+          [
+            'POST',
+            '/v1/oauth/token',
+            form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: a, client_id: b }),
+          ],
+          ['GET', `/device?user_code=${pct(a)}`, undefined],
+          ['GET', `/sign-in?env=${pct(env.env.id)}&redirect_url=${pct(b)}`, undefined],
+          ['GET', `/v1/oidc/callback?state=${pct(a)}&code=${pct(b)}`, undefined],
+        ] as const) {
+          const res = await fetch(`${web.url}${path}`, {
+            method,
+            redirect: 'manual',
+            headers: body ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+            body,
+          });
+          expect(res.status, `${method} ${path} → ${res.status} ${await res.text()}`).toBeLessThan(500);
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 });

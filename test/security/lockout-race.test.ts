@@ -25,7 +25,10 @@ beforeAll(async () => {
   webs = [local, other];
   env = await createTestEnv(h.db);
   // A generous per-address limit, so that only the lockout answers.
-  await h.db('envs').where({ id: env.env.id }).update({ settings: { identity: { rate_limits: { sign_in: { points: 100_000, seconds: 60 } } } } });
+  await h
+    .db('envs')
+    .where({ id: env.env.id })
+    .update({ settings: { identity: { rate_limits: { sign_in: { points: 100_000, seconds: 60 } } } } });
 });
 afterAll(async () => {
   await other?.stop();
@@ -36,18 +39,28 @@ afterAll(async () => {
 // Each guess from its own address: the per-address limit is not what stops them.
 const signIn = (i: number, identifier: string, password: string) =>
   call(webs[i % 2]!.url, 'POST', '/v1/client/sign-in/password', {
-    body: { identifier, password }, headers: { 'cairn-publishable-key': env.publishableKey, 'x-forwarded-for': `198.18.${Math.floor(i / 250)}.${i % 250}` },
+    body: { identifier, password },
+    headers: {
+      'cairn-publishable-key': env.publishableKey,
+      'x-forwarded-for': `198.18.${Math.floor(i / 250)}.${i % 250}`,
+    },
   });
 
 async function lockRow(identifier: string) {
-  return h.db('identity_lockouts').where({ env_id: env.env.id, identifier_hash: identifierHash(env.env.id, identifier) }).first('failures', 'pending');
+  return h
+    .db('identity_lockouts')
+    .where({ env_id: env.env.id, identifier_hash: identifierHash(env.env.id, identifier) })
+    .first('failures', 'pending');
 }
 
 describe('concurrent wrong passwords', () => {
   for (const identifier of ['grace@example.com', 'no-such-user@example.com']) {
     it(`run at most 10 checks for ${identifier.startsWith('grace') ? 'a known' : 'an unknown'} identifier, across two processes`, async () => {
-      if (identifier.startsWith('grace')) await createEndUser(h.db, env.env.id, { email: identifier, password: strongPassword, email_verified: true });
-      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => signIn(i, identifier, `wrong password number ${i}`)));
+      if (identifier.startsWith('grace'))
+        await createEndUser(h.db, env.env.id, { email: identifier, password: strongPassword, email_verified: true });
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => signIn(i, identifier, `wrong password number ${i}`)),
+      );
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s === 401).length + statuses.filter((s) => s === 423).length).toBe(100);
       expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
@@ -58,7 +71,11 @@ describe('concurrent wrong passwords', () => {
       // Exactly ten checks ran and counted; none is left pending.
       expect(await lockRow(identifier)).toMatchObject({ failures: 10, pending: 0 });
       if (identifier.startsWith('grace')) {
-        const checked = await h.db('end_user_sign_ins').where({ env_id: env.env.id, outcome: 'wrong_password' }).count<{ n: string }[]>('* as n').first();
+        const checked = await h
+          .db('end_user_sign_ins')
+          .where({ env_id: env.env.id, outcome: 'wrong_password' })
+          .count<{ n: string }[]>('* as n')
+          .first();
         expect(Number(checked!.n)).toBe(10);
       }
     });
@@ -66,14 +83,28 @@ describe('concurrent wrong passwords', () => {
 
   it('check the right password only when it is one of the 10: with 59 wrong ones, at most 10 checks run', async () => {
     const identifier = 'linus@example.com';
-    const user = await createEndUser(h.db, env.env.id, { email: identifier, password: strongPassword, email_verified: true });
+    const user = await createEndUser(h.db, env.env.id, {
+      email: identifier,
+      password: strongPassword,
+      email_verified: true,
+    });
     const order = Array.from({ length: 60 }, (_, i) => i);
-    const answers = await Promise.all(order.map((i) => signIn(i, identifier, i === 59 ? strongPassword : `wrong password number ${i}`)));
-    const checks = await h.db('end_user_sign_ins').where({ end_user_id: user.id }).whereIn('outcome', ['wrong_password', 'succeeded']).count<{ n: string }[]>('* as n').first();
+    const answers = await Promise.all(
+      order.map((i) => signIn(i, identifier, i === 59 ? strongPassword : `wrong password number ${i}`)),
+    );
+    const checks = await h
+      .db('end_user_sign_ins')
+      .where({ end_user_id: user.id })
+      .whereIn('outcome', ['wrong_password', 'succeeded'])
+      .count<{ n: string }[]>('* as n')
+      .first();
     expect(Number(checks!.n)).toBeLessThanOrEqual(10);
     expect(answers.filter((a) => a.status === 423).length).toBeGreaterThanOrEqual(50);
     // The right password got in only if its check was one of those ten.
-    if (answers[59]!.status === 200) expect(await h.db('end_user_sign_ins').where({ end_user_id: user.id, outcome: 'succeeded' }).first()).toBeDefined();
+    if (answers[59]!.status === 200)
+      expect(
+        await h.db('end_user_sign_ins').where({ end_user_id: user.id, outcome: 'succeeded' }).first(),
+      ).toBeDefined();
     else expect(answers[59]).toMatchObject({ status: 423, body: { code: 'locked_out' } });
   });
 });

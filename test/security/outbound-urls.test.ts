@@ -46,32 +46,65 @@ const putProvider = (env: CreatedEnv, provider: string, body: Record<string, unk
 describe('setting up a provider', () => {
   it('a live environment takes only https addresses that resolve to public ones', async () => {
     const refused = [
-      `http://127.0.0.1:${trapPort}`, 'https://127.0.0.1', 'https://localhost', 'https://169.254.169.254/latest', 'https://10.1.2.3', 'https://[::1]',
-      'https://[::ffff:127.0.0.1]', 'https://100.64.0.1', 'https://[fd00::1]', 'https://0.0.0.0', 'https://does-not-resolve.invalid', 'http://8.8.8.8',
+      `http://127.0.0.1:${trapPort}`,
+      'https://127.0.0.1',
+      'https://localhost',
+      'https://169.254.169.254/latest',
+      'https://10.1.2.3',
+      'https://[::1]',
+      'https://[::ffff:127.0.0.1]',
+      'https://100.64.0.1',
+      'https://[fd00::1]',
+      'https://0.0.0.0',
+      'https://does-not-resolve.invalid',
+      'http://8.8.8.8',
     ];
     for (const url of refused) {
-      const github = await putProvider(live, 'github', { client_id: 'gh', client_secret: 's', authorization_endpoint: 'https://8.8.8.8/authorize', token_endpoint: 'https://8.8.8.8/token', api_base_url: url });
+      const github = await putProvider(live, 'github', {
+        client_id: 'gh',
+        client_secret: 's',
+        authorization_endpoint: 'https://8.8.8.8/authorize',
+        token_endpoint: 'https://8.8.8.8/token',
+        api_base_url: url,
+      });
       expect({ url, status: github.status }).toEqual({ url, status: 400 });
-      expect(github.body).toMatchObject({ code: 'invalid_request', details: { reason: 'endpoint_not_allowed', field: 'api_base_url' } });
+      expect(github.body).toMatchObject({
+        code: 'invalid_request',
+        details: { reason: 'endpoint_not_allowed', field: 'api_base_url' },
+      });
       const google = await putProvider(live, 'google', { client_id: 'g', client_secret: 's', issuer: url });
       expect({ url, status: google.status }).toEqual({ url, status: 400 });
     }
-    expect((await putProvider(live, 'google', { client_id: 'g', client_secret: 's', issuer: 'https://8.8.8.8' })).status).toBe(200);
+    expect(
+      (await putProvider(live, 'google', { client_id: 'g', client_secret: 's', issuer: 'https://8.8.8.8' })).status,
+    ).toBe(200);
   });
 
   it('a test environment may use a local provider over http', async () => {
     const env = await createTestEnv(h.db);
-    expect((await putProvider(env, 'google', { client_id: 'g', client_secret: 's', issuer: `http://127.0.0.1:${trapPort}` })).status).toBe(200);
+    expect(
+      (await putProvider(env, 'google', { client_id: 'g', client_secret: 's', issuer: `http://127.0.0.1:${trapPort}` }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe('signing in', () => {
   it('never connects from a live environment to an address that is not public, whatever the stored settings say', async () => {
-    expect((await putProvider(live, 'google', { client_id: 'g', client_secret: 's', issuer: 'https://8.8.8.8' })).status).toBe(200);
+    expect(
+      (await putProvider(live, 'google', { client_id: 'g', client_secret: 's', issuer: 'https://8.8.8.8' })).status,
+    ).toBe(200);
     // As settings stored before the rule, or a name whose address changed since, would hold them.
-    for (const issuer of [`https://localhost:${trapPort}`, `https://127.0.0.1:${trapPort}`, `http://127.0.0.1:${trapPort}`]) {
+    for (const issuer of [
+      `https://localhost:${trapPort}`,
+      `https://127.0.0.1:${trapPort}`,
+      `http://127.0.0.1:${trapPort}`,
+    ]) {
       await h.db('social_providers').where({ env_id: live.env.id, provider: 'google' }).update({ issuer });
-      const q = new URLSearchParams({ publishable_key: live.publishableKey, redirect_url: `${h.config.CAIRN_BASE_URL}/signed-in` });
+      const q = new URLSearchParams({
+        publishable_key: live.publishableKey,
+        redirect_url: `${h.config.CAIRN_BASE_URL}/signed-in`,
+      });
       const res = await fetch(`${web.url}/v1/client/oauth/google/start?${q}`, { redirect: 'manual' });
       expect({ issuer, status: res.status }).toEqual({ issuer, status: 400 });
       expect(await res.json()).toMatchObject({ code: 'invalid_request', details: { reason: 'endpoint_not_allowed' } });
@@ -87,24 +120,34 @@ describe('the guarded fetch', () => {
   const ca = readFileSync(new URL('./fixtures/tls-cert.pem', import.meta.url), 'utf8');
 
   beforeAll(async () => {
-    tls = createHttpsServer({ cert: ca, key: readFileSync(new URL('./fixtures/tls-key.pem', import.meta.url)) }, (req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        const issuer = `https://localhost:${port}`;
-        if (req.url === '/.well-known/openid-configuration') {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks` }));
-        } else if (req.method === 'POST') {
-          posted = `${req.headers['content-type']} ${body}`;
-          res.writeHead(201, { 'set-cookie': ['a=1', 'b=2'] });
-          res.end('created');
-        } else {
-          res.writeHead(204);
-          res.end();
-        }
-      });
-    });
+    tls = createHttpsServer(
+      { cert: ca, key: readFileSync(new URL('./fixtures/tls-key.pem', import.meta.url)) },
+      (req, res) => {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => {
+          const issuer = `https://localhost:${port}`;
+          if (req.url === '/.well-known/openid-configuration') {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(
+              JSON.stringify({
+                issuer,
+                authorization_endpoint: `${issuer}/authorize`,
+                token_endpoint: `${issuer}/token`,
+                jwks_uri: `${issuer}/jwks`,
+              }),
+            );
+          } else if (req.method === 'POST') {
+            posted = `${req.headers['content-type']} ${body}`;
+            res.writeHead(201, { 'set-cookie': ['a=1', 'b=2'] });
+            res.end('created');
+          } else {
+            res.writeHead(204);
+            res.end();
+          }
+        });
+      },
+    );
     await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
     port = (tls.address() as AddressInfo).port;
   });
@@ -114,9 +157,14 @@ describe('the guarded fetch', () => {
 
   it('answers like fetch where the address is allowed (openid-client discovery runs through it)', async () => {
     const trusting = guardedFetch(() => true, { ca });
-    const found = await oidc.discovery(new URL(`https://localhost:${port}`), 'client', undefined, oidc.None(), { [oidc.customFetch]: trusting });
+    const found = await oidc.discovery(new URL(`https://localhost:${port}`), 'client', undefined, oidc.None(), {
+      [oidc.customFetch]: trusting,
+    });
     expect(found.serverMetadata().token_endpoint).toBe(`https://localhost:${port}/token`);
-    const created = await trusting(`https://localhost:${port}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'x', code: 'a b' }) });
+    const created = await trusting(`https://localhost:${port}/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'x', code: 'a b' }),
+    });
     expect(created.status).toBe(201);
     expect(await created.text()).toBe('created');
     expect(created.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
@@ -130,7 +178,24 @@ describe('the guarded fetch', () => {
       await expect(publicOnly(url)).rejects.toThrow(/not (a )?public|only https/);
     }
     expect(['8.8.8.8', '2606:4700:4700::1111'].map(isPublicAddress)).toEqual([true, true]);
-    expect(['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.1.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fe80::1', 'fd12::1', '::ffff:10.0.0.1', '64:ff9b::a00:1', 'not an ip']
-      .filter(isPublicAddress)).toEqual([]);
+    expect(
+      [
+        '127.0.0.1',
+        '10.0.0.1',
+        '172.16.5.4',
+        '192.168.1.1',
+        '169.254.169.254',
+        '100.64.1.1',
+        '0.0.0.0',
+        '224.0.0.1',
+        '::1',
+        '::',
+        'fe80::1',
+        'fd12::1',
+        '::ffff:10.0.0.1',
+        '64:ff9b::a00:1',
+        'not an ip',
+      ].filter(isPublicAddress),
+    ).toEqual([]);
   });
 });

@@ -36,7 +36,13 @@ beforeAll(async () => {
   testEnv = await createTestEnv(h.db);
   liveEnv = await createEnvWithKeys(h.db, `orgs/sec-outbox/projects/p${process.pid}/envs/live`, 'live');
   worker = spawn(process.execPath, ['workers/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: testEncryptionKey, NODE_ENV: 'production', LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: h.config.DATABASE_URL,
+      CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   worker.stdout?.on('data', (d: Buffer) => (workerLog += d.toString()));
@@ -64,10 +70,24 @@ const outbox = () => h.db('mail_outbox').select<OutboxMail[]>('*');
 
 /** A verification mail (sign-up) and a reset mail (existing account) for one environment. */
 async function sendMail(env: CreatedEnv, tag: string) {
-  await createEndUser(h.db, env.env.id, { email: `known-${tag}@example.com`, password: strongPassword, email_verified: true });
+  await createEndUser(h.db, env.env.id, {
+    email: `known-${tag}@example.com`,
+    password: strongPassword,
+    email_verified: true,
+  });
   const headers = { 'cairn-publishable-key': env.publishableKey };
-  expect((await call(web.url, 'POST', '/v1/client/sign-up', { body: { email: `new-${tag}@example.com`, password: strongPassword }, headers })).status).toBe(202);
-  expect((await call(web.url, 'POST', '/v1/client/password-reset', { body: { email: `known-${tag}@example.com` }, headers })).status).toBe(202);
+  expect(
+    (
+      await call(web.url, 'POST', '/v1/client/sign-up', {
+        body: { email: `new-${tag}@example.com`, password: strongPassword },
+        headers,
+      })
+    ).status,
+  ).toBe(202);
+  expect(
+    (await call(web.url, 'POST', '/v1/client/password-reset', { body: { email: `known-${tag}@example.com` }, headers }))
+      .status,
+  ).toBe(202);
 }
 
 describe('mail without SMTP_URL', () => {
@@ -93,7 +113,9 @@ describe('mail without SMTP_URL', () => {
 
   it('logs the links of a test environment, never those of a live one', async () => {
     const tokensOf = (tag: string) =>
-      mails.filter((m) => m.to.endsWith(`-${tag}@example.com`)).flatMap((m) => open(keyring, m.body_sealed!, `mail_outbox:${m.id}`).toString().match(tokenPattern) ?? []);
+      mails
+        .filter((m) => m.to.endsWith(`-${tag}@example.com`))
+        .flatMap((m) => open(keyring, m.body_sealed!, `mail_outbox:${m.id}`).toString().match(tokenPattern) ?? []);
     const testTokens = tokensOf('test');
     const liveTokens = tokensOf('live');
     expect(testTokens).toHaveLength(2);
@@ -106,14 +128,22 @@ describe('mail without SMTP_URL', () => {
     const verify = /https?:\/\/\S+\/v1\/client\/verify-email\?token=cairn_eml_[0-9A-Za-z]{32}/.exec(workerLog)![0];
     const link = new URL(verify);
     expect((await fetch(`${web.url}${link.pathname}${link.search}`, { redirect: 'manual' })).status).toBe(302);
-    expect(await h.db('end_users').where({ email: 'new-test@example.com' }).whereNotNull('email_verified_time').first()).toBeDefined();
+    expect(
+      await h.db('end_users').where({ email: 'new-test@example.com' }).whereNotNull('email_verified_time').first(),
+    ).toBeDefined();
   });
 
   it('prunes outbox rows after 7 days, hourly, on the schedule the worker registered', async () => {
     expect(await h.db('pgboss.schedule').where({ name: 'mail.prune' }).first()).toMatchObject({ cron: '29 * * * *' });
     const [old1, old2, recent] = mails;
-    await h.db('mail_outbox').whereIn('id', [old1!.id, old2!.id]).update({ create_time: h.db.raw("now() - interval '7 days 1 minute'") });
-    await h.db('mail_outbox').where({ id: recent!.id }).update({ create_time: h.db.raw("now() - interval '6 days 23 hours'") });
+    await h
+      .db('mail_outbox')
+      .whereIn('id', [old1!.id, old2!.id])
+      .update({ create_time: h.db.raw("now() - interval '7 days 1 minute'") });
+    await h
+      .db('mail_outbox')
+      .where({ id: recent!.id })
+      .update({ create_time: h.db.raw("now() - interval '6 days 23 hours'") });
     const boss = createBoss(h.config, 'web');
     await boss.start();
     try {
@@ -122,7 +152,12 @@ describe('mail without SMTP_URL', () => {
       await boss.stop({ graceful: false, close: true });
     }
     await eventually(async () => (await h.db('mail_outbox').whereIn('id', [old1!.id, old2!.id])).length === 0);
-    expect((await outbox()).map((m) => m.id).sort()).toEqual(mails.slice(2).map((m) => m.id).sort());
+    expect((await outbox()).map((m) => m.id).sort()).toEqual(
+      mails
+        .slice(2)
+        .map((m) => m.id)
+        .sort(),
+    );
   });
 });
 
@@ -138,16 +173,29 @@ describe('the migration', () => {
       const token = `cairn_eml_${'Q'.repeat(32)}`;
       const other = `cairn_eml_${'R'.repeat(32)}`;
       const hash = (t: string) => createHash('sha256').update(t).digest();
-      await m.db('end_user_email_tokens').insert([token, other].map((t) => ({
-        token_hash: hash(t), env_id: env.env.id, end_user_id: user.id, purpose: 'verify_email', expire_time: m.db.raw("now() + interval '1 day'"),
-      })));
-      await m.db('mail_outbox').insert({ id: 'mail_old', to: 'old@example.com', subject: 'Confirm', text: `open this link: http://x/v1/client/verify-email?token=${token}` });
+      await m.db('end_user_email_tokens').insert(
+        [token, other].map((t) => ({
+          token_hash: hash(t),
+          env_id: env.env.id,
+          end_user_id: user.id,
+          purpose: 'verify_email',
+          expire_time: m.db.raw("now() + interval '1 day'"),
+        })),
+      );
+      await m.db('mail_outbox').insert({
+        id: 'mail_old',
+        to: 'old@example.com',
+        subject: 'Confirm',
+        text: `open this link: http://x/v1/client/verify-email?token=${token}`,
+      });
       await m.db.migrate.latest();
 
       expect((await dumpDatabase(m.db)).text).not.toContain(token);
       expect(await m.db('mail_outbox').count({ n: '*' }).first()).toMatchObject({ n: '0' });
       const spent = await m.db('end_user_email_tokens').select('token_hash', 'use_time');
-      expect(spent.find((r: { token_hash: Buffer }) => r.token_hash.equals(hash(token)))?.use_time).toBeInstanceOf(Date);
+      expect(spent.find((r: { token_hash: Buffer }) => r.token_hash.equals(hash(token)))?.use_time).toBeInstanceOf(
+        Date,
+      );
       // A link that was never in the outbox is left alone.
       expect(spent.find((r: { token_hash: Buffer }) => r.token_hash.equals(hash(other)))?.use_time).toBeNull();
       const columns = await m.db('mail_outbox').columnInfo();

@@ -44,7 +44,13 @@ it('npm start runs from a checkout in a mode-0700 folder', async () => {
   const [port, pgPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, ['src/start.ts'], {
     cwd: checkout,
-    env: { PATH: process.env.PATH ?? '', HOME: outer, PORT: String(port), CAIRN_EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: outer,
+      PORT: String(port),
+      CAIRN_EMBEDDED_PG_PORT: String(pgPort),
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -35,9 +35,14 @@ const app = 'https://app.example.com';
 async function makeEnv(mode: 'test' | 'live', settings: Record<string, unknown> = {}): Promise<CreatedEnv> {
   counter += 1;
   const env = await createEnvWithKeys(h.db, `orgs/sec-redirects/projects/p${process.pid}/envs/${mode}${counter}`, mode);
-  const put = (path: string, body: unknown) => call(web.url, 'PUT', `/v1/${env.env.name}/${path}`, { key: env.secretKey, body });
-  expect((await put('identity_settings', { rate_limits: { sign_up: { points: 10_000, seconds: 60 } }, ...settings })).status).toBe(200);
-  expect((await put('social_providers/github', { client_id: 'gh-client', client_secret: 'gh-secret' })).status).toBe(200);
+  const put = (path: string, body: unknown) =>
+    call(web.url, 'PUT', `/v1/${env.env.name}/${path}`, { key: env.secretKey, body });
+  expect(
+    (await put('identity_settings', { rate_limits: { sign_up: { points: 10_000, seconds: 60 } }, ...settings })).status,
+  ).toBe(200);
+  expect((await put('social_providers/github', { client_id: 'gh-client', client_secret: 'gh-secret' })).status).toBe(
+    200,
+  );
   return env;
 }
 
@@ -46,26 +51,51 @@ const pk = (env: CreatedEnv) => ({ 'cairn-publishable-key': env.publishableKey }
 /** Every API entry point that takes a redirect_url, answering its status and body. */
 const entryPoints = {
   'sign-up': (env: CreatedEnv, url: string) =>
-    call(web.url, 'POST', '/v1/client/sign-up', { body: { email: `u${randomBytes(6).toString('hex')}@example.com`, password: 'correct horse battery staple 42', redirect_url: url }, headers: pk(env) }),
+    call(web.url, 'POST', '/v1/client/sign-up', {
+      body: {
+        email: `u${randomBytes(6).toString('hex')}@example.com`,
+        password: 'correct horse battery staple 42',
+        redirect_url: url,
+      },
+      headers: pk(env),
+    }),
   'password reset': (env: CreatedEnv, url: string) =>
-    call(web.url, 'POST', '/v1/client/password-reset', { body: { email: 'someone@example.com', redirect_url: url }, headers: pk(env) }),
+    call(web.url, 'POST', '/v1/client/password-reset', {
+      body: { email: 'someone@example.com', redirect_url: url },
+      headers: pk(env),
+    }),
   'social start': async (env: CreatedEnv, url: string) => {
     const q = new URLSearchParams({ publishable_key: env.publishableKey, redirect_url: url });
     const res = await fetch(`${web.url}/v1/client/oauth/github/start?${q}`, { redirect: 'manual' });
     const text = await res.text();
-    return { status: res.status, body: (res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as Record<string, unknown> };
+    return {
+      status: res.status,
+      body: (res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as Record<string, unknown>,
+    };
   },
   'portal sign-in': async (env: CreatedEnv, url: string) => {
-    const res = await fetch(`${web.url}/sign-in?${new URLSearchParams({ publishable_key: env.publishableKey, redirect_url: url })}`, { redirect: 'manual' });
+    const res = await fetch(
+      `${web.url}/sign-in?${new URLSearchParams({ publishable_key: env.publishableKey, redirect_url: url })}`,
+      { redirect: 'manual' },
+    );
     return { status: res.status, body: { html: await res.text() } as Record<string, unknown> };
   },
   'portal sign-up': async (env: CreatedEnv, url: string) => {
-    const res = await fetch(`${web.url}/sign-up?${new URLSearchParams({ publishable_key: env.publishableKey, redirect_url: url })}`, { redirect: 'manual' });
+    const res = await fetch(
+      `${web.url}/sign-up?${new URLSearchParams({ publishable_key: env.publishableKey, redirect_url: url })}`,
+      { redirect: 'manual' },
+    );
     return { status: res.status, body: { html: await res.text() } as Record<string, unknown> };
   },
 };
 
-const okStatus: Record<keyof typeof entryPoints, number> = { 'sign-up': 202, 'password reset': 202, 'social start': 302, 'portal sign-in': 200, 'portal sign-up': 200 };
+const okStatus: Record<keyof typeof entryPoints, number> = {
+  'sign-up': 202,
+  'password reset': 202,
+  'social start': 302,
+  'portal sign-in': 200,
+  'portal sign-up': 200,
+};
 
 /** Targets no environment accepts unless it lists them, and shapes nothing should accept. */
 const hostile = [
@@ -101,15 +131,25 @@ async function expectRefused(env: CreatedEnv, url: string) {
 async function expectAccepted(env: CreatedEnv, url: string) {
   for (const [name, send] of Object.entries(entryPoints)) {
     const res = await send(env, url);
-    expect({ name, url, status: res.status }).toEqual({ name, url, status: okStatus[name as keyof typeof entryPoints] });
+    expect({ name, url, status: res.status }).toEqual({
+      name,
+      url,
+      status: okStatus[name as keyof typeof entryPoints],
+    });
   }
 }
 
 describe('a live environment without redirect_origins', () => {
-  it('accepts only the portal\'s own pages: no app origin, no localhost, nothing hostile', async () => {
+  it("accepts only the portal's own pages: no app origin, no localhost, nothing hostile", async () => {
     const env = await makeEnv('live');
     await expectAccepted(env, `${base}/sign-in`);
-    for (const url of ['https://app.example.com/welcome', 'http://localhost:5173/callback', 'http://127.0.0.1:8080/callback', ...hostile]) await expectRefused(env, url);
+    for (const url of [
+      'https://app.example.com/welcome',
+      'http://localhost:5173/callback',
+      'http://127.0.0.1:8080/callback',
+      ...hostile,
+    ])
+      await expectRefused(env, url);
   });
 
   it('mails no reset link to a foreign origin: the attack of the report (reset → attacker origin) is refused', async () => {
@@ -118,7 +158,13 @@ describe('a live environment without redirect_origins', () => {
     expect(res).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
     expect(String(res.body.message)).toMatch(/redirect_origins/);
     expect(String(res.body.message)).toContain(`/v1/${env.env.name}/identity_settings`);
-    expect(await h.db('pgboss.job').where({ name: 'identity.password-reset' }).whereRaw("data->>'env_id' = ?", [env.env.id]).first()).toBeUndefined();
+    expect(
+      await h
+        .db('pgboss.job')
+        .where({ name: 'identity.password-reset' })
+        .whereRaw("data->>'env_id' = ?", [env.env.id])
+        .first(),
+    ).toBeUndefined();
   });
 });
 
@@ -134,7 +180,8 @@ describe('a live environment with redirect_origins', () => {
 describe('a test environment', () => {
   it('also accepts http://localhost and http://127.0.0.1 on any port, and still refuses everything else', async () => {
     const env = await makeEnv('test');
-    for (const url of ['http://localhost:5173/callback', 'http://127.0.0.1:8080/callback', 'http://localhost/done']) await expectAccepted(env, url);
+    for (const url of ['http://localhost:5173/callback', 'http://127.0.0.1:8080/callback', 'http://localhost/done'])
+      await expectAccepted(env, url);
     for (const url of ['https://app.example.com/welcome', ...hostile]) await expectRefused(env, url);
   });
 });
@@ -146,8 +193,12 @@ describe('stored targets', () => {
     // As a row accepted before the rule existed would hold it.
     const token = `cairn_eml_${'A'.repeat(16)}${randomBytes(8).toString('hex')}`;
     await h.db('end_user_email_tokens').insert({
-      token_hash: createHash('sha256').update(token).digest(), env_id: env.env.id, end_user_id: user.id, purpose: 'verify_email',
-      redirect_url: 'https://attacker.example/landing', expire_time: h.db.raw("now() + interval '1 hour'"),
+      token_hash: createHash('sha256').update(token).digest(),
+      env_id: env.env.id,
+      end_user_id: user.id,
+      purpose: 'verify_email',
+      redirect_url: 'https://attacker.example/landing',
+      expire_time: h.db.raw("now() + interval '1 hour'"),
     });
     const res = await fetch(`${web.url}/v1/client/verify-email?token=${token}`, { redirect: 'manual' });
     expect(res.status).toBe(302);
@@ -162,15 +213,37 @@ describe('sign-out next', () => {
   async function portalForm(env: CreatedEnv) {
     const res = await fetch(`${web.url}/sign-in?publishable_key=${env.publishableKey}`);
     const html = await res.text();
-    return { cookie: res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; '), csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]! };
+    return {
+      cookie: res.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; '),
+      csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]!,
+    };
   }
   const signOut = (form: { cookie: string; csrf: string }, next: string) =>
-    fetch(`${web.url}/sign-out`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie }, body: new URLSearchParams({ csrf: form.csrf, next }) });
+    fetch(`${web.url}/sign-out`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
+      body: new URLSearchParams({ csrf: form.csrf, next }),
+    });
 
   it('is a same-origin path or refused: never another host by slashes, backslashes, schemes or control characters', async () => {
     const env = await makeEnv('live');
     const form = await portalForm(env);
-    for (const next of ['//attacker.example/', '/\\attacker.example', '/\\/attacker.example', '\\\\attacker.example', '/\t/attacker.example', '/\n/attacker.example', 'https://attacker.example/', 'javascript:alert(1)', 'attacker.example', `${base}/device`]) {
+    for (const next of [
+      '//attacker.example/',
+      '/\\attacker.example',
+      '/\\/attacker.example',
+      '\\\\attacker.example',
+      '/\t/attacker.example',
+      '/\n/attacker.example',
+      'https://attacker.example/',
+      'javascript:alert(1)',
+      'attacker.example',
+      `${base}/device`,
+    ]) {
       const res = await signOut(form, next);
       expect({ next, status: res.status }).toEqual({ next, status: 400 });
       expect(res.headers.get('location')).toBeNull();
@@ -184,10 +257,25 @@ describe('sign-out next', () => {
 describe('the redirect_origins setting itself', () => {
   it('takes an origin only (scheme, host, port as a browser writes it), with a message showing the right form', async () => {
     const env = await makeEnv('live');
-    const put = (origins: string[]) => call(web.url, 'PUT', `/v1/${env.env.name}/identity_settings`, { key: env.secretKey, body: { redirect_origins: origins } });
+    const put = (origins: string[]) =>
+      call(web.url, 'PUT', `/v1/${env.env.name}/identity_settings`, {
+        key: env.secretKey,
+        body: { redirect_origins: origins },
+      });
     for (const bad of [
-      'https://user:pass@app.example.com', `${app}\\@attacker.example`, 'https://*.example.com', `${app}/`, `${app}/path`, 'https://App.Example.com',
-      ` ${app}`, `${app}:443`, 'ftp://app.example.com', `${app}?x=1`, `${app}#x`, 'app.example.com', 'null',
+      'https://user:pass@app.example.com',
+      `${app}\\@attacker.example`,
+      'https://*.example.com',
+      `${app}/`,
+      `${app}/path`,
+      'https://App.Example.com',
+      ` ${app}`,
+      `${app}:443`,
+      'ftp://app.example.com',
+      `${app}?x=1`,
+      `${app}#x`,
+      'app.example.com',
+      'null',
     ]) {
       const res = await put([bad]);
       expect({ bad, status: res.status }).toEqual({ bad, status: 400 });

@@ -21,14 +21,29 @@ const backups: Record<string, string> = {};
 beforeAll(async () => {
   h = await createHarness();
   web = await startTestWeb(h);
-  app = await createAppDatabase("create table accounts (id int primary key, email text); insert into accounts select g, 'u' || g || '@example.com' from generate_series(1, 300) g; analyze;");
-  for (const [name, mode] of [['staging', 'test'], ['dev', 'test'], ['prod', 'live'], ['prod-eu', 'live']] as const) {
+  app = await createAppDatabase(
+    "create table accounts (id int primary key, email text); insert into accounts select g, 'u' || g || '@example.com' from generate_series(1, 300) g; analyze;",
+  );
+  for (const [name, mode] of [
+    ['staging', 'test'],
+    ['dev', 'test'],
+    ['prod', 'live'],
+    ['prod-eu', 'live'],
+  ] as const) {
     envs[name] = await createEnvWithKeys(h.db, `${project}/envs/${name}`, mode);
     await setEnvDatabase(h.db, h.config, envs[name].env.id, app.url);
     backups[name] = newId('backup');
     await h.db('backups').insert({
-      id: backups[name], env_id: envs[name].env.id, type: 'manual', trigger: 'manual', state: 'succeeded', bucket: 'b', object_key: `k/${name}`,
-      size_bytes: 1024, pg_version: '15.20', expire_time: new Date(Date.now() + 86_400_000),
+      id: backups[name],
+      env_id: envs[name].env.id,
+      type: 'manual',
+      trigger: 'manual',
+      state: 'succeeded',
+      bucket: 'b',
+      object_key: `k/${name}`,
+      size_bytes: 1024,
+      pg_version: '15.20',
+      expire_time: new Date(Date.now() + 86_400_000),
     });
   }
 });
@@ -42,27 +57,47 @@ afterAll(async () => {
 describe('restore across modes', () => {
   it('refuses a test key restoring into a live environment, preview and restore alike, and queues nothing', async () => {
     for (const path of [`/v1/backups/${backups.staging}/restore`, `/v1/backups/${backups.staging}:previewRestore`]) {
-      const res = await call<Json>(web.url, 'POST', path, { key: envs.staging!.secretKey, body: { targetEnv: envs.prod!.env.name } });
-      expect(res, path).toMatchObject({ status: 403, body: { code: 'forbidden', message: expect.stringContaining('needs a secret key of a live environment') } });
+      const res = await call<Json>(web.url, 'POST', path, {
+        key: envs.staging!.secretKey,
+        body: { targetEnv: envs.prod!.env.name },
+      });
+      expect(res, path).toMatchObject({
+        status: 403,
+        body: { code: 'forbidden', message: expect.stringContaining('needs a secret key of a live environment') },
+      });
     }
     expect(await h.db('backup_operations').count('* as n').first()).toEqual({ n: '0' });
   });
 
   it('allows live → test, test → test and live → live', async () => {
-    for (const [from, to] of [['prod', 'staging'], ['staging', 'dev'], ['prod', 'prod-eu']] as const) {
-      const res = await call<Json>(web.url, 'POST', `/v1/backups/${backups[from]}:previewRestore`, { key: envs[from]!.secretKey, body: { targetEnv: envs[to]!.env.name } });
+    for (const [from, to] of [
+      ['prod', 'staging'],
+      ['staging', 'dev'],
+      ['prod', 'prod-eu'],
+    ] as const) {
+      const res = await call<Json>(web.url, 'POST', `/v1/backups/${backups[from]}:previewRestore`, {
+        key: envs[from]!.secretKey,
+        body: { targetEnv: envs[to]!.env.name },
+      });
       expect(res.status, `${from} → ${to}: ${JSON.stringify(res.body)}`).toBe(200);
     }
-    const real = await call<Json>(web.url, 'POST', `/v1/backups/${backups.prod}/restore`, { key: envs.prod!.secretKey, body: { targetEnv: envs['prod-eu']!.env.name } });
+    const real = await call<Json>(web.url, 'POST', `/v1/backups/${backups.prod}/restore`, {
+      key: envs.prod!.secretKey,
+      body: { targetEnv: envs['prod-eu']!.env.name },
+    });
     expect(real.status).toBe(202);
   });
 });
 
 describe('a restore preview', () => {
   it('names the target environment and the tables it would replace, never where the database lives', async () => {
-    const res = await call<Json>(web.url, 'POST', `/v1/backups/${backups.staging}:previewRestore`, { key: envs.staging!.secretKey, body: { targetEnv: envs.dev!.env.name } });
+    const res = await call<Json>(web.url, 'POST', `/v1/backups/${backups.staging}:previewRestore`, {
+      key: envs.staging!.secretKey,
+      body: { targetEnv: envs.dev!.env.name },
+    });
     expect(res.body).toMatchObject({
-      target_env: envs.dev!.env.name, target_mode: 'test',
+      target_env: envs.dev!.env.name,
+      target_mode: 'test',
       replaces: { table_count: 1, estimated_rows: 300, tables: [{ name: 'public.accounts', estimated_rows: 300 }] },
     });
     const text = JSON.stringify(res.body);

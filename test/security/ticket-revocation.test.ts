@@ -28,7 +28,14 @@ beforeAll(async () => {
   worker = await startIdentityWorker(h);
   env = await createTestEnv(h.db);
   const generous = { points: 100_000, seconds: 60 };
-  expect((await call(web.url, 'PUT', `/v1/${env.env.name}/identity_settings`, { key: env.secretKey, body: { rate_limits: { sign_in: generous, redeem: generous } } })).status).toBe(200);
+  expect(
+    (
+      await call(web.url, 'PUT', `/v1/${env.env.name}/identity_settings`, {
+        key: env.secretKey,
+        body: { rate_limits: { sign_in: generous, redeem: generous } },
+      })
+    ).status,
+  ).toBe(200);
 });
 afterAll(async () => {
   await worker?.stop();
@@ -47,13 +54,18 @@ async function newUser(): Promise<{ id: string; email: string }> {
 }
 
 async function signIn(email: string, extra: Record<string, unknown> = {}) {
-  const res = await call(web.url, 'POST', '/v1/client/sign-in/password', { body: { identifier: email, password: strongPassword, ...extra }, headers: pk() });
+  const res = await call(web.url, 'POST', '/v1/client/sign-in/password', {
+    body: { identifier: email, password: strongPassword, ...extra },
+    headers: pk(),
+  });
   expect(res.status).toBe(200);
   return res.body;
 }
-const ticketFor = async (email: string, extra: Record<string, unknown> = {}) => (await signIn(email, extra)).ticket as string;
+const ticketFor = async (email: string, extra: Record<string, unknown> = {}) =>
+  (await signIn(email, extra)).ticket as string;
 const sessionFor = async (email: string) => (await signIn(email, { session_mode: 'browser' })).session_token as string;
-const redeem = (ticket: string) => call(web.url, 'POST', '/v1/client/tickets:redeem', { key: env.secretKey, body: { ticket } });
+const redeem = (ticket: string) =>
+  call(web.url, 'POST', '/v1/client/tickets:redeem', { key: env.secretKey, body: { ticket } });
 const userPath = (id: string) => `/v1/${env.env.name}/end_users/${id}`;
 const revoke = (id: string) => call(web.url, 'POST', `${userPath(id)}:revokeSessions`, { key: env.secretKey });
 const codeAt = (secret: string, step: number) => generate({ secret, epoch: step * 30 });
@@ -67,7 +79,10 @@ async function turnOnTotp(session: string): Promise<{ secret: string; step: numb
   const enrolled = await call(web.url, 'POST', '/v1/client/factors/totp', { key: session });
   const secret = enrolled.body.secret as string;
   const step = Math.floor(Date.now() / 30_000);
-  const activated = await call(web.url, 'POST', '/v1/client/factors/totp:activate', { key: session, body: { code: await codeAt(secret, step) } });
+  const activated = await call(web.url, 'POST', '/v1/client/factors/totp:activate', {
+    key: session,
+    body: { code: await codeAt(secret, step) },
+  });
   expect(activated.status).toBe(200);
   return { secret, step, recovery: activated.body.recovery_codes as string[] };
 }
@@ -84,10 +99,19 @@ describe('tickets issued before', () => {
   it('a password reset end', async () => {
     const u = await newUser();
     const before = await ticketFor(u.email);
-    expect((await call(web.url, 'POST', '/v1/client/password-reset', { body: { email: u.email }, headers: pk() })).status).toBe(202);
+    expect(
+      (await call(web.url, 'POST', '/v1/client/password-reset', { body: { email: u.email }, headers: pk() })).status,
+    ).toBe(202);
     const m = await mail.waitFor((x) => x.to.includes(u.email) && /Reset/.test(x.subject));
     const token = new URL(linkIn(m.text)).searchParams.get('reset_token')!;
-    expect((await call(web.url, 'POST', '/v1/client/password-reset:confirm', { body: { token, password: 'a brand new passphrase for this one' }, headers: pk() })).status).toBe(200);
+    expect(
+      (
+        await call(web.url, 'POST', '/v1/client/password-reset:confirm', {
+          body: { token, password: 'a brand new passphrase for this one' },
+          headers: pk(),
+        })
+      ).status,
+    ).toBe(200);
     await expectEnded(before);
   });
 
@@ -107,12 +131,23 @@ describe('tickets issued before', () => {
     // The session that turned it on keeps working: changing a factor ends tickets, not sessions.
     expect((await call(web.url, 'GET', '/v1/client/session', { key: session })).status).toBe(200);
 
-    const beforeOff = await ticketFor(u.email, { factor_proofs: [{ type: 'totp', code: await codeAt(secret, step + 1) }] });
-    expect((await call(web.url, 'POST', '/v1/client/factors/totp:disable', { key: session, body: { type: 'recovery_code', code: recovery[0] } })).status).toBe(200);
+    const beforeOff = await ticketFor(u.email, {
+      factor_proofs: [{ type: 'totp', code: await codeAt(secret, step + 1) }],
+    });
+    expect(
+      (
+        await call(web.url, 'POST', '/v1/client/factors/totp:disable', {
+          key: session,
+          body: { type: 'recovery_code', code: recovery[0] },
+        })
+      ).status,
+    ).toBe(200);
     await expectEnded(beforeOff);
 
     const again = await turnOnTotp(session);
-    const beforeReset = await ticketFor(u.email, { factor_proofs: [{ type: 'totp', code: await codeAt(again.secret, again.step + 1) }] });
+    const beforeReset = await ticketFor(u.email, {
+      factor_proofs: [{ type: 'totp', code: await codeAt(again.secret, again.step + 1) }],
+    });
     expect((await call(web.url, 'DELETE', `${userPath(u.id)}/factors/totp`, { key: env.secretKey })).status).toBe(200);
     await expectEnded(beforeReset);
   });
@@ -129,7 +164,10 @@ describe('racing the revocation', () => {
     const [revoked, ...redeemed] = await Promise.all([revoke(u.id), ...racing.map(redeem)]);
     expect(revoked.status).toBe(200);
     for (const r of redeemed) {
-      if (r.status === 200) expect((await call(web.url, 'GET', '/v1/client/session', { key: r.body.session_token as string })).status).toBe(401);
+      if (r.status === 200)
+        expect((await call(web.url, 'GET', '/v1/client/session', { key: r.body.session_token as string })).status).toBe(
+          401,
+        );
       else expect(r.status).toBe(401);
     }
     for (const t of late) await expectEnded(t);
@@ -139,21 +177,43 @@ describe('racing the revocation', () => {
 describe('device grants approved before', () => {
   it(':revokeSessions refuses the device its token instead of handing out a new session', async () => {
     const u = await newUser();
-    const client = await createOAuthClient(h.db, env.env.id, { name: 'Revocation CLI', grants: ['device_code'], scopes: [] });
+    const client = await createOAuthClient(h.db, env.env.id, {
+      name: 'Revocation CLI',
+      grants: ['device_code'],
+      scopes: [],
+    });
     const form = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-      fetch(`${web.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields) });
-    const started = (await (await form('/v1/oauth/device_authorization', { client_id: client.id })).json()) as Record<string, string>;
+      fetch(`${web.url}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(fields),
+      });
+    const started = (await (await form('/v1/oauth/device_authorization', { client_id: client.id })).json()) as Record<
+      string,
+      string
+    >;
 
     // The owner approves on the portal, signed in there with a session of their own.
     const sessionCookie = `cairn_portal_session=${await sessionFor(u.email)}`;
-    const page = await fetch(`${web.url}/device?user_code=${started.user_code}`, { headers: { cookie: sessionCookie } });
+    const page = await fetch(`${web.url}/device?user_code=${started.user_code}`, {
+      headers: { cookie: sessionCookie },
+    });
     const html = await page.text();
     const cookie = [sessionCookie, ...page.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');
-    const approved = await form('/consent', { csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]!, user_code: started.user_code!, decision: 'approve' }, { cookie });
+    const approved = await form(
+      '/consent',
+      { csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]!, user_code: started.user_code!, decision: 'approve' },
+      { cookie },
+    );
     expect(approved.status).toBe(200);
 
     expect((await revoke(u.id)).status).toBe(200);
-    const poll = await form('/v1/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: started.device_code!, client_id: client.id });
+    const poll = await form('/v1/oauth/token', {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: started.device_code!,
+      client_id: client.id,
+    });
     const body = (await poll.json()) as Record<string, unknown>;
     expect(body.access_token).toBeUndefined();
     expect(poll.status).toBe(400);

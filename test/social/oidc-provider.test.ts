@@ -26,13 +26,22 @@ beforeAll(async () => {
   // unlike Google: Cairn must fetch UserInfo when the ID token has no email (the hand-written
   // provider in test/support/idp.ts covers the Google-like case).
   op = await startOidcProvider({
-    clientId, clientSecret, account, redirectUri: () => `${h.config.CAIRN_BASE_URL}/v1/oidc/callback`,
-    tokenEndpointAuthMethod: 'client_secret_post', conformIdTokenClaims: true,
+    clientId,
+    clientSecret,
+    account,
+    redirectUri: () => `${h.config.CAIRN_BASE_URL}/v1/oidc/callback`,
+    tokenEndpointAuthMethod: 'client_secret_post',
+    conformIdTokenClaims: true,
   });
-  ({ h, web } = await harnessWithWeb({ CAIRN_GOOGLE_CLIENT_ID: clientId, CAIRN_GOOGLE_CLIENT_SECRET: clientSecret, CAIRN_GOOGLE_ISSUER: op.issuer }));
+  ({ h, web } = await harnessWithWeb({
+    CAIRN_GOOGLE_CLIENT_ID: clientId,
+    CAIRN_GOOGLE_CLIENT_SECRET: clientSecret,
+    CAIRN_GOOGLE_ISSUER: op.issuer,
+  }));
   expect(web.url).toBe(h.config.CAIRN_BASE_URL);
   env = await createTestEnv(h.db);
-  const put = (path: string, body: unknown) => call(web.url, 'PUT', `/v1/${env.env.name}/${path}`, { key: env.secretKey, body });
+  const put = (path: string, body: unknown) =>
+    call(web.url, 'PUT', `/v1/${env.env.name}/${path}`, { key: env.secretKey, body });
   expect((await put('identity_settings', { redirect_urls: [app] })).status).toBe(200);
   expect((await put('social_providers/google', {})).status).toBe(200);
 });
@@ -43,7 +52,7 @@ afterAll(async () => {
 });
 
 describe('social sign-in against oidc-provider', () => {
-  it('runs start → authorize → login → consent → callback → ticket → session with the provider\'s email', async () => {
+  it("runs start → authorize → login → consent → callback → ticket → session with the provider's email", async () => {
     const browser = new UserAgent();
 
     // 1. Cairn's start sends the browser to the provider's authorization endpoint (from discovery).
@@ -52,12 +61,17 @@ describe('social sign-in against oidc-provider', () => {
     expect(start.status).toBe(302);
     const authorize = locationOf(start, web.url);
     expect(authorize.origin).toBe(op.issuer);
-    const discovered = (await (await fetch(`${op.issuer}/.well-known/openid-configuration`)).json()) as { authorization_endpoint: string };
+    const discovered = (await (await fetch(`${op.issuer}/.well-known/openid-configuration`)).json()) as {
+      authorization_endpoint: string;
+    };
     expect(`${authorize.origin}${authorize.pathname}`).toBe(discovered.authorization_endpoint);
     const ask = Object.fromEntries(authorize.searchParams);
     expect(ask).toMatchObject({
-      client_id: clientId, response_type: 'code', scope: 'openid email profile',
-      redirect_uri: `${h.config.CAIRN_BASE_URL}/v1/oidc/callback`, code_challenge_method: 'S256',
+      client_id: clientId,
+      response_type: 'code',
+      scope: 'openid email profile',
+      redirect_uri: `${h.config.CAIRN_BASE_URL}/v1/oidc/callback`,
+      code_challenge_method: 'S256',
     });
     expect(ask.state!.length).toBeGreaterThan(30);
     expect(ask.nonce!.length).toBeGreaterThan(30);
@@ -76,7 +90,11 @@ describe('social sign-in against oidc-provider', () => {
     expect(loginHtml.status).toBe(200);
     const login = readForm(await loginHtml.text(), loginPage.toString());
     expect(login).toMatchObject({ method: 'post', fields: { prompt: 'login' } });
-    const loggedIn = await browser.postForm(login.action, { ...login.fields, login: account.sub, password: 'any password' });
+    const loggedIn = await browser.postForm(login.action, {
+      ...login.fields,
+      login: account.sub,
+      password: 'any password',
+    });
     expect(loggedIn.status).toBe(303);
     const resume = await browser.get(locationOf(loggedIn, login.action).toString());
     expect(resume.status).toBe(303);
@@ -108,9 +126,18 @@ describe('social sign-in against oidc-provider', () => {
     //    the ID token, then sends the browser to redirect_url with a ticket (server mode).
     const done = await browser.get(callback.toString());
     const final = locationOf(done, callback.toString());
-    expect({ status: done.status, error: final.searchParams.get('error'), description: final.searchParams.get('error_description'), tokenRequests: op.tokenRequests }).toEqual({
-      status: 303, error: null, description: null,
-      tokenRequests: [{ outcome: 'success', clientAuth: 'client_secret_post', grantType: 'authorization_code', codeVerifier: true }],
+    expect({
+      status: done.status,
+      error: final.searchParams.get('error'),
+      description: final.searchParams.get('error_description'),
+      tokenRequests: op.tokenRequests,
+    }).toEqual({
+      status: 303,
+      error: null,
+      description: null,
+      tokenRequests: [
+        { outcome: 'success', clientAuth: 'client_secret_post', grantType: 'authorization_code', codeVerifier: true },
+      ],
     });
     expect(`${final.origin}${final.pathname}`).toBe(app);
     expect(final.hash).toBe('');
@@ -118,11 +145,22 @@ describe('social sign-in against oidc-provider', () => {
     expect(ticket).toBeTruthy();
 
     // 7. The app redeems the ticket with the secret key: a session for the provider's user.
-    const redeemed = await call<{ session: { id: string; method: string }; session_token: string; user: { id: string; email: string; email_verified: boolean; has_password: boolean } }>(
-      web.url, 'POST', '/v1/client/tickets:redeem', { key: env.secretKey, body: { ticket } },
-    );
-    expect(redeemed).toMatchObject({ status: 200, body: { session: { method: 'oauth_google' }, user: { email: account.email, email_verified: true, has_password: false } } });
-    const identity = await h.db('end_user_identities').where({ env_id: env.env.id, provider: 'google', subject: account.sub }).first();
+    const redeemed = await call<{
+      session: { id: string; method: string };
+      session_token: string;
+      user: { id: string; email: string; email_verified: boolean; has_password: boolean };
+    }>(web.url, 'POST', '/v1/client/tickets:redeem', { key: env.secretKey, body: { ticket } });
+    expect(redeemed).toMatchObject({
+      status: 200,
+      body: {
+        session: { method: 'oauth_google' },
+        user: { email: account.email, email_verified: true, has_password: false },
+      },
+    });
+    const identity = await h
+      .db('end_user_identities')
+      .where({ env_id: env.env.id, provider: 'google', subject: account.sub })
+      .first();
     expect(identity).toMatchObject({ end_user_id: redeemed.body.user.id, display_name: account.name });
     const session = await call(web.url, 'GET', '/v1/client/session', { key: redeemed.body.session_token });
     expect(session).toMatchObject({ status: 200, body: { user: { id: redeemed.body.user.id, email: account.email } } });
@@ -136,8 +174,16 @@ describe('social sign-in against oidc-provider', () => {
   it('refuses explicit endpoints for an OpenID provider: they come from discovery', async () => {
     const res = await call(web.url, 'PUT', `/v1/${env.env.name}/social_providers/google`, {
       key: env.secretKey,
-      body: { client_id: 'own-client', client_secret: 'own-secret-value', issuer: op.issuer.replace('http:', 'https:'), token_endpoint: 'https://evil.example/token' },
+      body: {
+        client_id: 'own-client',
+        client_secret: 'own-secret-value',
+        issuer: op.issuer.replace('http:', 'https:'),
+        token_endpoint: 'https://evil.example/token',
+      },
     });
-    expect(res).toMatchObject({ status: 400, body: { code: 'invalid_request', message: expect.stringMatching(/discovery/) } });
+    expect(res).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_request', message: expect.stringMatching(/discovery/) },
+    });
   });
 });

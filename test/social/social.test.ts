@@ -27,15 +27,43 @@ beforeAll(async () => {
   [google, github, apple] = await Promise.all([
     startIdp('google', { sub: 'g-1', email: 'grace@example.com', email_verified: true, name: 'Grace Hopper' }),
     startIdp('github', { sub: '4242', name: 'Octo Cat' }),
-    startIdp('apple', { sub: 'apple-001', email: 'ada@privaterelay.example', email_verified: true, name: 'Ada Lovelace' }),
+    startIdp('apple', {
+      sub: 'apple-001',
+      email: 'ada@privaterelay.example',
+      email_verified: true,
+      name: 'Ada Lovelace',
+    }),
   ]);
-  ({ h, web } = await harnessWithWeb({ CAIRN_GOOGLE_CLIENT_ID: google.clientId, CAIRN_GOOGLE_CLIENT_SECRET: google.clientSecret, CAIRN_GOOGLE_ISSUER: google.url }));
+  ({ h, web } = await harnessWithWeb({
+    CAIRN_GOOGLE_CLIENT_ID: google.clientId,
+    CAIRN_GOOGLE_CLIENT_SECRET: google.clientSecret,
+    CAIRN_GOOGLE_ISSUER: google.url,
+  }));
   env = await createTestEnv(h.db);
-  const put = (path: string, body: unknown) => call(web.url, 'PUT', `/v1/${env.env.name}/${path}`, { key: env.secretKey, body });
+  const put = (path: string, body: unknown) =>
+    call(web.url, 'PUT', `/v1/${env.env.name}/${path}`, { key: env.secretKey, body });
   expect((await put('identity_settings', { redirect_urls: [app] })).status).toBe(200);
   expect((await put('social_providers/google', {})).status).toBe(200);
-  expect((await put('social_providers/github', { client_id: github.clientId, client_secret: github.clientSecret, authorization_endpoint: `${github.url}/authorize`, token_endpoint: `${github.url}/token`, api_base_url: github.url })).status).toBe(200);
-  expect((await put('social_providers/apple', { client_id: apple.clientId, issuer: apple.url, apple: { team_id: apple.appleTeamId, key_id: apple.appleKeyId, private_key: apple.applePrivateKeyPem } })).status).toBe(200);
+  expect(
+    (
+      await put('social_providers/github', {
+        client_id: github.clientId,
+        client_secret: github.clientSecret,
+        authorization_endpoint: `${github.url}/authorize`,
+        token_endpoint: `${github.url}/token`,
+        api_base_url: github.url,
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await put('social_providers/apple', {
+        client_id: apple.clientId,
+        issuer: apple.url,
+        apple: { team_id: apple.appleTeamId, key_id: apple.appleKeyId, private_key: apple.applePrivateKeyPem },
+      })
+    ).status,
+  ).toBe(200);
 });
 afterAll(async () => {
   await web?.stop();
@@ -49,7 +77,10 @@ async function start(provider: string, query: Record<string, string> = {}) {
 }
 
 /** start → provider → callback; answers where the service finally sent the browser. */
-async function signIn(provider: string, query: Record<string, string> = {}): Promise<{ final: URL; callback: CallbackRequest; authorize: URL }> {
+async function signIn(
+  provider: string,
+  query: Record<string, string> = {},
+): Promise<{ final: URL; callback: CallbackRequest; authorize: URL }> {
   const s = await start(provider, query);
   expect(s.status).toBe(302);
   const authorize = new URL(s.headers.get('location')!);
@@ -59,46 +90,90 @@ async function signIn(provider: string, query: Record<string, string> = {}): Pro
   return { final: new URL(done.headers.get('location')!), callback, authorize };
 }
 
-const redeem = (ticket: string) => call(web.url, 'POST', '/v1/client/tickets:redeem', { key: env.secretKey, body: { ticket } });
+const redeem = (ticket: string) =>
+  call(web.url, 'POST', '/v1/client/tickets:redeem', { key: env.secretKey, body: { ticket } });
 
 describe('provider settings', () => {
   it('are managed with the secret key; secrets are sealed and never shown', async () => {
-    const list = await call<{ social_providers: Record<string, unknown>[] }>(web.url, 'GET', `/v1/${env.env.name}/social_providers`, { key: env.secretKey });
-    expect(list.body.social_providers.map((p) => [p.provider, p.uses_shared_client, p.has_client_secret])).toEqual([['apple', false, true], ['github', false, true], ['google', true, false]]);
+    const list = await call<{ social_providers: Record<string, unknown>[] }>(
+      web.url,
+      'GET',
+      `/v1/${env.env.name}/social_providers`,
+      { key: env.secretKey },
+    );
+    expect(list.body.social_providers.map((p) => [p.provider, p.uses_shared_client, p.has_client_secret])).toEqual([
+      ['apple', false, true],
+      ['github', false, true],
+      ['google', true, false],
+    ]);
     expect(JSON.stringify(list.body)).not.toContain(github.clientSecret);
     const rows = JSON.stringify(await h.db('social_providers').select());
     expect(rows).not.toContain(github.clientSecret);
     expect(rows).not.toContain('PRIVATE KEY');
-    const bad = (provider: string, body: unknown) => call(web.url, 'PUT', `/v1/${env.env.name}/social_providers/${provider}`, { key: env.secretKey, body });
+    const bad = (provider: string, body: unknown) =>
+      call(web.url, 'PUT', `/v1/${env.env.name}/social_providers/${provider}`, { key: env.secretKey, body });
     expect((await bad('github', {})).status).toBe(400);
-    expect((await bad('apple', { client_id: 'x', apple: { team_id: 'TEAM123456', key_id: 'KEY1234567', private_key: 'nope' } })).status).toBe(400);
+    expect(
+      (
+        await bad('apple', {
+          client_id: 'x',
+          apple: { team_id: 'TEAM123456', key_id: 'KEY1234567', private_key: 'nope' },
+        })
+      ).status,
+    ).toBe(400);
     expect((await bad('google', { issuer: 'https://evil.example' })).status).toBe(400);
-    const config = await call<{ social: { provider: string; start_url: string }[] }>(web.url, 'GET', `/v1/client/config?publishable_key=${env.publishableKey}`);
-    expect(config.body.social).toContainEqual({ provider: 'google', name: 'Google', start_url: `${h.config.CAIRN_BASE_URL}/v1/client/oauth/google/start` });
+    const config = await call<{ social: { provider: string; start_url: string }[] }>(
+      web.url,
+      'GET',
+      `/v1/client/config?publishable_key=${env.publishableKey}`,
+    );
+    expect(config.body.social).toContainEqual({
+      provider: 'google',
+      name: 'Google',
+      start_url: `${h.config.CAIRN_BASE_URL}/v1/client/oauth/google/start`,
+    });
   });
 });
 
 describe('Google on the shared client', () => {
   it('sends state, nonce and PKCE S256, and answers a ticket on redirect_url in server mode', async () => {
     const { final, authorize } = await signIn('google');
-    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ client_id: google.clientId, code_challenge_method: 'S256', redirect_uri: `${h.config.CAIRN_BASE_URL}/v1/oidc/callback`, scope: 'openid email profile' });
+    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({
+      client_id: google.clientId,
+      code_challenge_method: 'S256',
+      redirect_uri: `${h.config.CAIRN_BASE_URL}/v1/oidc/callback`,
+      scope: 'openid email profile',
+    });
     expect(authorize.searchParams.get('state')!.length).toBeGreaterThan(30);
     expect(authorize.searchParams.get('nonce')!.length).toBeGreaterThan(30);
     expect(`${final.origin}${final.pathname}`).toBe(app);
     const ticket = final.searchParams.get('auth_ticket')!;
     const r = await redeem(ticket);
-    expect(r).toMatchObject({ status: 200, body: { session: { method: 'oauth_google' }, user: { email: 'grace@example.com', email_verified: true, has_password: false } } });
+    expect(r).toMatchObject({
+      status: 200,
+      body: {
+        session: { method: 'oauth_google' },
+        user: { email: 'grace@example.com', email_verified: true, has_password: false },
+      },
+    });
   });
 
   it('puts the bearer in the fragment in browser mode, never in the query', async () => {
     const { final } = await signIn('google', { session_mode: 'browser' });
     expect(final.search).toBe('');
     const token = new URLSearchParams(final.hash.slice(1)).get('session_token')!;
-    expect(await call(web.url, 'GET', '/v1/client/session', { key: token })).toMatchObject({ status: 200, body: { user: { email: 'grace@example.com' } } });
+    expect(await call(web.url, 'GET', '/v1/client/session', { key: token })).toMatchObject({
+      status: 200,
+      body: { user: { email: 'grace@example.com' } },
+    });
   });
 
   it('links a verified provider email to the existing account, and drops the password of an unverified one', async () => {
-    const verified = await createEndUser(h.db, env.env.id, { email: 'linus@example.com', password: strongPassword, email_verified: true });
+    const verified = await createEndUser(h.db, env.env.id, {
+      email: 'linus@example.com',
+      password: strongPassword,
+      email_verified: true,
+    });
     google.user = { sub: 'g-linus', email: 'Linus@example.com', email_verified: true };
     const a = await redeem((await signIn('google')).final.searchParams.get('auth_ticket')!);
     expect(a.body).toMatchObject({ user: { id: verified.id, has_password: true } });
@@ -118,21 +193,31 @@ describe('Google on the shared client', () => {
     google.user = { sub: 'g-gone', email: 'gone@example.com', email_verified: true };
     const first = await redeem((await signIn('google')).final.searchParams.get('auth_ticket')!);
     const id = (first.body.user as { id: string }).id;
-    expect((await call(web.url, 'DELETE', `/v1/${env.env.name}/end_users/${id}`, { key: env.secretKey })).status).toBe(200);
+    expect((await call(web.url, 'DELETE', `/v1/${env.env.name}/end_users/${id}`, { key: env.secretKey })).status).toBe(
+      200,
+    );
     const again = (await signIn('google')).final;
     expect(again.searchParams.get('error')).toBe('account_deleted');
     expect(await h.db('end_users').where({ email_normalized: 'gone@example.com' }).first()).toBeUndefined();
   });
 });
 
-describe('GitHub and Apple on the caller\'s own clients', () => {
+describe("GitHub and Apple on the caller's own clients", () => {
   it('GitHub: OAuth 2 plus the emails API, only a verified address', async () => {
-    github.githubEmails = [{ email: 'old@example.com', primary: false, verified: false }, { email: 'octo@example.com', primary: true, verified: true }];
+    github.githubEmails = [
+      { email: 'old@example.com', primary: false, verified: false },
+      { email: 'octo@example.com', primary: true, verified: true },
+    ];
     const { final, authorize } = await signIn('github');
     expect(authorize.searchParams.get('scope')).toBe('read:user user:email');
     const r = await redeem(final.searchParams.get('auth_ticket')!);
-    expect(r.body).toMatchObject({ session: { method: 'oauth_github' }, user: { email: 'octo@example.com', email_verified: true } });
-    expect(await h.db('end_user_identities').where({ provider: 'github', subject: '4242' }).first('display_name')).toEqual({ display_name: 'Octo Cat' });
+    expect(r.body).toMatchObject({
+      session: { method: 'oauth_github' },
+      user: { email: 'octo@example.com', email_verified: true },
+    });
+    expect(
+      await h.db('end_user_identities').where({ provider: 'github', subject: '4242' }).first('display_name'),
+    ).toEqual({ display_name: 'Octo Cat' });
   });
 
   it('Apple: form_post to the callback, an ES256 client secret, the name from the first sign-in', async () => {
@@ -141,8 +226,13 @@ describe('GitHub and Apple on the caller\'s own clients', () => {
     expect(callback.method).toBe('POST');
     expect(final.searchParams.get('error_description')).toBeNull();
     const r = await redeem(final.searchParams.get('auth_ticket')!);
-    expect(r.body).toMatchObject({ session: { method: 'oauth_apple' }, user: { email: 'ada@privaterelay.example', email_verified: true } });
-    expect(await h.db('end_user_identities').where({ provider: 'apple' }).first('display_name')).toEqual({ display_name: 'Ada Lovelace' });
+    expect(r.body).toMatchObject({
+      session: { method: 'oauth_apple' },
+      user: { email: 'ada@privaterelay.example', email_verified: true },
+    });
+    expect(await h.db('end_user_identities').where({ provider: 'apple' }).first('display_name')).toEqual({
+      display_name: 'Ada Lovelace',
+    });
     expect(apple.redeemedCodes).toBe(1);
   });
 });
@@ -183,7 +273,7 @@ describe('relying-party checks', () => {
     expect(new URL(reused.headers.get('location')!).searchParams.get('error')).toBe('sign_in_failed');
   });
 
-  it('binds the transaction to its provider: GitHub\'s state cannot complete with Google\'s answer', async () => {
+  it("binds the transaction to its provider: GitHub's state cannot complete with Google's answer", async () => {
     const gh = new URL((await start('github')).headers.get('location')!);
     const g = await followProvider((await start('google')).headers.get('location')!);
     const forged = new URL(g.url);
@@ -193,7 +283,12 @@ describe('relying-party checks', () => {
   });
 
   it('refuses a redirect_url not exactly on the list, and providers not set up', async () => {
-    for (const url of [`${app}/`, `${app}?x=1`, 'https://app.example.test/auth/don', 'https://evil.example/auth/done']) {
+    for (const url of [
+      `${app}/`,
+      `${app}?x=1`,
+      'https://app.example.test/auth/don',
+      'https://evil.example/auth/done',
+    ]) {
       const r = await start('google', { redirect_url: url });
       expect(r.status).toBe(400);
       expect(await r.json()).toMatchObject({ details: { reason: 'redirect_url_not_allowed' } });
@@ -208,19 +303,36 @@ describe('relying-party checks', () => {
 describe('no client input gives a 500', () => {
   it('holds for arbitrary callback parameters and start queries', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.constantFrom('state', 'code', 'error', 'iss', 'user', 'x'), fc.string({ maxLength: 60 }), { maxKeys: 5 }), fc.boolean(), async (params, post) => {
-        const body = new URLSearchParams(params);
-        const r = post
-          ? await fetch(`${web.url}/v1/oidc/callback`, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' })
-          : await fetch(`${web.url}/v1/oidc/callback?${body}`, { redirect: 'manual' });
-        expect(r.status).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom('state', 'code', 'error', 'iss', 'user', 'x'), fc.string({ maxLength: 60 }), {
+          maxKeys: 5,
+        }),
+        fc.boolean(),
+        async (params, post) => {
+          const body = new URLSearchParams(params);
+          const r = post
+            ? await fetch(`${web.url}/v1/oidc/callback`, {
+                method: 'POST',
+                body,
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+                redirect: 'manual',
+              })
+            : await fetch(`${web.url}/v1/oidc/callback?${body}`, { redirect: 'manual' });
+          expect(r.status).toBeLessThan(500);
+        },
+      ),
       { numRuns: 40 },
     );
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 80 }), fc.string({ maxLength: 10 }), async (redirect, mode) => {
-        const q = new URLSearchParams({ publishable_key: env.publishableKey, redirect_url: redirect, session_mode: mode });
-        expect((await fetch(`${web.url}/v1/client/oauth/google/start?${q}`, { redirect: 'manual' })).status).toBeLessThan(500);
+        const q = new URLSearchParams({
+          publishable_key: env.publishableKey,
+          redirect_url: redirect,
+          session_mode: mode,
+        });
+        expect(
+          (await fetch(`${web.url}/v1/client/oauth/google/start?${q}`, { redirect: 'manual' })).status,
+        ).toBeLessThan(500);
       }),
       { numRuns: 30 },
     );
@@ -230,7 +342,11 @@ describe('no client input gives a 500', () => {
 describe('cairn social-providers', () => {
   it('sets, lists and deletes providers over the API, the secret read from the environment', async () => {
     const run = async (args: string[]) => {
-      const ctx = createCliContext({ CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: env.secretKey, CAIRN_ENV: env.env.name });
+      const ctx = createCliContext({
+        CAIRN_API_URL: web.url,
+        CAIRN_SECRET_KEY: env.secretKey,
+        CAIRN_ENV: env.env.name,
+      });
       const program = new Command('cairn').exitOverride();
       register(program, ctx);
       let out = '';
@@ -248,8 +364,22 @@ describe('cairn social-providers', () => {
     };
     process.env.CAIRN_SOCIAL_CLIENT_SECRET = 'cli-secret-value';
     try {
-      const set = await run(['social-providers', 'set', 'github', '--client-id', 'cli-client', '--api-base-url', github.url, '--json']);
-      expect(set).toMatchObject({ provider: 'github', client_id: 'cli-client', has_client_secret: true, api_base_url: github.url });
+      const set = await run([
+        'social-providers',
+        'set',
+        'github',
+        '--client-id',
+        'cli-client',
+        '--api-base-url',
+        github.url,
+        '--json',
+      ]);
+      expect(set).toMatchObject({
+        provider: 'github',
+        client_id: 'cli-client',
+        has_client_secret: true,
+        api_base_url: github.url,
+      });
     } finally {
       delete process.env.CAIRN_SOCIAL_CLIENT_SECRET;
     }

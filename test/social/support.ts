@@ -34,13 +34,23 @@ export async function followProvider(authorizeUrl: string): Promise<CallbackRequ
   const action = /action="([^"]+)"/.exec(html)?.[1];
   if (res.status !== 200 || !action) throw new Error(`provider answered ${res.status}: ${html.slice(0, 200)}`);
   const form = new URLSearchParams();
-  for (const m of html.matchAll(/name="([^"]+)" value="([^"]*)"/g)) form.set(m[1]!, m[2]!.replace(/&#(\d+);/g, (_x, n: string) => String.fromCharCode(Number(n))));
+  for (const m of html.matchAll(/name="([^"]+)" value="([^"]*)"/g))
+    form.set(
+      m[1]!,
+      m[2]!.replace(/&#(\d+);/g, (_x, n: string) => String.fromCharCode(Number(n))),
+    );
   return { method: 'POST', url: action, form };
 }
 
 export async function deliver(cb: CallbackRequest): Promise<Response> {
   return fetch(cb.url, {
-    method: cb.method, redirect: 'manual',
-    ...(cb.form ? { body: cb.form, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://appleid.apple.com' } } : {}),
+    method: cb.method,
+    redirect: 'manual',
+    ...(cb.form
+      ? {
+          body: cb.form,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://appleid.apple.com' },
+        }
+      : {}),
   });
 }

@@ -25,7 +25,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const store = createObjectStore(h.config);
-  for (const b of await h.db('storage_buckets').select('s3_bucket')) await store.deleteBucket(b.s3_bucket).catch(() => undefined);
+  for (const b of await h.db('storage_buckets').select('s3_bucket'))
+    await store.deleteBucket(b.s3_bucket).catch(() => undefined);
   await web?.stop();
   await h?.close();
 });
@@ -75,7 +76,9 @@ describe('storage buckets', () => {
     await expect(storage.get('docs', 'a/readme.md')).rejects.toMatchObject({ status: 404 });
     versions = await storage.listVersions('docs', 'a/readme.md');
     expect(versions[0]).toMatchObject({ isLatest: true, isDeleteMarker: true });
-    await expect(storage.restoreVersion('docs', 'a/readme.md', versions[0]!.versionId)).rejects.toMatchObject({ status: 400 });
+    await expect(storage.restoreVersion('docs', 'a/readme.md', versions[0]!.versionId)).rejects.toMatchObject({
+      status: 400,
+    });
 
     const restored = await storage.restoreVersion('docs', 'a/readme.md', 'null');
     expect(restored).toMatchObject({ restoredFrom: 'null', versionId: expect.any(String) });
@@ -85,7 +88,7 @@ describe('storage buckets', () => {
     expect(versions[0]).toMatchObject({ versionId: restored.versionId, isLatest: true, isDeleteMarker: false });
   });
 
-  it('refuses another environment\'s key and unknown buckets', async () => {
+  it("refuses another environment's key and unknown buckets", async () => {
     const res = await call(web.url, 'GET', `/v1/${env.env.name}/buckets`, { key: other.secretKey });
     expect(res).toMatchObject({ status: 403, body: { code: 'forbidden' } });
     const theirs = new StorageApi(new CairnClient({ baseUrl: web.url, secretKey: other.secretKey }), other.env.name);

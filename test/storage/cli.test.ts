@@ -25,10 +25,21 @@ interface Run {
 
 function cairn(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], {
-      env: { PATH: process.env.PATH, CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: env.secretKey, CAIRN_ENV: env.env.name },
-      encoding: 'utf8',
-    }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      {
+        env: {
+          PATH: process.env.PATH,
+          CAIRN_API_URL: web.url,
+          CAIRN_SECRET_KEY: env.secretKey,
+          CAIRN_ENV: env.env.name,
+        },
+        encoding: 'utf8',
+      },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -48,7 +59,8 @@ beforeAll(async () => {
 afterAll(async () => {
   // The S3 buckets behind this test's storage buckets go too (the test server keeps objects in RAM).
   const store = createObjectStore(h.config);
-  for (const b of await h.db('storage_buckets').select('s3_bucket')) await store.deleteBucket(b.s3_bucket).catch(() => undefined);
+  for (const b of await h.db('storage_buckets').select('s3_bucket'))
+    await store.deleteBucket(b.s3_bucket).catch(() => undefined);
   await web?.stop();
   await h?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -69,7 +81,15 @@ describe('cairn storage', () => {
     // The first version is written before versioning is on: S3 gives it the version id "null".
     const v1File = join(dir, 'v1.txt');
     writeFileSync(v1File, 'first version\n');
-    const put1 = await json<{ key: string; size: number; versionId?: string }>('storage', 'put', name, key, v1File, '--content-type', 'text/plain');
+    const put1 = await json<{ key: string; size: number; versionId?: string }>(
+      'storage',
+      'put',
+      name,
+      key,
+      v1File,
+      '--content-type',
+      'text/plain',
+    );
     expect(put1).toMatchObject({ key, size: 14 });
     expect((await cairn('storage', 'get', name, key)).stdout).toBe('first version\n');
     const out = join(dir, 'got.txt');
@@ -78,8 +98,13 @@ describe('cairn storage', () => {
     expect(readFileSync(out, 'utf8')).toBe('first version\n');
 
     // --env names the environment as well as CAIRN_ENV does.
-    expect(await json('storage', 'enable-versioning', name, '--env', env.env.name)).toMatchObject({ bucket: name, versioning: 'enabled' });
-    expect(await json('storage', 'buckets', 'list')).toMatchObject({ buckets: [{ bucket: name, versioning: 'enabled' }] });
+    expect(await json('storage', 'enable-versioning', name, '--env', env.env.name)).toMatchObject({
+      bucket: name,
+      versioning: 'enabled',
+    });
+    expect(await json('storage', 'buckets', 'list')).toMatchObject({
+      buckets: [{ bucket: name, versioning: 'enabled' }],
+    });
     const v2File = join(dir, 'v2.txt');
     writeFileSync(v2File, 'second version, longer\n');
     const put2 = await json<{ versionId: string; size: number }>('storage', 'put', name, key, v2File);
@@ -89,7 +114,10 @@ describe('cairn storage', () => {
 
     // Newest first; only the newest is latest.
     const versions = await json<Versions>('storage', 'versions', name, key);
-    expect(versions.versions.map((v) => [v.versionId, v.isLatest, v.size])).toEqual([[put2.versionId, true, 23], ['null', false, 14]]);
+    expect(versions.versions.map((v) => [v.versionId, v.isLatest, v.size])).toEqual([
+      [put2.versionId, true, 23],
+      ['null', false, 14],
+    ]);
     expect((await cairn('storage', 'versions', name, key)).stdout).toMatch(new RegExp(`^${put2.versionId} .*latest`));
 
     // The old version by id, to stdout and to a file.
@@ -99,19 +127,32 @@ describe('cairn storage', () => {
     expect(readFileSync(old, 'utf8')).toBe('first version\n');
 
     // restoreVersion copies the old version over the latest, as a new version.
-    const restored = await json<{ key: string; restoredFrom: string; versionId: string }>('storage', 'restore-version', name, key, 'null');
+    const restored = await json<{ key: string; restoredFrom: string; versionId: string }>(
+      'storage',
+      'restore-version',
+      name,
+      key,
+      'null',
+    );
     expect(restored).toMatchObject({ key, restoredFrom: 'null' });
     expect([put2.versionId, 'null']).not.toContain(restored.versionId);
     expect((await cairn('storage', 'get', name, key)).stdout).toBe('first version\n');
     const three = await json<Versions>('storage', 'versions', name, key);
-    expect(three.versions.map((v) => [v.versionId, v.isLatest])).toEqual([[restored.versionId, true], [put2.versionId, false], ['null', false]]);
+    expect(three.versions.map((v) => [v.versionId, v.isLatest])).toEqual([
+      [restored.versionId, true],
+      [put2.versionId, false],
+      ['null', false],
+    ]);
 
     // Delete: a delete marker becomes the latest; the versions stay readable.
     const removed = await json<{ key: string; deleteMarker: boolean; versionId: string }>('storage', 'rm', name, key);
     expect(removed).toMatchObject({ key, deleteMarker: true, versionId: expect.any(String) });
     const after = await json<Versions>('storage', 'versions', name, key);
     expect(after.versions.map((v) => [v.versionId, v.isLatest, v.isDeleteMarker])).toEqual([
-      [removed.versionId, true, true], [restored.versionId, false, false], [put2.versionId, false, false], ['null', false, false],
+      [removed.versionId, true, true],
+      [restored.versionId, false, false],
+      [put2.versionId, false, false],
+      ['null', false, false],
     ]);
     const human = (await cairn('storage', 'versions', name, key)).stdout;
     expect(human.split('\n')[0]).toContain('delete marker');
@@ -119,7 +160,9 @@ describe('cairn storage', () => {
     const gone = await cairn('storage', 'get', name, key);
     expect(gone).toMatchObject({ code: 1, stdout: '' });
     expect(gone.stderr).toContain(`no object ${key}`);
-    expect((await cairn('storage', 'get', name, key, '--version-id', put2.versionId)).stdout).toBe('second version, longer\n');
+    expect((await cairn('storage', 'get', name, key, '--version-id', put2.versionId)).stdout).toBe(
+      'second version, longer\n',
+    );
   });
 
   it('keeps odd keys and empty files, and deletes one version for good', async () => {
@@ -146,7 +189,12 @@ describe('cairn storage', () => {
   it('says what is wrong, with exit 1 and nothing on stdout, for a bucket that does not exist', async () => {
     const file = join(dir, 'x.txt');
     writeFileSync(file, 'x');
-    for (const args of [['get', 'no-such-bucket', 'x.txt'], ['put', 'no-such-bucket', 'x.txt', file, '--json'], ['versions', 'no-such-bucket', 'x.txt', '--json'], ['enable-versioning', 'no-such-bucket']]) {
+    for (const args of [
+      ['get', 'no-such-bucket', 'x.txt'],
+      ['put', 'no-such-bucket', 'x.txt', file, '--json'],
+      ['versions', 'no-such-bucket', 'x.txt', '--json'],
+      ['enable-versioning', 'no-such-bucket'],
+    ]) {
       const r = await cairn('storage', ...args);
       expect(r, args.join(' ')).toMatchObject({ code: 1, stdout: '' });
       expect(r.stderr).toContain('no bucket named no-such-bucket in this environment');

@@ -16,7 +16,10 @@ async function* chunks(parts: Buffer[], failAfter?: number): AsyncGenerator<Buff
   }
 }
 
-export function objectStoreContract(name: string, make: () => Promise<{ store: ObjectStore; bucket: () => string }>): void {
+export function objectStoreContract(
+  name: string,
+  make: () => Promise<{ store: ObjectStore; bucket: () => string }>,
+): void {
   describe(`ObjectStore contract: ${name}`, () => {
     let store: ObjectStore;
     let newBucket: () => string;
@@ -51,7 +54,10 @@ export function objectStoreContract(name: string, make: () => Promise<{ store: O
     it('streams a body of unknown length into one object and keeps metadata', async () => {
       const b = await bucket();
       const parts = [Buffer.alloc(3 * 1024 * 1024, 1), Buffer.alloc(3 * 1024 * 1024, 2), Buffer.from('end')];
-      const out = await store.putStream(b, 'big.bin', chunks(parts), { partSize: 5 * 1024 * 1024, metadata: { 'cairn-format': 'test' } });
+      const out = await store.putStream(b, 'big.bin', chunks(parts), {
+        partSize: 5 * 1024 * 1024,
+        metadata: { 'cairn-format': 'test' },
+      });
       expect(out.size).toBe(6 * 1024 * 1024 + 3);
       const got = await store.get(b, 'big.bin');
       expect(got?.metadata['cairn-format']).toBe('test');
@@ -62,7 +68,9 @@ export function objectStoreContract(name: string, make: () => Promise<{ store: O
     it('leaves no object and no unfinished upload when the source fails', async () => {
       const b = await bucket();
       const parts = [Buffer.alloc(6 * 1024 * 1024, 1), Buffer.alloc(1024, 2)];
-      await expect(store.putStream(b, 'broken.bin', chunks(parts, 1), { partSize: 5 * 1024 * 1024 })).rejects.toThrow('source failed');
+      await expect(store.putStream(b, 'broken.bin', chunks(parts, 1), { partSize: 5 * 1024 * 1024 })).rejects.toThrow(
+        'source failed',
+      );
       expect(await store.head(b, 'broken.bin')).toBeUndefined();
       expect(await store.listIncompleteUploads(b, '')).toEqual([]);
     });
@@ -93,7 +101,9 @@ export function objectStoreContract(name: string, make: () => Promise<{ store: O
       expect(await store.list(b, '')).toEqual([]);
       const withMarker = await store.listVersions(b, 'k');
       expect(withMarker[0]).toMatchObject({ isLatest: true, isDeleteMarker: true });
-      await expect(store.restoreVersion(b, 'k', withMarker[0]!.versionId)).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(store.restoreVersion(b, 'k', withMarker[0]!.versionId)).rejects.toMatchObject({
+        code: 'invalid_request',
+      });
       await expect(store.restoreVersion(b, 'k', 'no-such-version')).rejects.toMatchObject({ code: 'not_found' });
 
       const restored = await store.restoreVersion(b, 'k', v1.versionId!);

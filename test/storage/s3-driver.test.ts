@@ -6,5 +6,8 @@ import { objectStoreContract } from './contract.ts';
 
 objectStoreContract('s3', async () => {
   const config = testConfig(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  return { store: new S3ObjectStore(createS3Client(config)), bucket: () => `cairn-ct-${randomBytes(6).toString('hex')}` };
+  return {
+    store: new S3ObjectStore(createS3Client(config)),
+    bucket: () => `cairn-ct-${randomBytes(6).toString('hex')}`,
+  };
 });

@@ -75,14 +75,16 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
 
   const build = () => {
     const provider = new Provider(issuer, {
-      clients: [{
-        client_id: options.clientId,
-        client_secret: options.clientSecret,
-        redirect_uris: [options.redirectUri()],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: options.tokenEndpointAuthMethod ?? 'client_secret_basic',
-      }],
+      clients: [
+        {
+          client_id: options.clientId,
+          client_secret: options.clientSecret,
+          redirect_uris: [options.redirectUri()],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: options.tokenEndpointAuthMethod ?? 'client_secret_basic',
+        },
+      ],
       jwks: { keys: [jwk] },
       cookies: { keys: [randomBytes(32).toString('hex')] },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
@@ -100,8 +102,17 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
     const seen = (ctx: unknown, outcome: string): TokenRequest => {
       const c = ctx as { headers: Record<string, string | undefined>; oidc?: { params?: Record<string, unknown> } };
       const params = c.oidc?.params ?? {};
-      const clientAuth = c.headers.authorization?.startsWith('Basic ') ? 'client_secret_basic' : params.client_secret ? 'client_secret_post' : 'none';
-      return { outcome, clientAuth, grantType: String(params.grant_type), codeVerifier: typeof params.code_verifier === 'string' };
+      const clientAuth = c.headers.authorization?.startsWith('Basic ')
+        ? 'client_secret_basic'
+        : params.client_secret
+          ? 'client_secret_post'
+          : 'none';
+      return {
+        outcome,
+        clientAuth,
+        grantType: String(params.grant_type),
+        codeVerifier: typeof params.code_verifier === 'string',
+      };
     };
     provider.on('grant.success', (ctx) => tokenRequests.push(seen(ctx, 'success')));
     provider.on('grant.error', (ctx, err) => {
@@ -112,11 +123,14 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
   };
 
   return {
-    issuer, tokenRequests, accountLookups,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    issuer,
+    tokenRequests,
+    accountLookups,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -129,7 +143,11 @@ export class UserAgent {
   }
 
   async postForm(url: string, form: Record<string, string>): Promise<Response> {
-    return this.send(url, { method: 'POST', body: new URLSearchParams(form), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    return this.send(url, {
+      method: 'POST',
+      body: new URLSearchParams(form),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
   }
 
   /** Cookie names the agent holds for an origin. */
@@ -148,7 +166,9 @@ export class UserAgent {
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();
       const value = pair!.slice(eq + 1).trim();
-      const expired = attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()) || attributes.some((a) => /^\s*max-age=(0|-)/i.test(a));
+      const expired =
+        attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()) ||
+        attributes.some((a) => /^\s*max-age=(0|-)/i.test(a));
       if (expired || value === '') cookies.delete(name);
       else cookies.set(name, value);
     }
@@ -175,11 +195,21 @@ export function readForm(html: string, base: string): HtmlForm {
   const form = /<form\b([^>]*)>([\s\S]*?)<\/form>/i.exec(html);
   if (!form) throw new Error(`no form in the page: ${html.slice(0, 300)}`);
   const attr = (tag: string, name: string) => new RegExp(`\\b${name}="([^"]*)"`, 'i').exec(tag)?.[1];
-  const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const unescape = (s: string) =>
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
   const fields: Record<string, string> = {};
   for (const m of form[2]!.matchAll(/<input\b[^>]*>/gi)) {
     const name = attr(m[0], 'name');
     if (name) fields[unescape(name)] = unescape(attr(m[0], 'value') ?? '');
   }
-  return { action: new URL(unescape(attr(form[1]!, 'action') ?? ''), base).toString(), method: (attr(form[1]!, 'method') ?? 'get').toLowerCase(), fields };
+  return {
+    action: new URL(unescape(attr(form[1]!, 'action') ?? ''), base).toString(),
+    method: (attr(form[1]!, 'method') ?? 'get').toLowerCase(),
+    fields,
+  };
 }

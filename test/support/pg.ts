@@ -70,15 +70,21 @@ export async function dumpDatabase(db: Knex): Promise<{ schemas: Set<string>; te
   const { rows: tables } = await db.raw<{ rows: { schemaname: string; tablename: string }[] }>(
     "select schemaname, tablename from pg_tables where schemaname not in ('pg_catalog', 'information_schema') order by 1, 2",
   );
-  const { rows: byteaColumns } = await db.raw<{ rows: { table_schema: string; table_name: string; column_name: string }[] }>(
+  const { rows: byteaColumns } = await db.raw<{
+    rows: { table_schema: string; table_name: string; column_name: string }[];
+  }>(
     "select table_schema, table_name, column_name from information_schema.columns where data_type = 'bytea' and table_schema not in ('pg_catalog', 'information_schema')",
   );
   let text = '';
   for (const t of tables) {
-    const { rows } = await db.raw<{ rows: { r: string }[] }>(`select t::text as r from "${t.schemaname}"."${t.tablename}" t`);
+    const { rows } = await db.raw<{ rows: { r: string }[] }>(
+      `select t::text as r from "${t.schemaname}"."${t.tablename}" t`,
+    );
     for (const r of rows) text += `${t.schemaname}.${t.tablename} ${r.r}\n`;
     for (const c of byteaColumns.filter((b) => b.table_schema === t.schemaname && b.table_name === t.tablename)) {
-      const { rows: values } = await db.raw<{ rows: { v: Buffer | null }[] }>(`select "${c.column_name}" as v from "${t.schemaname}"."${t.tablename}"`);
+      const { rows: values } = await db.raw<{ rows: { v: Buffer | null }[] }>(
+        `select "${c.column_name}" as v from "${t.schemaname}"."${t.tablename}"`,
+      );
       for (const { v } of values) {
         if (!v) continue;
         let inflated: string;

@@ -5,20 +5,39 @@ import { defineRoute, type RouteDef } from '../../src/api/route.ts';
 export function probeRoutes(gate?: { wait: () => Promise<void> }): RouteDef[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/probe/echo', operationId: 'probeEcho', summary: 'echo', tags: ['Test'], auth: 'none',
-      body: z.object({ name: z.string().min(1), count: z.number().int().min(0), nested: z.object({ hex: z.string().regex(/^[0-9a-f]{4}$/) }) }),
+      method: 'post',
+      path: '/v1/probe/echo',
+      operationId: 'probeEcho',
+      summary: 'echo',
+      tags: ['Test'],
+      auth: 'none',
+      body: z.object({
+        name: z.string().min(1),
+        count: z.number().int().min(0),
+        nested: z.object({ hex: z.string().regex(/^[0-9a-f]{4}$/) }),
+      }),
       response: { status: 200, description: 'ok', schema: z.object({ name: z.string() }) },
       handle: ({ body }) => ({ name: body.name }),
     }),
     defineRoute({
-      method: 'get', path: '/v1/probe/boom', operationId: 'probeBoom', summary: 'throws', tags: ['Test'], auth: 'none',
+      method: 'get',
+      path: '/v1/probe/boom',
+      operationId: 'probeBoom',
+      summary: 'throws',
+      tags: ['Test'],
+      auth: 'none',
       response: { status: 200, description: 'never', schema: z.object({}) },
       handle: () => {
         throw new Error('secret detail: password=hunter2 at /srv/app/internal.ts:12');
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/probe/db', operationId: 'probeDb', summary: 'reads the database', tags: ['Test'], auth: 'none',
+      method: 'get',
+      path: '/v1/probe/db',
+      operationId: 'probeDb',
+      summary: 'reads the database',
+      tags: ['Test'],
+      auth: 'none',
       response: { status: 200, description: 'ok', schema: z.object({ one: z.number() }) },
       handle: async ({ deps }) => {
         const { rows } = await deps.db.raw<{ rows: { one: number }[] }>('select 1 as one');
@@ -26,7 +45,12 @@ export function probeRoutes(gate?: { wait: () => Promise<void> }): RouteDef[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/probe/slow', operationId: 'probeSlow', summary: 'waits on a gate', tags: ['Test'], auth: 'none',
+      method: 'get',
+      path: '/v1/probe/slow',
+      operationId: 'probeSlow',
+      summary: 'waits on a gate',
+      tags: ['Test'],
+      auth: 'none',
       response: { status: 200, description: 'ok', schema: z.object({ done: z.boolean() }) },
       handle: async () => {
         await gate?.wait();
@@ -53,7 +77,10 @@ export function createGate() {
 }
 
 /** Polls `fn` until it returns a truthy value or the deadline passes (no fixed sleeps). */
-export async function eventually<T>(fn: () => Promise<T> | T, { timeoutMs = 20_000, intervalMs = 50 } = {}): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  fn: () => Promise<T> | T,
+  { timeoutMs = 20_000, intervalMs = 50 } = {},
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -63,7 +90,8 @@ export async function eventually<T>(fn: () => Promise<T> | T, { timeoutMs = 20_0
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

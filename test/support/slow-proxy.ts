@@ -9,7 +9,11 @@ export interface SlowProxy {
   close(): Promise<void>;
 }
 
-export async function startSlowProxy(target: URL, delayMs: number, delay: 'requests' | 'answers' = 'requests'): Promise<SlowProxy> {
+export async function startSlowProxy(
+  target: URL,
+  delayMs: number,
+  delay: 'requests' | 'answers' = 'requests',
+): Promise<SlowProxy> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || 80), target.hostname);

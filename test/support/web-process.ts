@@ -12,7 +12,14 @@ export interface WebProcess {
 /** Starts src/web.ts on a free port; answers once it listens. */
 export async function spawnWeb(databaseUrl: string, env: Record<string, string> = {}): Promise<WebProcess> {
   const child: ChildProcess = spawn(process.execPath, ['src/web.ts'], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, CAIRN_ENCRYPTION_KEY: testEncryptionKey, PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: databaseUrl,
+      CAIRN_ENCRYPTION_KEY: testEncryptionKey,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

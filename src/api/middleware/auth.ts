@@ -22,7 +22,9 @@ function resolveKeyShared(deps: AppDeps, token: string): Promise<Resolved> {
   const id = hash.toString('base64');
   let lookup = pending.get(id);
   if (!lookup) {
-    lookup = tenancyQueries(deps.db).resolveKey(hash).finally(() => pending.delete(id));
+    lookup = tenancyQueries(deps.db)
+      .resolveKey(hash)
+      .finally(() => pending.delete(id));
     pending.set(id, lookup);
   }
   return lookup;
@@ -42,22 +44,35 @@ function publishable(ctx: Context): string | undefined {
   return value || undefined;
 }
 
-export async function authenticate(ctx: Context, deps: AppDeps, kind: 'secret' | 'publishable', scope?: SecretScope): Promise<Principal> {
+export async function authenticate(
+  ctx: Context,
+  deps: AppDeps,
+  kind: 'secret' | 'publishable',
+  scope?: SecretScope,
+): Promise<Principal> {
   const token = kind === 'secret' ? bearer(ctx) : publishable(ctx);
   if (!token) {
-    throw new AppError('unauthorized', kind === 'secret'
-      ? 'no API key: send "Authorization: Bearer <secret key>"'
-      : 'no publishable key: send it as the publishable_key query parameter or the Cairn-Publishable-Key header');
+    throw new AppError(
+      'unauthorized',
+      kind === 'secret'
+        ? 'no API key: send "Authorization: Bearer <secret key>"'
+        : 'no publishable key: send it as the publishable_key query parameter or the Cairn-Publishable-Key header',
+    );
   }
   const shape = parseKey(token);
-  if (!shape) throw new AppError('unauthorized', 'the API key is malformed; keys look like cairn_sk_test_… or cairn_pk_test_…');
+  if (!shape)
+    throw new AppError('unauthorized', 'the API key is malformed; keys look like cairn_sk_test_… or cairn_pk_test_…');
   const key = await resolveKeyShared(deps, token);
   if (!key || key.kind !== shape.kind) throw new AppError('unauthorized', 'the API key is not valid');
-  if (key.revoke_time) throw new AppError('unauthorized', 'the API key was revoked; create a new one with `cairn admin keys create`');
+  if (key.revoke_time)
+    throw new AppError('unauthorized', 'the API key was revoked; create a new one with `cairn admin keys create`');
   if (key.kind !== kind) {
-    throw new AppError('forbidden', kind === 'secret'
-      ? 'a publishable key cannot call server routes; use a secret key from your server'
-      : 'never send a secret key from a browser; client routes take the publishable key');
+    throw new AppError(
+      'forbidden',
+      kind === 'secret'
+        ? 'a publishable key cannot call server routes; use a secret key from your server'
+        : 'never send a secret key from a browser; client routes take the publishable key',
+    );
   }
   if (scope && !key.scopes.includes(scope)) {
     throw new AppError('forbidden', `this key lacks the scope ${scope}`, { details: { required_scope: scope } });

@@ -19,17 +19,31 @@ function toAppError(err: unknown, ctx: Context): AppError {
     return new AppError('invalid_request', 'the request body does not decode as its Content-Encoding says');
   }
   if (e?.status === 415 && /encoding/i.test(String((err as Error).message))) {
-    return new AppError('invalid_request', 'unsupported Content-Encoding: send the body as identity, gzip, deflate or br', { status: 415 });
+    return new AppError(
+      'invalid_request',
+      'unsupported Content-Encoding: send the body as identity, gzip, deflate or br',
+      { status: 415 },
+    );
   }
   if (e?.status === 415) return new AppError('invalid_request', 'send the body as application/json');
   // A path that does not percent-decode (%FF).
-  if (err instanceof URIError) return new AppError('invalid_request', 'the request path is not valid percent-encoded UTF-8');
+  if (err instanceof URIError)
+    return new AppError('invalid_request', 'the request path is not valid percent-encoded UTF-8');
   // The last line for a character Postgres cannot store (unstorable.ts refuses them at the edge).
-  if (e?.code === '22021' || e?.code === '22P05') return new AppError('invalid_request', 'a value holds a character that cannot be stored (U+0000 or an unpaired surrogate)', { cause: err });
+  if (e?.code === '22021' || e?.code === '22P05')
+    return new AppError(
+      'invalid_request',
+      'a value holds a character that cannot be stored (U+0000 or an unpaired surrogate)',
+      { cause: err },
+    );
   if (isStoreUnavailable(err)) {
-    return new AppError('store_unavailable', 'the database is unavailable; retry shortly', { retryAfter: 5, cause: err });
+    return new AppError('store_unavailable', 'the database is unavailable; retry shortly', {
+      retryAfter: 5,
+      cause: err,
+    });
   }
-  if (e?.code === '23505') return new AppError('conflict', `already exists (${e.constraint ?? 'unique'})`, { cause: err });
+  if (e?.code === '23505')
+    return new AppError('conflict', `already exists (${e.constraint ?? 'unique'})`, { cause: err });
   void ctx;
   return new AppError('internal', 'internal error; quote the request id when you report it', { cause: err });
 }
@@ -45,7 +59,13 @@ export function errorHandler(): Middleware {
       const state = ctx.state as RequestState;
       const appError = toAppError(err, ctx);
       const level = appError.status >= 500 ? 'error' : 'info';
-      state.log?.[level]({ err: appError.code === 'internal' || appError.code === 'store_unavailable' ? err : undefined, code: appError.code }, appError.message);
+      state.log?.[level](
+        {
+          err: appError.code === 'internal' || appError.code === 'store_unavailable' ? err : undefined,
+          code: appError.code,
+        },
+        appError.message,
+      );
       ctx.status = appError.status;
       if (appError.retryAfter !== undefined) ctx.set('Retry-After', String(appError.retryAfter));
       ctx.body = {

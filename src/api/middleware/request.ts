@@ -20,7 +20,10 @@ export function requestContext(log: Logger): Middleware {
     try {
       await next();
     } finally {
-      state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+      state.log.info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        'request',
+      );
     }
   };
 }

@@ -22,5 +22,12 @@ export async function authenticateSession(ctx: Context, deps: AppDeps): Promise<
   const env = await tenancyQueries(deps.db).envById(resolved.session.env_id);
   if (!env) throw refused;
   (ctx.state as SessionState).identitySession = resolved;
-  return { keyId: resolved.session.id, kind: 'session', envId: env.id, envName: env.name, scopes: [], endUserId: resolved.user.id };
+  return {
+    keyId: resolved.session.id,
+    kind: 'session',
+    envId: env.id,
+    envName: env.name,
+    scopes: [],
+    endUserId: resolved.user.id,
+  };
 }

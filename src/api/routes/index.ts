@@ -7,4 +7,11 @@ import { socialRoutes } from './social/index.ts';
 import { storageRoutes } from './storage/index.ts';
 import { tenancyRoutes } from './tenancy/index.ts';
 
-export const allRoutes: readonly RouteDef[] = [...tenancyRoutes, ...identityRoutes, ...socialRoutes, ...errorGroupRoutes, ...backupRoutes, ...storageRoutes];
+export const allRoutes: readonly RouteDef[] = [
+  ...tenancyRoutes,
+  ...identityRoutes,
+  ...socialRoutes,
+  ...errorGroupRoutes,
+  ...backupRoutes,
+  ...storageRoutes,
+];

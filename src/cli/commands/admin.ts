@@ -16,9 +16,13 @@ export function describeStatus(s: OperationalStatus): string {
     `dead letters: ${s.dead_letters}`,
     `restore drills failed: ${s.backup_drills_failed}${s.backup_drills_failed > 0 ? '  (see `cairn backups list` in each environment)' : ''}`,
     'job queues (queued / active / failed):',
-    ...s.queues.map((q) => `  ${q.name.padEnd(26)} ${String(q.queued).padStart(6)} ${String(q.active).padStart(6)} ${String(q.failed).padStart(6)}`),
+    ...s.queues.map(
+      (q) =>
+        `  ${q.name.padEnd(26)} ${String(q.queued).padStart(6)} ${String(q.active).padStart(6)} ${String(q.failed).padStart(6)}`,
+    ),
   ];
-  if (s.intake.oldest_seconds > 60) lines.push('note: events have waited over a minute; are the workers running? (docs/operations.md)');
+  if (s.intake.oldest_seconds > 60)
+    lines.push('note: events have waited over a minute; are the workers running? (docs/operations.md)');
   return lines.join('\n');
 }
 
@@ -40,9 +44,18 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
     .action(async (name: string, opts: { mode: 'test' | 'live'; json?: boolean }) => {
       const { db } = await ctx.admin();
       const created = await createEnvWithKeys(db, name, opts.mode);
-      const out = { name: created.env.name, mode: created.env.mode, publishable_key: created.publishableKey, secret_key: created.secretKey };
-      ctx.print(out, Boolean(opts.json), (o: typeof out) =>
-        `${created.created ? 'Created' : 'New keys for'} ${o.name} (${o.mode})\n  publishable key: ${o.publishable_key}\n  secret key:      ${o.secret_key}\nThe secret key is shown once; store it now.`);
+      const out = {
+        name: created.env.name,
+        mode: created.env.mode,
+        publishable_key: created.publishableKey,
+        secret_key: created.secretKey,
+      };
+      ctx.print(
+        out,
+        Boolean(opts.json),
+        (o: typeof out) =>
+          `${created.created ? 'Created' : 'New keys for'} ${o.name} (${o.mode})\n  publishable key: ${o.publishable_key}\n  secret key:      ${o.secret_key}\nThe secret key is shown once; store it now.`,
+      );
     });
   env
     .command('set-database')
@@ -50,16 +63,21 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
     .argument('<name>', 'environment name')
     .argument('<url>', 'postgres://…')
     .action(async (name: string, url: string) => {
-      if (!/^postgres(ql)?:\/\//.test(url)) throw new CliError('the database URL must start with postgres:// or postgresql://');
+      if (!/^postgres(ql)?:\/\//.test(url))
+        throw new CliError('the database URL must start with postgres:// or postgresql://');
       const { db, keyring } = await ctx.admin();
       const row = await requireEnv(db, name);
-      await db('envs').where({ id: row.id }).update({ database_url_enc: seal(keyring(), url, `env-database:${row.id}`) });
+      await db('envs')
+        .where({ id: row.id })
+        .update({ database_url_enc: seal(keyring(), url, `env-database:${row.id}`) });
       ctx.progress(`database set for ${name}`);
     });
 
   admin
     .command('status')
-    .description('what an operator watches: the error intake, dead letters, job queues and failed restore drills (the figures of GET /metrics)')
+    .description(
+      'what an operator watches: the error intake, dead letters, job queues and failed restore drills (the figures of GET /metrics)',
+    )
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
       const { config, db } = await ctx.admin();
@@ -84,10 +102,25 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
     .action(async (opts: { env: string; scopes?: string; publishable?: boolean; json?: boolean }) => {
       const { db } = await ctx.admin();
       const row = await requireEnv(db, opts.env);
-      const scopes = opts.scopes ? checkScopes(opts.scopes.split(',').map((s) => s.trim()).filter(Boolean)) : undefined;
+      const scopes = opts.scopes
+        ? checkScopes(
+            opts.scopes
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          )
+        : undefined;
       const created = await createKey(db, row, opts.publishable ? 'publishable' : 'secret', scopes);
-      const out = { id: created.key.id, [opts.publishable ? 'publishable_key' : 'secret_key']: created.token, scopes: created.key.scopes };
-      ctx.print(out, Boolean(opts.json), () => `${created.key.id}  ${created.token}\nscopes: ${created.key.scopes.join(' ')}\nShown once; store it now.`);
+      const out = {
+        id: created.key.id,
+        [opts.publishable ? 'publishable_key' : 'secret_key']: created.token,
+        scopes: created.key.scopes,
+      };
+      ctx.print(
+        out,
+        Boolean(opts.json),
+        () => `${created.key.id}  ${created.token}\nscopes: ${created.key.scopes.join(' ')}\nShown once; store it now.`,
+      );
     });
   keys
     .command('list')
@@ -98,11 +131,21 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
       const { db } = await ctx.admin();
       const row = await requireEnv(db, opts.env);
       const list = (await tenancyQueries(db).listKeys(row.id)).map((k) => ({
-        id: k.id, kind: k.kind, hint: k.hint, scopes: k.scopes, create_time: k.create_time.toISOString(),
+        id: k.id,
+        kind: k.kind,
+        hint: k.hint,
+        scopes: k.scopes,
+        create_time: k.create_time.toISOString(),
         revoke_time: k.revoke_time?.toISOString() ?? null,
       }));
-      ctx.print({ keys: list }, Boolean(opts.json), (o: { keys: typeof list }) =>
-        o.keys.map((k) => `${k.id}  ${k.kind.padEnd(11)} ${k.hint}  ${k.revoke_time ? 'revoked' : k.scopes.join(',')}`).join('\n') || 'no keys');
+      ctx.print(
+        { keys: list },
+        Boolean(opts.json),
+        (o: { keys: typeof list }) =>
+          o.keys
+            .map((k) => `${k.id}  ${k.kind.padEnd(11)} ${k.hint}  ${k.revoke_time ? 'revoked' : k.scopes.join(',')}`)
+            .join('\n') || 'no keys',
+      );
     });
   keys
     .command('revoke')
@@ -113,7 +156,11 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
       const { db } = await ctx.admin();
       const row = await tenancyQueries(db).revokeKey(id);
       if (!row) throw new CliError(`no key ${id}; list keys with \`cairn admin keys list --env …\``);
-      ctx.print({ id: row.id, revoke_time: row.revoke_time?.toISOString() }, Boolean(opts.json), () => `revoked ${row.id}`);
+      ctx.print(
+        { id: row.id, revoke_time: row.revoke_time?.toISOString() },
+        Boolean(opts.json),
+        () => `revoked ${row.id}`,
+      );
     });
   return admin;
 }

@@ -9,17 +9,23 @@ import type { Command } from 'commander';
 import { BackupsApi, StorageApi, type Backup, type Operation, type RestorePreview } from '../../sdk/backups.ts';
 import { CliError, type CliContext, type Register } from '../context.ts';
 
-const mib = (n: number | null | undefined): string => (n === null || n === undefined ? '?' : `${(n / 2 ** 20).toFixed(1)} MiB`);
+const mib = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '?' : `${(n / 2 ** 20).toFixed(1)} MiB`;
 
 /** A one-line bar on a terminal; on a pipe, a line per 10 %. */
-export function progressBar(label: string, out: NodeJS.WriteStream = process.stderr): (done: number, total: number | undefined) => void {
+export function progressBar(
+  label: string,
+  out: NodeJS.WriteStream = process.stderr,
+): (done: number, total: number | undefined) => void {
   let lastTenth = -1;
   return (done, total) => {
     const pct = total ? Math.min(100, Math.floor((done / total) * 100)) : undefined;
     if (out.isTTY) {
       const width = 30;
       const filled = pct === undefined ? 0 : Math.round((pct / 100) * width);
-      out.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${pct ?? '?'}% ${mib(done)}${total ? ` / ${mib(total)}` : ''}   `);
+      out.write(
+        `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${pct ?? '?'}% ${mib(done)}${total ? ` / ${mib(total)}` : ''}   `,
+      );
       if (pct === 100) out.write('\n');
     } else {
       const tenth = pct === undefined ? -1 : Math.floor(pct / 10);
@@ -43,11 +49,15 @@ function describeBackup(b: Backup): string {
 
 /** The target's tables that a restore replaces, largest first, as the plan prints them. */
 export function describeReplaced(plan: RestorePreview): string {
-  if (!plan.replaces) return `  replaces: the whole database (every schema); ${plan.replaces_unknown ?? 'its tables could not be listed'}`;
+  if (!plan.replaces)
+    return `  replaces: the whole database (every schema); ${plan.replaces_unknown ?? 'its tables could not be listed'}`;
   const { tables, table_count, estimated_rows } = plan.replaces;
   if (table_count === 0) return '  replaces: the whole database (every schema); it holds no tables now';
   const largest = [...tables].sort((x, y) => (y.estimated_rows ?? -1) - (x.estimated_rows ?? -1)).slice(0, 10);
-  const lines = largest.map((t) => `    ${t.name}  ${t.estimated_rows === null ? 'rows unknown' : `~${t.estimated_rows.toLocaleString('en-US')} rows`}`);
+  const lines = largest.map(
+    (t) =>
+      `    ${t.name}  ${t.estimated_rows === null ? 'rows unknown' : `~${t.estimated_rows.toLocaleString('en-US')} rows`}`,
+  );
   const more = table_count > largest.length ? `\n    … and ${table_count - largest.length} more tables` : '';
   return `  replaces: the whole database (every schema): ${table_count} tables, ~${estimated_rows.toLocaleString('en-US')} rows in all\n${lines.join('\n')}${more}`;
 }
@@ -56,32 +66,61 @@ function registerBackups(program: Command, ctx: CliContext): void {
   const api = () => new BackupsApi(ctx.client());
   const backups = program.command('backups').description('database backups of an environment');
 
-  backups.command('create').description('take a manual backup (free up to 10 a day, then billable)')
-    .option('--env <name>', 'environment (default CAIRN_ENV)').option('--no-wait', 'return at once').option('--json', 'print JSON')
+  backups
+    .command('create')
+    .description('take a manual backup (free up to 10 a day, then billable)')
+    .option('--env <name>', 'environment (default CAIRN_ENV)')
+    .option('--no-wait', 'return at once')
+    .option('--json', 'print JSON')
     .action(async (opts: { env?: string; wait: boolean; json?: boolean }) => {
       const created = await api().create(ctx.envName(opts.env));
       if (created.billable) ctx.progress('note: more than 10 manual backups today; this one is billable');
-      const done = opts.wait ? await api().waitForBackup(created.id, (b) => ctx.progress(`${b.id}: ${b.state}`)) : created;
+      const done = opts.wait
+        ? await api().waitForBackup(created.id, (b) => ctx.progress(`${b.id}: ${b.state}`))
+        : created;
       ctx.print(done, Boolean(opts.json), describeBackup);
       if (done.state === 'failed') throw new CliError(`backup failed: ${done.error ?? 'unknown'}`);
     });
 
-  backups.command('list').description('backups, newest first').option('--env <name>', 'environment').option('--page-size <n>', 'items', '50').option('--json', 'print JSON')
+  backups
+    .command('list')
+    .description('backups, newest first')
+    .option('--env <name>', 'environment')
+    .option('--page-size <n>', 'items', '50')
+    .option('--json', 'print JSON')
     .action(async (opts: { env?: string; pageSize: string; json?: boolean }) => {
       const page = await api().list(ctx.envName(opts.env), { pageSize: Number(opts.pageSize) });
       ctx.print(page, Boolean(opts.json), (p: typeof page) => p.backups.map(describeBackup).join('\n') || 'no backups');
     });
 
-  backups.command('get').argument('<id>', 'backup_…').option('--json', 'print JSON')
-    .action(async (id: string, opts: { json?: boolean }) => ctx.print(await api().get(id), Boolean(opts.json), describeBackup));
+  backups
+    .command('get')
+    .argument('<id>', 'backup_…')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) =>
+      ctx.print(await api().get(id), Boolean(opts.json), describeBackup),
+    );
 
-  backups.command('usage').description('manual backups today, free left, stored GB and the monthly estimate').option('--env <name>', 'environment').option('--json', 'print JSON')
+  backups
+    .command('usage')
+    .description('manual backups today, free left, stored GB and the monthly estimate')
+    .option('--env <name>', 'environment')
+    .option('--json', 'print JSON')
     .action(async (opts: { env?: string; json?: boolean }) => {
       const u = await api().usage(ctx.envName(opts.env));
-      ctx.print(u, Boolean(opts.json), (x: typeof u) => `${x.date}: ${x.manual_today} manual (${x.free_left} free left, ${x.billable_today} billable); stored ${x.stored_gb} GB ≈ ${x.monthly_estimate_usd} USD/month`);
+      ctx.print(
+        u,
+        Boolean(opts.json),
+        (x: typeof u) =>
+          `${x.date}: ${x.manual_today} manual (${x.free_left} free left, ${x.billable_today} billable); stored ${x.stored_gb} GB ≈ ${x.monthly_estimate_usd} USD/month`,
+      );
     });
 
-  backups.command('download').description('write the decrypted .sql.gz').argument('<id>', 'backup_…').option('-o, --output <file>', 'file (default <id>.sql.gz; - for stdout)')
+  backups
+    .command('download')
+    .description('write the decrypted .sql.gz')
+    .argument('<id>', 'backup_…')
+    .option('-o, --output <file>', 'file (default <id>.sql.gz; - for stdout)')
     .action(async (id: string, opts: { output?: string }) => {
       const res = await api().download(id);
       const total = Number(res.headers.get('content-length')) || undefined;
@@ -95,13 +134,20 @@ function registerBackups(program: Command, ctx: CliContext): void {
         },
       });
       const file = opts.output ?? `${id}.sql.gz`;
-      await pipeline(Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>), count, file === '-' ? process.stdout : createWriteStream(file));
+      await pipeline(
+        Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>),
+        count,
+        file === '-' ? process.stdout : createWriteStream(file),
+      );
       bar(total ?? done, total ?? done);
       if (file !== '-') ctx.progress(`wrote ${file} (${mib(done)})`);
     });
 
-  backups.command('drill').description('restore the latest backup into a scratch database and compare every table with it (a restore drill)')
-    .option('--env <name>', 'environment (default CAIRN_ENV)').option('--json', 'print JSON')
+  backups
+    .command('drill')
+    .description('restore the latest backup into a scratch database and compare every table with it (a restore drill)')
+    .option('--env <name>', 'environment (default CAIRN_ENV)')
+    .option('--json', 'print JSON')
     .action(async (opts: { env?: string; json?: boolean }) => {
       const env = ctx.envName(opts.env);
       const op = await api().drill(env);
@@ -119,20 +165,30 @@ function registerBackups(program: Command, ctx: CliContext): void {
       });
       const verdict = final.response?.verification;
       ctx.print(final, Boolean(opts.json), (o: Operation) =>
-        o.error ? `drill failed to run: ${o.error.message}` : `drill of ${o.metadata.backup_id ?? '?'} ${verdict?.result ?? '?'}${verdict?.reason ? `: ${verdict.reason}` : ''}`);
+        o.error
+          ? `drill failed to run: ${o.error.message}`
+          : `drill of ${o.metadata.backup_id ?? '?'} ${verdict?.result ?? '?'}${verdict?.reason ? `: ${verdict.reason}` : ''}`,
+      );
       if (final.error) throw new CliError(final.error.message);
       if (verdict?.result === 'failed') throw new CliError(`the drill failed: ${verdict.reason ?? 'no reason given'}`);
     });
 
-  backups.command('restore').description("replace an environment's database with a backup (a pre-restore backup is taken first)")
-    .argument('<id>', 'backup_…').option('--env <name>', 'target environment').option('--confirm', 'really replace the target database').option('--json', 'print JSON')
+  backups
+    .command('restore')
+    .description("replace an environment's database with a backup (a pre-restore backup is taken first)")
+    .argument('<id>', 'backup_…')
+    .option('--env <name>', 'target environment')
+    .option('--confirm', 'really replace the target database')
+    .option('--json', 'print JSON')
     .action(async (id: string, opts: { env?: string; confirm?: boolean; json?: boolean }) => {
       const target = ctx.envName(opts.env);
       // The restore's own checks run first (an unknown target, no database, one already running),
       // so the plan printed is one that --confirm would really carry out.
       const plan = await api().previewRestore(id, target);
       const b = plan.backup;
-      ctx.progress(`This replaces the database of ${target} (${plan.target_mode}) with backup ${b.id}\n  taken ${b.create_time} (${b.type}, ${mib(b.size_bytes)}, PostgreSQL ${b.pg_version ?? '?'})\n${describeReplaced(plan)}\nA pre-restore backup of ${target} is taken first; the restore itself cannot be undone.`);
+      ctx.progress(
+        `This replaces the database of ${target} (${plan.target_mode}) with backup ${b.id}\n  taken ${b.create_time} (${b.type}, ${mib(b.size_bytes)}, PostgreSQL ${b.pg_version ?? '?'})\n${describeReplaced(plan)}\nA pre-restore backup of ${target} is taken first; the restore itself cannot be undone.`,
+      );
       if (!opts.confirm) throw new CliError('not restored: run again with --confirm to replace the database');
       const op = await api().restore(id, target);
       const bars = new Map<string, ReturnType<typeof progressBar>>();
@@ -143,7 +199,11 @@ function registerBackups(program: Command, ctx: CliContext): void {
           bars.get(phase)!(o.metadata.bytes_read, o.metadata.bytes_total);
         }
       });
-      ctx.print(final, Boolean(opts.json), (o: Operation) => (o.error ? `restore failed: ${o.error.message}` : `restored ${id} into ${target} (pre-restore backup ${o.metadata.pre_restore_backup_id})`));
+      ctx.print(final, Boolean(opts.json), (o: Operation) =>
+        o.error
+          ? `restore failed: ${o.error.message}`
+          : `restored ${id} into ${target} (pre-restore backup ${o.metadata.pre_restore_backup_id})`,
+      );
       if (final.error) throw new CliError(final.error.message);
     });
 }
@@ -154,36 +214,90 @@ function registerStorage(program: Command, ctx: CliContext): void {
   const json = (cmd: Command) => cmd.option('--env <name>', 'environment').option('--json', 'print JSON');
 
   const buckets = storage.command('buckets').description('buckets');
-  json(buckets.command('create').argument('<name>', 'bucket name')).action(async (name: string, o: { env?: string; json?: boolean }) =>
-    ctx.print(await api(o.env).createBucket(name), Boolean(o.json)));
+  json(buckets.command('create').argument('<name>', 'bucket name')).action(
+    async (name: string, o: { env?: string; json?: boolean }) =>
+      ctx.print(await api(o.env).createBucket(name), Boolean(o.json)),
+  );
   json(buckets.command('list')).action(async (o: { env?: string; json?: boolean }) =>
-    ctx.print(await api(o.env).listBuckets(), Boolean(o.json), (x: { buckets: { bucket: string; versioning: string }[] }) => x.buckets.map((b) => `${b.bucket}  versioning ${b.versioning}`).join('\n') || 'no buckets'));
+    ctx.print(
+      await api(o.env).listBuckets(),
+      Boolean(o.json),
+      (x: { buckets: { bucket: string; versioning: string }[] }) =>
+        x.buckets.map((b) => `${b.bucket}  versioning ${b.versioning}`).join('\n') || 'no buckets',
+    ),
+  );
 
-  json(storage.command('put').argument('<bucket>').argument('<key>').argument('<file>', 'file to upload').option('--content-type <type>', 'content type'))
-    .action(async (bucket: string, key: string, file: string, o: { env?: string; json?: boolean; contentType?: string }) => {
+  json(
+    storage
+      .command('put')
+      .argument('<bucket>')
+      .argument('<key>')
+      .argument('<file>', 'file to upload')
+      .option('--content-type <type>', 'content type'),
+  ).action(
+    async (bucket: string, key: string, file: string, o: { env?: string; json?: boolean; contentType?: string }) => {
       const { size } = await stat(file);
       const bar = progressBar(`upload ${key}`);
       let done = 0;
-      const body = Readable.toWeb(createReadStream(file).on('data', (c: string | Buffer) => { done += c.length; bar(done, size); })) as unknown as ReadableStream;
+      const body = Readable.toWeb(
+        createReadStream(file).on('data', (c: string | Buffer) => {
+          done += c.length;
+          bar(done, size);
+        }),
+      ) as unknown as ReadableStream;
       ctx.print(await api(o.env).put(bucket, key, body, o.contentType), Boolean(o.json));
-    });
-  json(storage.command('get').argument('<bucket>').argument('<key>').option('--version-id <id>', 'an older version').option('-o, --output <file>', 'file (default stdout)'))
-    .action(async (bucket: string, key: string, o: { env?: string; versionId?: string; output?: string }) => {
-      const res = await api(o.env).get(bucket, key, o.versionId);
-      await pipeline(Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>), o.output ? createWriteStream(o.output) : process.stdout);
-    });
-  json(storage.command('rm').argument('<bucket>').argument('<key>').option('--version-id <id>', 'delete this version for good'))
-    .action(async (bucket: string, key: string, o: { env?: string; json?: boolean; versionId?: string }) => ctx.print(await api(o.env).delete(bucket, key, o.versionId), Boolean(o.json)));
-  json(storage.command('enable-versioning').argument('<bucket>'))
-    .action(async (bucket: string, o: { env?: string; json?: boolean }) => ctx.print(await api(o.env).enableVersioning(bucket), Boolean(o.json)));
-  json(storage.command('versions').description('list versions, newest first').argument('<bucket>').argument('<key>'))
-    .action(async (bucket: string, key: string, o: { env?: string; json?: boolean }) => {
-      const versions = await api(o.env).listVersions(bucket, key);
-      ctx.print({ versions }, Boolean(o.json), (x: { versions: typeof versions }) =>
-        x.versions.map((v) => `${v.versionId}  ${v.lastModified}${v.isLatest ? '  latest' : ''}${v.isDeleteMarker ? '  delete marker' : `  ${v.size} B`}`).join('\n'));
-    });
-  json(storage.command('restore-version').description('copy a version over the latest, as a new version').argument('<bucket>').argument('<key>').argument('<versionId>'))
-    .action(async (bucket: string, key: string, versionId: string, o: { env?: string; json?: boolean }) => ctx.print(await api(o.env).restoreVersion(bucket, key, versionId), Boolean(o.json)));
+    },
+  );
+  json(
+    storage
+      .command('get')
+      .argument('<bucket>')
+      .argument('<key>')
+      .option('--version-id <id>', 'an older version')
+      .option('-o, --output <file>', 'file (default stdout)'),
+  ).action(async (bucket: string, key: string, o: { env?: string; versionId?: string; output?: string }) => {
+    const res = await api(o.env).get(bucket, key, o.versionId);
+    await pipeline(
+      Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>),
+      o.output ? createWriteStream(o.output) : process.stdout,
+    );
+  });
+  json(
+    storage
+      .command('rm')
+      .argument('<bucket>')
+      .argument('<key>')
+      .option('--version-id <id>', 'delete this version for good'),
+  ).action(async (bucket: string, key: string, o: { env?: string; json?: boolean; versionId?: string }) =>
+    ctx.print(await api(o.env).delete(bucket, key, o.versionId), Boolean(o.json)),
+  );
+  json(storage.command('enable-versioning').argument('<bucket>')).action(
+    async (bucket: string, o: { env?: string; json?: boolean }) =>
+      ctx.print(await api(o.env).enableVersioning(bucket), Boolean(o.json)),
+  );
+  json(
+    storage.command('versions').description('list versions, newest first').argument('<bucket>').argument('<key>'),
+  ).action(async (bucket: string, key: string, o: { env?: string; json?: boolean }) => {
+    const versions = await api(o.env).listVersions(bucket, key);
+    ctx.print({ versions }, Boolean(o.json), (x: { versions: typeof versions }) =>
+      x.versions
+        .map(
+          (v) =>
+            `${v.versionId}  ${v.lastModified}${v.isLatest ? '  latest' : ''}${v.isDeleteMarker ? '  delete marker' : `  ${v.size} B`}`,
+        )
+        .join('\n'),
+    );
+  });
+  json(
+    storage
+      .command('restore-version')
+      .description('copy a version over the latest, as a new version')
+      .argument('<bucket>')
+      .argument('<key>')
+      .argument('<versionId>'),
+  ).action(async (bucket: string, key: string, versionId: string, o: { env?: string; json?: boolean }) =>
+    ctx.print(await api(o.env).restoreVersion(bucket, key, versionId), Boolean(o.json)),
+  );
 }
 
 export const register: Register = (program, ctx) => {

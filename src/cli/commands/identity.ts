@@ -7,8 +7,10 @@ import { createBoss, Jobs, queues } from '../../jobs.ts';
 import { EndUsersApi, type EndUser, type Session } from '../../sdk/end-users.ts';
 import { CliError, type Register } from '../context.ts';
 
-const userLine = (u: EndUser) => `${u.id}  ${u.email}${u.email_verified ? '' : ' (unverified)'}${u.totp_enabled ? ' [totp]' : ''}`;
-const sessionLine = (s: Session) => `${s.id}  ${s.state.padEnd(7)} ${s.method.padEnd(8)} last active ${s.last_active_time}  ${s.ip ?? ''}`;
+const userLine = (u: EndUser) =>
+  `${u.id}  ${u.email}${u.email_verified ? '' : ' (unverified)'}${u.totp_enabled ? ' [totp]' : ''}`;
+const sessionLine = (s: Session) =>
+  `${s.id}  ${s.state.padEnd(7)} ${s.method.padEnd(8)} last active ${s.last_active_time}  ${s.ip ?? ''}`;
 const pageSize = (v: string): number => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > 1000) throw new CliError('--page-size is 1 to 1000');
@@ -24,48 +26,92 @@ export const register: Register = (program, ctx) => {
   const api = () => new EndUsersApi(ctx.client());
   const users = program.command('end-users').description("the application's end users (secret key)");
 
-  users.command('list').description('list end users, newest first')
-    .option('--env <name>', 'environment name (default: CAIRN_ENV)').option('--email <email>', 'only this address')
-    .option('--page-size <n>', '1 to 1000', pageSize).option('--page-token <token>', 'next_page_token of the previous page').option('--json', 'print JSON')
+  users
+    .command('list')
+    .description('list end users, newest first')
+    .option('--env <name>', 'environment name (default: CAIRN_ENV)')
+    .option('--email <email>', 'only this address')
+    .option('--page-size <n>', '1 to 1000', pageSize)
+    .option('--page-token <token>', 'next_page_token of the previous page')
+    .option('--json', 'print JSON')
     .action(async (o: Common & { email?: string; pageSize?: number; pageToken?: string }) => {
-      const page = await api().list(ctx.envName(o.env), { email: o.email, pageSize: o.pageSize, pageToken: o.pageToken });
-      ctx.print(page, Boolean(o.json), (p: typeof page) => [...p.end_users.map(userLine), ...(p.next_page_token ? [`more: --page-token ${p.next_page_token}`] : [])].join('\n') || 'no end users');
+      const page = await api().list(ctx.envName(o.env), {
+        email: o.email,
+        pageSize: o.pageSize,
+        pageToken: o.pageToken,
+      });
+      ctx.print(
+        page,
+        Boolean(o.json),
+        (p: typeof page) =>
+          [
+            ...p.end_users.map(userLine),
+            ...(p.next_page_token ? [`more: --page-token ${p.next_page_token}`] : []),
+          ].join('\n') || 'no end users',
+      );
     });
 
-  users.command('get').description('show one end user').argument('<id>', 'eu_…')
-    .option('--env <name>', 'environment name').option('--json', 'print JSON')
+  users
+    .command('get')
+    .description('show one end user')
+    .argument('<id>', 'eu_…')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
     .action(async (id: string, o: Common) => {
       const user = await api().get(ctx.envName(o.env), id);
       ctx.print(user, Boolean(o.json), userLine);
     });
 
-  users.command('create').description('create an end user (the password, if any, is read from CAIRN_END_USER_PASSWORD)')
-    .requiredOption('--email <email>', 'address').option('--verified', 'mark the address as verified')
-    .option('--env <name>', 'environment name').option('--json', 'print JSON')
+  users
+    .command('create')
+    .description('create an end user (the password, if any, is read from CAIRN_END_USER_PASSWORD)')
+    .requiredOption('--email <email>', 'address')
+    .option('--verified', 'mark the address as verified')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
     .action(async (o: Common & { email: string; verified?: boolean }) => {
       // A password on the command line would land in shell history and `ps`; the environment does not.
       const password = process.env.CAIRN_END_USER_PASSWORD || undefined;
-      const user = await api().create(ctx.envName(o.env), { email: o.email, ...(password ? { password } : {}), email_verified: Boolean(o.verified) });
+      const user = await api().create(ctx.envName(o.env), {
+        email: o.email,
+        ...(password ? { password } : {}),
+        email_verified: Boolean(o.verified),
+      });
       ctx.print(user, Boolean(o.json), userLine);
     });
 
-  users.command('delete').description('delete an end user; every session ends at once').argument('<id>', 'eu_…')
-    .option('--env <name>', 'environment name').option('--json', 'print JSON')
+  users
+    .command('delete')
+    .description('delete an end user; every session ends at once')
+    .argument('<id>', 'eu_…')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
     .action(async (id: string, o: Common) => {
       await api().delete(ctx.envName(o.env), id);
       ctx.print({ deleted: id }, Boolean(o.json), () => `deleted ${id}`);
     });
 
-  users.command('revoke-sessions').description("end every session of an end user at once").argument('<id>', 'eu_…')
-    .option('--env <name>', 'environment name').option('--json', 'print JSON')
+  users
+    .command('revoke-sessions')
+    .description('end every session of an end user at once')
+    .argument('<id>', 'eu_…')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
     .action(async (id: string, o: Common) => {
       const out = await api().revokeSessions(ctx.envName(o.env), id);
       ctx.print(out, Boolean(o.json), (r: typeof out) => `${r.revoked} session(s) revoked`);
     });
 
-  program.command('sessions').description('end users\u2019 sessions (secret key)')
-    .command('list').description("an end user's sessions, newest first").argument('<end-user-id>', 'eu_…')
-    .option('--env <name>', 'environment name').option('--page-size <n>', '1 to 1000', pageSize).option('--page-token <token>', 'next page').option('--json', 'print JSON')
+  program
+    .command('sessions')
+    .description('end users\u2019 sessions (secret key)')
+    .command('list')
+    .description("an end user's sessions, newest first")
+    .argument('<end-user-id>', 'eu_…')
+    .option('--env <name>', 'environment name')
+    .option('--page-size <n>', '1 to 1000', pageSize)
+    .option('--page-token <token>', 'next page')
+    .option('--json', 'print JSON')
     .action(async (id: string, o: Common & { pageSize?: number; pageToken?: string }) => {
       const page = await api().listSessions(ctx.envName(o.env), id, { pageSize: o.pageSize, pageToken: o.pageToken });
       ctx.print(page, Boolean(o.json), (p: typeof page) => p.sessions.map(sessionLine).join('\n') || 'no sessions');
@@ -74,8 +120,13 @@ export const register: Register = (program, ctx) => {
 
 /** Wired under `cairn admin`: `cairn admin breached import FILE [--format hibp|plain]`. */
 export const registerAdmin: Register = (admin, ctx) => {
-  admin.command('breached').description('the local breached-password store')
-    .command('import').description('load a HIBP range dump (SHA1:COUNT, or SUFFIX:COUNT in a file named after its prefix) or a plain password list; a worker merges it')
+  admin
+    .command('breached')
+    .description('the local breached-password store')
+    .command('import')
+    .description(
+      'load a HIBP range dump (SHA1:COUNT, or SUFFIX:COUNT in a file named after its prefix) or a plain password list; a worker merges it',
+    )
     .argument('<file>', 'path of the file')
     .option('--format <format>', 'hibp or plain', 'hibp')
     .option('--json', 'print JSON')
@@ -85,8 +136,18 @@ export const registerAdmin: Register = (admin, ctx) => {
       const boss = createBoss(config, 'web');
       await boss.start();
       try {
-        const staged = await stageImport(db, new Jobs(boss, queues), createReadStream(file), o.format as ImportFormat, rangePrefixOf(file));
-        ctx.print(staged, Boolean(o.json), (s: typeof staged) => `import ${s.id}: ${s.entries} hashes staged; a worker merges them now`);
+        const staged = await stageImport(
+          db,
+          new Jobs(boss, queues),
+          createReadStream(file),
+          o.format as ImportFormat,
+          rangePrefixOf(file),
+        );
+        ctx.print(
+          staged,
+          Boolean(o.json),
+          (s: typeof staged) => `import ${s.id}: ${s.entries} hashes staged; a worker merges them now`,
+        );
       } finally {
         await boss.stop({ graceful: false, close: true });
       }

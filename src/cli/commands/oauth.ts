@@ -7,7 +7,13 @@ import { oauthQueries } from '../../domain/oauth/queries.ts';
 import { requireEnv } from '../../domain/tenancy/envs.ts';
 import type { CliContext } from '../context.ts';
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+const collect = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 export function registerOAuthAdmin(admin: Command, ctx: CliContext): void {
   const clients = admin.command('oauth-clients').description('OAuth clients (device authorization grant)');
@@ -22,8 +28,15 @@ export function registerOAuthAdmin(admin: Command, ctx: CliContext): void {
     .action(async (o: { env: string; name: string; grant: string[]; scopes?: string[]; json?: boolean }) => {
       const { db } = await ctx.admin();
       const env = await requireEnv(db, o.env);
-      const out = clientResource(await createOAuthClient(db, env.id, { name: o.name, grants: o.grant, scopes: o.scopes ?? [] }));
-      ctx.print(out, Boolean(o.json), (c: typeof out) => `${c.client_id}  ${c.name}\ngrants: ${c.grant_types.join(' ')}  scopes: ${c.scopes.join(' ') || '(none)'}\npublic client: no secret`);
+      const out = clientResource(
+        await createOAuthClient(db, env.id, { name: o.name, grants: o.grant, scopes: o.scopes ?? [] }),
+      );
+      ctx.print(
+        out,
+        Boolean(o.json),
+        (c: typeof out) =>
+          `${c.client_id}  ${c.name}\ngrants: ${c.grant_types.join(' ')}  scopes: ${c.scopes.join(' ') || '(none)'}\npublic client: no secret`,
+      );
     });
   clients
     .command('list')
@@ -34,7 +47,13 @@ export function registerOAuthAdmin(admin: Command, ctx: CliContext): void {
       const { db } = await ctx.admin();
       const env = await requireEnv(db, o.env);
       const list = (await oauthQueries(db).listClients(env.id)).map(clientResource);
-      ctx.print({ oauth_clients: list }, Boolean(o.json), (x: { oauth_clients: typeof list }) =>
-        x.oauth_clients.map((c) => `${c.client_id}  ${c.name}  ${c.grant_types.join(',')}${c.revoke_time ? '  revoked' : ''}`).join('\n') || 'no OAuth clients');
+      ctx.print(
+        { oauth_clients: list },
+        Boolean(o.json),
+        (x: { oauth_clients: typeof list }) =>
+          x.oauth_clients
+            .map((c) => `${c.client_id}  ${c.name}  ${c.grant_types.join(',')}${c.revoke_time ? '  revoked' : ''}`)
+            .join('\n') || 'no OAuth clients',
+      );
     });
 }

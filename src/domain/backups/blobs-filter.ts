@@ -60,7 +60,9 @@ export function blobsTransactionFilter(): BlobsFilter {
   const note = ' -- left out by Cairn: the restore is one transaction\n';
   const beginOut = Buffer.from(`-- BEGIN;${note}`);
   const commitOut = Buffer.from(`-- COMMIT;${note}`);
-  const unfinished = Buffer.from("\nDO $cairn$ BEGIN RAISE EXCEPTION 'cairn: the dump''s large-object section has no COMMIT of its own; nothing was committed'; END $cairn$;\n");
+  const unfinished = Buffer.from(
+    "\nDO $cairn$ BEGIN RAISE EXCEPTION 'cairn: the dump''s large-object section has no COMMIT of its own; nothing was committed'; END $cairn$;\n",
+  );
   // "BLOBS" (pg_dump ≤ 16), an OID or "first..last" (17): at most 10 + 2 + 10 characters.
   const maxName = 22;
   const isName = (name: string): boolean => name === 'BLOBS' || /^\d{1,10}(\.\.\d{1,10})?$/.test(name);
@@ -124,8 +126,12 @@ export function blobsTransactionFilter(): BlobsFilter {
           keepFrom = at; // cut by the chunk boundary: decide when more arrives
           break;
         }
-        const matches = semi >= 0 && semi - nameAt <= maxName && restEnd <= buf.length
-          && isName(buf.toString('latin1', nameAt, semi)) && buf.subarray(semi, restEnd).equals(headerRest);
+        const matches =
+          semi >= 0 &&
+          semi - nameAt <= maxName &&
+          restEnd <= buf.length &&
+          isName(buf.toString('latin1', nameAt, semi)) &&
+          buf.subarray(semi, restEnd).equals(headerRest);
         if (matches) {
           out.push(buf.subarray(emitted, restEnd - 'BEGIN;\n'.length), beginOut);
           emitted = pos = restEnd;

@@ -22,16 +22,25 @@ import { measure, verifyStored } from './verify.ts';
 /** The environment's application database URL, sealed by `cairn admin env set-database`. */
 export function databaseUrlOf(deps: Pick<BackupDeps, 'config'>, env: EnvTarget): string {
   if (!env.database_url_enc) {
-    throw new AppError('conflict', `${env.name} has no database; the operator sets one with \`cairn admin env set-database ${env.name} <url>\``);
+    throw new AppError(
+      'conflict',
+      `${env.name} has no database; the operator sets one with \`cairn admin env set-database ${env.name} <url>\``,
+    );
   }
   return open(keyringFromConfig(deps.config), env.database_url_enc, `env-database:${env.id}`).toString('utf8');
 }
 
 export async function serverVersion(url: string): Promise<PgVersion & { databaseBytes: number }> {
-  const client = new pg.Client({ connectionString: url, application_name: 'cairn-backup', connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'cairn-backup',
+    connectionTimeoutMillis: 10_000,
+  });
   await client.connect();
   try {
-    const res = await client.query<{ v: string; size: string }>("select current_setting('server_version_num') as v, pg_database_size(current_database()) as size");
+    const res = await client.query<{ v: string; size: string }>(
+      "select current_setting('server_version_num') as v, pg_database_size(current_database()) as size",
+    );
     return { ...parseServerVersionNum(Number(res.rows[0]!.v)), databaseBytes: Number(res.rows[0]!.size) };
   } finally {
     await client.end();
@@ -112,9 +121,17 @@ export async function interruptBackup(deps: BackupDeps, backup: BackupRow, why: 
 
 /** Marks a backup failed after removing anything it may have left in the bucket. */
 export async function failBackup(deps: BackupDeps, backup: BackupRow, message: string): Promise<void> {
-  await deps.store.abortIncompleteUploads(backup.bucket, backup.object_key).catch((err: unknown) => deps.log.warn({ err, backup_id: backup.id }, 'abort uploads failed'));
-  await deps.store.delete(backup.bucket, backup.object_key).catch((err: unknown) => deps.log.warn({ err, backup_id: backup.id }, 'delete object failed'));
-  await backupQueries(deps.db).updateBackup(backup.id, { state: 'failed', error: message.slice(0, 2000), finish_time: new Date() });
+  await deps.store
+    .abortIncompleteUploads(backup.bucket, backup.object_key)
+    .catch((err: unknown) => deps.log.warn({ err, backup_id: backup.id }, 'abort uploads failed'));
+  await deps.store
+    .delete(backup.bucket, backup.object_key)
+    .catch((err: unknown) => deps.log.warn({ err, backup_id: backup.id }, 'delete object failed'));
+  await backupQueries(deps.db).updateBackup(backup.id, {
+    state: 'failed',
+    error: message.slice(0, 2000),
+    finish_time: new Date(),
+  });
 }
 
 /**
@@ -123,7 +140,11 @@ export async function failBackup(deps: BackupDeps, backup: BackupRow, message: s
  * ended. When the worker is told to stop mid-run, `onStop` decides: `retry` hands the backup back
  * (`pending`, its upload aborted) for its job to run again; `fail` ends it failed.
  */
-export async function runCapture(deps: BackupDeps, backup: BackupRow, onStop: 'retry' | 'fail' = 'fail'): Promise<BackupRow> {
+export async function runCapture(
+  deps: BackupDeps,
+  backup: BackupRow,
+  onStop: 'retry' | 'fail' = 'fail',
+): Promise<BackupRow> {
   const q = backupQueries(deps.db);
   const started = performance.now();
   await q.updateBackup(backup.id, { state: 'running', start_time: new Date() });
@@ -135,7 +156,11 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow, onStop: 'r
     const env = await q.envTarget(backup.env_id);
     if (!env) throw new AppError('not_found', 'the environment no longer exists');
     const url = databaseUrlOf(deps, env);
-    const [server, tool] = await Promise.all([serverVersion(url), findTool('pg_dump'), deps.store.ensureBucket(backup.bucket)]);
+    const [server, tool] = await Promise.all([
+      serverVersion(url),
+      findTool('pg_dump'),
+      deps.store.ensureBucket(backup.bucket),
+    ]);
     checkDumpVersion(tool.version, server);
     await q.updateBackup(backup.id, { pg_version: server.text, pg_dump_version: tool.version.text });
 
@@ -158,13 +183,27 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow, onStop: 'r
       }
       sql = await d.finished;
     }
-    const uploaded = await deps.store.putStream(backup.bucket, backup.object_key, measure(encryptStream(compressed(), dataKey), stored), {
-      partSize: partSizeFor(server.databaseBytes),
-      contentType: 'application/octet-stream',
-      metadata: { 'cairn-format': formatName, 'cairn-key-id': keyring.currentId, 'cairn-wrapped-key': wrapped, 'cairn-backup-id': backup.id },
-    });
+    const uploaded = await deps.store.putStream(
+      backup.bucket,
+      backup.object_key,
+      measure(encryptStream(compressed(), dataKey), stored),
+      {
+        partSize: partSizeFor(server.databaseBytes),
+        contentType: 'application/octet-stream',
+        metadata: {
+          'cairn-format': formatName,
+          'cairn-key-id': keyring.currentId,
+          'cairn-wrapped-key': wrapped,
+          'cairn-backup-id': backup.id,
+        },
+      },
+    );
     const sha256 = stored.hash.digest('hex');
-    const found = await verifyStored(deps, backup, dataKey, { objectBytes: uploaded.size, objectSha256: sha256, sql: sql! });
+    const found = await verifyStored(deps, backup, dataKey, {
+      objectBytes: uploaded.size,
+      objectSha256: sha256,
+      sql: sql!,
+    });
     const finish = new Date();
     const settings = await q.settings(backup.env_id);
     const patch = {
@@ -187,8 +226,14 @@ export async function runCapture(deps: BackupDeps, backup: BackupRow, onStop: 'r
   } catch (err) {
     dump?.kill();
     const again = (await q.backup(backup.id)) ?? backup;
-    if (deps.stopping?.aborted && onStop === 'retry') return interruptBackup(deps, again, 'the worker was stopped while this backup ran');
-    const message = err instanceof BackupIntegrityError ? `verification failed: ${err.message}` : err instanceof Error ? err.message : String(err);
+    if (deps.stopping?.aborted && onStop === 'retry')
+      return interruptBackup(deps, again, 'the worker was stopped while this backup ran');
+    const message =
+      err instanceof BackupIntegrityError
+        ? `verification failed: ${err.message}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
     deps.log.warn({ backup_id: backup.id, err }, 'backup failed');
     await failBackup(deps, again, message);
     return { ...again, state: 'failed', error: message };

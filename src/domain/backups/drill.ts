@@ -21,7 +21,14 @@ import type { BackupDeps } from './deps.ts';
 import type { TableFigures } from './dump-check.ts';
 import { findTool } from './pgtools.ts';
 import { inspectDatabase } from './pipes.ts';
-import { backupQueries, type BackupRow, type DrillSchedule, type EnvTarget, type OperationRow, type Verification } from './queries.ts';
+import {
+  backupQueries,
+  type BackupRow,
+  type DrillSchedule,
+  type EnvTarget,
+  type OperationRow,
+  type Verification,
+} from './queries.ts';
 import { restoreObject } from './restore.ts';
 import type { ServiceDeps } from './service.ts';
 
@@ -30,33 +37,61 @@ export function effectiveDrillSchedule(mode: EnvTarget['mode'], setting: DrillSc
 }
 
 /** What differs between the figures recorded at dump time and those of the restored copy; null when nothing does. */
-export function compareTables(recorded: Record<string, TableFigures>, restored: Record<string, TableFigures>): string | null {
+export function compareTables(
+  recorded: Record<string, TableFigures>,
+  restored: Record<string, TableFigures>,
+): string | null {
   const problems: string[] = [];
   for (const [table, want] of Object.entries(recorded)) {
     const got = restored[table];
     if (!got) problems.push(`${table} is missing after the restore`);
-    else if (got.rows !== want.rows) problems.push(`${table} had ${want.rows} rows at dump time and ${got.rows} after the restore`);
-    else if (got.checksum !== want.checksum) problems.push(`${table}'s rows differ from those at dump time (checksum ${want.checksum}, restored ${got.checksum})`);
+    else if (got.rows !== want.rows)
+      problems.push(`${table} had ${want.rows} rows at dump time and ${got.rows} after the restore`);
+    else if (got.checksum !== want.checksum)
+      problems.push(
+        `${table}'s rows differ from those at dump time (checksum ${want.checksum}, restored ${got.checksum})`,
+      );
   }
-  for (const table of Object.keys(restored)) if (!(table in recorded)) problems.push(`${table} appears after the restore but was not in the backup`);
+  for (const table of Object.keys(restored))
+    if (!(table in recorded)) problems.push(`${table} appears after the restore but was not in the backup`);
   if (problems.length === 0) return null;
   const more = problems.length > 3 ? `, and ${problems.length - 3} more` : '';
   return `${problems.slice(0, 3).join('; ')}${more}`;
 }
 
 /** POST …/backups:drill and the cron: one drill of the environment's latest succeeded backup. */
-export async function requestDrill(deps: Pick<ServiceDeps, 'db' | 'jobs'>, envId: string): Promise<{ op: OperationRow; targetName: string }> {
+export async function requestDrill(
+  deps: Pick<ServiceDeps, 'db' | 'jobs'>,
+  envId: string,
+): Promise<{ op: OperationRow; targetName: string }> {
   return deps.db.transaction(async (trx) => {
     const q = backupQueries(trx);
     await q.lockEnvRow(envId);
     const env = await q.envTarget(envId);
     if (!env) throw new AppError('not_found', 'the environment no longer exists');
-    if (!env.database_url_enc) throw new AppError('conflict', `${env.name} has no database; the operator sets one with \`cairn admin env set-database\``);
+    if (!env.database_url_enc)
+      throw new AppError(
+        'conflict',
+        `${env.name} has no database; the operator sets one with \`cairn admin env set-database\``,
+      );
     const active = await q.activeDrill(envId);
-    if (active) throw new AppError('conflict', `drill ${active.id} is already queued or running for this environment`, { details: { active: active.id } });
+    if (active)
+      throw new AppError('conflict', `drill ${active.id} is already queued or running for this environment`, {
+        details: { active: active.id },
+      });
     const latest = await q.latestSucceeded(envId);
-    if (!latest) throw new AppError('conflict', `${env.name} has no succeeded backup to drill yet; take one with \`cairn backups create --env ${env.name}\``);
-    const op = await q.insertOperation({ id: newId('op'), kind: 'drill', requester_env_id: envId, env_id: envId, backup_id: latest.id });
+    if (!latest)
+      throw new AppError(
+        'conflict',
+        `${env.name} has no succeeded backup to drill yet; take one with \`cairn backups create --env ${env.name}\``,
+      );
+    const op = await q.insertOperation({
+      id: newId('op'),
+      kind: 'drill',
+      requester_env_id: envId,
+      env_id: envId,
+      backup_id: latest.id,
+    });
     await deps.jobs.enqueue(trx, 'backups.drill', { operation_id: op.id });
     return { op, targetName: env.name };
   });
@@ -84,7 +119,11 @@ function scratchUrl(url: string, name: string): string {
 }
 
 async function onServer<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, application_name: 'cairn-drill', connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'cairn-drill',
+    connectionTimeoutMillis: 10_000,
+  });
   await client.connect();
   try {
     return await fn(client);
@@ -96,7 +135,9 @@ async function onServer<T>(url: string, fn: (client: pg.Client) => Promise<T>): 
 async function dropScratch(url: string, name: string): Promise<void> {
   await onServer(url, async (c) => {
     // WITH (FORCE) ends sessions left by a killed psql (PostgreSQL 13+); older servers lack it.
-    await c.query(`drop database if exists "${name}" with (force)`).catch(() => c.query(`drop database if exists "${name}"`));
+    await c
+      .query(`drop database if exists "${name}" with (force)`)
+      .catch(() => c.query(`drop database if exists "${name}"`));
   });
 }
 
@@ -106,7 +147,10 @@ async function createScratch(url: string, name: string): Promise<void> {
       await c.query(`create database "${name}" template template0`);
     } catch (err) {
       if ((err as { code?: string }).code === '42501') {
-        throw new AppError('forbidden', 'the role in the environment\'s database URL may not create databases: a drill restores into a scratch database on the same server, so grant it CREATEDB or set drill_schedule to "off"');
+        throw new AppError(
+          'forbidden',
+          'the role in the environment\'s database URL may not create databases: a drill restores into a scratch database on the same server, so grant it CREATEDB or set drill_schedule to "off"',
+        );
       }
       throw err;
     }
@@ -114,20 +158,32 @@ async function createScratch(url: string, name: string): Promise<void> {
 }
 
 /** Restores `backup` into a scratch database and compares; answers the verdict. Never throws for a bad backup. */
-async function drillBackup(deps: BackupDeps, backup: BackupRow, url: string, scratch: string, progress: (phase: string, read: number, total: number) => void): Promise<Verification> {
+async function drillBackup(
+  deps: BackupDeps,
+  backup: BackupRow,
+  url: string,
+  scratch: string,
+  progress: (phase: string, read: number, total: number) => void,
+): Promise<Verification> {
   try {
     await dropScratch(url, scratch);
     await createScratch(url, scratch);
     await restoreObject(deps, backup, scratchUrl(url, scratch), progress);
     progress('comparing', 0, 0);
     const restored = await inspectDatabase((await findTool('pg_dump')).path, scratchUrl(url, scratch)).finished;
-    if (!backup.table_stats) return { result: 'passed', reason: 'restored whole; the backup was taken before per-table figures were recorded, so none were compared' };
+    if (!backup.table_stats)
+      return {
+        result: 'passed',
+        reason: 'restored whole; the backup was taken before per-table figures were recorded, so none were compared',
+      };
     const problem = compareTables(backup.table_stats, restored.tables);
     return problem ? { result: 'failed', reason: problem } : { result: 'passed' };
   } catch (err) {
     return { result: 'failed', reason: err instanceof Error ? err.message : String(err) };
   } finally {
-    await dropScratch(url, scratch).catch((err: unknown) => deps.log.warn({ err, scratch }, 'could not drop the drill\'s scratch database'));
+    await dropScratch(url, scratch).catch((err: unknown) =>
+      deps.log.warn({ err, scratch }, "could not drop the drill's scratch database"),
+    );
   }
 }
 
@@ -140,7 +196,12 @@ export async function runDrill(deps: BackupDeps, operationId: string): Promise<v
   const backup = op.backup_id ? await q.backup(op.backup_id) : undefined;
   const env = await q.envTarget(op.env_id);
   if (!backup || backup.state !== 'succeeded' || !env) {
-    await q.updateOperation(op.id, { state: 'failed', phase: 'done', finish_time: new Date(), error: JSON.stringify({ code: 'not_found', message: 'the backup to drill no longer exists' }) });
+    await q.updateOperation(op.id, {
+      state: 'failed',
+      phase: 'done',
+      finish_time: new Date(),
+      error: JSON.stringify({ code: 'not_found', message: 'the backup to drill no longer exists' }),
+    });
     return;
   }
   let last = 0;
@@ -149,7 +210,9 @@ export async function runDrill(deps: BackupDeps, operationId: string): Promise<v
   const progress = (phase: string, read: number, total: number) => {
     if (Date.now() - last < 1000 && phase !== 'comparing') return;
     last = Date.now();
-    writes = writes.then(() => q.updateOperation(op.id, { phase, bytes_read: String(read), bytes_total: String(total) })).catch(() => undefined);
+    writes = writes
+      .then(() => q.updateOperation(op.id, { phase, bytes_read: String(read), bytes_total: String(total) }))
+      .catch(() => undefined);
   };
   const verdict = await drillBackup(deps, backup, databaseUrlOf(deps, env), `cairn_drill_${op.id}`, progress);
   await writes;

@@ -54,8 +54,16 @@ function sealSegment(key: Buffer, header: Buffer, index: number, last: boolean, 
 }
 
 /** Yields the plaintext only after the segment's tag checks: nothing unauthenticated leaves. */
-function openSegment(key: Buffer, header: Buffer, index: number, last: boolean, sealed: Buffer[], length: number): Buffer[] {
-  if (length < tagLength) throw new BackupIntegrityError(`segment ${index} is shorter than its tag: the object is truncated`);
+function openSegment(
+  key: Buffer,
+  header: Buffer,
+  index: number,
+  last: boolean,
+  sealed: Buffer[],
+  length: number,
+): Buffer[] {
+  if (length < tagLength)
+    throw new BackupIntegrityError(`segment ${index} is shorter than its tag: the object is truncated`);
   const decipher = createDecipheriv('aes-256-gcm', key, nonce(header, index, last));
   decipher.setAAD(header);
   const body: Buffer[] = [];
@@ -74,7 +82,9 @@ function openSegment(key: Buffer, header: Buffer, index: number, last: boolean, 
     return out.filter((b) => b.length > 0);
   } catch {
     throw new BackupIntegrityError(
-      last ? `segment ${index} (the last) failed authentication: the object was modified or truncated` : `segment ${index} failed authentication: the object was modified`,
+      last
+        ? `segment ${index} (the last) failed authentication: the object was modified or truncated`
+        : `segment ${index} failed authentication: the object was modified`,
     );
   }
 }
@@ -118,7 +128,12 @@ class ByteQueue {
 const asBuffer = (chunk: unknown): Buffer => (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
 
 /** Encrypts a byte stream into the cairn-bk1 format; memory stays at about two segments. */
-export async function* encryptStream(source: AsyncIterable<unknown>, key: Buffer, segmentSize = defaultSegmentSize, header = makeHeader(segmentSize)): AsyncGenerator<Buffer> {
+export async function* encryptStream(
+  source: AsyncIterable<unknown>,
+  key: Buffer,
+  segmentSize = defaultSegmentSize,
+  header = makeHeader(segmentSize),
+): AsyncGenerator<Buffer> {
   yield header;
   const queue = new ByteQueue();
   let index = 0;
@@ -143,10 +158,12 @@ export async function* decryptStream(source: AsyncIterable<unknown>, key: Buffer
       header = Buffer.concat(queue.take(headerLength), headerLength);
       if (!header.subarray(0, 8).equals(magic)) throw new BackupIntegrityError('not a cairn-bk1 object (bad magic)');
       const segmentSize = header.readUInt32BE(8);
-      if (segmentSize < 1024 || segmentSize > 64 * 1024 * 1024) throw new BackupIntegrityError(`implausible segment size ${segmentSize}`);
+      if (segmentSize < 1024 || segmentSize > 64 * 1024 * 1024)
+        throw new BackupIntegrityError(`implausible segment size ${segmentSize}`);
       sealedSize = segmentSize + tagLength;
     }
-    while (queue.length > sealedSize) yield* openSegment(key, header, index++, false, queue.take(sealedSize), sealedSize);
+    while (queue.length > sealedSize)
+      yield* openSegment(key, header, index++, false, queue.take(sealedSize), sealedSize);
   }
   if (!header) throw new BackupIntegrityError('the object is shorter than its header: truncated');
   const rest = queue.length;

@@ -24,7 +24,10 @@ export async function tryLockEnv(databaseUrl: string, envId: string): Promise<En
   // An idle lock connection must not be cut by a proxy or the server while a long dump runs.
   client.on('error', () => undefined);
   try {
-    const res = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as ok', [lockSpace, envId]);
+    const res = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as ok', [
+      lockSpace,
+      envId,
+    ]);
     if (!res.rows[0]?.ok) {
       await client.end();
       return undefined;

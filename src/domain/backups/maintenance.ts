@@ -30,9 +30,16 @@ export async function scheduleSlot(deps: BackupDeps, jobs: Enqueuer, type: Sched
       const q = backupQueries(trx);
       const settings = await q.settings(env.id);
       const row = await q.insertBackup({
-        id: newId('backup'), env_id: env.id, type, trigger: 'schedule', slot,
-        bucket: deps.config.CAIRN_BACKUP_BUCKET, object_key: backupObjectKey(env.project_id, env.id, now),
-        billable: false, create_time: now, expire_time: new Date(now.getTime() + retentionFor(settings.retention_days, type) * 86_400_000),
+        id: newId('backup'),
+        env_id: env.id,
+        type,
+        trigger: 'schedule',
+        slot,
+        bucket: deps.config.CAIRN_BACKUP_BUCKET,
+        object_key: backupObjectKey(env.project_id, env.id, now),
+        billable: false,
+        create_time: now,
+        expire_time: new Date(now.getTime() + retentionFor(settings.retention_days, type) * 86_400_000),
       });
       if (!row) return;
       await jobs.enqueue(trx, 'backups.capture', { backup_id: row.id });

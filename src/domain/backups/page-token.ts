@@ -4,4 +4,5 @@ import { isString, readPageToken, signPageToken } from '../../pagination.ts';
 
 export const encodePageToken = (key: Buffer, lastId: string): string => signPageToken(key, 'backups', lastId);
 
-export const decodePageToken = (key: Buffer, token: string | undefined): string | undefined => readPageToken(key, 'backups', token, isString);
+export const decodePageToken = (key: Buffer, token: string | undefined): string | undefined =>
+  readPageToken(key, 'backups', token, isString);

@@ -32,9 +32,13 @@ export function parseServerVersionNum(num: number): PgVersion {
 /** Throws a clear error when pg_dump is older than the server's major version. */
 export function checkDumpVersion(dump: PgVersion, server: PgVersion): void {
   if (dump.major < server.major) {
-    throw new AppError('INVALID_STATE', `pg_dump ${dump.text} is older than the database server (PostgreSQL ${server.text}); install pg_dump ${server.major} or newer on the worker`, {
-      details: { pg_dump_version: dump.text, server_version: server.text },
-    });
+    throw new AppError(
+      'INVALID_STATE',
+      `pg_dump ${dump.text} is older than the database server (PostgreSQL ${server.text}); install pg_dump ${server.major} or newer on the worker`,
+      {
+        details: { pg_dump_version: dump.text, server_version: server.text },
+      },
+    );
   }
 }
 
@@ -61,7 +65,12 @@ export function findTool(name: 'pg_dump' | 'psql'): Promise<PgTool> {
   let found = cache.get(name);
   if (!found) {
     found = (async () => {
-      const paths = [...candidateBinDirs().map((d) => join(d, name)).filter((p) => existsSync(p)), name];
+      const paths = [
+        ...candidateBinDirs()
+          .map((d) => join(d, name))
+          .filter((p) => existsSync(p)),
+        name,
+      ];
       for (const path of paths) {
         try {
           const { stdout } = await run(path, ['--version']);
@@ -71,7 +80,10 @@ export function findTool(name: 'pg_dump' | 'psql'): Promise<PgTool> {
           // try the next one
         }
       }
-      throw new AppError('INVALID_STATE', `${name} is not installed on the worker; install the PostgreSQL client tools`);
+      throw new AppError(
+        'INVALID_STATE',
+        `${name} is not installed on the worker; install the PostgreSQL client tools`,
+      );
     })();
     cache.set(name, found);
     found.catch(() => cache.delete(name));
@@ -87,7 +99,12 @@ export function libpqInvocation(url: string, appName: string): { dbname: string;
   const parsed = new URL(url);
   const password = decodeURIComponent(parsed.password);
   parsed.password = '';
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: appName, PGCONNECT_TIMEOUT: '10', LC_ALL: 'C' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PGAPPNAME: appName,
+    PGCONNECT_TIMEOUT: '10',
+    LC_ALL: 'C',
+  };
   if (password) env.PGPASSWORD = password;
   return { dbname: parsed.toString(), env };
 }

@@ -124,18 +124,19 @@ const figures = () => ({ bytes, sha256: hash.digest('hex') });
 const report = (r) => writeSync(3, JSON.stringify(r) + '\\n');
 const fail = (err) => { process.stderr.write(String(err && err.message)); process.exit(1); };
 ${mode === 'restore' ? restoreStages : ''}
-${{
-  gzip: `pipeline(process.stdin, tally, zlib.createGzip({ level: 6, chunkSize: 131072 }), process.stdout, (err) => {
+${
+  {
+    gzip: `pipeline(process.stdin, tally, zlib.createGzip({ level: 6, chunkSize: 131072 }), process.stdout, (err) => {
   if (err) fail(err);
   report(figures());
 });`,
-  inspect: `const discard = new Writable({ write(_c, _e, done) { done(); } });
+    inspect: `const discard = new Writable({ write(_c, _e, done) { done(); } });
 const stages = options.gzipped ? [zlib.createGunzip({ chunkSize: 131072 }), tally, discard] : [tally, discard];
 pipeline(process.stdin, ...stages, (err) => {
   if (err) fail(err);
   report({ ...figures(), incomplete: dumpIncompleteReason(tail.toString('latin1')), tables: stats.end() });
 });`,
-  restore: `pipeline(process.stdin, zlib.createGunzip({ chunkSize: 131072 }), tally, blobs, gate, process.stdout, (err) => {
+    restore: `pipeline(process.stdin, zlib.createGunzip({ chunkSize: 131072 }), tally, blobs, gate, process.stdout, (err) => {
   // zlib's own errors (Z_BUF_ERROR, Z_DATA_ERROR) mean the backup is not whole gzip: refused too.
   if (err && !refused && String(err.code).startsWith('Z_')) {
     refused = 'the backup does not decompress (' + err.message + '): it was cut short, or it is empty';
@@ -144,7 +145,8 @@ pipeline(process.stdin, ...stages, (err) => {
   if (err && !refused) fail(err);
   process.exit(refused ? 1 : 0);
 });`,
-}[mode]}`;
+  }[mode]
+}`;
 }
 
 /**
@@ -188,10 +190,19 @@ const gate = new Transform({
 });
 gate.push(options.preamble || '');`;
 
-function spawnZlib(mode: Mode, stdin: 'pipe' | Readable, options: ChildOptions = {}): { child: ChildProcess; report: Promise<unknown> } {
-  const child = spawn(process.execPath, ['--expose-gc', '--max-semi-space-size=1', '-e', zlibProgram(mode), JSON.stringify(options)], {
-    stdio: [stdin, 'pipe', 'pipe', 'pipe', ...(mode === 'restore' ? ['pipe' as const] : [])], env: {},
-  });
+function spawnZlib(
+  mode: Mode,
+  stdin: 'pipe' | Readable,
+  options: ChildOptions = {},
+): { child: ChildProcess; report: Promise<unknown> } {
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--max-semi-space-size=1', '-e', zlibProgram(mode), JSON.stringify(options)],
+    {
+      stdio: [stdin, 'pipe', 'pipe', 'pipe', ...(mode === 'restore' ? ['pipe' as const] : [])],
+      env: {},
+    },
+  );
   // The report pipe is read from the start too (see the top of this file). The report is its
   // first line: the restore child sends it before it waits for the worker's word.
   let text = '';
@@ -233,16 +244,24 @@ export interface DumpProcess {
  */
 function spawnPgDump(dumpPath: string, url: string): { dump: ChildProcess; exit: Promise<Exit>; stderr: () => string } {
   const { dbname, env } = libpqInvocation(url, 'cairn-backup');
-  const dump = spawn(dumpPath, ['--format=plain', '--no-owner', '--no-privileges', `--dbname=${dbname}`], { env: { ...env, PGTZ: 'UTC' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const dump = spawn(dumpPath, ['--format=plain', '--no-owner', '--no-privileges', `--dbname=${dbname}`], {
+    env: { ...env, PGTZ: 'UTC' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return { dump, exit: exitOf(dump), stderr: stderrTail(dump) };
 }
 
 /** Both exits, naming the one that failed; a consumer that failed first makes pg_dump die of SIGPIPE, so then its error is the cause. */
-function bothExited(pgDump: { exit: Promise<Exit>; stderr: () => string }, child: ChildProcess, what: string): Promise<void> {
+function bothExited(
+  pgDump: { exit: Promise<Exit>; stderr: () => string },
+  child: ChildProcess,
+  what: string,
+): Promise<void> {
   const childExit = exitOf(child);
   const childErr = stderrTail(child);
   return Promise.all([pgDump.exit, childExit]).then(([d, z]) => {
-    if (d.code !== 0 && !(d.signal === 'SIGPIPE' && z.code !== 0)) throw new Error(`pg_dump failed (${describe(d)}): ${pgDump.stderr() || 'no message'}`);
+    if (d.code !== 0 && !(d.signal === 'SIGPIPE' && z.code !== 0))
+      throw new Error(`pg_dump failed (${describe(d)}): ${pgDump.stderr() || 'no message'}`);
     if (z.code !== 0) throw new Error(`${what} failed (${describe(z)}): ${childErr() || 'no message'}`);
   });
 }
@@ -280,7 +299,8 @@ export interface InspectProcess {
 
 function inspectFinished(child: ChildProcess, report: Promise<unknown>): Promise<InspectReport> {
   return report.then((r) => {
-    if (!r) throw new Error(`the dump inspector failed: ${child.exitCode === null ? 'killed' : `exit ${child.exitCode}`}`);
+    if (!r)
+      throw new Error(`the dump inspector failed: ${child.exitCode === null ? 'killed' : `exit ${child.exitCode}`}`);
     return r as InspectReport;
   });
 }
@@ -302,7 +322,9 @@ export function inspectDatabase(dumpPath: string, url: string): { finished: Prom
   const pgDump = spawnPgDump(dumpPath, url);
   const inspect = spawnZlib('inspect', pgDump.dump.stdout!, { gzipped: false });
   pgDump.dump.stdout!.destroy();
-  const finished = bothExited(pgDump, inspect.child, 'the dump inspector').then(() => inspectFinished(inspect.child, inspect.report));
+  const finished = bothExited(pgDump, inspect.child, 'the dump inspector').then(() =>
+    inspectFinished(inspect.child, inspect.report),
+  );
   finished.catch(() => undefined);
   return {
     finished,
@@ -347,10 +369,17 @@ export class IncompleteDumpError extends Error {
  * transaction id, so whatever happens to it afterwards, the outcome can be read back from the
  * target (txid_status) instead of guessed.
  */
-export function startReplay(psqlPath: string, url: string, options: { preamble: string; expected: SqlFigures | null }): ReplayProcess {
+export function startReplay(
+  psqlPath: string,
+  url: string,
+  options: { preamble: string; expected: SqlFigures | null },
+): ReplayProcess {
   const { dbname, env } = libpqInvocation(url, 'cairn-restore');
   const unzip = spawnZlib('restore', 'pipe', options);
-  const psql = spawn(psqlPath, ['-X', '-q', '--no-password', '-v', 'ON_ERROR_STOP=1', `--dbname=${dbname}`], { env, stdio: [unzip.child.stdout!, 'ignore', 'pipe'] });
+  const psql = spawn(psqlPath, ['-X', '-q', '--no-password', '-v', 'ON_ERROR_STOP=1', `--dbname=${dbname}`], {
+    env,
+    stdio: [unzip.child.stdout!, 'ignore', 'pipe'],
+  });
   unzip.child.stdout!.destroy();
   const psqlExit = exitOf(psql);
   // psql's stderr holds its errors and, first, the transaction id; the id is not an error.
@@ -365,7 +394,10 @@ export function startReplay(psqlPath: string, url: string, options: { preamble: 
       errText = errText.replace(m[0], '');
     }
   });
-  psqlExit.then(() => resolveXid(undefined), () => resolveXid(undefined));
+  psqlExit.then(
+    () => resolveXid(undefined),
+    () => resolveXid(undefined),
+  );
   const psqlErr = () => errText.trim().slice(-4000);
   const unzipExit = exitOf(unzip.child);
   const unzipErr = stderrTail(unzip.child);
@@ -392,6 +424,10 @@ export function startReplay(psqlPath: string, url: string, options: { preamble: 
       psql.kill('SIGKILL');
       unzip.child.kill('SIGKILL');
     },
-    ownFailure: () => psqlExit.then((e) => (e.code !== null && e.code !== 0 ? psqlFailed(e) : undefined), () => undefined),
+    ownFailure: () =>
+      psqlExit.then(
+        (e) => (e.code !== null && e.code !== 0 ? psqlFailed(e) : undefined),
+        () => undefined,
+      ),
   };
 }

@@ -107,7 +107,12 @@ export function backupQueries(db: Db) {
       await db.raw('select 1 from envs where id = ? for update', [envId]);
     },
 
-    async insertBackup(row: Pick<BackupRow, 'id' | 'env_id' | 'type' | 'trigger' | 'slot' | 'bucket' | 'object_key' | 'billable' | 'expire_time'> & { create_time?: Date }): Promise<BackupRow | undefined> {
+    async insertBackup(
+      row: Pick<
+        BackupRow,
+        'id' | 'env_id' | 'type' | 'trigger' | 'slot' | 'bucket' | 'object_key' | 'billable' | 'expire_time'
+      > & { create_time?: Date },
+    ): Promise<BackupRow | undefined> {
       const [inserted] = await db('backups').insert(row).onConflict(['env_id', 'type', 'slot']).ignore().returning('*');
       return inserted as BackupRow | undefined;
     },
@@ -125,21 +130,34 @@ export function backupQueries(db: Db) {
 
     async updateBackup(id: string, patch: Partial<BackupRow>): Promise<void> {
       const { table_stats, verification, ...plain } = patch;
-      await db('backups').where({ id }).update({
-        ...plain,
-        ...(table_stats !== undefined ? { table_stats: table_stats === null ? null : JSON.stringify(table_stats) } : {}),
-        ...(verification !== undefined ? { verification: verification === null ? null : JSON.stringify(verification) } : {}),
-      });
+      await db('backups')
+        .where({ id })
+        .update({
+          ...plain,
+          ...(table_stats !== undefined
+            ? { table_stats: table_stats === null ? null : JSON.stringify(table_stats) }
+            : {}),
+          ...(verification !== undefined
+            ? { verification: verification === null ? null : JSON.stringify(verification) }
+            : {}),
+        });
     },
 
     /** Manual backups a user asked for since `since` (pre-restore copies are free and not counted). */
     async countManualSince(envId: string, since: Date): Promise<number> {
-      const row = await db('backups').where({ env_id: envId, trigger: 'manual' }).where('create_time', '>=', since).count<{ n: string }[]>('* as n').first();
+      const row = await db('backups')
+        .where({ env_id: envId, trigger: 'manual' })
+        .where('create_time', '>=', since)
+        .count<{ n: string }[]>('* as n')
+        .first();
       return Number(row?.n ?? 0);
     },
 
     async storedBytes(envId: string): Promise<number> {
-      const row = await db('backups').where({ env_id: envId, state: 'succeeded' }).sum<{ s: string | null }[]>('size_bytes as s').first();
+      const row = await db('backups')
+        .where({ env_id: envId, state: 'succeeded' })
+        .sum<{ s: string | null }[]>('size_bytes as s')
+        .first();
       return Number(row?.s ?? 0);
     },
 
@@ -150,12 +168,18 @@ export function backupQueries(db: Db) {
     async activeWork(envId: string): Promise<{ id: string } | undefined> {
       const backup = await db('backups').where({ env_id: envId }).whereIn('state', ['pending', 'running']).first('id');
       if (backup) return backup;
-      return db('backup_operations').where({ env_id: envId, kind: 'restore' }).whereIn('state', ['pending', 'running']).first('id');
+      return db('backup_operations')
+        .where({ env_id: envId, kind: 'restore' })
+        .whereIn('state', ['pending', 'running'])
+        .first('id');
     },
 
     /** The drill of this environment that is queued or running, if any. */
     async activeDrill(envId: string): Promise<{ id: string } | undefined> {
-      return db('backup_operations').where({ env_id: envId, kind: 'drill' }).whereIn('state', ['pending', 'running']).first('id');
+      return db('backup_operations')
+        .where({ env_id: envId, kind: 'drill' })
+        .whereIn('state', ['pending', 'running'])
+        .first('id');
     },
 
     /** The newest succeeded backup of the environment: what a drill restores. */
@@ -165,11 +189,17 @@ export function backupQueries(db: Db) {
 
     /** Succeeded backups whose latest drill failed: what /readyz reports. */
     async countFailedDrills(): Promise<number> {
-      const row = await db('backups').where({ state: 'succeeded' }).whereRaw("verification->>'result' = 'failed'").count<{ n: string }[]>('* as n').first();
+      const row = await db('backups')
+        .where({ state: 'succeeded' })
+        .whereRaw("verification->>'result' = 'failed'")
+        .count<{ n: string }[]>('* as n')
+        .first();
       return Number(row?.n ?? 0);
     },
 
-    async insertOperation(row: Pick<OperationRow, 'id' | 'kind' | 'requester_env_id' | 'env_id' | 'backup_id'>): Promise<OperationRow> {
+    async insertOperation(
+      row: Pick<OperationRow, 'id' | 'kind' | 'requester_env_id' | 'env_id' | 'backup_id'>,
+    ): Promise<OperationRow> {
       const [inserted] = await db('backup_operations').insert(row).returning('*');
       return inserted as OperationRow;
     },
@@ -179,7 +209,9 @@ export function backupQueries(db: Db) {
     },
 
     async updateOperation(id: string, patch: Partial<Omit<OperationRow, 'error'>> & { error?: string }): Promise<void> {
-      await db('backup_operations').where({ id }).update({ ...patch, update_time: db.fn.now() });
+      await db('backup_operations')
+        .where({ id })
+        .update({ ...patch, update_time: db.fn.now() });
     },
 
     async settings(envId: string): Promise<BackupSettings> {
@@ -187,16 +219,24 @@ export function backupQueries(db: Db) {
       if (!row) return { schedule_enabled: true, retention_days: { ...defaultRetention }, drill_schedule: null };
       return {
         schedule_enabled: row.schedule_enabled,
-        retention_days: { daily: row.daily_days, weekly: row.weekly_days, monthly: row.monthly_days, manual: row.manual_days },
+        retention_days: {
+          daily: row.daily_days,
+          weekly: row.weekly_days,
+          monthly: row.monthly_days,
+          manual: row.manual_days,
+        },
         drill_schedule: row.drill_schedule,
       };
     },
 
     async saveSettings(envId: string, s: BackupSettings): Promise<void> {
       const row = {
-        env_id: envId, schedule_enabled: s.schedule_enabled,
-        daily_days: s.retention_days.daily, weekly_days: s.retention_days.weekly,
-        monthly_days: s.retention_days.monthly, manual_days: s.retention_days.manual,
+        env_id: envId,
+        schedule_enabled: s.schedule_enabled,
+        daily_days: s.retention_days.daily,
+        weekly_days: s.retention_days.weekly,
+        monthly_days: s.retention_days.monthly,
+        manual_days: s.retention_days.manual,
         drill_schedule: s.drill_schedule,
         update_time: db.fn.now(),
       };
@@ -224,7 +264,13 @@ export function backupQueries(db: Db) {
       return db('backups as b')
         .whereIn('b.state', ['succeeded', 'failed'])
         .where('b.expire_time', '<=', now)
-        .whereNotExists((q) => q.select(db.raw('1')).from('backup_operations as o').whereRaw('o.backup_id = b.id').whereIn('o.state', ['pending', 'running']))
+        .whereNotExists((q) =>
+          q
+            .select(db.raw('1'))
+            .from('backup_operations as o')
+            .whereRaw('o.backup_id = b.id')
+            .whereIn('o.state', ['pending', 'running']),
+        )
         .orderBy('b.expire_time', 'asc')
         .limit(limit)
         .select('b.*');
@@ -253,7 +299,10 @@ export function backupQueries(db: Db) {
     },
 
     async markDrilled(envId: string, at: Date): Promise<void> {
-      await db('backup_settings').insert({ env_id: envId, last_drill_time: at }).onConflict('env_id').merge(['last_drill_time']);
+      await db('backup_settings')
+        .insert({ env_id: envId, last_drill_time: at })
+        .onConflict('env_id')
+        .merge(['last_drill_time']);
     },
 
     async deleteBackup(id: string): Promise<void> {

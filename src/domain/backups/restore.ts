@@ -87,7 +87,13 @@ async function openObject(deps: BackupDeps, backup: BackupRow): Promise<{ body: 
 }
 
 /** Counts bytes as they pass and reports them every 4 MiB. */
-async function* counted(source: AsyncIterable<Buffer>, phase: string, total: number, progress: Progress, hash?: Hash): AsyncGenerator<Buffer> {
+async function* counted(
+  source: AsyncIterable<Buffer>,
+  phase: string,
+  total: number,
+  progress: Progress,
+  hash?: Hash,
+): AsyncGenerator<Buffer> {
   let bytes = 0;
   let last = 0;
   // Every 4 MiB: downloads arrive fast enough that at 8 MiB some chunks outlive two minor GCs
@@ -111,7 +117,12 @@ async function* counted(source: AsyncIterable<Buffer>, phase: string, total: num
  * the segment authenticator as it arrives. Resolves with the data key once the sha256 and length
  * equal the record's and every segment, the last one included (truncation), authenticated.
  */
-export async function fetchVerified(deps: BackupDeps, backup: BackupRow, path: string, progress: Progress = () => undefined): Promise<Buffer> {
+export async function fetchVerified(
+  deps: BackupDeps,
+  backup: BackupRow,
+  path: string,
+  progress: Progress = () => undefined,
+): Promise<Buffer> {
   const { body, key } = await openObject(deps, backup);
   const total = Number(backup.size_bytes ?? 0);
   const hash = createHash('sha256');
@@ -140,12 +151,17 @@ export async function fetchVerified(deps: BackupDeps, backup: BackupRow, path: s
   if (backup.sha256 && digest !== backup.sha256) {
     throw new BackupIntegrityError(`the object's sha256 ${digest} differs from the recorded ${backup.sha256}`);
   }
-  if (total && bytes !== total) throw new BackupIntegrityError(`the object is ${bytes} bytes, the record says ${total}`);
+  if (total && bytes !== total)
+    throw new BackupIntegrityError(`the object is ${bytes} bytes, the record says ${total}`);
   return key;
 }
 
 /** Verification alone (pass 1 into a temporary file that is then removed). */
-export async function verifyBackupObject(deps: BackupDeps, backup: BackupRow, progress: Progress = () => undefined): Promise<void> {
+export async function verifyBackupObject(
+  deps: BackupDeps,
+  backup: BackupRow,
+  progress: Progress = () => undefined,
+): Promise<void> {
   await withTempDir(async (dir) => {
     await fetchVerified(deps, backup, join(dir, 'object'), progress);
   });
@@ -196,7 +212,10 @@ export async function sweepTempDirs(): Promise<string[]> {
  * transaction is still open and the server rolls it back.
  */
 export async function replayStream(
-  source: AsyncIterable<Buffer>, key: Buffer, url: string, expected: SqlFigures | null,
+  source: AsyncIterable<Buffer>,
+  key: Buffer,
+  url: string,
+  expected: SqlFigures | null,
   beforeCommit: (xid: string) => Promise<void> = async () => undefined,
 ): Promise<void> {
   const psql = await findTool('psql');
@@ -238,7 +257,9 @@ export async function replayStream(
 
 /** What pg_dump wrote, as recorded when the backup was taken (null for backups older than that record). */
 export function recordedSql(backup: BackupRow): SqlFigures | null {
-  return backup.sql_bytes !== null && backup.sql_sha256 !== null ? { bytes: Number(backup.sql_bytes), sha256: backup.sql_sha256 } : null;
+  return backup.sql_bytes !== null && backup.sql_sha256 !== null
+    ? { bytes: Number(backup.sql_bytes), sha256: backup.sql_sha256 }
+    : null;
 }
 
 /**
@@ -247,7 +268,10 @@ export function recordedSql(backup: BackupRow): SqlFigures | null {
  * that were verified reach the target (a second download could differ from the first).
  */
 export async function restoreObject(
-  deps: BackupDeps, backup: BackupRow, url: string, progress: Progress = () => undefined,
+  deps: BackupDeps,
+  backup: BackupRow,
+  url: string,
+  progress: Progress = () => undefined,
   beforeCommit?: (xid: string) => Promise<void>,
 ): Promise<void> {
   const total = Number(backup.size_bytes ?? 0);
@@ -255,7 +279,13 @@ export async function restoreObject(
     const path = join(dir, 'object');
     const key = await fetchVerified(deps, backup, path, progress);
     progress('restoring', 0, total);
-    await replayStream(counted(createReadStream(path), 'restoring', total, progress), key, url, recordedSql(backup), beforeCommit);
+    await replayStream(
+      counted(createReadStream(path), 'restoring', total, progress),
+      key,
+      url,
+      recordedSql(backup),
+      beforeCommit,
+    );
   });
 }
 
@@ -277,9 +307,16 @@ async function preRestoreRow(deps: BackupDeps, target: EnvTarget): Promise<Backu
   const now = new Date();
   const settings = await backupQueries(deps.db).settings(target.id);
   const row = await backupQueries(deps.db).insertBackup({
-    id: newId('backup'), env_id: target.id, type: 'manual', trigger: 'pre_restore', slot: null,
-    bucket: deps.config.CAIRN_BACKUP_BUCKET, object_key: backupObjectKey(target.project_id, target.id, now),
-    billable: false, create_time: now, expire_time: new Date(now.getTime() + settings.retention_days.manual * 86_400_000),
+    id: newId('backup'),
+    env_id: target.id,
+    type: 'manual',
+    trigger: 'pre_restore',
+    slot: null,
+    bucket: deps.config.CAIRN_BACKUP_BUCKET,
+    object_key: backupObjectKey(target.project_id, target.id, now),
+    billable: false,
+    create_time: now,
+    expire_time: new Date(now.getTime() + settings.retention_days.manual * 86_400_000),
   });
   return row!;
 }
@@ -322,7 +359,11 @@ export class RestoreUndecidedError extends Error {
 }
 
 async function transactionStatus(url: string, xid: string): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, application_name: 'cairn-restore-check', connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'cairn-restore-check',
+    connectionTimeoutMillis: 10_000,
+  });
   await client.connect();
   try {
     // txid_status (PostgreSQL 10+): committed, aborted, in progress; null once too old to tell.
@@ -338,7 +379,10 @@ async function transactionStatus(url: string, xid: string): Promise<string | nul
  * a script without COMMIT and the server rolls it back). With one, txid_status tells: committed →
  * succeeded; aborted → failed, the target unchanged; still open → undecided, read again later.
  */
-export async function reconcileRestore(deps: BackupDeps, op: OperationRow): Promise<'succeeded' | 'failed' | 'undecided'> {
+export async function reconcileRestore(
+  deps: BackupDeps,
+  op: OperationRow,
+): Promise<'succeeded' | 'failed' | 'undecided'> {
   const stopped = 'the worker running this restore stopped before it finished';
   if (!op.restore_xid) {
     await failOperation(deps, op, { code: 'internal', message: `${stopped}; the target was not changed` });
@@ -346,28 +390,49 @@ export async function reconcileRestore(deps: BackupDeps, op: OperationRow): Prom
   }
   const target = await backupQueries(deps.db).envTarget(op.env_id);
   if (!target) {
-    await failOperation(deps, op, { code: 'not_found', message: `${stopped}, and the target environment no longer exists` });
+    await failOperation(deps, op, {
+      code: 'not_found',
+      message: `${stopped}, and the target environment no longer exists`,
+    });
     return 'failed';
   }
   const status = await transactionStatus(databaseUrlOf(deps, target), op.restore_xid).catch(() => 'unreachable');
   if (status === 'committed') {
-    await backupQueries(deps.db).updateOperation(op.id, { state: 'succeeded', phase: 'done', bytes_read: op.bytes_total, finish_time: new Date() });
+    await backupQueries(deps.db).updateOperation(op.id, {
+      state: 'succeeded',
+      phase: 'done',
+      bytes_read: op.bytes_total,
+      finish_time: new Date(),
+    });
     deps.log.info({ operation_id: op.id }, 'restore reconciled: its transaction committed before its worker stopped');
     return 'succeeded';
   }
   if (status === 'aborted') {
-    await failOperation(deps, op, { code: 'internal', message: `${stopped}; its transaction rolled back, the target was not changed` });
+    await failOperation(deps, op, {
+      code: 'internal',
+      message: `${stopped}; its transaction rolled back, the target was not changed`,
+    });
     return 'failed';
   }
   if (status === null) {
-    await failOperation(deps, op, { code: 'internal', message: `${stopped}, and its transaction ${op.restore_xid} is too old for the target to say whether it committed: check the target's data` });
+    await failOperation(deps, op, {
+      code: 'internal',
+      message: `${stopped}, and its transaction ${op.restore_xid} is too old for the target to say whether it committed: check the target's data`,
+    });
     return 'failed';
   }
   return 'undecided';
 }
 
-export async function failOperation(deps: BackupDeps, op: OperationRow, error: { code: string; message: string }): Promise<void> {
-  await deps.db('backup_operations').where({ id: op.id }).update({ state: 'failed', error: JSON.stringify(error), finish_time: new Date(), update_time: new Date() });
+export async function failOperation(
+  deps: BackupDeps,
+  op: OperationRow,
+  error: { code: string; message: string },
+): Promise<void> {
+  await deps
+    .db('backup_operations')
+    .where({ id: op.id })
+    .update({ state: 'failed', error: JSON.stringify(error), finish_time: new Date(), update_time: new Date() });
 }
 
 async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> {
@@ -381,12 +446,15 @@ async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> 
     if (now - lastWrite < 250 && bytesRead < bytesTotal && phase === lastPhase) return;
     lastWrite = now;
     lastPhase = phase;
-    writes = writes.then(() => q.updateOperation(op.id, { phase, bytes_read: String(bytesRead), bytes_total: String(bytesTotal) })).catch(() => undefined);
+    writes = writes
+      .then(() => q.updateOperation(op.id, { phase, bytes_read: String(bytesRead), bytes_total: String(bytesTotal) }))
+      .catch(() => undefined);
   };
   try {
     await q.updateOperation(op.id, { state: 'running', phase: 'pre_restore_backup' });
     const source = op.backup_id ? await q.backup(op.backup_id) : undefined;
-    if (!source || source.state !== 'succeeded') throw new AppError('not_found', 'the backup to restore no longer exists');
+    if (!source || source.state !== 'succeeded')
+      throw new AppError('not_found', 'the backup to restore no longer exists');
     const target = await q.envTarget(op.env_id);
     if (!target) throw new AppError('not_found', 'the target environment no longer exists');
     const url = databaseUrlOf(deps, target);
@@ -395,7 +463,10 @@ async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> 
     await q.updateOperation(op.id, { pre_backup_id: pre.id });
     const preDone = await runCapture(deps, pre);
     if (preDone.state !== 'succeeded') {
-      throw new AppError('conflict', `the pre-restore backup ${pre.id} failed (${preDone.error ?? 'unknown'}); the target was not changed`);
+      throw new AppError(
+        'conflict',
+        `the pre-restore backup ${pre.id} failed (${preDone.error ?? 'unknown'}); the target was not changed`,
+      );
     }
 
     progress('verifying', 0, Number(source.size_bytes ?? 0));
@@ -404,7 +475,12 @@ async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> 
       await q.updateOperation(op.id, { restore_xid: xid, phase: 'committing' });
     });
     await writes;
-    await q.updateOperation(op.id, { state: 'succeeded', phase: 'done', bytes_read: source.size_bytes ?? '0', finish_time: new Date() });
+    await q.updateOperation(op.id, {
+      state: 'succeeded',
+      phase: 'done',
+      bytes_read: source.size_bytes ?? '0',
+      finish_time: new Date(),
+    });
     deps.log.info({ operation_id: op.id, backup_id: source.id, env_id: target.id }, 'restore succeeded');
   } catch (err) {
     await writes;

@@ -12,7 +12,15 @@ import type { Enqueuer } from './maintenance.ts';
 import { decodePageToken, encodePageToken } from './page-token.ts';
 import { targetTables } from './target-preview.ts';
 import { effectiveDrillSchedule } from './drill.ts';
-import { backupQueries, type BackupRow, type BackupSettings, type DrillSchedule, type EnvTarget, type OperationRow, type Verification } from './queries.ts';
+import {
+  backupQueries,
+  type BackupRow,
+  type BackupSettings,
+  type DrillSchedule,
+  type EnvTarget,
+  type OperationRow,
+  type Verification,
+} from './queries.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -20,7 +28,10 @@ export interface ServiceDeps {
   jobs: Enqueuer;
 }
 
-const pageKey = (config: Config): Buffer => sha256(Buffer.concat([Buffer.from('backups-page-token:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]));
+const pageKey = (config: Config): Buffer =>
+  sha256(
+    Buffer.concat([Buffer.from('backups-page-token:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]),
+  );
 
 export function backupResource(b: BackupRow) {
   return {
@@ -66,7 +77,14 @@ export function operationResource(op: OperationRow, targetEnvName: string, verif
     metadata,
     ...(op.state === 'failed' && op.error ? { error: op.error } : {}),
     ...(op.state === 'succeeded'
-      ? { response: { backup_id: op.backup_id, target_env: targetEnvName, pre_restore_backup_id: op.pre_backup_id, ...(op.kind === 'drill' && verification ? { verification } : {}) } }
+      ? {
+          response: {
+            backup_id: op.backup_id,
+            target_env: targetEnvName,
+            pre_restore_backup_id: op.pre_backup_id,
+            ...(op.kind === 'drill' && verification ? { verification } : {}),
+          },
+        }
       : {}),
   };
 }
@@ -79,16 +97,30 @@ export async function requestManualBackup(deps: ServiceDeps, envId: string, now 
     const env = await q.envTarget(envId);
     if (!env) throw new AppError('not_found', 'the environment no longer exists');
     if (!env.database_url_enc) {
-      throw new AppError('conflict', `${env.name} has no database to back up; the operator sets one with \`cairn admin env set-database\``);
+      throw new AppError(
+        'conflict',
+        `${env.name} has no database to back up; the operator sets one with \`cairn admin env set-database\``,
+      );
     }
     const active = await q.activeWork(envId);
-    if (active) throw new AppError('conflict', `${active.id} is already running for this environment; one backup or restore at a time`, { details: { active: active.id } });
+    if (active)
+      throw new AppError(
+        'conflict',
+        `${active.id} is already running for this environment; one backup or restore at a time`,
+        { details: { active: active.id } },
+      );
     const usedToday = await q.countManualSince(envId, startOfUtcDay(now));
     const settings = await q.settings(envId);
     const row = await q.insertBackup({
-      id: newId('backup', now.getTime()), env_id: envId, type: 'manual', trigger: 'manual', slot: null,
-      bucket: deps.config.CAIRN_BACKUP_BUCKET, object_key: backupObjectKey(env.project_id, env.id, now),
-      billable: usedToday >= freeManualPerDay, create_time: now,
+      id: newId('backup', now.getTime()),
+      env_id: envId,
+      type: 'manual',
+      trigger: 'manual',
+      slot: null,
+      bucket: deps.config.CAIRN_BACKUP_BUCKET,
+      object_key: backupObjectKey(env.project_id, env.id, now),
+      billable: usedToday >= freeManualPerDay,
+      create_time: now,
       expire_time: new Date(now.getTime() + settings.retention_days.manual * 86_400_000),
     });
     await deps.jobs.enqueue(trx, 'backups.capture', { backup_id: row!.id });
@@ -96,7 +128,12 @@ export async function requestManualBackup(deps: ServiceDeps, envId: string, now 
   });
 }
 
-export async function listBackups(deps: Pick<ServiceDeps, 'config' | 'db'>, envId: string, pageSize: number, pageToken?: string): Promise<{ backups: BackupRow[]; next?: string }> {
+export async function listBackups(
+  deps: Pick<ServiceDeps, 'config' | 'db'>,
+  envId: string,
+  pageSize: number,
+  pageToken?: string,
+): Promise<{ backups: BackupRow[]; next?: string }> {
   const key = pageKey(deps.config);
   const after = decodePageToken(key, pageToken);
   const rows = await backupQueries(deps.db).listBackups(envId, pageSize + 1, after);
@@ -136,32 +173,64 @@ export async function backupUsage(db: Knex, envId: string, now = new Date()) {
  * database and nothing else running. `lock` takes the target's row lock first (the restore's
  * transaction), so two requests cannot both pass the last check.
  */
-async function checkRestore(db: Db, callerEnvId: string, backupId: string, targetEnvName: string, lock: boolean): Promise<{ backup: BackupRow; target: EnvTarget }> {
+async function checkRestore(
+  db: Db,
+  callerEnvId: string,
+  backupId: string,
+  targetEnvName: string,
+  lock: boolean,
+): Promise<{ backup: BackupRow; target: EnvTarget }> {
   const q = backupQueries(db);
   const backup = await getBackup(db, callerEnvId, backupId);
-  if (backup.state !== 'succeeded') throw new AppError('conflict', `${backupId} is ${backup.state}; only a succeeded backup can be restored`);
+  if (backup.state !== 'succeeded')
+    throw new AppError('conflict', `${backupId} is ${backup.state}; only a succeeded backup can be restored`);
   const caller = await q.envTarget(callerEnvId);
   const target = await q.envByName(targetEnvName);
   if (!target || !caller || target.project_id !== caller.project_id) {
-    throw new AppError('not_found', `no environment ${targetEnvName} in this project`, { details: { field: 'body.targetEnv' } });
+    throw new AppError('not_found', `no environment ${targetEnvName} in this project`, {
+      details: { field: 'body.targetEnv' },
+    });
   }
   // A live environment holds real users' data: only a key of a live environment may replace it,
   // so a test key (the one in CI, on laptops, in a staging app) can never overwrite production.
   if (target.mode === 'live' && caller.mode !== 'live') {
-    throw new AppError('forbidden', `${target.name} is a live environment: restoring into it needs a secret key of a live environment, and this key belongs to the test environment ${caller.name}`);
+    throw new AppError(
+      'forbidden',
+      `${target.name} is a live environment: restoring into it needs a secret key of a live environment, and this key belongs to the test environment ${caller.name}`,
+    );
   }
   if (lock) await q.lockEnvRow(target.id);
-  if (!target.database_url_enc) throw new AppError('conflict', `${target.name} has no database; the operator sets one with \`cairn admin env set-database\``);
+  if (!target.database_url_enc)
+    throw new AppError(
+      'conflict',
+      `${target.name} has no database; the operator sets one with \`cairn admin env set-database\``,
+    );
   const active = await q.activeWork(target.id);
-  if (active) throw new AppError('conflict', `${active.id} is already running for ${target.name}; one backup or restore at a time`, { details: { active: active.id } });
+  if (active)
+    throw new AppError(
+      'conflict',
+      `${active.id} is already running for ${target.name}; one backup or restore at a time`,
+      { details: { active: active.id } },
+    );
   return { backup, target };
 }
 
 /** POST /v1/backups/{id}/restore: the checks, then the operation and its job, in one transaction. */
-export async function requestRestore(deps: ServiceDeps, callerEnvId: string, backupId: string, targetEnvName: string): Promise<{ op: OperationRow; targetName: string }> {
+export async function requestRestore(
+  deps: ServiceDeps,
+  callerEnvId: string,
+  backupId: string,
+  targetEnvName: string,
+): Promise<{ op: OperationRow; targetName: string }> {
   return deps.db.transaction(async (trx) => {
     const { backup, target } = await checkRestore(trx, callerEnvId, backupId, targetEnvName, true);
-    const op = await backupQueries(trx).insertOperation({ id: newId('op'), kind: 'restore', requester_env_id: callerEnvId, env_id: target.id, backup_id: backup.id });
+    const op = await backupQueries(trx).insertOperation({
+      id: newId('op'),
+      kind: 'restore',
+      requester_env_id: callerEnvId,
+      env_id: target.id,
+      backup_id: backup.id,
+    });
     await deps.jobs.enqueue(trx, 'backups.restore', { operation_id: op.id });
     return { op, targetName: target.name };
   });
@@ -181,22 +250,36 @@ export async function previewRestore(deps: ServiceDeps, callerEnvId: string, bac
     target_env: target.name,
     target_mode: target.mode,
     replaces,
-    ...(replaces ? {} : { replaces_unknown: 'the target database did not answer, so its tables could not be listed; the restore itself will say if it cannot reach it' }),
+    ...(replaces
+      ? {}
+      : {
+          replaces_unknown:
+            'the target database did not answer, so its tables could not be listed; the restore itself will say if it cannot reach it',
+        }),
   };
 }
 
-export async function getOperation(db: Knex, callerEnvId: string, id: string): Promise<{ op: OperationRow; targetName: string; verification: Verification | null }> {
+export async function getOperation(
+  db: Knex,
+  callerEnvId: string,
+  id: string,
+): Promise<{ op: OperationRow; targetName: string; verification: Verification | null }> {
   const q = backupQueries(db);
   const op = await q.operation(id);
-  if (!op || (op.requester_env_id !== callerEnvId && op.env_id !== callerEnvId)) throw new AppError('not_found', `no operation ${id}`);
+  if (!op || (op.requester_env_id !== callerEnvId && op.env_id !== callerEnvId))
+    throw new AppError('not_found', `no operation ${id}`);
   const target = await q.envTarget(op.env_id);
   // A drill's verdict lives on its backup (the latest drill's); the operation shows it once done.
-  const drilled = op.kind === 'drill' && op.state === 'succeeded' && op.backup_id ? await q.backup(op.backup_id) : undefined;
+  const drilled =
+    op.kind === 'drill' && op.state === 'succeeded' && op.backup_id ? await q.backup(op.backup_id) : undefined;
   return { op, targetName: target?.name ?? op.env_id, verification: drilled?.verification ?? null };
 }
 
 /** The settings as they apply: an unset drill schedule shows the mode's default. */
-export async function getSettings(db: Knex, envId: string): Promise<Omit<BackupSettings, 'drill_schedule'> & { drill_schedule: DrillSchedule }> {
+export async function getSettings(
+  db: Knex,
+  envId: string,
+): Promise<Omit<BackupSettings, 'drill_schedule'> & { drill_schedule: DrillSchedule }> {
   const q = backupQueries(db);
   const [settings, env] = await Promise.all([q.settings(envId), q.envTarget(envId)]);
   if (!env) throw new AppError('not_found', 'the environment no longer exists');
@@ -204,7 +287,11 @@ export async function getSettings(db: Knex, envId: string): Promise<Omit<BackupS
 }
 
 /** PUT replaces schedule and retention; a body without `drill_schedule` keeps the current one. */
-export async function saveSettings(db: Knex, envId: string, settings: Omit<BackupSettings, 'drill_schedule'> & { drill_schedule?: DrillSchedule }) {
+export async function saveSettings(
+  db: Knex,
+  envId: string,
+  settings: Omit<BackupSettings, 'drill_schedule'> & { drill_schedule?: DrillSchedule },
+) {
   await db.transaction(async (trx) => {
     const q = backupQueries(trx);
     const current = await q.settings(envId);

@@ -19,7 +19,12 @@ export interface ReplacePreview {
 const listed = 1000;
 
 export async function targetTables(url: string): Promise<ReplacePreview | null> {
-  const client = new pg.Client({ connectionString: url, application_name: 'cairn-restore-preview', connectionTimeoutMillis: 5_000, statement_timeout: 5_000 });
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'cairn-restore-preview',
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: 5_000,
+  });
   try {
     await client.connect();
     const { rows } = await client.query<{ name: string; reltuples: number }>(
@@ -29,8 +34,15 @@ export async function targetTables(url: string): Promise<ReplacePreview | null> 
         order by 1`,
     );
     // reltuples is -1 for a table never analyzed (PostgreSQL 14+), 0 before 14.
-    const tables = rows.map((r) => ({ name: r.name, estimated_rows: r.reltuples < 0 ? null : Math.round(r.reltuples) }));
-    return { tables: tables.slice(0, listed), table_count: tables.length, estimated_rows: tables.reduce((n, t) => n + (t.estimated_rows ?? 0), 0) };
+    const tables = rows.map((r) => ({
+      name: r.name,
+      estimated_rows: r.reltuples < 0 ? null : Math.round(r.reltuples),
+    }));
+    return {
+      tables: tables.slice(0, listed),
+      table_count: tables.length,
+      estimated_rows: tables.reduce((n, t) => n + (t.estimated_rows ?? 0), 0),
+    };
   } catch {
     // Unreachable or refused: the error text would name the host, so say nothing of it.
     return null;

@@ -18,7 +18,10 @@ import { startInspect, type InspectReport, type SqlFigures } from './pipes.ts';
 import type { BackupRow } from './queries.ts';
 
 /** Passes bytes through while counting and hashing them. */
-export async function* measure(source: AsyncIterable<Buffer>, into: { bytes: number; hash?: ReturnType<typeof createHash> }): AsyncGenerator<Buffer> {
+export async function* measure(
+  source: AsyncIterable<Buffer>,
+  into: { bytes: number; hash?: ReturnType<typeof createHash> },
+): AsyncGenerator<Buffer> {
   const collect = streamingCollector(4 * 1024 * 1024);
   for await (const chunk of source) {
     into.bytes += chunk.length;
@@ -37,20 +40,30 @@ export interface Uploaded {
 const n = (x: number): string => x.toLocaleString('en-US');
 
 /** Compares what was read back with what was written; the reason a person can act on, or null. */
-export function verificationProblem(uploaded: Uploaded, read: { bytes: number; sha256: string }, report: InspectReport): string | null {
+export function verificationProblem(
+  uploaded: Uploaded,
+  read: { bytes: number; sha256: string },
+  report: InspectReport,
+): string | null {
   if (read.bytes !== uploaded.objectBytes || read.sha256 !== uploaded.objectSha256) {
     return `the object read back (${n(read.bytes)} bytes) is not the one uploaded (${n(uploaded.objectBytes)} bytes): the object store lost or changed it`;
   }
   if (report.bytes !== uploaded.sql.bytes) {
     return `the object holds ${n(report.bytes)} bytes of SQL where pg_dump wrote ${n(uploaded.sql.bytes)}: the dump was lost on its way to the store`;
   }
-  if (report.sha256 !== uploaded.sql.sha256) return 'the SQL in the object differs from what pg_dump wrote (sha256): the dump was changed on its way to the store';
+  if (report.sha256 !== uploaded.sql.sha256)
+    return 'the SQL in the object differs from what pg_dump wrote (sha256): the dump was changed on its way to the store';
   if (report.incomplete) return `${report.incomplete}; pg_dump stopped early`;
   return null;
 }
 
 /** Reads the stored object back; resolves with its figures, or throws BackupIntegrityError with the reason. */
-export async function verifyStored(deps: Pick<BackupDeps, 'store'>, backup: BackupRow, dataKey: Buffer, uploaded: Uploaded): Promise<InspectReport> {
+export async function verifyStored(
+  deps: Pick<BackupDeps, 'store'>,
+  backup: BackupRow,
+  dataKey: Buffer,
+  uploaded: Uploaded,
+): Promise<InspectReport> {
   const got = await deps.store.get(backup.bucket, backup.object_key);
   if (!got) throw new BackupIntegrityError('the object is missing from the bucket right after its upload');
   const inspect = startInspect({ gzipped: true });
@@ -65,9 +78,15 @@ export async function verifyStored(deps: Pick<BackupDeps, 'store'>, backup: Back
     }
     // A gunzip error kills the inspector, which breaks our pipe: its message is the cause. Any
     // other error closed the inspector's input, so it ends by itself.
-    const own = await inspect.finished.then(() => undefined, (e: unknown) => e);
-    if (own) throw new BackupIntegrityError(`the object does not gunzip: ${own instanceof Error ? own.message : String(own)}`);
-    throw new BackupIntegrityError(`the object could not be read back: ${err instanceof Error ? err.message : String(err)}`);
+    const own = await inspect.finished.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (own)
+      throw new BackupIntegrityError(`the object does not gunzip: ${own instanceof Error ? own.message : String(own)}`);
+    throw new BackupIntegrityError(
+      `the object could not be read back: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   let report: InspectReport;
   try {

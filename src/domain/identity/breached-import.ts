@@ -12,7 +12,13 @@ import { packSuffixes, parseImportLine, splitHash, unpackSuffixes, type ImportFo
 const chunkEntries = 20_000;
 const flushEntries = 200_000;
 
-export async function stageImport(db: Knex, jobs: Jobs, input: Readable, format: ImportFormat, rangePrefix?: string): Promise<{ id: string; entries: number }> {
+export async function stageImport(
+  db: Knex,
+  jobs: Jobs,
+  input: Readable,
+  format: ImportFormat,
+  rangePrefix?: string,
+): Promise<{ id: string; entries: number }> {
   const id = newId('bimp');
   await db('breached_imports').insert({ id, state: 'pending', format });
   let seq = 0;
@@ -43,7 +49,10 @@ async function mergeRanges(db: Knex, ranges: Map<number, Buffer[]>): Promise<voi
   for (let i = 0; i < prefixes.length; i += 1000) {
     const slice = prefixes.slice(i, i + 1000);
     await db.transaction(async (trx) => {
-      const existing = (await trx('breached_ranges').whereIn('prefix', slice).forUpdate().select('prefix', 'suffixes')) as { prefix: number; suffixes: Buffer }[];
+      const existing = (await trx('breached_ranges')
+        .whereIn('prefix', slice)
+        .forUpdate()
+        .select('prefix', 'suffixes')) as { prefix: number; suffixes: Buffer }[];
       const old = new Map(existing.map((r) => [r.prefix, r.suffixes]));
       const rows = slice.map((prefix) => ({
         prefix,
@@ -63,11 +72,20 @@ export async function mergeImport(db: Knex, importId: string): Promise<void> {
   let pending = 0;
   let seq = -1;
   for (;;) {
-    const chunk = (await db('breached_import_chunks').where({ import_id: importId }).where('seq', '>', seq).orderBy('seq').first('seq', 'data')) as { seq: number; data: Buffer } | undefined;
+    const chunk = (await db('breached_import_chunks')
+      .where({ import_id: importId })
+      .where('seq', '>', seq)
+      .orderBy('seq')
+      .first('seq', 'data')) as { seq: number; data: Buffer } | undefined;
     if (!chunk) break;
     seq = chunk.seq;
     for (let off = 0; off + 20 <= chunk.data.length; off += 20) {
-      const { prefix, suffix } = splitHash(chunk.data.subarray(off, off + 20).toString('hex').toUpperCase());
+      const { prefix, suffix } = splitHash(
+        chunk.data
+          .subarray(off, off + 20)
+          .toString('hex')
+          .toUpperCase(),
+      );
       let list = ranges.get(prefix);
       if (!list) ranges.set(prefix, (list = []));
       list.push(suffix);

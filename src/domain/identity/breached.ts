@@ -37,7 +37,11 @@ export async function inLocalStore(db: Db, password: string): Promise<boolean> {
   return row ? containsSuffix(row.suffixes, suffix) : false;
 }
 
-export function breachedChecker(db: Db, settings?: Pick<IdentitySettings, 'breached_api'>, log?: Logger): BreachedChecker {
+export function breachedChecker(
+  db: Db,
+  settings?: Pick<IdentitySettings, 'breached_api'>,
+  log?: Logger,
+): BreachedChecker {
   return {
     async check(password) {
       if (isCommonPassword(password)) return 'common_list';

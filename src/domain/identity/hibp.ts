@@ -36,7 +36,10 @@ export function createHibpClient(options: HibpOptions = {}): HibpClient {
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       text = await res.text();
     } catch (err) {
-      throw new AppError('store_unavailable', 'the breached-password service did not answer; retry shortly', { retryAfter: 5, cause: err });
+      throw new AppError('store_unavailable', 'the breached-password service did not answer; retry shortly', {
+        retryAfter: 5,
+        cause: err,
+      });
     }
     const suffixes = new Set<string>();
     for (const line of text.split('\n')) {

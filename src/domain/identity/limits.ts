@@ -30,8 +30,13 @@ function limiterFor(db: Knex, action: LimitedAction, limit: Limit): RateLimiterP
   let limiter = byKey.get(key);
   if (!limiter) {
     limiter = new RateLimiterPostgres({
-      storeClient: db, storeType: 'knex', tableName: 'identity_rate_limits', tableCreated: true,
-      keyPrefix: `id_${action}`, points: limit.points, duration: limit.seconds,
+      storeClient: db,
+      storeType: 'knex',
+      tableName: 'identity_rate_limits',
+      tableCreated: true,
+      keyPrefix: `id_${action}`,
+      points: limit.points,
+      duration: limit.seconds,
     });
     byKey.set(key, limiter);
   }
@@ -39,7 +44,13 @@ function limiterFor(db: Knex, action: LimitedAction, limit: Limit): RateLimiterP
 }
 
 /** Counts one request of `ip` in the environment; rate_limited with Retry-After past the limit. */
-export async function consumeLimit(db: Knex, action: LimitedAction, envId: string, ip: string, limit?: Limit): Promise<void> {
+export async function consumeLimit(
+  db: Knex,
+  action: LimitedAction,
+  envId: string,
+  ip: string,
+  limit?: Limit,
+): Promise<void> {
   try {
     await limiterFor(db, action, limit ?? defaultLimits[action]).consume(`${envId}:${ip}`);
   } catch (err) {

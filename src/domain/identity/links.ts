@@ -23,10 +23,22 @@ export function appName(env: EnvIdentity): string {
   return env.settings.branding.name ?? env.envName.split('/')[3] ?? 'your application';
 }
 
-export async function issueEmailLink(db: Knex, config: Config, env: EnvIdentity, endUserId: string, purpose: Purpose, redirectUrl: string | null): Promise<string> {
+export async function issueEmailLink(
+  db: Knex,
+  config: Config,
+  env: EnvIdentity,
+  endUserId: string,
+  purpose: Purpose,
+  redirectUrl: string | null,
+): Promise<string> {
   const token = newToken('email');
   await identityQueries(db).insertEmailToken({
-    token_hash: hashToken(token), env_id: env.envId, end_user_id: endUserId, purpose, redirect_url: redirectUrl, lifetime_seconds: lifetimes[purpose],
+    token_hash: hashToken(token),
+    env_id: env.envId,
+    end_user_id: endUserId,
+    purpose,
+    redirect_url: redirectUrl,
+    lifetime_seconds: lifetimes[purpose],
   });
   if (purpose === 'verify_email') return `${config.CAIRN_BASE_URL}/v1/client/verify-email?token=${token}`;
   const page = new URL(redirectUrl ?? `${config.CAIRN_BASE_URL}/reset-password`);
@@ -37,32 +49,53 @@ export async function issueEmailLink(db: Knex, config: Config, env: EnvIdentity,
 /** Answers where to send the browser: the sign-up's redirect_url, else the Account Portal page. */
 export async function verifyEmail(db: Knex, config: Config, token: string): Promise<string> {
   const portal = new URL(`${config.CAIRN_BASE_URL}/verify-email`);
-  const used = isTokenShape('email', token) ? await identityQueries(db).useEmailToken(hashToken(token), 'verify_email') : undefined;
+  const used = isTokenShape('email', token)
+    ? await identityQueries(db).useEmailToken(hashToken(token), 'verify_email')
+    : undefined;
   if (!used) {
     portal.searchParams.set('status', 'invalid');
     return portal.toString();
   }
   await identityQueries(db).markEmailVerified(used.end_user_id);
   // Checked again at use: a target stored under older rules or settings must not be followed.
-  const target = new URL(stillAllowed(config, await envIdentity(db, used.env_id), used.redirect_url) ?? portal.toString());
+  const target = new URL(
+    stillAllowed(config, await envIdentity(db, used.env_id), used.redirect_url) ?? portal.toString(),
+  );
   target.searchParams.set('email_verified', 'true');
   return target.toString();
 }
 
-export async function requestPasswordReset(deps: { db: Knex; jobs: Jobs; config: Config }, input: { envId: string; email: string; redirectUrl?: string | undefined; ip: string }): Promise<void> {
+export async function requestPasswordReset(
+  deps: { db: Knex; jobs: Jobs; config: Config },
+  input: { envId: string; email: string; redirectUrl?: string | undefined; ip: string },
+): Promise<void> {
   await consumeLimit(deps.db, 'password_reset', input.envId, input.ip);
   const env = await envIdentity(deps.db, input.envId);
   const redirect = input.redirectUrl ? allowedRedirect(deps.config, env, input.redirectUrl) : undefined;
-  await deps.jobs.enqueue(deps.db, 'identity.password-reset', { env_id: input.envId, email: input.email, redirect_url: redirect });
+  await deps.jobs.enqueue(deps.db, 'identity.password-reset', {
+    env_id: input.envId,
+    email: input.email,
+    redirect_url: redirect,
+  });
 }
 
 /** Worker side: mails a link only when the account exists; the request answered 202 either way. */
-export async function sendPasswordReset(deps: { db: Knex; config: Config; mailer: Mailer }, input: { env_id: string; email: string; redirect_url?: string | undefined }): Promise<void> {
+export async function sendPasswordReset(
+  deps: { db: Knex; config: Config; mailer: Mailer },
+  input: { env_id: string; email: string; redirect_url?: string | undefined },
+): Promise<void> {
   const user = await identityQueries(deps.db).userByEmail(input.env_id, normaliseEmail(input.email));
   if (!user) return;
   const env = await envIdentity(deps.db, input.env_id);
   // A job queued before the environment's settings changed is held to today's rule.
-  const link = await issueEmailLink(deps.db, deps.config, env, user.id, 'reset_password', stillAllowed(deps.config, env, input.redirect_url));
+  const link = await issueEmailLink(
+    deps.db,
+    deps.config,
+    env,
+    user.id,
+    'reset_password',
+    stillAllowed(deps.config, env, input.redirect_url),
+  );
   await deps.mailer.send(passwordResetMail(user.email, appName(env), link), env);
 }
 
@@ -76,13 +109,16 @@ export async function confirmPasswordReset(db: Knex, envId: string, token: strin
   const problem = passwordProblem(password, env.settings.require_second_factor);
   if (problem) throw new AppError('invalid_request', problem);
   if (await breachedChecker(db, env.settings).check(password)) {
-    throw new AppError('invalid_request', 'this password appears in lists of breached passwords; choose another', { details: { reason: 'breached_password' } });
+    throw new AppError('invalid_request', 'this password appears in lists of breached passwords; choose another', {
+      details: { reason: 'breached_password' },
+    });
   }
   const hash = await hashPassword(password);
   await db.transaction(async (trx) => {
     const q = identityQueries(trx);
     const used = isTokenShape('email', token) ? await q.useEmailToken(hashToken(token), 'reset_password') : undefined;
-    if (!used || used.env_id !== envId) throw new AppError('unauthorized', 'the reset link is unknown, expired or already used');
+    if (!used || used.env_id !== envId)
+      throw new AppError('unauthorized', 'the reset link is unknown, expired or already used');
     await q.setPasswordHash(used.end_user_id, hash);
     await q.markEmailVerified(used.end_user_id);
     await q.spendEmailTokens(used.end_user_id, 'reset_password');

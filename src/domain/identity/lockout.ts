@@ -18,12 +18,19 @@ export function identifierHash(envId: string, identifierNormalized: string): Buf
 }
 
 function lockedOut(seconds: number): AppError {
-  return new AppError('locked_out', 'too many failed sign-ins for this identifier; retry later', { retryAfter: seconds });
+  return new AppError('locked_out', 'too many failed sign-ins for this identifier; retry later', {
+    retryAfter: seconds,
+  });
 }
 
 /** Reserves one check of the identifier, or throws locked_out. Call before any password is hashed. */
 export async function reserveCheck(db: Db, envId: string, hash: Buffer): Promise<void> {
-  const { reserved, waitSeconds } = await identityQueries(db).reserveAttempt(envId, hash, lockoutThreshold, lockoutSeconds);
+  const { reserved, waitSeconds } = await identityQueries(db).reserveAttempt(
+    envId,
+    hash,
+    lockoutThreshold,
+    lockoutSeconds,
+  );
   if (!reserved) throw lockedOut(waitSeconds);
 }
 

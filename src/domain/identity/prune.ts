@@ -7,7 +7,11 @@ export async function pruneIdentity(db: Knex): Promise<Record<string, number>> {
   const ago = (days: number) => db.raw(`now() - make_interval(days => ?)`, [days]);
   return {
     sign_ins: await db('end_user_sign_ins').where('time', '<', ago(90)).delete(),
-    sessions: await db('end_user_sessions').where('expire_time', '<', ago(7)).orWhere('revoke_time', '<', ago(7)).orWhere('idle_expire_time', '<', ago(7)).delete(),
+    sessions: await db('end_user_sessions')
+      .where('expire_time', '<', ago(7))
+      .orWhere('revoke_time', '<', ago(7))
+      .orWhere('idle_expire_time', '<', ago(7))
+      .delete(),
     tickets: await db('end_user_tickets').where('expire_time', '<', ago(1)).delete(),
     email_tokens: await db('end_user_email_tokens').where('expire_time', '<', ago(1)).delete(),
     // A sign-up whose job died (dead letter) keeps its sealed password no longer than a day.
@@ -16,6 +20,8 @@ export async function pruneIdentity(db: Knex): Promise<Record<string, number>> {
     // Device requests a day after they expired, and social sign-ins never completed.
     device_authorizations: await db('device_authorizations').where('expire_time', '<', ago(1)).delete(),
     social_transactions: await db('social_transactions').where('expire_time', '<', db.fn.now()).delete(),
-    rate_limits: await db('identity_rate_limits').where('expire', '<', Date.now() - 3600_000).delete(),
+    rate_limits: await db('identity_rate_limits')
+      .where('expire', '<', Date.now() - 3600_000)
+      .delete(),
   };
 }

@@ -59,15 +59,27 @@ export interface FactorRow {
 }
 
 const sessionColumns = [
-  'id', 'env_id', 'end_user_id', 'method', 'ip', 'user_agent', 'create_time', 'last_active_time',
-  'idle_seconds', 'idle_expire_time', 'expire_time', 'revoke_time',
+  'id',
+  'env_id',
+  'end_user_id',
+  'method',
+  'ip',
+  'user_agent',
+  'create_time',
+  'last_active_time',
+  'idle_seconds',
+  'idle_expire_time',
+  'expire_time',
+  'revoke_time',
 ] as const;
 
 /** Users with whether a TOTP factor is active, without a second round trip. */
 function users(db: Db) {
   return db('end_users as u').select(
     'u.*',
-    db.raw('exists (select 1 from end_user_totp_factors f where f.end_user_id = u.id and f.activate_time is not null) as totp_active'),
+    db.raw(
+      'exists (select 1 from end_user_totp_factors f where f.end_user_id = u.id and f.activate_time is not null) as totp_active',
+    ),
   );
 }
 
@@ -79,7 +91,13 @@ export interface Page {
 
 export function identityQueries(db: Db) {
   return {
-    async insertUser(row: { env_id: string; email: string; email_normalized: string; password_hash: string | null; email_verified: boolean }): Promise<EndUserRow | undefined> {
+    async insertUser(row: {
+      env_id: string;
+      email: string;
+      email_normalized: string;
+      password_hash: string | null;
+      email_verified: boolean;
+    }): Promise<EndUserRow | undefined> {
       const { email_verified, ...rest } = row;
       const inserted = await db.raw<{ rows: { id: string }[] }>(
         `insert into end_users (id, env_id, email, email_normalized, password_hash, email_verified_time)
@@ -100,7 +118,10 @@ export function identityQueries(db: Db) {
     },
 
     async listUsers(envId: string, page: Page, email?: string): Promise<EndUserRow[]> {
-      const q = users(db).where('u.env_id', envId).orderBy('u.id', 'desc').limit(page.pageSize + 1);
+      const q = users(db)
+        .where('u.env_id', envId)
+        .orderBy('u.id', 'desc')
+        .limit(page.pageSize + 1);
       if (email) q.where('u.email_normalized', email);
       if (page.before) q.where('u.id', '<', page.before);
       return q;
@@ -116,10 +137,18 @@ export function identityQueries(db: Db) {
     },
 
     async markEmailVerified(id: string): Promise<void> {
-      await db('end_users').where({ id }).whereNull('email_verified_time').update({ email_verified_time: db.fn.now(), update_time: db.fn.now() });
+      await db('end_users')
+        .where({ id })
+        .whereNull('email_verified_time')
+        .update({ email_verified_time: db.fn.now(), update_time: db.fn.now() });
     },
 
-    async insertSession(row: Omit<SessionRow, 'create_time' | 'last_active_time' | 'idle_expire_time' | 'expire_time' | 'revoke_time'> & { token_hash: Buffer; lifetime_seconds: number }): Promise<SessionRow> {
+    async insertSession(
+      row: Omit<SessionRow, 'create_time' | 'last_active_time' | 'idle_expire_time' | 'expire_time' | 'revoke_time'> & {
+        token_hash: Buffer;
+        lifetime_seconds: number;
+      },
+    ): Promise<SessionRow> {
       const { lifetime_seconds, ...rest } = row;
       const [session] = await db('end_user_sessions')
         .insert({
@@ -156,7 +185,10 @@ export function identityQueries(db: Db) {
     },
 
     async revokeUserSessions(endUserId: string): Promise<number> {
-      return db('end_user_sessions').where({ end_user_id: endUserId }).whereNull('revoke_time').update({ revoke_time: db.fn.now() });
+      return db('end_user_sessions')
+        .where({ end_user_id: endUserId })
+        .whereNull('revoke_time')
+        .update({ revoke_time: db.fn.now() });
     },
 
     /**
@@ -170,11 +202,17 @@ export function identityQueries(db: Db) {
 
     /** Spends the user's unused links of one purpose (after a reset, older reset links are void). */
     async spendEmailTokens(endUserId: string, purpose: 'verify_email' | 'reset_password'): Promise<void> {
-      await db('end_user_email_tokens').where({ end_user_id: endUserId, purpose }).whereNull('use_time').update({ use_time: db.fn.now() });
+      await db('end_user_email_tokens')
+        .where({ end_user_id: endUserId, purpose })
+        .whereNull('use_time')
+        .update({ use_time: db.fn.now() });
     },
 
     async listSessions(endUserId: string, page: Page): Promise<SessionRow[]> {
-      const q = db('end_user_sessions').where({ end_user_id: endUserId }).orderBy('id', 'desc').limit(page.pageSize + 1);
+      const q = db('end_user_sessions')
+        .where({ end_user_id: endUserId })
+        .orderBy('id', 'desc')
+        .limit(page.pageSize + 1);
       if (page.before) q.where('id', '<', page.before);
       return q.select(sessionColumns);
     },
@@ -198,12 +236,25 @@ export function identityQueries(db: Db) {
       return rows[0] as TicketRow | undefined;
     },
 
-    async insertEmailToken(row: { token_hash: Buffer; env_id: string; end_user_id: string; purpose: 'verify_email' | 'reset_password'; redirect_url: string | null; lifetime_seconds: number }): Promise<void> {
+    async insertEmailToken(row: {
+      token_hash: Buffer;
+      env_id: string;
+      end_user_id: string;
+      purpose: 'verify_email' | 'reset_password';
+      redirect_url: string | null;
+      lifetime_seconds: number;
+    }): Promise<void> {
       const { lifetime_seconds, ...rest } = row;
-      await db('end_user_email_tokens').insert({ ...rest, expire_time: db.raw('now() + make_interval(secs => ?)', [lifetime_seconds]) });
+      await db('end_user_email_tokens').insert({
+        ...rest,
+        expire_time: db.raw('now() + make_interval(secs => ?)', [lifetime_seconds]),
+      });
     },
 
-    async useEmailToken(tokenHash: Buffer, purpose: 'verify_email' | 'reset_password'): Promise<{ env_id: string; end_user_id: string; redirect_url: string | null } | undefined> {
+    async useEmailToken(
+      tokenHash: Buffer,
+      purpose: 'verify_email' | 'reset_password',
+    ): Promise<{ env_id: string; end_user_id: string; redirect_url: string | null } | undefined> {
       const rows = await db('end_user_email_tokens')
         .where({ token_hash: tokenHash, purpose })
         .whereNull('use_time')
@@ -214,7 +265,9 @@ export function identityQueries(db: Db) {
     },
 
     async factorOf(endUserId: string): Promise<FactorRow | undefined> {
-      return db('end_user_totp_factors').where({ end_user_id: endUserId }).first('id', 'end_user_id', 'secret_sealed', 'activate_time', 'last_step');
+      return db('end_user_totp_factors')
+        .where({ end_user_id: endUserId })
+        .first('id', 'end_user_id', 'secret_sealed', 'activate_time', 'last_step');
     },
 
     /** Replaces a factor that was never activated; an active one is kept (the caller checks first). */
@@ -248,7 +301,10 @@ export function identityQueries(db: Db) {
     },
 
     async useRecoveryCode(endUserId: string, hash: Buffer): Promise<boolean> {
-      const n = await db('end_user_recovery_codes').where({ end_user_id: endUserId, code_hash: hash }).whereNull('use_time').update({ use_time: db.fn.now() });
+      const n = await db('end_user_recovery_codes')
+        .where({ end_user_id: endUserId, code_hash: hash })
+        .whereNull('use_time')
+        .update({ use_time: db.fn.now() });
       return n === 1;
     },
 
@@ -257,12 +313,25 @@ export function identityQueries(db: Db) {
       await db.raw(
         `with h as (insert into end_user_sign_ins (id, env_id, end_user_id, method, outcome, ip, user_agent) values (?, ?, ?, ?, ?, ?, ?))
          update end_users set last_sign_in_time = now() where id = ? and ? = 'succeeded'`,
-        [newId('si'), row.env_id, row.end_user_id, row.method, row.outcome, row.ip, row.user_agent, row.end_user_id, row.outcome],
+        [
+          newId('si'),
+          row.env_id,
+          row.end_user_id,
+          row.method,
+          row.outcome,
+          row.ip,
+          row.user_agent,
+          row.end_user_id,
+          row.outcome,
+        ],
       );
     },
 
     async listSignIns(endUserId: string, page: Page): Promise<SignInRow[]> {
-      const q = db('end_user_sign_ins').where({ end_user_id: endUserId }).orderBy('id', 'desc').limit(page.pageSize + 1);
+      const q = db('end_user_sign_ins')
+        .where({ end_user_id: endUserId })
+        .orderBy('id', 'desc')
+        .limit(page.pageSize + 1);
       if (page.before) q.where('id', '<', page.before);
       return q.select('id', 'end_user_id', 'time', 'method', 'outcome', 'ip', 'user_agent');
     },
@@ -276,12 +345,18 @@ export function identityQueries(db: Db) {
      * older than a minute (a process that died mid-check) are dropped. Answers whether this check
      * may run and, if not, for how long to wait.
      */
-    async reserveAttempt(envId: string, identifierHash: Buffer, threshold: number, lockSeconds: number): Promise<{ reserved: boolean; waitSeconds: number }> {
+    async reserveAttempt(
+      envId: string,
+      identifierHash: Buffer,
+      threshold: number,
+      lockSeconds: number,
+    ): Promise<{ reserved: boolean; waitSeconds: number }> {
       // One statement: the row is locked (FOR UPDATE waits for a concurrent reservation and then
       // reads what it left), the decision taken on it and written back. Concurrent reservations
       // of one identifier thus queue on the row, each deciding on the count the one before left.
-      const reserve = () => db.raw<{ rows: { reserved: boolean; failures: number; locked_seconds: number }[] }>(
-        `with old as (
+      const reserve = () =>
+        db.raw<{ rows: { reserved: boolean; failures: number; locked_seconds: number }[] }>(
+          `with old as (
            select case when locked_until is not null and locked_until <= now() then 0 else failures end as failures,
                   case when update_time < now() - interval '1 minute' then 0 else pending end as pending,
                   case when locked_until > now() then locked_until end as locked_until
@@ -297,13 +372,16 @@ export function identityQueries(db: Db) {
          select reserved, failures, coalesce(ceil(extract(epoch from locked_until - now()))::int, 0) as locked_seconds,
                 (select count(*) from written) as written
            from decided`,
-        [envId, identifierHash, threshold, envId, identifierHash],
-      );
+          [envId, identifierHash, threshold, envId, identifierHash],
+        );
       let result = await reserve();
       // The identifier's first check: make its row, then reserve on it (rows are reset, not
       // deleted, on success; only the daily prune deletes idle ones).
       for (let attempt = 0; result.rows.length === 0 && attempt < 3; attempt++) {
-        await db('identity_lockouts').insert({ env_id: envId, identifier_hash: identifierHash, failures: 0, pending: 0 }).onConflict(['env_id', 'identifier_hash']).ignore();
+        await db('identity_lockouts')
+          .insert({ env_id: envId, identifier_hash: identifierHash, failures: 0, pending: 0 })
+          .onConflict(['env_id', 'identifier_hash'])
+          .ignore();
         result = await reserve();
       }
       const row = result.rows[0];
@@ -311,7 +389,10 @@ export function identityQueries(db: Db) {
       if (row.reserved) return { reserved: true, waitSeconds: 0 };
       // Refused for checks still in flight rather than failures: they end within a second or
       // two, and then the identifier is either locked or free again.
-      return { reserved: false, waitSeconds: row.locked_seconds > 0 ? row.locked_seconds : row.failures >= threshold ? lockSeconds : 2 };
+      return {
+        reserved: false,
+        waitSeconds: row.locked_seconds > 0 ? row.locked_seconds : row.failures >= threshold ? lockSeconds : 2,
+      };
     },
 
     /** A reserved check failed: it counts; reaching the threshold locks the identifier. Answers the seconds locked (0 = not). */
@@ -331,14 +412,21 @@ export function identityQueries(db: Db) {
 
     /** A reserved check that was neither a failure nor a sign-in (the password right, a factor or verification still due): not counted. */
     async releaseReserved(envId: string, identifierHash: Buffer): Promise<void> {
-      await db('identity_lockouts').where({ env_id: envId, identifier_hash: identifierHash })
+      await db('identity_lockouts')
+        .where({ env_id: envId, identifier_hash: identifierHash })
         .update({ pending: db.raw('greatest(pending - 1, 0)'), update_time: db.fn.now() });
     },
 
     /** A success: the count starts afresh and its own reservation is given back. Reset, not deleted, so a concurrent reservation always finds the row it locks. */
     async clearFailures(envId: string, identifierHash: Buffer): Promise<void> {
-      await db('identity_lockouts').where({ env_id: envId, identifier_hash: identifierHash })
-        .update({ failures: 0, pending: db.raw('greatest(pending - 1, 0)'), locked_until: null, update_time: db.fn.now() });
+      await db('identity_lockouts')
+        .where({ env_id: envId, identifier_hash: identifierHash })
+        .update({
+          failures: 0,
+          pending: db.raw('greatest(pending - 1, 0)'),
+          locked_until: null,
+          update_time: db.fn.now(),
+        });
     },
   };
 }

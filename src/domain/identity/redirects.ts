@@ -41,7 +41,8 @@ function hasUnsafeCharacter(text: string): boolean {
 function parseTarget(url: string): URL | null {
   if (hasUnsafeCharacter(url) || !/^https?:\/\/[^/]/i.test(url)) return null;
   const parsed = URL.parse(url);
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username || parsed.password) return null;
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username || parsed.password)
+    return null;
   return parsed;
 }
 
@@ -68,17 +69,25 @@ function allowedBy(config: Pick<Config, 'CAIRN_BASE_URL'>, env: RedirectPolicy, 
 function refusal(env: RedirectPolicy, field: string, parsed: URL | null): AppError {
   const origin = parsed?.origin ?? 'https://app.example.com';
   const how = `add the origin to the environment's identity settings redirect_origins: PUT /v1/${env.envName}/identity_settings with {"redirect_origins": ["${origin}"]} and the rest of the settings (PUT replaces them all; GET shows them)`;
-  const modeRule = env.mode === 'test'
-    ? 'a test environment accepts its redirect_origins, http://localhost and http://127.0.0.1 on any port, and the portal\'s own pages'
-    : 'a live environment accepts only its redirect_origins and the portal\'s own pages';
+  const modeRule =
+    env.mode === 'test'
+      ? "a test environment accepts its redirect_origins, http://localhost and http://127.0.0.1 on any port, and the portal's own pages"
+      : "a live environment accepts only its redirect_origins and the portal's own pages";
   const message = parsed
     ? `${field} on ${parsed.origin} is not allowed (${modeRule}); to allow it, ${how}`
     : `${field} must be an absolute http(s) URL without spaces, control characters, backslashes, user name or password (${modeRule}); to allow an app, ${how}`;
-  return new AppError('invalid_request', message, { details: { reason: 'redirect_url_not_allowed', setting: 'redirect_origins' } });
+  return new AppError('invalid_request', message, {
+    details: { reason: 'redirect_url_not_allowed', setting: 'redirect_origins' },
+  });
 }
 
 /** The target, normalised, when the environment allows it; else `400 invalid_request` naming the setting. */
-export function allowedRedirect(config: Pick<Config, 'CAIRN_BASE_URL'>, env: RedirectPolicy, url: string, field = 'redirect_url'): string {
+export function allowedRedirect(
+  config: Pick<Config, 'CAIRN_BASE_URL'>,
+  env: RedirectPolicy,
+  url: string,
+  field = 'redirect_url',
+): string {
   const parsed = parseTarget(url);
   if (!parsed || !allowedBy(config, env, parsed, url)) throw refusal(env, field, parsed);
   return parsed.href;
@@ -88,7 +97,11 @@ export function allowedRedirect(config: Pick<Config, 'CAIRN_BASE_URL'>, env: Red
  * For targets stored earlier (a sign-up waiting for its worker, a link already mailed): still
  * allowed under today's settings, or null so the caller falls back to the portal's own page.
  */
-export function stillAllowed(config: Pick<Config, 'CAIRN_BASE_URL'>, env: RedirectPolicy, url: string | null | undefined): string | null {
+export function stillAllowed(
+  config: Pick<Config, 'CAIRN_BASE_URL'>,
+  env: RedirectPolicy,
+  url: string | null | undefined,
+): string | null {
   if (!url) return null;
   const parsed = parseTarget(url);
   return parsed && allowedBy(config, env, parsed, url) ? parsed.href : null;
@@ -102,8 +115,16 @@ export function stillAllowed(config: Pick<Config, 'CAIRN_BASE_URL'>, env: Redire
  */
 export function localPath(config: Pick<Config, 'CAIRN_BASE_URL'>, path: string, field = 'next'): string {
   const base = new URL(config.CAIRN_BASE_URL);
-  const ok = /^\/(?![/\\])/.test(path) && !hasUnsafeCharacter(path) && URL.parse(path, config.CAIRN_BASE_URL)?.origin === base.origin;
-  if (!ok) throw new AppError('invalid_request', `${field} must be a path on this service, such as /device (not //host, /\\host, a scheme or a full URL)`, { details: { reason: 'redirect_url_not_allowed' } });
+  const ok =
+    /^\/(?![/\\])/.test(path) &&
+    !hasUnsafeCharacter(path) &&
+    URL.parse(path, config.CAIRN_BASE_URL)?.origin === base.origin;
+  if (!ok)
+    throw new AppError(
+      'invalid_request',
+      `${field} must be a path on this service, such as /device (not //host, /\\host, a scheme or a full URL)`,
+      { details: { reason: 'redirect_url_not_allowed' } },
+    );
   return path;
 }
 
@@ -120,6 +141,7 @@ export function originEntryProblem(entry: string): string | undefined {
   if (parsed.hostname.includes('*')) return 'wildcards are not supported: list each origin';
   if (entry === parsed.origin) return undefined;
   if (parsed.username || parsed.password) return 'must not hold a user name or password';
-  if (parsed.pathname !== '/' || parsed.search || parsed.hash || entry.endsWith('/')) return `must be scheme and host only (no path, query or fragment): "${parsed.origin}"`;
+  if (parsed.pathname !== '/' || parsed.search || parsed.hash || entry.endsWith('/'))
+    return `must be scheme and host only (no path, query or fragment): "${parsed.origin}"`;
   return `must be written as browsers write the origin: "${parsed.origin}"`;
 }

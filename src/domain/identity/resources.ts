@@ -80,5 +80,12 @@ export function sessionResource(envName: string, s: SessionRow, now?: Date): Ses
 }
 
 export function signInResource(r: SignInRow): SignIn {
-  return { id: r.id, time: r.time.toISOString(), method: r.method, outcome: r.outcome, ip: r.ip, user_agent: r.user_agent };
+  return {
+    id: r.id,
+    time: r.time.toISOString(),
+    method: r.method,
+    outcome: r.outcome,
+    ip: r.ip,
+    user_agent: r.user_agent,
+  };
 }

@@ -32,11 +32,24 @@ export async function envIdentity(db: Db, envId: string): Promise<EnvIdentity> {
   return { envId, envName: env.name, mode: env.mode, settings: identitySettings(env.settings) };
 }
 
-export async function createSession(db: Db, env: EnvIdentity, endUserId: string, method: string, from: SignInContext): Promise<{ session: SessionRow; token: string }> {
+export async function createSession(
+  db: Db,
+  env: EnvIdentity,
+  endUserId: string,
+  method: string,
+  from: SignInContext,
+): Promise<{ session: SessionRow; token: string }> {
   const token = newToken('session');
   const session = await identityQueries(db).insertSession({
-    id: newId('sess'), env_id: env.envId, end_user_id: endUserId, method, ip: from.ip, user_agent: from.userAgent?.slice(0, 500) ?? null,
-    token_hash: hashToken(token), idle_seconds: env.settings.session_idle_seconds, lifetime_seconds: env.settings.session_lifetime_seconds,
+    id: newId('sess'),
+    env_id: env.envId,
+    end_user_id: endUserId,
+    method,
+    ip: from.ip,
+    user_agent: from.userAgent?.slice(0, 500) ?? null,
+    token_hash: hashToken(token),
+    idle_seconds: env.settings.session_idle_seconds,
+    lifetime_seconds: env.settings.session_lifetime_seconds,
   });
   return { session, token };
 }
@@ -47,7 +60,11 @@ export interface ResolvedSession {
 }
 
 /** The live session of a bearer token, or undefined for anything else (malformed, unknown, ended). */
-export async function resolveSession(db: Db, token: string, now: Date = new Date()): Promise<ResolvedSession | undefined> {
+export async function resolveSession(
+  db: Db,
+  token: string,
+  now: Date = new Date(),
+): Promise<ResolvedSession | undefined> {
   if (!isTokenShape('session', token)) return undefined;
   const q = identityQueries(db);
   const session = await q.liveSession(hashToken(token));

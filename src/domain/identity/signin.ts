@@ -54,7 +54,17 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
   await reserveCheck(db, input.envId, idHash);
 
   const passwordOk = await verifyPassword(user?.password_hash ?? (await dummyHash()), input.password);
-  const record = (outcome: string) => (user ? q.insertSignIn({ env_id: input.envId, end_user_id: user.id, method: 'password', outcome, ip: input.from.ip, user_agent: input.from.userAgent?.slice(0, 500) ?? null }) : Promise.resolve());
+  const record = (outcome: string) =>
+    user
+      ? q.insertSignIn({
+          env_id: input.envId,
+          end_user_id: user.id,
+          method: 'password',
+          outcome,
+          ip: input.from.ip,
+          user_agent: input.from.userAgent?.slice(0, 500) ?? null,
+        })
+      : Promise.resolve();
 
   if (!user || !user.password_hash || !passwordOk) {
     await record('wrong_password');
@@ -63,19 +73,32 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
   if (!user.email_verified_time) {
     await releaseCheck(db, input.envId, idHash);
     await record('email_not_verified');
-    throw new AppError('forbidden', 'verify the email address first: follow the link in the verification mail', { details: { reason: 'email_not_verified' } });
+    throw new AppError('forbidden', 'verify the email address first: follow the link in the verification mail', {
+      details: { reason: 'email_not_verified' },
+    });
   }
   if (user.totp_active) {
     if (input.factorProofs.length === 0) {
       await releaseCheck(db, input.envId, idHash);
       await record('mfa_required');
-      throw new AppError('mfa_required', 'this user has a second factor: send a totp or recovery_code proof in factor_proofs', {
-        details: { factors: ['totp', 'recovery_code'] },
-      });
+      throw new AppError(
+        'mfa_required',
+        'this user has a second factor: send a totp or recovery_code proof in factor_proofs',
+        {
+          details: { factors: ['totp', 'recovery_code'] },
+        },
+      );
     }
     if (!(await checkFactorProofs(db, deps.config, user.id, input.factorProofs))) {
       await record('wrong_factor');
-      return failAttempt(db, input.envId, idHash, new AppError('unauthorized', 'the second-factor code is wrong or already used', { details: { reason: 'invalid_factor' } }));
+      return failAttempt(
+        db,
+        input.envId,
+        idHash,
+        new AppError('unauthorized', 'the second-factor code is wrong or already used', {
+          details: { reason: 'invalid_factor' },
+        }),
+      );
     }
   }
 

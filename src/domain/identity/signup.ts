@@ -36,12 +36,18 @@ export async function acceptSignUp(deps: { db: Knex; config: Config; jobs: Jobs 
   const env = await envIdentity(deps.db, input.envId);
   await consumeLimit(deps.db, 'sign_up', input.envId, input.ip, env.settings.rate_limits.sign_up);
   const problem = passwordProblem(input.password, env.settings.require_second_factor);
-  if (problem) throw new AppError('invalid_request', problem, { details: { fields: [{ field: 'body.password', message: problem }] } });
+  if (problem)
+    throw new AppError('invalid_request', problem, {
+      details: { fields: [{ field: 'body.password', message: problem }] },
+    });
   const redirect = input.redirectUrl ? allowedRedirect(deps.config, env, input.redirectUrl) : null;
   const id = newId('signup');
   await deps.db.transaction(async (trx) => {
     await trx('identity_pending_signups').insert({
-      id, env_id: input.envId, email: input.email.trim(), redirect_url: redirect,
+      id,
+      env_id: input.envId,
+      email: input.email.trim(),
+      redirect_url: redirect,
       password_sealed: seal(keyringFromConfig(deps.config), input.password, sealContext(id)),
     });
     await deps.jobs.enqueue(trx, 'identity.sign-up', { pending_id: id });
@@ -59,13 +65,20 @@ interface PendingRow {
 }
 
 /** Worker side. Idempotent: the decision is stored before mailing, so a retry mails the same thing. */
-export async function processSignUp(deps: { db: Knex; config: Config; mailer: Mailer; log: Logger }, pendingId: string): Promise<void> {
+export async function processSignUp(
+  deps: { db: Knex; config: Config; mailer: Mailer; log: Logger },
+  pendingId: string,
+): Promise<void> {
   const { db } = deps;
   let pending = (await db('identity_pending_signups').where({ id: pendingId }).first()) as PendingRow | undefined;
   if (!pending) return; // already done
   const env = await envIdentity(db, pending.env_id);
   if (!pending.outcome) {
-    const password = open(keyringFromConfig(deps.config), pending.password_sealed ?? '', sealContext(pending.id)).toString();
+    const password = open(
+      keyringFromConfig(deps.config),
+      pending.password_sealed ?? '',
+      sealContext(pending.id),
+    ).toString();
     const q = identityQueries(db);
     const normalized = normaliseEmail(pending.email);
     let outcome: PendingRow['outcome'];
@@ -76,11 +89,19 @@ export async function processSignUp(deps: { db: Knex; config: Config; mailer: Ma
       endUserId = existing.id;
     } else if (await breachedChecker(db, env.settings, deps.log).check(password)) outcome = 'breached';
     else {
-      const user = await q.insertUser({ env_id: pending.env_id, email: pending.email, email_normalized: normalized, password_hash: await hashPassword(password), email_verified: false });
+      const user = await q.insertUser({
+        env_id: pending.env_id,
+        email: pending.email,
+        email_normalized: normalized,
+        password_hash: await hashPassword(password),
+        email_verified: false,
+      });
       outcome = user ? 'created' : 'exists';
       endUserId = user?.id ?? null;
     }
-    await db('identity_pending_signups').where({ id: pendingId }).update({ outcome, end_user_id: endUserId, password_sealed: null });
+    await db('identity_pending_signups')
+      .where({ id: pendingId })
+      .update({ outcome, end_user_id: endUserId, password_sealed: null });
     pending = { ...pending, outcome, end_user_id: endUserId, password_sealed: null };
   }
   const app = appName(env);
@@ -90,7 +111,9 @@ export async function processSignUp(deps: { db: Knex; config: Config; mailer: Ma
     await deps.mailer.send(verificationMail(pending.email, app, link), env);
   } else if (pending.outcome === 'exists') {
     // An address that never confirmed gets a fresh link instead: its owner lost the first mail.
-    const existing = pending.end_user_id ? await identityQueries(db).userById(pending.env_id, pending.end_user_id) : undefined;
+    const existing = pending.end_user_id
+      ? await identityQueries(db).userById(pending.env_id, pending.end_user_id)
+      : undefined;
     if (existing && !existing.email_verified_time) {
       const link = await issueEmailLink(db, deps.config, env, existing.id, 'verify_email', redirect);
       await deps.mailer.send(verificationMail(existing.email, app, link), env);

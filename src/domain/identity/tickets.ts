@@ -9,17 +9,32 @@ import { hashToken, isTokenShape, newToken } from './tokens.ts';
 
 export const ticketSeconds = 120;
 
-export async function issueTicket(db: Knex, envId: string, endUserId: string, method: string, from: SignInContext): Promise<{ ticket: string; expires_at: string }> {
+export async function issueTicket(
+  db: Knex,
+  envId: string,
+  endUserId: string,
+  method: string,
+  from: SignInContext,
+): Promise<{ ticket: string; expires_at: string }> {
   const ticket = newToken('ticket');
   const expires = await identityQueries(db).insertTicket({
-    token_hash: hashToken(ticket), env_id: envId, end_user_id: endUserId, method, ip: from.ip,
-    user_agent: from.userAgent?.slice(0, 500) ?? null, lifetime_seconds: ticketSeconds,
+    token_hash: hashToken(ticket),
+    env_id: envId,
+    end_user_id: endUserId,
+    method,
+    ip: from.ip,
+    user_agent: from.userAgent?.slice(0, 500) ?? null,
+    lifetime_seconds: ticketSeconds,
   });
   return { ticket, expires_at: expires.toISOString() };
 }
 
 /** Redeem and session creation commit together: a failed insert leaves the ticket unused. */
-export async function redeemTicket(db: Knex, envId: string, ticket: string): Promise<{ session: SessionRow; user: EndUserRow; token: string; envName: string }> {
+export async function redeemTicket(
+  db: Knex,
+  envId: string,
+  ticket: string,
+): Promise<{ session: SessionRow; user: EndUserRow; token: string; envName: string }> {
   const refused = new AppError('unauthorized', 'the ticket is unknown, expired or already used');
   if (!isTokenShape('ticket', ticket)) throw refused;
   const env = await envIdentity(db, envId);
@@ -29,7 +44,10 @@ export async function redeemTicket(db: Knex, envId: string, ticket: string): Pro
     if (!row) throw refused;
     const user = await q.userById(envId, row.end_user_id);
     if (!user) throw refused;
-    const { session, token } = await createSession(trx, env, user.id, row.method, { ip: row.ip, userAgent: row.user_agent });
+    const { session, token } = await createSession(trx, env, user.id, row.method, {
+      ip: row.ip,
+      userAgent: row.user_agent,
+    });
     return { session, user, token, envName: env.envName };
   });
 }

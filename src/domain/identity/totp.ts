@@ -18,10 +18,19 @@ import { endPendingGrants } from './revocation.ts';
 export const totpPeriod = 30;
 
 /** The step a code matches within ±1 step of `nowSeconds` and above `afterStep`, or undefined. */
-export async function verifyTotp(secret: string, code: string, nowSeconds: number, afterStep?: number): Promise<number | undefined> {
+export async function verifyTotp(
+  secret: string,
+  code: string,
+  nowSeconds: number,
+  afterStep?: number,
+): Promise<number | undefined> {
   if (!/^\d{6}$/.test(code)) return undefined;
   const result = await verify({
-    secret, token: code, epoch: nowSeconds, period: totpPeriod, epochTolerance: totpPeriod,
+    secret,
+    token: code,
+    epoch: nowSeconds,
+    period: totpPeriod,
+    epochTolerance: totpPeriod,
     ...(afterStep !== undefined ? { afterTimeStep: afterStep } : {}),
   });
   return result.valid && 'timeStep' in result ? result.timeStep : undefined;
@@ -45,7 +54,12 @@ export const hashRecoveryCode = (code: string): Buffer => sha256(`recovery:${nor
 
 const sealContext = (factorId: string): string => `totp:${factorId}`;
 
-export async function enrollTotp(db: Db, config: Config, user: EndUserRow, issuer: string): Promise<{ secret: string; otpauth_uri: string }> {
+export async function enrollTotp(
+  db: Db,
+  config: Config,
+  user: EndUserRow,
+  issuer: string,
+): Promise<{ secret: string; otpauth_uri: string }> {
   const secret = generateSecret();
   const id = newId('totp');
   const sealed = seal(keyringFromConfig(config), secret, sealContext(id));
@@ -60,14 +74,23 @@ async function factorSecret(config: Config, factor: { id: string; secret_sealed:
 }
 
 /** Activates the pending factor with a first code, and answers ten fresh recovery codes once. */
-export async function activateTotp(db: Knex, config: Config, user: EndUserRow, code: string, now: Date = new Date()): Promise<string[]> {
+export async function activateTotp(
+  db: Knex,
+  config: Config,
+  user: EndUserRow,
+  code: string,
+  now: Date = new Date(),
+): Promise<string[]> {
   const q = identityQueries(db);
   const factor = await q.factorOf(user.id);
-  if (!factor) throw new AppError('not_found', 'no TOTP factor is being enrolled; start with POST /v1/client/factors/totp');
+  if (!factor)
+    throw new AppError('not_found', 'no TOTP factor is being enrolled; start with POST /v1/client/factors/totp');
   if (factor.activate_time) throw new AppError('conflict', 'the TOTP factor is already active');
   const step = await verifyTotp(await factorSecret(config, factor), code, Math.floor(now.getTime() / 1000));
   if (step === undefined || !(await q.acceptStep(factor.id, step, true))) {
-    throw new AppError('invalid_request', 'the code is not valid; check the device clock and try the current code', { details: { reason: 'invalid_code' } });
+    throw new AppError('invalid_request', 'the code is not valid; check the device clock and try the current code', {
+      details: { reason: 'invalid_code' },
+    });
   }
   const codes = Array.from({ length: 10 }, newRecoveryCode);
   await db.transaction(async (trx) => {
@@ -83,7 +106,13 @@ export interface FactorProof {
 }
 
 /** True when one of the proofs is valid for the user's active factor; each proof is spent once. */
-export async function checkFactorProofs(db: Db, config: Config, userId: string, proofs: readonly FactorProof[], now: Date = new Date()): Promise<boolean> {
+export async function checkFactorProofs(
+  db: Db,
+  config: Config,
+  userId: string,
+  proofs: readonly FactorProof[],
+  now: Date = new Date(),
+): Promise<boolean> {
   const q = identityQueries(db);
   for (const proof of proofs.slice(0, 3)) {
     if (proof.type === 'recovery_code') {
@@ -93,7 +122,12 @@ export async function checkFactorProofs(db: Db, config: Config, userId: string, 
     const factor = await q.factorOf(userId);
     if (!factor?.activate_time) continue;
     const last = factor.last_step === null ? undefined : Number(factor.last_step);
-    const step = await verifyTotp(await factorSecret(config, factor), proof.code, Math.floor(now.getTime() / 1000), last);
+    const step = await verifyTotp(
+      await factorSecret(config, factor),
+      proof.code,
+      Math.floor(now.getTime() / 1000),
+      last,
+    );
     if (step !== undefined && (await q.acceptStep(factor.id, step, false))) return true;
   }
   return false;
@@ -107,7 +141,12 @@ export async function disableTotp(db: Db, config: Config, user: EndUserRow, proo
   // Guesses here count toward the sign-in lockout: a stolen session must not be a code oracle.
   await reserveCheck(db, user.env_id, idHash);
   if (!(await checkFactorProofs(db, config, user.id, [proof]))) {
-    await failAttempt(db, user.env_id, idHash, new AppError('unauthorized', 'the code is not valid', { details: { reason: 'invalid_code' } }));
+    await failAttempt(
+      db,
+      user.env_id,
+      idHash,
+      new AppError('unauthorized', 'the code is not valid', { details: { reason: 'invalid_code' } }),
+    );
   }
   await releaseCheck(db, user.env_id, idHash);
   await removeFactor(db, user.id);

@@ -10,22 +10,35 @@ import { endAllAccess } from './revocation.ts';
 import { envIdentity } from './sessions.ts';
 import { normaliseEmail } from './tokens.ts';
 
-export async function createEndUser(db: Knex, envId: string, input: { email: string; password?: string | undefined; email_verified?: boolean | undefined }): Promise<EndUserRow> {
+export async function createEndUser(
+  db: Knex,
+  envId: string,
+  input: { email: string; password?: string | undefined; email_verified?: boolean | undefined },
+): Promise<EndUserRow> {
   let hash: string | null = null;
   if (input.password !== undefined) {
     const env = await envIdentity(db, envId);
     const problem = passwordProblem(input.password, env.settings.require_second_factor);
     if (problem) throw new AppError('invalid_request', problem);
     if (await breachedChecker(db, env.settings).check(input.password)) {
-      throw new AppError('invalid_request', 'this password appears in lists of breached passwords; choose another', { details: { reason: 'breached_password' } });
+      throw new AppError('invalid_request', 'this password appears in lists of breached passwords; choose another', {
+        details: { reason: 'breached_password' },
+      });
     }
     hash = await hashPassword(input.password);
   }
   const email = input.email.trim();
   const user = await identityQueries(db).insertUser({
-    env_id: envId, email, email_normalized: normaliseEmail(email), password_hash: hash, email_verified: input.email_verified ?? false,
+    env_id: envId,
+    email,
+    email_normalized: normaliseEmail(email),
+    password_hash: hash,
+    email_verified: input.email_verified ?? false,
   });
-  if (!user) throw new AppError('conflict', 'an end user with this email already exists', { details: { reason: 'email_taken' } });
+  if (!user)
+    throw new AppError('conflict', 'an end user with this email already exists', {
+      details: { reason: 'email_taken' },
+    });
   return user;
 }
 
@@ -37,7 +50,8 @@ export async function requireEndUser(db: Knex, envId: string, id: string): Promi
 
 /** Sessions, tickets and device approvals go with the row (ON DELETE CASCADE). */
 export async function deleteEndUser(db: Knex, envId: string, id: string): Promise<void> {
-  if (!(await identityQueries(db).deleteUser(envId, id))) throw new AppError('not_found', `no end user ${id} in this environment`);
+  if (!(await identityQueries(db).deleteUser(envId, id)))
+    throw new AppError('not_found', `no end user ${id} in this environment`);
 }
 
 /** Ends every session, and the tickets and device approvals that would become sessions later. */

@@ -34,33 +34,53 @@ export interface DeviceAuthorizationAnswer {
 async function requireClient(db: Knex, clientId: string | undefined) {
   const client = clientId ? await oauthQueries(db).clientById(clientId) : undefined;
   if (!client || client.revoke_time) throw new OAuthError('invalid_client', 'unknown or revoked client_id');
-  if (!client.grant_types.includes('device_code')) throw new OAuthError('unauthorized_client', 'this client is not allowed the device authorization grant');
+  if (!client.grant_types.includes('device_code'))
+    throw new OAuthError('unauthorized_client', 'this client is not allowed the device authorization grant');
   return client;
 }
 
 /** §3.1–3.2. A requested scope must be within the client's; none asked means all of them. */
-export async function startDeviceAuthorization(db: Knex, config: Config, input: { clientId?: string | undefined; scope?: string | undefined }): Promise<DeviceAuthorizationAnswer> {
+export async function startDeviceAuthorization(
+  db: Knex,
+  config: Config,
+  input: { clientId?: string | undefined; scope?: string | undefined },
+): Promise<DeviceAuthorizationAnswer> {
   const client = await requireClient(db, input.clientId);
   const asked = input.scope?.split(' ').filter(Boolean);
   const outside = asked?.filter((s) => !client.scopes.includes(s)) ?? [];
-  if (outside.length > 0) throw new OAuthError('invalid_scope', `scope not allowed for this client: ${outside.join(' ')}`);
+  if (outside.length > 0)
+    throw new OAuthError('invalid_scope', `scope not allowed for this client: ${outside.join(' ')}`);
   const scopes = asked && asked.length > 0 ? [...new Set(asked)] : client.scopes;
   const deviceCode = `cairn_dvc_${randomBase62(32)}`;
   for (let attempt = 0; ; attempt++) {
     const userCode = newUserCode();
     const inserted = await oauthQueries(db).insertDevice({
-      id: newId('dev'), env_id: client.env_id, client_id: client.id, device_code_hash: hashDeviceCode(deviceCode), user_code: userCode,
-      scopes, interval_seconds: deviceInterval, lifetime_seconds: deviceLifetimeSeconds,
+      id: newId('dev'),
+      env_id: client.env_id,
+      client_id: client.id,
+      device_code_hash: hashDeviceCode(deviceCode),
+      user_code: userCode,
+      scopes,
+      interval_seconds: deviceInterval,
+      lifetime_seconds: deviceLifetimeSeconds,
     });
     if (inserted) {
       const verification = `${config.CAIRN_BASE_URL}/device`;
       return {
-        device_code: deviceCode, user_code: formatUserCode(userCode), verification_uri: verification,
-        verification_uri_complete: `${verification}?user_code=${formatUserCode(userCode)}`, expires_in: deviceLifetimeSeconds, interval: deviceInterval,
+        device_code: deviceCode,
+        user_code: formatUserCode(userCode),
+        verification_uri: verification,
+        verification_uri_complete: `${verification}?user_code=${formatUserCode(userCode)}`,
+        expires_in: deviceLifetimeSeconds,
+        interval: deviceInterval,
       };
     }
     // A pending request already holds this user code (one in ~10^10): draw another.
-    if (attempt > 5) throw new OAuthError('temporarily_unavailable', 'could not allocate a user code; retry', { status: 503, retryAfter: 1 });
+    if (attempt > 5)
+      throw new OAuthError('temporarily_unavailable', 'could not allocate a user code; retry', {
+        status: 503,
+        retryAfter: 1,
+      });
   }
 }
 
@@ -72,7 +92,10 @@ export interface TokenAnswer {
 }
 
 /** §3.4–3.5: one poll. Redeeming and creating the session commit together. */
-export async function pollDeviceToken(db: Knex, input: { clientId?: string | undefined; deviceCode?: string | undefined; from: SignInContext }): Promise<TokenAnswer> {
+export async function pollDeviceToken(
+  db: Knex,
+  input: { clientId?: string | undefined; deviceCode?: string | undefined; from: SignInContext },
+): Promise<TokenAnswer> {
   const client = await requireClient(db, input.clientId);
   if (!input.deviceCode) throw new OAuthError('invalid_request', 'device_code is required');
   const deviceCode = input.deviceCode;
@@ -82,16 +105,25 @@ export async function pollDeviceToken(db: Knex, input: { clientId?: string | und
     const row = await oauthQueries(trx).poll(client.id, hashDeviceCode(deviceCode), pollSlackMs);
     if (!row) return new OAuthError('invalid_grant', 'unknown device_code for this client');
     if (row.previous_state === 'redeemed') return new OAuthError('invalid_grant', 'this device_code was already used');
-    if (row.too_fast) return new OAuthError('slow_down', `poll no more often than every ${row.interval_seconds} seconds`);
+    if (row.too_fast)
+      return new OAuthError('slow_down', `poll no more often than every ${row.interval_seconds} seconds`);
     if (row.expired) return new OAuthError('expired_token', 'the device_code expired; start again');
     if (row.previous_state === 'denied') return new OAuthError('access_denied', 'the user denied the request');
-    if (row.previous_state === 'pending') return new OAuthError('authorization_pending', 'the user has not approved the request yet');
+    if (row.previous_state === 'pending')
+      return new OAuthError('authorization_pending', 'the user has not approved the request yet');
     const env = await envIdentity(trx, row.env_id);
     const user = row.end_user_id ? await identityQueries(trx).userById(row.env_id, row.end_user_id) : undefined;
     // Throwing here rolls the redeem back too: the user is gone, nothing is spent.
     if (!user) throw new OAuthError('invalid_grant', 'the approving user no longer exists');
     const { session, token } = await createSession(trx, env, user.id, 'device', input.from);
-    await identityQueries(trx).insertSignIn({ env_id: row.env_id, end_user_id: user.id, method: 'device', outcome: 'succeeded', ip: input.from.ip, user_agent: input.from.userAgent });
+    await identityQueries(trx).insertSignIn({
+      env_id: row.env_id,
+      end_user_id: user.id,
+      method: 'device',
+      outcome: 'succeeded',
+      ip: input.from.ip,
+      user_agent: input.from.userAgent,
+    });
     const expiresIn = Math.max(0, Math.floor((session.expire_time.getTime() - Date.now()) / 1000));
     return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scope: row.scopes.join(' ') };
   });
@@ -118,7 +150,12 @@ export async function findDeviceRequest(db: Knex, input: string, who: Guesser): 
   return found;
 }
 
-export async function decideDeviceRequest(db: Knex, request: DeviceRequest, endUserId: string, approve: boolean): Promise<void> {
+export async function decideDeviceRequest(
+  db: Knex,
+  request: DeviceRequest,
+  endUserId: string,
+  approve: boolean,
+): Promise<void> {
   if (!(await oauthQueries(db).decide(request.id, request.env_id, endUserId, approve))) {
     throw new AppError('conflict', 'this request was already answered or has expired');
   }

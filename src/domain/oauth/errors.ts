@@ -1,8 +1,18 @@
 // Errors of the OAuth endpoints in the RFC 6749 §5.2 / RFC 8628 §3.5 form ({"error", …}), so
 // that standard OAuth clients work unchanged (CONTRACT.md). Only these two endpoints use it.
 export type OAuthErrorCode =
-  | 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type'
-  | 'invalid_scope' | 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'server_error' | 'temporarily_unavailable';
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'access_denied'
+  | 'expired_token'
+  | 'server_error'
+  | 'temporarily_unavailable';
 
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;

@@ -12,10 +12,16 @@ const cache = new WeakMap<Knex, Record<keyof typeof userCodeLimits, RateLimiterP
 function limiters(db: Knex) {
   let l = cache.get(db);
   if (!l) {
-    const make = (kind: keyof typeof userCodeLimits) => new RateLimiterPostgres({
-      storeClient: db, storeType: 'knex', tableName: 'identity_rate_limits', tableCreated: true,
-      keyPrefix: `user_code_${kind}`, points: userCodeLimits[kind].points, duration: userCodeLimits[kind].seconds,
-    });
+    const make = (kind: keyof typeof userCodeLimits) =>
+      new RateLimiterPostgres({
+        storeClient: db,
+        storeType: 'knex',
+        tableName: 'identity_rate_limits',
+        tableCreated: true,
+        keyPrefix: `user_code_${kind}`,
+        points: userCodeLimits[kind].points,
+        duration: userCodeLimits[kind].seconds,
+      });
     l = { ip: make('ip'), browser: make('browser') };
     cache.set(db, l);
   }
@@ -36,7 +42,10 @@ export async function assertMayGuess(db: Knex, who: Guesser): Promise<void> {
     browser && browser.consumedPoints >= userCodeLimits.browser.points ? browser.msBeforeNext : 0,
   ];
   const wait = Math.max(...spent);
-  if (wait > 0) throw new AppError('rate_limited', 'too many wrong codes; wait a few minutes and try again', { retryAfter: Math.ceil(wait / 1000) });
+  if (wait > 0)
+    throw new AppError('rate_limited', 'too many wrong codes; wait a few minutes and try again', {
+      retryAfter: Math.ceil(wait / 1000),
+    });
 }
 
 export async function countWrongGuess(db: Knex, who: Guesser): Promise<void> {

@@ -31,7 +31,17 @@ export interface DeviceRequest extends DeviceRow {
   client_name: string;
 }
 
-const deviceColumns = ['id', 'env_id', 'client_id', 'user_code', 'scopes', 'state', 'end_user_id', 'interval_seconds', 'expire_time'] as const;
+const deviceColumns = [
+  'id',
+  'env_id',
+  'client_id',
+  'user_code',
+  'scopes',
+  'state',
+  'end_user_id',
+  'interval_seconds',
+  'expire_time',
+] as const;
 
 export interface PollResult extends DeviceRow {
   /** The interval was not respected: the poll is refused and the interval grows by 5 s. */
@@ -55,13 +65,31 @@ export function oauthQueries(db: Db) {
       return db('oauth_clients').where({ env_id: envId }).orderBy('id');
     },
 
-    async insertDevice(row: { id: string; env_id: string; client_id: string; device_code_hash: Buffer; user_code: string; scopes: string[]; interval_seconds: number; lifetime_seconds: number }): Promise<boolean> {
+    async insertDevice(row: {
+      id: string;
+      env_id: string;
+      client_id: string;
+      device_code_hash: Buffer;
+      user_code: string;
+      scopes: string[];
+      interval_seconds: number;
+      lifetime_seconds: number;
+    }): Promise<boolean> {
       const { lifetime_seconds, ...rest } = row;
       const result = await db.raw<{ rowCount: number }>(
         `insert into device_authorizations (id, env_id, client_id, device_code_hash, user_code, scopes, interval_seconds, expire_time)
          values (?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?))
          on conflict (user_code) where state = 'pending' do nothing`,
-        [rest.id, rest.env_id, rest.client_id, rest.device_code_hash, rest.user_code, rest.scopes, rest.interval_seconds, lifetime_seconds],
+        [
+          rest.id,
+          rest.env_id,
+          rest.client_id,
+          rest.device_code_hash,
+          rest.user_code,
+          rest.scopes,
+          rest.interval_seconds,
+          lifetime_seconds,
+        ],
       );
       return result.rowCount === 1;
     },
@@ -102,7 +130,9 @@ export function oauthQueries(db: Db) {
 
     /** The user's approvals no device has collected yet become denials (the user was signed out everywhere). */
     async denyUncollected(endUserId: string): Promise<number> {
-      return db('device_authorizations').where({ end_user_id: endUserId, state: 'approved' }).update({ state: 'denied', decide_time: db.fn.now() });
+      return db('device_authorizations')
+        .where({ end_user_id: endUserId, state: 'approved' })
+        .update({ state: 'denied', decide_time: db.fn.now() });
     },
 
     /** Approve or deny, once, by a user of the request's own environment. */

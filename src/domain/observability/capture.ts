@@ -23,17 +23,27 @@ export interface CaptureDeps {
 
 export async function acceptEvents(deps: CaptureDeps, envId: string, events: ErrorEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const rows = events.map((payload) => ({ ...sealPayload(deps.keyring, envId, newEventUid(deps.cell), storable(payload)), event_id: payload.event_id ?? null }));
+  const rows = events.map((payload) => ({
+    ...sealPayload(deps.keyring, envId, newEventUid(deps.cell), storable(payload)),
+    event_id: payload.event_id ?? null,
+  }));
   const accepted = await inboxWriter(deps.db).write(rows);
   // A named event accepted before answers with its first uid (CONTRACT.md "Idempotent capture").
-  return rows.map((r) => (r.event_id ? accepted.get(`${r.env_id}\n${r.event_id}`) ?? r.uid : r.uid));
+  return rows.map((r) => (r.event_id ? (accepted.get(`${r.env_id}\n${r.event_id}`) ?? r.uid) : r.uid));
 }
 
-export type BatchResult = { uid: string } | { error: { code: 'invalid_request'; message: string; details: { fields: { field: string; message: string }[] } } };
+export type BatchResult =
+  | { uid: string }
+  | { error: { code: 'invalid_request'; message: string; details: { fields: { field: string; message: string }[] } } };
 
 function describe(issues: z.core.$ZodIssue[], index: number): BatchResult {
-  const fields = issues.slice(0, 20).map((i) => ({ field: ['error_events', String(index), ...i.path.map(String)].join('.'), message: i.message }));
-  const summary = fields.slice(0, 5).map((f) => `${f.field}: ${f.message}`).join('; ');
+  const fields = issues
+    .slice(0, 20)
+    .map((i) => ({ field: ['error_events', String(index), ...i.path.map(String)].join('.'), message: i.message }));
+  const summary = fields
+    .slice(0, 5)
+    .map((f) => `${f.field}: ${f.message}`)
+    .join('; ');
   return { error: { code: 'invalid_request', message: `invalid event: ${summary}`, details: { fields } } };
 }
 

@@ -59,12 +59,30 @@ export class CompactMap {
     // What TraceMap accepted (it was the parser here before): `sources` an array, `mappings` a VLQ
     // string or already decoded arrays. An indexed map (`sections`) it refused, and so does this.
     if (!Array.isArray(map.sources)) throw new Error('source map has no sources');
-    const columns = typeof map.mappings === 'string' ? decodeMappings(map.mappings) : Array.isArray(map.mappings) ? fromDecoded(map.mappings) : undefined;
+    const columns =
+      typeof map.mappings === 'string'
+        ? decodeMappings(map.mappings)
+        : Array.isArray(map.mappings)
+          ? fromDecoded(map.mappings)
+          : undefined;
     if (!columns) throw new Error('source map has no mappings');
-    ({ lineStart: this.lineStart, genColumn: this.genColumn, source: this.source, srcLine: this.srcLine, srcColumn: this.srcColumn, name: this.name } = columns);
+    ({
+      lineStart: this.lineStart,
+      genColumn: this.genColumn,
+      source: this.source,
+      srcLine: this.srcLine,
+      srcColumn: this.srcColumn,
+      name: this.name,
+    } = columns);
     // Source names resolve against `sourceRoot` exactly as trace-mapping resolves them: it does it
     // here, on a copy of the map without its mappings, so it decodes nothing.
-    const resolved = new TraceMap({ version: 3, sources: map.sources, sourceRoot: map.sourceRoot, names: [], mappings: '' }).resolvedSources;
+    const resolved = new TraceMap({
+      version: 3,
+      sources: map.sources,
+      sourceRoot: map.sourceRoot,
+      names: [],
+      mappings: '',
+    }).resolvedSources;
     this.sources = resolved.map((s) => s ?? '');
     this.sources.forEach((s, i) => {
       if (!this.sourceIndex.has(s)) this.sourceIndex.set(s, i);
@@ -113,7 +131,12 @@ export class CompactMap {
     const src = this.source[index]!;
     if (src === -1) return null;
     const name = this.name[index]!;
-    return { source: this.sources[src]!, line: this.srcLine[index]! + 1, column: this.srcColumn[index]!, name: name === -1 ? null : (this.names[name] ?? null) };
+    return {
+      source: this.sources[src]!,
+      line: this.srcLine[index]! + 1,
+      column: this.srcColumn[index]!,
+      name: name === -1 ? null : (this.names[name] ?? null),
+    };
   }
 
   /** The name of a segment that starts exactly at a generated position (1-based line, 0-based column). */

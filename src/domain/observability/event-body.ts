@@ -60,7 +60,11 @@ export function framesSegment(frameJsons: readonly string[], frameLines: string 
  * stack text before its frame lines, undefined when the event has no stack text (as for
  * framesSegment, which must agree).
  */
-export function packBody(segment: Buffer, messageLines: string | undefined, head: Omit<EventBody, 'stack_frames' | 'stack'>): Buffer {
+export function packBody(
+  segment: Buffer,
+  messageLines: string | undefined,
+  head: Omit<EventBody, 'stack_frames' | 'stack'>,
+): Buffer {
   const opening = messageLines === undefined ? '{' : `{"stack":"${inner(messageLines)}`;
   // `"event_time":…}` (a head always has its event_time): segment 1 opened the object.
   return Buffer.concat([stored(opening, false), segment, stored(JSON.stringify(head).slice(1), true)]);

@@ -13,11 +13,16 @@ export const limits = {
 } as const;
 
 /** RFC 3339 needs an offset (or Z); a bare local time is ambiguous and refused. */
-export const rfc3339 = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 timestamp such as 2026-11-21T13:00:00Z' });
+export const rfc3339 = z.iso.datetime({
+  offset: true,
+  message: 'must be an RFC 3339 timestamp such as 2026-11-21T13:00:00Z',
+});
 
 // W3C Trace Context §3.2.2.3: lower-case hex, and all zeros is an invalid id.
 const hexId = (length: number) =>
-  z.string().regex(new RegExp(`^[0-9a-f]{${length}}$`), `must be ${length} lower-case hex characters`)
+  z
+    .string()
+    .regex(new RegExp(`^[0-9a-f]{${length}}$`), `must be ${length} lower-case hex characters`)
     .refine((v) => /[1-9a-f]/.test(v), 'must not be all zeros (W3C Trace Context)');
 
 export const stackFrameInput = z.strictObject({
@@ -36,31 +41,52 @@ export const breadcrumbInput = z.strictObject({
   category: z.string().max(256).optional(),
   level: z.enum(['debug', 'info', 'warning', 'error', 'fatal']).optional(),
   message: z.string().max(4096).optional(),
-  data: z.record(z.string().max(64), scalar).refine((d) => Object.keys(d).length <= 32, 'at most 32 data entries').optional(),
+  data: z
+    .record(z.string().max(64), scalar)
+    .refine((d) => Object.keys(d).length <= 32, 'at most 32 data entries')
+    .optional(),
 });
 
 // Release and service name select source maps and filter lists: printable, path-safe names.
-const label = z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]*$/, 'letters, digits and . _ @ + - only');
+const label = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]*$/, 'letters, digits and . _ @ + - only');
 
 // The client's own name for the event (Sentry's `event_id`): 32 lower-case hex, or a UUID in any
 // case, normalised to 32 lower-case hex. A capture repeating one already accepted is a no-op.
-export const eventId = z.union([
-  z.string().regex(/^[0-9a-f]{32}$/),
-  z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/).transform((v) => v.replace(/-/g, '').toLowerCase()),
-], { message: 'must be 32 lower-case hex characters or a UUID' });
+export const eventId = z.union(
+  [
+    z.string().regex(/^[0-9a-f]{32}$/),
+    z
+      .string()
+      .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/)
+      .transform((v) => v.replace(/-/g, '').toLowerCase()),
+  ],
+  { message: 'must be 32 lower-case hex characters or a UUID' },
+);
 
 export const errorEventInput = z.strictObject({
   event_id: eventId.optional(),
   event_time: rfc3339,
   exception_type: z.string().min(1).max(256),
   message: z.string().max(limits.message).optional(),
-  stack: z.string().refine((s) => Buffer.byteLength(s, 'utf8') <= limits.stackBytes, `must be at most ${limits.stackBytes} bytes`).optional(),
+  stack: z
+    .string()
+    .refine((s) => Buffer.byteLength(s, 'utf8') <= limits.stackBytes, `must be at most ${limits.stackBytes} bytes`)
+    .optional(),
   stack_frames: z.array(stackFrameInput).max(limits.frames).optional(),
   service_name: label.optional(),
   release: label.optional(),
   breadcrumbs: z.array(breadcrumbInput).max(limits.breadcrumbs, `at most ${limits.breadcrumbs} breadcrumbs`).optional(),
-  tags: z.record(z.string().regex(/^[A-Za-z0-9_.:-]{1,32}$/, 'tag keys are 1-32 of A-Z a-z 0-9 _ . : -'), z.string().max(200))
-    .refine((t) => Object.keys(t).length <= limits.tags, `at most ${limits.tags} tags`).optional(),
+  tags: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9_.:-]{1,32}$/, 'tag keys are 1-32 of A-Z a-z 0-9 _ . : -'),
+      z.string().max(200),
+    )
+    .refine((t) => Object.keys(t).length <= limits.tags, `at most ${limits.tags} tags`)
+    .optional(),
   fingerprint: z.string().min(1).max(512).optional(),
   trace_id: hexId(32).optional(),
   span_id: hexId(16).optional(),

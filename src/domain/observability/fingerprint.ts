@@ -78,16 +78,31 @@ export function stackKeys(frames: readonly KeyFrame[]): StackKeys {
 const framesHash = (method: string, type: string, framesJson: string): string =>
   digest(`[${JSON.stringify(method)},${JSON.stringify(type)},${framesJson}]`);
 
-export function groupKey(event: { exception_type: string; message?: string; fingerprint?: string; frames: readonly KeyFrame[] }, keys = stackKeys(event.frames)): GroupKey {
+export function groupKey(
+  event: { exception_type: string; message?: string; fingerprint?: string; frames: readonly KeyFrame[] },
+  keys = stackKeys(event.frames),
+): GroupKey {
   const { culprit } = keys;
   if (event.fingerprint) {
-    return { fingerprint: hash(['fingerprint', event.fingerprint]), grouping: { method: 'fingerprint', frames: [] }, culprit };
+    return {
+      fingerprint: hash(['fingerprint', event.fingerprint]),
+      grouping: { method: 'fingerprint', frames: [] },
+      culprit,
+    };
   }
   if (keys.inApp.length > 0) {
-    return { fingerprint: framesHash('in_app_frames', event.exception_type, keys.inAppJson), grouping: { method: 'in_app_frames', frames: keys.inApp }, culprit };
+    return {
+      fingerprint: framesHash('in_app_frames', event.exception_type, keys.inAppJson),
+      grouping: { method: 'in_app_frames', frames: keys.inApp },
+      culprit,
+    };
   }
   if (keys.all.length > 0) {
-    return { fingerprint: framesHash('all_frames', event.exception_type, keys.allJson), grouping: { method: 'all_frames', frames: keys.all }, culprit };
+    return {
+      fingerprint: framesHash('all_frames', event.exception_type, keys.allJson),
+      grouping: { method: 'all_frames', frames: keys.all },
+      culprit,
+    };
   }
   return {
     fingerprint: hash(['message', event.exception_type, normalizeMessage(event.message ?? '')]),

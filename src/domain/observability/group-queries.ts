@@ -43,11 +43,37 @@ export interface GroupFilter {
   last_seen_before?: string;
 }
 
-const groupColumns = ['id', 'env_id', 'fingerprint', 'title', 'culprit', 'service_name', 'state', 'etag', 'first_seen_time',
-  'last_seen_time', 'occurrence_count', 'last_release', 'resolve_time', 'grouping'] as const;
-const eventColumns = ['uid', 'env_id', 'group_id', 'event_time', 'receive_time', 'create_time', 'body', 'body_deflated'] as const;
+const groupColumns = [
+  'id',
+  'env_id',
+  'fingerprint',
+  'title',
+  'culprit',
+  'service_name',
+  'state',
+  'etag',
+  'first_seen_time',
+  'last_seen_time',
+  'occurrence_count',
+  'last_release',
+  'resolve_time',
+  'grouping',
+] as const;
+const eventColumns = [
+  'uid',
+  'env_id',
+  'group_id',
+  'event_time',
+  'receive_time',
+  'create_time',
+  'body',
+  'body_deflated',
+] as const;
 
-const eventRow = ({ body_deflated, ...r }: Omit<EventRow, 'body'> & StoredBody): EventRow => ({ ...r, body: unpackBody({ body: r.body, body_deflated }) });
+const eventRow = ({ body_deflated, ...r }: Omit<EventRow, 'body'> & StoredBody): EventRow => ({
+  ...r,
+  body: unpackBody({ body: r.body, body_deflated }),
+});
 
 export interface TriageOutcome {
   found: boolean;
@@ -58,8 +84,14 @@ export interface TriageOutcome {
 export function groupQueries(db: Db) {
   return {
     async listGroups(envId: string, f: GroupFilter, after: PageKey | undefined, limit: number): Promise<GroupRow[]> {
-      const q = db('error_groups').where({ env_id: envId }).select(groupColumns)
-        .orderBy([{ column: 'last_seen_time', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+      const q = db('error_groups')
+        .where({ env_id: envId })
+        .select(groupColumns)
+        .orderBy([
+          { column: 'last_seen_time', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(limit);
       if (f.state) q.where({ state: f.state });
       if (f.service_name) q.where({ service_name: f.service_name });
       if (f.last_seen_after) q.where('last_seen_time', '>=', f.last_seen_after);
@@ -73,8 +105,14 @@ export function groupQueries(db: Db) {
     },
 
     async listEvents(envId: string, groupId: string, after: PageKey | undefined, limit: number): Promise<EventRow[]> {
-      const q = db('error_events').where({ env_id: envId, group_id: groupId }).select(eventColumns)
-        .orderBy([{ column: 'event_time', order: 'desc' }, { column: 'uid', order: 'desc' }]).limit(limit);
+      const q = db('error_events')
+        .where({ env_id: envId, group_id: groupId })
+        .select(eventColumns)
+        .orderBy([
+          { column: 'event_time', order: 'desc' },
+          { column: 'uid', order: 'desc' },
+        ])
+        .limit(limit);
       if (after) q.whereRaw('(event_time, uid) < (?::timestamptz, ?)', [after.t, after.id]);
       return (await q).map(eventRow);
     },
@@ -87,8 +125,16 @@ export function groupQueries(db: Db) {
       return row ? eventRow(row) : undefined;
     },
 
-    async triage(envId: string, id: string, etag: string, from: readonly GroupState[], to: GroupState): Promise<TriageOutcome> {
-      const { rows } = await db.raw<{ rows: { prior_state: GroupState; prior_etag: string; changed: GroupRow | null }[] }>(
+    async triage(
+      envId: string,
+      id: string,
+      etag: string,
+      from: readonly GroupState[],
+      to: GroupState,
+    ): Promise<TriageOutcome> {
+      const { rows } = await db.raw<{
+        rows: { prior_state: GroupState; prior_etag: string; changed: GroupRow | null }[];
+      }>(
         `with target as (select id, state, etag from error_groups where env_id = ? and id = ?),
          changed as (
            update error_groups g set state = ?, etag = ${newEtagSql}, update_time = now(),
@@ -102,7 +148,11 @@ export function groupQueries(db: Db) {
       const row = rows[0];
       if (!row) return { found: false };
       const changed = row.changed
-        ? { ...row.changed, first_seen_time: new Date(row.changed.first_seen_time), last_seen_time: new Date(row.changed.last_seen_time) }
+        ? {
+            ...row.changed,
+            first_seen_time: new Date(row.changed.first_seen_time),
+            last_seen_time: new Date(row.changed.last_seen_time),
+          }
         : undefined;
       return { found: true, prior: { state: row.prior_state, etag: row.prior_etag }, ...(changed ? { changed } : {}) };
     },

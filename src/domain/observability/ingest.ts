@@ -64,14 +64,21 @@ function withMinified(maps: Map<string, SourceMapRow[]>, minified: Map<string, S
 }
 
 /** Processes the rows in order; `flush` is handed what is ready whenever it reaches `maxStoreBytes`, and at the end. */
-async function processAll({ db, keyring, load }: IngestDeps, rows: InboxRow[], options: IngestOptions, flush: (ready: Ready[]) => Promise<void>): Promise<Failure[]> {
+async function processAll(
+  { db, keyring, load }: IngestDeps,
+  rows: InboxRow[],
+  options: IngestOptions,
+  flush: (ready: Ready[]) => Promise<void>,
+): Promise<Failure[]> {
   const envIds = [...new Set(rows.map((r) => r.env_id))];
   const pairs = [...new Set(rows.filter((r) => r.release).map((r) => `${r.env_id}\n${r.release}`))].map((k) => {
     const [env_id, release] = k.split('\n') as [string, string];
     return { env_id, release };
   });
   const [policies, maps, minified] = await Promise.all([
-    scrubbingQueries(db).policies(envIds), sourceMapQueries(db).forReleases(pairs), minifiedSourceQueries(db).forReleases(pairs),
+    scrubbingQueries(db).policies(envIds),
+    sourceMapQueries(db).forReleases(pairs),
+    minifiedSourceQueries(db).forReleases(pairs),
   ]);
   withMinified(maps, minified);
   let ready: Ready[] = [];
@@ -86,18 +93,36 @@ async function processAll({ db, keyring, load }: IngestDeps, rows: InboxRow[], o
       const processed = await processEvent(openPayload(keyring, row), refs, load, policy.scrubber());
       // The object store failed: try again later, while attempts remain, rather than store the
       // event unsymbolicated for good; the last attempt stores it with `map_unavailable` frames.
-      if (row.attempts > 0 && row.attempts < maxAttempts - 1 && processed.frames.some((f) => f.unmapped_reason === 'map_unavailable')) {
+      if (
+        row.attempts > 0 &&
+        row.attempts < maxAttempts - 1 &&
+        processed.frames.some((f) => f.unmapped_reason === 'map_unavailable')
+      ) {
         throw new Error('a source map could not be read from the object store');
       }
       const b = processed.head;
       const event: NewEvent = {
-        uid: row.uid, env_id: row.env_id, fingerprint: processed.fingerprint, event_time: b.event_time,
-        receive_time: new Date(row.receive_time).toISOString(), release: b.release ?? '', service_name: b.service_name ?? '', body_deflated: processed.stored.toString('base64'),
+        uid: row.uid,
+        env_id: row.env_id,
+        fingerprint: processed.fingerprint,
+        event_time: b.event_time,
+        receive_time: new Date(row.receive_time).toISOString(),
+        release: b.release ?? '',
+        service_name: b.service_name ?? '',
+        body_deflated: processed.stored.toString('base64'),
       };
       const json = JSON.stringify(event);
       ready.push({
-        env_id: row.env_id, event_time: b.event_time, json,
-        group: { fingerprint: processed.fingerprint, title: processed.title, culprit: processed.culprit, grouping: processed.grouping, service_name: b.service_name ?? '' },
+        env_id: row.env_id,
+        event_time: b.event_time,
+        json,
+        group: {
+          fingerprint: processed.fingerprint,
+          title: processed.title,
+          culprit: processed.culprit,
+          grouping: processed.grouping,
+          service_name: b.service_name ?? '',
+        },
       });
       bytes += json.length;
     } catch (error) {
@@ -131,31 +156,58 @@ function newGroups(ready: Ready[]): NewGroup[] {
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
 
 /** Processes and stores inbox rows (claimed by the caller); failures are released or buried. */
-export async function ingestRows(deps: IngestDeps, rows: InboxRow[], options: IngestOptions = ingestDefaults): Promise<IngestResult> {
+export async function ingestRows(
+  deps: IngestDeps,
+  rows: InboxRow[],
+  options: IngestOptions = ingestDefaults,
+): Promise<IngestResult> {
   if (rows.length === 0) return { stored: 0, failed: [] };
   const q = ingestQueries(deps.db);
   let stored = 0;
   const failed = await processAll(deps, rows, options, async (ready) => {
     stored += await q.store(`[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
   });
-  await q.release(failed.map((f) => ({ uid: f.uid, attempts: f.attempts, error: message(f.error) })), options.maxAttempts);
+  await q.release(
+    failed.map((f) => ({ uid: f.uid, attempts: f.attempts, error: message(f.error) })),
+    options.maxAttempts,
+  );
   return { stored, failed: failed.map(({ uid, error }) => ({ uid, error })) };
 }
 
 /** Claims one batch and ingests it; answers how many rows it claimed (0: the inbox is drained). */
-export async function ingestNext(deps: IngestDeps, batchSize: number, leaseSeconds: number, options: IngestOptions = ingestDefaults): Promise<{ claimed: number } & IngestResult> {
+export async function ingestNext(
+  deps: IngestDeps,
+  batchSize: number,
+  leaseSeconds: number,
+  options: IngestOptions = ingestDefaults,
+): Promise<{ claimed: number } & IngestResult> {
   const q = ingestQueries(deps.db);
   const rows = await q.claim(batchSize, leaseSeconds);
   // A row claimed more often than allowed kept killing (or outliving) its worker: bury it unprocessed.
   const spent = rows.filter((r) => r.attempts > options.maxAttempts);
   if (spent.length > 0) {
-    await q.release(spent.map((r) => ({ uid: r.uid, attempts: r.attempts, error: 'gave up: the worker stopped during every attempt' })), options.maxAttempts);
+    await q.release(
+      spent.map((r) => ({
+        uid: r.uid,
+        attempts: r.attempts,
+        error: 'gave up: the worker stopped during every attempt',
+      })),
+      options.maxAttempts,
+    );
   }
-  const result = await ingestRows(deps, rows.filter((r) => r.attempts <= options.maxAttempts), options);
+  const result = await ingestRows(
+    deps,
+    rows.filter((r) => r.attempts <= options.maxAttempts),
+    options,
+  );
   return { claimed: rows.length, ...result };
 }
 
 /** Ingests the inbox rows of these uids, leased or not (tests; an operator's re-drive). */
-export async function ingestBatch(deps: IngestDeps, uids: string[], options: IngestOptions = ingestDefaults): Promise<IngestResult> {
+export async function ingestBatch(
+  deps: IngestDeps,
+  uids: string[],
+  options: IngestOptions = ingestDefaults,
+): Promise<IngestResult> {
   return ingestRows(deps, await ingestQueries(deps.db).inbox(uids), options);
 }

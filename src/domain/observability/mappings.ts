@@ -141,11 +141,15 @@ export function fromDecoded(lines: unknown[]): Columns {
   const rows = lines.map((line) => {
     if (!Array.isArray(line)) throw new Error('a decoded mappings line is not an array');
     return line.map((seg) => {
-      if (!Array.isArray(seg) || seg.length === 0 || !seg.every((x) => typeof x === 'number')) throw new Error('a decoded segment is not numbers');
+      if (!Array.isArray(seg) || seg.length === 0 || !seg.every((x) => typeof x === 'number'))
+        throw new Error('a decoded segment is not numbers');
       return seg as number[];
     });
   });
-  const c = allocate(rows.length, rows.reduce((a, l) => a + l.length, 0));
+  const c = allocate(
+    rows.length,
+    rows.reduce((a, l) => a + l.length, 0),
+  );
   let at = 0;
   rows.forEach((line, i) => {
     c.lineStart[i] = at;

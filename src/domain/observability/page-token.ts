@@ -10,7 +10,8 @@ export interface PageKey {
 const isPageKey = (v: unknown): v is PageKey =>
   typeof v === 'object' && v !== null && typeof (v as PageKey).t === 'string' && typeof (v as PageKey).id === 'string';
 
-export const encodePageToken = (secret: Buffer, key: PageKey): string => signPageToken(secret, 'error-tracking', { t: key.t, id: key.id });
+export const encodePageToken = (secret: Buffer, key: PageKey): string =>
+  signPageToken(secret, 'error-tracking', { t: key.t, id: key.id });
 
 export const decodePageToken = (secret: Buffer, token: string | undefined): PageKey | undefined =>
   readPageToken(secret, 'error-tracking', token, isPageKey);

@@ -24,7 +24,10 @@ export function normalizeFile(file: string): string {
     .replace(/^file:\/*/, '/');
   const slash = f.lastIndexOf('/');
   const dir = f.slice(0, slash + 1);
-  const base = f.slice(slash + 1).replace(hexHash, '').replace(base32Hash, '');
+  const base = f
+    .slice(slash + 1)
+    .replace(hexHash, '')
+    .replace(base32Hash, '');
   f = dir + base;
   return f;
 }

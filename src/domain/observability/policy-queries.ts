@@ -7,12 +7,16 @@ export function scrubbingQueries(db: Db) {
   return {
     async policy(envId: string): Promise<{ policy: ScrubbingPolicy; update_time: Date | null }> {
       const row = await db('error_scrubbing_policies').where({ env_id: envId }).first('policy', 'update_time');
-      return row ? { policy: scrubbingPolicy.parse(row.policy), update_time: row.update_time } : { policy: defaultPolicy, update_time: null };
+      return row
+        ? { policy: scrubbingPolicy.parse(row.policy), update_time: row.update_time }
+        : { policy: defaultPolicy, update_time: null };
     },
 
     /** Policies of several environments at once (one query per worker batch). */
     async policies(envIds: string[]): Promise<Map<string, ScrubbingPolicy>> {
-      const rows: { env_id: string; policy: unknown }[] = await db('error_scrubbing_policies').whereIn('env_id', envIds).select('env_id', 'policy');
+      const rows: { env_id: string; policy: unknown }[] = await db('error_scrubbing_policies')
+        .whereIn('env_id', envIds)
+        .select('env_id', 'policy');
       const out = new Map<string, ScrubbingPolicy>(envIds.map((id) => [id, defaultPolicy]));
       for (const r of rows) out.set(r.env_id, scrubbingPolicy.parse(r.policy));
       return out;

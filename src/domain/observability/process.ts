@@ -106,7 +106,9 @@ function scrubBreadcrumb(b: Breadcrumb, s: Scrubber): Breadcrumb {
   if (b.message !== undefined) out.message = s.text(b.message);
   if (b.category !== undefined) out.category = s.text(b.category);
   if (b.data) {
-    out.data = Object.fromEntries(Object.entries(b.data).map(([k, v]) => [k, typeof v === 'string' ? s.keyed(k, v) : v]));
+    out.data = Object.fromEntries(
+      Object.entries(b.data).map(([k, v]) => [k, typeof v === 'string' ? s.keyed(k, v) : v]),
+    );
   }
   return out;
 }
@@ -116,7 +118,13 @@ function scrubBreadcrumb(b: Breadcrumb, s: Scrubber): Breadcrumb {
  * body gets: its linked errors (frames mapped and scrubbed, never grouped: the outer exception
  * stays the one grouped, as Sentry groups a chained exception by its outermost) and its unparsed lines.
  */
-async function readyLinked(parsed: ParsedStack, release: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<{ json: string; unavailable: boolean }> {
+async function readyLinked(
+  parsed: ParsedStack,
+  release: string | undefined,
+  maps: readonly MapRef[],
+  load: MapLoader,
+  s: Scrubber,
+): Promise<{ json: string; unavailable: boolean }> {
   let unavailable = false;
   const linked: LinkedExceptionBody[] = [];
   for (const l of parsed.linked) {
@@ -128,19 +136,31 @@ async function readyLinked(parsed: ParsedStack, release: string | undefined, map
       if (mapped.unmapped_reason === 'map_unavailable') unavailable = true;
       frames.push(scrubFrame(mapped, s));
     }
-    const body: LinkedExceptionBody = { source: l.source, exception_type: s.text(l.exception_type), stack_frames: frames, unparsed_line_count: l.unparsed_line_count };
+    const body: LinkedExceptionBody = {
+      source: l.source,
+      exception_type: s.text(l.exception_type),
+      stack_frames: frames,
+      unparsed_line_count: l.unparsed_line_count,
+    };
     if (l.parent !== undefined) body.parent = l.parent;
     if (l.message !== undefined) body.message = s.text(l.message);
     linked.push(body);
   }
   let json = `"unparsed_line_count":${parsed.unparsed_line_count},`;
-  if (parsed.unparsed_lines.length > 0) json += `"unparsed_lines":${JSON.stringify(parsed.unparsed_lines.map((l) => s.text(l)))},`;
+  if (parsed.unparsed_lines.length > 0)
+    json += `"unparsed_lines":${JSON.stringify(parsed.unparsed_lines.map((l) => s.text(l)))},`;
   if (linked.length > 0) json += `"linked_exceptions":${JSON.stringify(linked)},`;
   return { json, unavailable };
 }
 
 /** A frame mapped and scrubbed, as JSON and as grouping sees it. */
-async function readyFrame(raw: RawFrame, release: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<ReadyFrame> {
+async function readyFrame(
+  raw: RawFrame,
+  release: string | undefined,
+  maps: readonly MapRef[],
+  load: MapLoader,
+  s: Scrubber,
+): Promise<ReadyFrame> {
   const mapped = await symbolicateFrame(raw, release, maps, load);
   mapped.in_app = raw.in_app ?? isInApp(mapped.file);
   if (raw.eval_origin !== undefined) mapped.eval_origin = raw.eval_origin;
@@ -170,13 +190,21 @@ const identityOf = (maps: readonly MapRef[]): string => {
  * remembered: a frame memo as well held the worker's peak memory over its 300 MB bound
  * with 50 releases' maps, and the context-line memo of scrub.ts already serves frames that stacks share.
  */
-async function readyStack(input: ErrorEventInput, frameLines: string | undefined, maps: readonly MapRef[], load: MapLoader, s: Scrubber): Promise<ReadyStack> {
+async function readyStack(
+  input: ErrorEventInput,
+  frameLines: string | undefined,
+  maps: readonly MapRef[],
+  load: MapLoader,
+  s: Scrubber,
+): Promise<ReadyStack> {
   // SPEC.md capture rules 1 and 2: given frames win; else the stack is parsed.
   const given = input.stack_frames && input.stack_frames.length > 0 ? input.stack_frames : undefined;
   const mapping = `${input.release === undefined ? 0 : 1}${identityOf(maps)}`;
   // Given frames are keyed by a digest (their JSON would be kilobytes of key); frame lines as they are.
   const key = given
-    ? `f${createHash('sha256').update(JSON.stringify([mapping, given, frameLines ?? null])).digest('base64')}`
+    ? `f${createHash('sha256')
+        .update(JSON.stringify([mapping, given, frameLines ?? null]))
+        .digest('base64')}`
     : `${frameLines === undefined ? 'n' : 's'}${mapping}\n${frameLines ?? ''}`;
   const hit = s.recall<ReadyStack>(key);
   if (hit) return hit;
@@ -195,17 +223,40 @@ async function readyStack(input: ErrorEventInput, frameLines: string | undefined
       if (linked.unavailable) unavailable = true;
       extra = linked.json;
     }
-    const stack: ReadyStack = { frames, keys: stackKeys(frames), segment: framesSegment(ready.map((r) => r.json), scrubbedLines, extra) };
+    const stack: ReadyStack = {
+      frames,
+      keys: stackKeys(frames),
+      segment: framesSegment(
+        ready.map((r) => r.json),
+        scrubbedLines,
+        extra,
+      ),
+    };
     if (scrubbedLines !== undefined) stack.frameLines = scrubbedLines;
     return stack;
   };
   // Strings count once a byte; a frame's small object and the entry itself about 160 bytes.
-  const stack = await s.remember(key, make, (v) => v.segment.length + key.length + (v.frameLines?.length ?? 0) + v.keys.inAppJson.length + v.keys.allJson.length + 160 * (v.frames.length + 1));
+  const stack = await s.remember(
+    key,
+    make,
+    (v) =>
+      v.segment.length +
+      key.length +
+      (v.frameLines?.length ?? 0) +
+      v.keys.inAppJson.length +
+      v.keys.allJson.length +
+      160 * (v.frames.length + 1),
+  );
   if (unavailable) s.forget(key);
   return stack;
 }
 
-export async function processEvent(input: ErrorEventInput, maps: readonly MapRef[], load: MapLoader, scrubber: Scrubber): Promise<ProcessedEvent> {
+export async function processEvent(
+  input: ErrorEventInput,
+  maps: readonly MapRef[],
+  load: MapLoader,
+  scrubber: Scrubber,
+): Promise<ProcessedEvent> {
   const s = scrubber;
   // The stack's frame lines are scrubbed with the stack (once per stack), its message lines here.
   const split = input.stack !== undefined ? splitStack(input.stack, input) : undefined;
@@ -225,7 +276,10 @@ export async function processEvent(input: ErrorEventInput, maps: readonly MapRef
   if (input.trace_id !== undefined) body.trace_id = input.trace_id;
   if (input.span_id !== undefined) body.span_id = input.span_id;
   body.scrub_counts = s.counts();
-  const key = groupKey({ exception_type: body.exception_type, message: body.message, fingerprint: body.fingerprint, frames: stack.frames }, stack.keys);
+  const key = groupKey(
+    { exception_type: body.exception_type, message: body.message, fingerprint: body.fingerprint, frames: stack.frames },
+    stack.keys,
+  );
   const title = (body.message ? `${body.exception_type}: ${body.message}` : body.exception_type).slice(0, 1024);
   const stored = packBody(stack.segment, messageLines, body);
   if (messageLines !== undefined) body.stack = messageLines + (stack.frameLines ?? '');

@@ -47,7 +47,8 @@ export interface NewEvent {
 /** A fresh, opaque etag, made in SQL so the state check and the change stay one statement. */
 export const newEtagSql = `substr(md5(random()::text || clock_timestamp()::text), 1, 16)`;
 
-const inboxColumns = (t: string) => `${t}.uid, ${t}.env_id, ${t}.receive_time, ${t}.payload_sealed, ${t}.release, ${t}.attempts`;
+const inboxColumns = (t: string) =>
+  `${t}.uid, ${t}.env_id, ${t}.receive_time, ${t}.payload_sealed, ${t}.release, ${t}.attempts`;
 
 export function ingestQueries(db: Db) {
   return {
@@ -138,7 +139,10 @@ export function ingestQueries(db: Db) {
 
     /** Inbox rows by uid, without leasing them (tests and re-runs). */
     async inbox(uids: string[]): Promise<InboxRow[]> {
-      return db('error_event_inbox as i').whereIn('uid', uids).orderBy('uid').select(db.raw(inboxColumns('i')));
+      return db('error_event_inbox as i')
+        .whereIn('uid', uids)
+        .orderBy('uid')
+        .select(db.raw(inboxColumns('i')));
     },
 
     /**

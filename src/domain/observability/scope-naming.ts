@@ -34,7 +34,12 @@ export function indexMinified(text: string, file: string): MinifiedIndex {
       tokenText.set(t, m ? m[0] : text.slice(t, t + 64));
     }
   }
-  return { lineStarts: Int32Array.from(starts), scopes, tokenText, bytes: starts.length * 4 + scopes.length * 120 + tokenText.size * 60 };
+  return {
+    lineStarts: Int32Array.from(starts),
+    scopes,
+    tokenText,
+    bytes: starts.length * 4 + scopes.length * 120 + tokenText.size * 60,
+  };
 }
 
 /** 1-based line and 0-based column of an offset. */
@@ -53,7 +58,12 @@ function position(index: MinifiedIndex, offset: number): { line: number; column:
  * The original name of the function around a generated position (1-based line, 0-based column),
  * or undefined outside any named function.
  */
-export function nameFromMinified(index: MinifiedIndex, map: CompactMap, line: number, column: number): string | undefined {
+export function nameFromMinified(
+  index: MinifiedIndex,
+  map: CompactMap,
+  line: number,
+  column: number,
+): string | undefined {
   const lineStart = index.lineStarts[line - 1];
   if (lineStart === undefined) return undefined;
   const scope = enclosingScope(index.scopes, lineStart + column);

@@ -40,7 +40,8 @@ function keyName(key: unknown, computed = false): Named | undefined {
   if (!isNode(key)) return undefined;
   if (key.type === 'Identifier') return computed ? undefined : { name: key.name as string, at: key.start };
   if (key.type === 'PrivateIdentifier') return { name: `#${key.name as string}`, at: key.start };
-  if (key.type === 'Literal' && (typeof key.value === 'string' || typeof key.value === 'number')) return { name: String(key.value), at: key.start };
+  if (key.type === 'Literal' && (typeof key.value === 'string' || typeof key.value === 'number'))
+    return { name: String(key.value), at: key.start };
   return undefined;
 }
 
@@ -68,7 +69,11 @@ function givenName(parent: Node | undefined, child: Node): Named | undefined {
 
 /** Parses `source` as `lang`; undefined when the parser reports any error (the caller falls back). */
 export function astScopes(source: string, lang: Lang): Scope[] | undefined {
-  const result = parser().parseSync(`source.${lang}`, source, { lang, sourceType: 'unambiguous', preserveParens: false });
+  const result = parser().parseSync(`source.${lang}`, source, {
+    lang,
+    sourceType: 'unambiguous',
+    preserveParens: false,
+  });
   if (result.errors.length > 0) return undefined;
   const scopes: Scope[] = [];
   // `cls`: the class whose body `node` is directly in (members are `Class.member`); reset inside a
@@ -78,7 +83,10 @@ export function astScopes(source: string, lang: Lang): Scope[] | undefined {
     if (functionTypes.has(node.type) && node.body) {
       const own = node.type === 'ArrowFunctionExpression' ? undefined : keyName(node.id);
       const given = givenName(parent, node);
-      const member = cls !== undefined && parent !== undefined && (parent.type === 'MethodDefinition' || parent.type === 'PropertyDefinition');
+      const member =
+        cls !== undefined &&
+        parent !== undefined &&
+        (parent.type === 'MethodDefinition' || parent.type === 'PropertyDefinition');
       let name: string | undefined;
       let tokens: number[] = [];
       if (member) {
@@ -100,7 +108,12 @@ export function astScopes(source: string, lang: Lang): Scope[] | undefined {
       inner = undefined;
     } else if (classTypes.has(node.type)) {
       inner = keyName(node.id) ?? givenName(parent, node) ?? { name: '', at: node.start };
-    } else if (node.type !== 'ClassBody' && node.type !== 'MethodDefinition' && node.type !== 'PropertyDefinition' && node.type !== 'TSAbstractMethodDefinition') {
+    } else if (
+      node.type !== 'ClassBody' &&
+      node.type !== 'MethodDefinition' &&
+      node.type !== 'PropertyDefinition' &&
+      node.type !== 'TSAbstractMethodDefinition'
+    ) {
       // Anything else between a class and its members (a decorator, a computed key) is not a member.
       if (parent && classTypes.has(parent.type)) inner = undefined;
     }

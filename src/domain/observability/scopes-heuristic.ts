@@ -6,14 +6,30 @@
 // literals holding quotes or braces, JSX text. A miss falls back to the map's own name.
 import type { Scope } from './scopes.ts';
 
-const keywords = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'function', 'return', 'else', 'do', 'try', 'finally']);
+const keywords = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'with',
+  'function',
+  'return',
+  'else',
+  'do',
+  'try',
+  'finally',
+]);
 
 const headers: [RegExp, 'fn' | 'class'][] = [
   [/\bclass\s+([\w$]+)[^{}]*$/d, 'class'],
   [/\bfunction\s*\*?\s*([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)[^{}()]*$/d, 'fn'],
   [/([\w$]+)\s*[:=]\s*(?:async\s+)?function\b[^{}]*$/d, 'fn'],
   [/([\w$]+)\s*[:=]\s*(?:async\s+)?(?:\([^{}]*\)|[\w$]+)\s*(?::[^{}=]*)?=>\s*$/d, 'fn'],
-  [/(?:^|[;{}\s,])(?:(?:async|static|get|set|public|private|protected|override)\s+)*\*?([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)\s*(?::[^{}]*)?$/d, 'fn'],
+  [
+    /(?:^|[;{}\s,])(?:(?:async|static|get|set|public|private|protected|override)\s+)*\*?([\w$]+)\s*(?:<[^{}]*>)?\([^{}]*\)\s*(?::[^{}]*)?$/d,
+    'fn',
+  ],
 ];
 
 /** The header's name, its kind, and where the name starts in `before`. */

@@ -26,9 +26,15 @@ export interface Scope {
 export const maxParsedLength = 512 * 1024;
 
 const byExtension: Record<string, Lang[]> = {
-  ts: ['ts'], mts: ['ts'], cts: ['ts'], tsx: ['tsx'],
+  ts: ['ts'],
+  mts: ['ts'],
+  cts: ['ts'],
+  tsx: ['tsx'],
   // JSX is common in .js files, and a .js file without it parses as JSX all the same.
-  js: ['jsx'], mjs: ['jsx'], cjs: ['jsx'], jsx: ['jsx'],
+  js: ['jsx'],
+  mjs: ['jsx'],
+  cjs: ['jsx'],
+  jsx: ['jsx'],
 };
 
 /** The languages to try for a source path, its query and fragment (`App.vue?vue&type=script`) aside. */

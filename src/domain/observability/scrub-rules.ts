@@ -43,35 +43,75 @@ export function isCardNumber(candidate: string): boolean {
 }
 
 // Key names whose values are secrets wherever they appear: `password=…`, `"api_key": "…"`, tags.
-export const sensitiveKeyPattern = /(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|auth(?:orization)?|credentials?|private[_-]?key|session(?:id)?|cookie|csrf|xsrf)/i;
-const keyNames = 'pass(?:word|wd|phrase)?|pwd|[a-z_]*secret|[a-z_]*token|api[_-]?key|apikey|credentials?|private[_-]?key|sessionid|session_id';
+export const sensitiveKeyPattern =
+  /(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|auth(?:orization)?|credentials?|private[_-]?key|session(?:id)?|cookie|csrf|xsrf)/i;
+const keyNames =
+  'pass(?:word|wd|phrase)?|pwd|[a-z_]*secret|[a-z_]*token|api[_-]?key|apikey|credentials?|private[_-]?key|sessionid|session_id';
 
 export const defaultRules: readonly ScrubRule[] = [
   {
-    name: 'pem_private_key', hint: 'PRIVATE KEY',
-    pattern: /-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY-----[A-Za-z0-9+/=\s:,-]{1,16384}?-----END \1PRIVATE KEY-----/g,
+    name: 'pem_private_key',
+    hint: 'PRIVATE KEY',
+    pattern:
+      /-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY-----[A-Za-z0-9+/=\s:,-]{1,16384}?-----END \1PRIVATE KEY-----/g,
   },
   { name: 'jwt', hint: 'eyJ', pattern: /\beyJ[A-Za-z0-9_-]{4,4096}\.eyJ[A-Za-z0-9_-]{4,8192}\.[A-Za-z0-9_-]{0,4096}/g },
   { name: 'cairn_secret_key', hint: 'cairn_sk_', pattern: /\bcairn_sk_(?:test|live)_[0-9A-Za-z]{32,128}\b/g },
   { name: 'aws_access_key', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
   { name: 'bearer', hint: /bearer/i, pattern: /\b(Bearer\s{1,8})([A-Za-z0-9\-._~+/]{8,4096}=*)/gi, group: 2 },
-  { name: 'basic_auth', hint: 'Basic', pattern: /\b(Basic\s{1,8})([A-Za-z0-9+/]{6,4096}={0,2})(?![A-Za-z0-9+/=])/g, group: 2 },
-  // RFC 3986 userinfo: scheme://user:password@host — only the password goes.
-  { name: 'url_password', hint: '://', pattern: /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@]{0,256}:)([^\s/?#@]{1,256})(@)/gi, group: 2 },
-  { name: 'query_secret', hint: '=', pattern: new RegExp(`([?&;](?:${keyNames}|access_token|refresh_token|code|auth|sig|signature)=)(?!\\[Filtered\\])([^&#\\s]{1,4096})`, 'gi'), group: 2 },
-  // `password=x`, `password: x`, `"password":"x"`, `secret_token='x'`.
-  { name: 'secret_key_value', hint: /pass|pwd|secret|token|api.?key|private.?key|credential|session/i, pattern: new RegExp(`\\b((?:${keyNames})["']?\\s{0,4}[:=]\\s{0,4}["']?)(?!\\[Filtered\\])([^\\s"'&,;}]{1,4096})`, 'gi'), group: 2 },
   {
-    name: 'credit_card', hint: /\d{4}/,
+    name: 'basic_auth',
+    hint: 'Basic',
+    pattern: /\b(Basic\s{1,8})([A-Za-z0-9+/]{6,4096}={0,2})(?![A-Za-z0-9+/=])/g,
+    group: 2,
+  },
+  // RFC 3986 userinfo: scheme://user:password@host — only the password goes.
+  {
+    name: 'url_password',
+    hint: '://',
+    pattern: /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@]{0,256}:)([^\s/?#@]{1,256})(@)/gi,
+    group: 2,
+  },
+  {
+    name: 'query_secret',
+    hint: '=',
+    pattern: new RegExp(
+      `([?&;](?:${keyNames}|access_token|refresh_token|code|auth|sig|signature)=)(?!\\[Filtered\\])([^&#\\s]{1,4096})`,
+      'gi',
+    ),
+    group: 2,
+  },
+  // `password=x`, `password: x`, `"password":"x"`, `secret_token='x'`.
+  {
+    name: 'secret_key_value',
+    hint: /pass|pwd|secret|token|api.?key|private.?key|credential|session/i,
+    pattern: new RegExp(
+      `\\b((?:${keyNames})["']?\\s{0,4}[:=]\\s{0,4}["']?)(?!\\[Filtered\\])([^\\s"'&,;}]{1,4096})`,
+      'gi',
+    ),
+    group: 2,
+  },
+  {
+    name: 'credit_card',
+    hint: /\d{4}/,
     // Printed forms: 13-19 digits, 4-4-4-4(-3) or Amex 4-6-5 with one kind of separator.
     pattern: /(?<![\d-])(?:\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{3})?|\d{4}([ -])\d{6}\2\d{5}|\d{13,19})(?![\d])/g,
     accept: isCardNumber,
   },
   // RFC 5321 bounds: local part ≤ 64, labels ≤ 63.
-  { name: 'email', hint: '@', pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b/g },
-  { name: 'ipv4', hint: /\d\.\d/, pattern: /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.]*\d)/g },
   {
-    name: 'ipv6', hint: /:[0-9A-Fa-f]{0,4}:/,
+    name: 'email',
+    hint: '@',
+    pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b/g,
+  },
+  {
+    name: 'ipv4',
+    hint: /\d\.\d/,
+    pattern: /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.]*\d)/g,
+  },
+  {
+    name: 'ipv6',
+    hint: /:[0-9A-Fa-f]{0,4}:/,
     pattern: /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/g,
     accept: (s) => isIPv6(s) && /[1-9a-f]/i.test(s),
   },

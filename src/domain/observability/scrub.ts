@@ -8,7 +8,10 @@ export const scrubbingPolicy = z
     /** The default rules are on unless a policy turns them off (CONTRACT.md). */
     use_default_rules: z.boolean().default(true),
     /** Default rules to skip, e.g. `ipv4` for a service whose messages name its own hosts. */
-    disabled_rules: z.array(z.enum(['sensitive_key', ...defaultRuleNames] as [string, ...string[]])).max(32).default([]),
+    disabled_rules: z
+      .array(z.enum(['sensitive_key', ...defaultRuleNames] as [string, ...string[]]))
+      .max(32)
+      .default([]),
     /** More key names whose values are always replaced in tags and breadcrumb data (case-insensitive). */
     sensitive_keys: z.array(z.string().min(1).max(64)).max(100).default([]),
   })
@@ -16,7 +19,11 @@ export const scrubbingPolicy = z
 
 export type ScrubbingPolicy = z.infer<typeof scrubbingPolicy>;
 
-export const defaultPolicy: ScrubbingPolicy = Object.freeze({ use_default_rules: true, disabled_rules: [], sensitive_keys: [] });
+export const defaultPolicy: ScrubbingPolicy = Object.freeze({
+  use_default_rules: true,
+  disabled_rules: [],
+  sensitive_keys: [],
+});
 
 export type ScrubCounts = Record<string, number>;
 
@@ -48,11 +55,15 @@ export interface Scrubber {
 }
 
 function replaceSecrets(value: string, rule: ScrubRule, bump: () => void): string {
-  if (rule.hint !== undefined && !(typeof rule.hint === 'string' ? value.includes(rule.hint) : rule.hint.test(value))) return value;
+  if (rule.hint !== undefined && !(typeof rule.hint === 'string' ? value.includes(rule.hint) : rule.hint.test(value)))
+    return value;
   rule.pattern.lastIndex = 0;
   return value.replace(rule.pattern, (match: string, ...rest: unknown[]) => {
     // The rule's groups cover the whole match (prefix, secret, suffix), so a match rebuilds exactly.
-    const groups = rest.slice(0, rest.findIndex((v) => typeof v === 'number')) as (string | undefined)[];
+    const groups = rest.slice(
+      0,
+      rest.findIndex((v) => typeof v === 'number'),
+    ) as (string | undefined)[];
     const secret = rule.group ? (groups[rule.group - 1] ?? '') : match;
     if (rule.accept && !rule.accept(secret)) return match;
     bump();

@@ -27,7 +27,8 @@ export interface SealedPayloadRow {
   payload_sealed: string;
 }
 
-export const payloadContext = (envId: string, uid: string, release: string | null): string => `error-event:${envId}:${uid}:${release ?? ''}`;
+export const payloadContext = (envId: string, uid: string, release: string | null): string =>
+  `error-event:${envId}:${uid}:${release ?? ''}`;
 
 /** `payload` must already be `storable` (event-schema.ts). */
 export function sealPayload(keyring: Keyring, envId: string, uid: string, payload: ErrorEventInput): SealedPayloadRow {
@@ -57,7 +58,10 @@ export function openPayload(keyring: Keyring, row: SealedPayloadRow): ErrorEvent
     plaintext = open(keyring, row.payload_sealed, payloadContext(row.env_id, row.uid, row.release));
   } catch (err) {
     if (err instanceof AppError) throw new UnopenablePayload(err.message, false);
-    throw new UnopenablePayload('the sealed payload does not belong to this row (copied from another row, or the row was changed)', true);
+    throw new UnopenablePayload(
+      'the sealed payload does not belong to this row (copied from another row, or the row was changed)',
+      true,
+    );
   }
   return JSON.parse(inflateRawSync(plaintext).toString('utf8')) as ErrorEventInput;
 }

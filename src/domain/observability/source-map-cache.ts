@@ -77,7 +77,10 @@ export class SourceMapCache {
     // A load expected to outgrow the bound is not charged while in flight: it would empty the cache
     // for a map that goes to the large slot anyway.
     const estimate = sizeBytes * estimateFactor;
-    const slot: Slot = { value: undefined as unknown as Promise<MapEntry>, cost: estimate > this.maxCost ? 0 : estimate };
+    const slot: Slot = {
+      value: undefined as unknown as Promise<MapEntry>,
+      cost: estimate > this.maxCost ? 0 : estimate,
+    };
     slot.value = load().then(
       (json) => {
         const entry = parseMap(json);

@@ -12,7 +12,17 @@ export interface SourceMapRow extends MapRef {
   create_time: Date;
 }
 
-const columns = ['id', 'env_id', 'release', 'file', 'file_path', 'object_key', 'size_bytes', 'sha256', 'create_time'] as const;
+const columns = [
+  'id',
+  'env_id',
+  'release',
+  'file',
+  'file_path',
+  'object_key',
+  'size_bytes',
+  'sha256',
+  'create_time',
+] as const;
 
 const toRow = (r: SourceMapRow): SourceMapRow => ({ ...r, size_bytes: Number(r.size_bytes) });
 
@@ -28,16 +38,28 @@ export function releaseFileQueries(db: Db, table: ReleaseFileTable) {
   return {
     /** Inserts or replaces the map of a file; answers the row and the object key it replaced. */
     async upsert(row: Omit<SourceMapRow, 'id' | 'create_time'>): Promise<{ row: SourceMapRow; replacedKey?: string }> {
-      const before = await db(table).where({ env_id: row.env_id, release: row.release, file: row.file }).first('object_key');
+      const before = await db(table)
+        .where({ env_id: row.env_id, release: row.release, file: row.file })
+        .first('object_key');
       const { rows } = await db.raw<{ rows: SourceMapRow[] }>(
         `insert into ${table} (id, env_id, release, file, file_path, object_key, size_bytes, sha256)
          values (?, ?, ?, ?, ?, ?, ?, ?)
          on conflict (env_id, release, file) do update set file_path = excluded.file_path, object_key = excluded.object_key,
            size_bytes = excluded.size_bytes, sha256 = excluded.sha256, create_time = now()
          returning ${columns.join(', ')}`,
-        [newId(idPrefix[table]), row.env_id, row.release, row.file, row.file_path, row.object_key, row.size_bytes, row.sha256],
+        [
+          newId(idPrefix[table]),
+          row.env_id,
+          row.release,
+          row.file,
+          row.file_path,
+          row.object_key,
+          row.size_bytes,
+          row.sha256,
+        ],
       );
-      const replaced = before?.object_key && before.object_key !== row.object_key ? (before.object_key as string) : undefined;
+      const replaced =
+        before?.object_key && before.object_key !== row.object_key ? (before.object_key as string) : undefined;
       return { row: toRow(rows[0]!), ...(replaced ? { replacedKey: replaced } : {}) };
     },
 

@@ -12,7 +12,8 @@ import { parseMap } from './source-map-cache.ts';
 import { releaseFileQueries, type ReleaseFileTable, type SourceMapRow } from './source-map-queries.ts';
 
 /** Source maps are service data, kept apart from backups and from applications' buckets. */
-export const sourceMapBucket = (config: Pick<Config, 'CAIRN_STORAGE_BUCKET_PREFIX'>): string => `${config.CAIRN_STORAGE_BUCKET_PREFIX}source-maps`;
+export const sourceMapBucket = (config: Pick<Config, 'CAIRN_STORAGE_BUCKET_PREFIX'>): string =>
+  `${config.CAIRN_STORAGE_BUCKET_PREFIX}source-maps`;
 
 const ensured = new WeakSet<ObjectStore>();
 
@@ -22,26 +23,59 @@ export interface UploadDeps {
   config: Pick<Config, 'CAIRN_STORAGE_BUCKET_PREFIX'>;
 }
 
-export async function uploadSourceMap(deps: UploadDeps, envId: string, release: string, file: string, sourceMap: unknown): Promise<SourceMapRow> {
+export async function uploadSourceMap(
+  deps: UploadDeps,
+  envId: string,
+  release: string,
+  file: string,
+  sourceMap: unknown,
+): Promise<SourceMapRow> {
   const json = JSON.stringify(sourceMap);
   if (parseMap(json) === 'malformed') {
-    throw new AppError('invalid_request', 'source_map is not a valid source map (ECMA-426 version 3)', { details: { field: 'body.source_map' } });
+    throw new AppError('invalid_request', 'source_map is not a valid source map (ECMA-426 version 3)', {
+      details: { field: 'body.source_map' },
+    });
   }
-  return storeReleaseFile(deps, 'error_source_maps', { envId, release, file, text: json, contentType: 'application/json' });
+  return storeReleaseFile(deps, 'error_source_maps', {
+    envId,
+    release,
+    file,
+    text: json,
+    contentType: 'application/json',
+  });
 }
 
 /** A minified file's text (CONTRACT.md "Minified files"), stored as maps are. */
-export async function uploadMinifiedSource(deps: UploadDeps, envId: string, release: string, file: string, source: string): Promise<SourceMapRow> {
-  return storeReleaseFile(deps, 'error_minified_sources', { envId, release, file, text: source, contentType: 'text/javascript; charset=utf-8' });
+export async function uploadMinifiedSource(
+  deps: UploadDeps,
+  envId: string,
+  release: string,
+  file: string,
+  source: string,
+): Promise<SourceMapRow> {
+  return storeReleaseFile(deps, 'error_minified_sources', {
+    envId,
+    release,
+    file,
+    text: source,
+    contentType: 'text/javascript; charset=utf-8',
+  });
 }
 
-const objectDir: Record<ReleaseFileTable, string> = { error_source_maps: 'source-maps', error_minified_sources: 'minified-sources' };
+const objectDir: Record<ReleaseFileTable, string> = {
+  error_source_maps: 'source-maps',
+  error_minified_sources: 'minified-sources',
+};
 
 /**
  * One file of a release: the object first, under its content hash, then its row; an object no row
  * vouches for is removed, and so is the one a replaced row named.
  */
-async function storeReleaseFile(deps: UploadDeps, table: ReleaseFileTable, f: { envId: string; release: string; file: string; text: string; contentType: string }): Promise<SourceMapRow> {
+async function storeReleaseFile(
+  deps: UploadDeps,
+  table: ReleaseFileTable,
+  f: { envId: string; release: string; file: string; text: string; contentType: string },
+): Promise<SourceMapRow> {
   const queries = releaseFileQueries(deps.db, table);
   const sha256 = createHash('sha256').update(f.text).digest('hex');
   const fileHash = createHash('sha256').update(`${f.release}\n${f.file}`).digest('hex').slice(0, 32);
@@ -55,11 +89,18 @@ async function storeReleaseFile(deps: UploadDeps, table: ReleaseFileTable, f: { 
   let upserted;
   try {
     upserted = await queries.upsert({
-      env_id: f.envId, release: f.release, file: f.file, file_path: filePath(f.file), object_key: objectKey, size_bytes: Buffer.byteLength(f.text), sha256,
+      env_id: f.envId,
+      release: f.release,
+      file: f.file,
+      file_path: filePath(f.file),
+      object_key: objectKey,
+      size_bytes: Buffer.byteLength(f.text),
+      sha256,
     });
   } catch (err) {
     // No row vouches for the object: remove it, unless an earlier upload of the same file does.
-    if (!(await queries.referenced(objectKey).catch(() => true))) await deps.store.delete(bucket, objectKey).catch(() => undefined);
+    if (!(await queries.referenced(objectKey).catch(() => true)))
+      await deps.store.delete(bucket, objectKey).catch(() => undefined);
     throw err;
   }
   if (upserted.replacedKey) await deps.store.delete(bucket, upserted.replacedKey).catch(() => undefined);

@@ -67,7 +67,11 @@ export function findMap(maps: readonly MapRef[], file: string): MapRef | undefin
   return maps.find((m) => m.file_path === path);
 }
 
-async function mapFrame(frame: RawFrame, maps: readonly MapRef[], load: MapLoader): Promise<StackFrame | UnmappedReason> {
+async function mapFrame(
+  frame: RawFrame,
+  maps: readonly MapRef[],
+  load: MapLoader,
+): Promise<StackFrame | UnmappedReason> {
   if (!frame.file || frame.line === undefined) return 'no_position';
   const ref = findMap(maps, frame.file);
   if (!ref) return 'no_map_for_file';
@@ -89,10 +93,14 @@ async function mapFrame(frame: RawFrame, maps: readonly MapRef[], load: MapLoade
     in_app: false,
     generated: { function: frame.function, file: frame.file, line: frame.line, column: frame.column },
   };
-  const enclosing = source ? enclosingFunction(source.scopes, (source.lineStarts[pos.line - 1] ?? 0) + pos.column) : undefined;
+  const enclosing = source
+    ? enclosingFunction(source.scopes, (source.lineStarts[pos.line - 1] ?? 0) + pos.column)
+    : undefined;
   // Without the original source, the function around the position comes from the minified file.
   const minified = !source && ref.minified ? await entry.minified.get(ref.minified.sha256) : undefined;
-  const scoped = minified ? nameFromMinified(minified, entry, frame.line, Math.max(0, (frame.column ?? 1) - 1)) : undefined;
+  const scoped = minified
+    ? nameFromMinified(minified, entry, frame.line, Math.max(0, (frame.column ?? 1) - 1))
+    : undefined;
   out.function = enclosing ?? scoped ?? pos.name ?? frame.function;
   if (source) {
     const i = pos.line - 1;
@@ -113,7 +121,12 @@ async function mapFrame(frame: RawFrame, maps: readonly MapRef[], load: MapLoade
 }
 
 /** One frame through the release's maps; unmapped, it says why. */
-export async function symbolicateFrame(frame: RawFrame, release: string | undefined, maps: readonly MapRef[], load: MapLoader): Promise<StackFrame> {
+export async function symbolicateFrame(
+  frame: RawFrame,
+  release: string | undefined,
+  maps: readonly MapRef[],
+  load: MapLoader,
+): Promise<StackFrame> {
   const base: StackFrame = { ...frame, in_app: false };
   if (!release) return { ...base, unmapped_reason: 'no_release' };
   if (maps.length === 0) return { ...base, unmapped_reason: 'no_maps_for_release' };

@@ -16,17 +16,29 @@ export const transitions: Record<TriageAction, { from: readonly GroupState[]; to
   reopen: { from: ['resolved', 'acknowledged'], to: 'unresolved' },
 };
 
-export async function triage(db: Db, envId: string, groupId: string, action: TriageAction, etag: string): Promise<GroupRow> {
+export async function triage(
+  db: Db,
+  envId: string,
+  groupId: string,
+  action: TriageAction,
+  etag: string,
+): Promise<GroupRow> {
   const { from, to } = transitions[action];
   const outcome = await groupQueries(db).triage(envId, groupId, etag, from, to);
   if (!outcome.found) throw new AppError('not_found', `no error group ${groupId} in this environment`);
   if (outcome.changed) return outcome.changed;
   const prior = outcome.prior!;
   if (prior.etag === etag && !from.includes(prior.state)) {
-    throw new AppError('INVALID_STATE', `cannot ${action} a group that is ${prior.state}`, { details: { state: prior.state, allowed_from: from } });
+    throw new AppError('INVALID_STATE', `cannot ${action} a group that is ${prior.state}`, {
+      details: { state: prior.state, allowed_from: from },
+    });
   }
   // A stale etag, or a concurrent call with the same etag that changed the group first.
-  throw new AppError('ETAG_MISMATCH', 'the group changed since you read it; read it again and retry with its current etag', {
-    details: { current_state: prior.state },
-  });
+  throw new AppError(
+    'ETAG_MISMATCH',
+    'the group changed since you read it; read it again and retry with its current etag',
+    {
+      details: { current_state: prior.state },
+    },
+  );
 }

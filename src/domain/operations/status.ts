@@ -32,6 +32,11 @@ export async function queueFigures(boss: PgBoss, names: readonly string[]): Prom
 
 export async function readStatus(db: Db, boss: PgBoss, queueNames: readonly string[]): Promise<OperationalStatus> {
   const ops = operationsQueries(db);
-  const [intake, deadLetters, queues, drills] = await Promise.all([ops.intake(), ops.deadLetters(), queueFigures(boss, queueNames), backupQueries(db).countFailedDrills()]);
+  const [intake, deadLetters, queues, drills] = await Promise.all([
+    ops.intake(),
+    ops.deadLetters(),
+    queueFigures(boss, queueNames),
+    backupQueries(db).countFailedDrills(),
+  ]);
   return { intake, dead_letters: deadLetters, queues, backup_drills_failed: drills };
 }

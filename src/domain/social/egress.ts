@@ -16,13 +16,34 @@ import { AppError } from '../../errors.ts';
 const notPublic = new BlockList();
 // IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are checked against these IPv4 rules by BlockList.
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) notPublic.addSubnet(network, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  notPublic.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
-  ['::', 127], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) notPublic.addSubnet(network, prefix, 'ipv6');
+  ['::', 127],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  notPublic.addSubnet(network, prefix, 'ipv6');
 
 /** A public unicast address: not loopback, private, link-local, CGNAT, documentation, multicast or NAT64. */
 export function isPublicAddress(address: string): boolean {
@@ -39,7 +60,12 @@ export type EgressFetch = ReturnType<typeof guardedFetch>;
 
 /** At set-up: https, and a host that resolves now, only to public addresses (else 400 naming the field). */
 export async function checkEndpoint(field: string, url: string): Promise<void> {
-  const refuse = (why: string) => new AppError('invalid_request', `${field} ${why}: a live environment's provider must be reachable over https at public addresses`, { details: { reason: 'endpoint_not_allowed', field } });
+  const refuse = (why: string) =>
+    new AppError(
+      'invalid_request',
+      `${field} ${why}: a live environment's provider must be reachable over https at public addresses`,
+      { details: { reason: 'endpoint_not_allowed', field } },
+    );
   const target = new URL(url);
   if (target.protocol !== 'https:') throw refuse('is not https');
   const host = target.hostname.replace(/^\[|\]$/g, '');
@@ -49,7 +75,8 @@ export async function checkEndpoint(field: string, url: string): Promise<void> {
   } catch {
     throw refuse(`names a host that does not resolve (${target.hostname})`);
   }
-  if (addresses.length === 0 || !addresses.every(isPublicAddress)) throw refuse(`resolves to an address that is not public (${target.hostname})`);
+  if (addresses.length === 0 || !addresses.every(isPublicAddress))
+    throw refuse(`resolves to an address that is not public (${target.hostname})`);
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -77,7 +104,8 @@ export interface EgressInit {
 
 /** Whether `err` (or an error it wraps, as openid-client does) is a refusal from this module. */
 export function isEgressRefusal(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof EgressRefused) return true;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof EgressRefused) return true;
   return false;
 }
 
@@ -95,20 +123,36 @@ export function guardedFetch(allowed: (address: string) => boolean = isPublicAdd
     const literal = target.hostname.replace(/^\[|\]$/g, '');
     if (isIP(literal) && !allowed(literal)) throw new EgressRefused(`${target.host} is not a public address`);
     if (init.body instanceof ReadableStream) throw new EgressRefused('streamed request bodies are not supported');
-    const body = init.body instanceof URLSearchParams ? init.body.toString() : init.body instanceof ArrayBuffer ? Buffer.from(init.body) : (init.body ?? undefined);
+    const body =
+      init.body instanceof URLSearchParams
+        ? init.body.toString()
+        : init.body instanceof ArrayBuffer
+          ? Buffer.from(init.body)
+          : (init.body ?? undefined);
     const headers = Object.fromEntries(new Headers(init.headers ?? {}).entries());
-    if (init.body instanceof URLSearchParams) headers['content-type'] ??= 'application/x-www-form-urlencoded;charset=UTF-8';
+    if (init.body instanceof URLSearchParams)
+      headers['content-type'] ??= 'application/x-www-form-urlencoded;charset=UTF-8';
     return new Promise<Response>((resolve, reject) => {
-      const req = httpsRequest(target, { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) }, (res) => {
-        const answer = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) {
-          for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, v);
-        }
-        const status = res.statusCode ?? 502;
-        const empty = [204, 205, 304].includes(status) || req.method === 'HEAD';
-        if (empty) res.resume();
-        resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage ?? '', headers: answer }));
-      });
+      const req = httpsRequest(
+        target,
+        { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) },
+        (res) => {
+          const answer = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, v);
+          }
+          const status = res.statusCode ?? 502;
+          const empty = [204, 205, 304].includes(status) || req.method === 'HEAD';
+          if (empty) res.resume();
+          resolve(
+            new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+              status,
+              statusText: res.statusMessage ?? '',
+              headers: answer,
+            }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

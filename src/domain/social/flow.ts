@@ -23,7 +23,11 @@ export const callbackUrl = (config: Config) => `${config.CAIRN_BASE_URL}/v1/oidc
 
 const verifierContext = (stateHash: Buffer) => `social-pkce:${stateHash.toString('hex')}`;
 
-export async function startSocialSignIn(db: Knex, config: Config, input: { envId: string; provider: ProviderName; redirectUrl: string; sessionMode: 'server' | 'browser' }): Promise<string> {
+export async function startSocialSignIn(
+  db: Knex,
+  config: Config,
+  input: { envId: string; provider: ProviderName; redirectUrl: string; sessionMode: 'server' | 'browser' },
+): Promise<string> {
   const env = await envIdentity(db, input.envId);
   const row = await socialQueries(db).provider(input.envId, input.provider);
   if (!row?.enabled) throw new AppError('not_found', `${input.provider} sign-in is not enabled for this environment`);
@@ -34,10 +38,21 @@ export async function startSocialSignIn(db: Knex, config: Config, input: { envId
   const verifier = oidc.randomPKCECodeVerifier();
   const stateHash = sha256(state);
   await socialQueries(db).insertTransaction({
-    state_hash: stateHash, env_id: input.envId, provider: input.provider, nonce, code_verifier_sealed: seal(keyringFromConfig(config), verifier, verifierContext(stateHash)),
-    redirect_url: redirectUrl, session_mode: input.sessionMode, lifetime_seconds: transactionSeconds,
+    state_hash: stateHash,
+    env_id: input.envId,
+    provider: input.provider,
+    nonce,
+    code_verifier_sealed: seal(keyringFromConfig(config), verifier, verifierContext(stateHash)),
+    redirect_url: redirectUrl,
+    session_mode: input.sessionMode,
+    lifetime_seconds: transactionSeconds,
   });
-  return authorizationUrl(provider, { redirectUri: callbackUrl(config), state, nonce, codeChallenge: await oidc.calculatePKCECodeChallenge(verifier) });
+  return authorizationUrl(provider, {
+    redirectUri: callbackUrl(config),
+    state,
+    nonce,
+    codeChallenge: await oidc.calculatePKCECodeChallenge(verifier),
+  });
 }
 
 export type CallbackOutcome =
@@ -53,20 +68,44 @@ function withError(url: string, error: string, description: string): CallbackOut
 }
 
 /** The callback: params come from the query (GET) or the form (Apple's form_post). */
-export async function completeSocialSignIn(db: Knex, config: Config, params: Record<string, string>, from: SignInContext): Promise<CallbackOutcome> {
+export async function completeSocialSignIn(
+  db: Knex,
+  config: Config,
+  params: Record<string, string>,
+  from: SignInContext,
+): Promise<CallbackOutcome> {
   const state = params.state;
   const tx: TransactionRow | undefined = state ? await socialQueries(db).takeTransaction(sha256(state)) : undefined;
-  if (!state || !tx) throw new AppError('invalid_request', 'this sign-in is unknown, expired or already completed; start again', { details: { reason: 'invalid_state' } });
-  if (params.error) return withError(tx.redirect_url, params.error === 'access_denied' ? 'access_denied' : 'sign_in_failed', `the provider answered ${params.error.slice(0, 100)}`);
+  if (!state || !tx)
+    throw new AppError('invalid_request', 'this sign-in is unknown, expired or already completed; start again', {
+      details: { reason: 'invalid_state' },
+    });
+  if (params.error)
+    return withError(
+      tx.redirect_url,
+      params.error === 'access_denied' ? 'access_denied' : 'sign_in_failed',
+      `the provider answered ${params.error.slice(0, 100)}`,
+    );
   const row = await socialQueries(db).provider(tx.env_id, tx.provider);
   if (!row?.enabled) return withError(tx.redirect_url, 'sign_in_failed', `${tx.provider} sign-in is no longer enabled`);
   const url = new URL(callbackUrl(config));
   for (const [k, v] of Object.entries(params)) if (k !== 'user') url.searchParams.set(k, v);
   let userId: string;
   try {
-    const profile = await redeemCode(resolveProvider(config, row, (await envIdentity(db, tx.env_id)).mode), url, {
-      state, nonce: tx.nonce, codeVerifier: open(keyringFromConfig(config), tx.code_verifier_sealed, verifierContext(sha256(state))).toString(),
-    }, params.user);
+    const profile = await redeemCode(
+      resolveProvider(config, row, (await envIdentity(db, tx.env_id)).mode),
+      url,
+      {
+        state,
+        nonce: tx.nonce,
+        codeVerifier: open(
+          keyringFromConfig(config),
+          tx.code_verifier_sealed,
+          verifierContext(sha256(state)),
+        ).toString(),
+      },
+      params.user,
+    );
     userId = await linkIdentity(db, tx.env_id, tx.provider, profile);
   } catch (err) {
     if (!(err instanceof AppError) || err.code === 'internal') throw err;

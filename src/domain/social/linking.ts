@@ -18,29 +18,60 @@ export async function linkIdentity(db: Knex, envId: string, provider: string, p:
   return db.transaction(async (trx) => {
     const sq = socialQueries(trx);
     const iq = identityQueries(trx);
-    const record = (userId: string) => iq.insertSignIn({ env_id: envId, end_user_id: userId, method: `oauth_${provider}`, outcome: 'succeeded', ip: null, user_agent: null });
+    const record = (userId: string) =>
+      iq.insertSignIn({
+        env_id: envId,
+        end_user_id: userId,
+        method: `oauth_${provider}`,
+        outcome: 'succeeded',
+        ip: null,
+        user_agent: null,
+      });
     const known = await sq.identity(envId, provider, p.subject);
     if (known) {
-      if (!known.end_user_id) throw new AppError('forbidden', 'this account was deleted', { details: { reason: 'account_deleted' } });
+      if (!known.end_user_id)
+        throw new AppError('forbidden', 'this account was deleted', { details: { reason: 'account_deleted' } });
       await sq.touchIdentity(known.id, p.email, p.emailVerified);
       await record(known.end_user_id);
       return known.end_user_id;
     }
-    if (!p.email) throw new AppError('forbidden', `${provider} shared no email address; allow access to it and try again`, { details: { reason: 'email_required' } });
+    if (!p.email)
+      throw new AppError('forbidden', `${provider} shared no email address; allow access to it and try again`, {
+        details: { reason: 'email_required' },
+      });
     const existing = await iq.userByEmail(envId, normaliseEmail(p.email));
     let userId: string;
     if (existing) {
-      if (!p.emailVerified) throw new AppError('forbidden', 'an account with this email exists, and the provider has not verified the address', { details: { reason: 'email_not_verified' } });
+      if (!p.emailVerified)
+        throw new AppError(
+          'forbidden',
+          'an account with this email exists, and the provider has not verified the address',
+          { details: { reason: 'email_not_verified' } },
+        );
       await sq.resetUnverifiedAccount(existing.id);
       await endAllAccess(trx, existing.id);
       await iq.markEmailVerified(existing.id);
       userId = existing.id;
     } else {
-      const created = await iq.insertUser({ env_id: envId, email: p.email.trim(), email_normalized: normaliseEmail(p.email), password_hash: null, email_verified: p.emailVerified });
+      const created = await iq.insertUser({
+        env_id: envId,
+        email: p.email.trim(),
+        email_normalized: normaliseEmail(p.email),
+        password_hash: null,
+        email_verified: p.emailVerified,
+      });
       if (!created) throw new AppError('conflict', 'the account was created concurrently; try again');
       userId = created.id;
     }
-    await sq.insertIdentity({ env_id: envId, end_user_id: userId, provider, subject: p.subject, email: p.email, email_verified: p.emailVerified, display_name: p.name });
+    await sq.insertIdentity({
+      env_id: envId,
+      end_user_id: userId,
+      provider,
+      subject: p.subject,
+      email: p.email,
+      email_verified: p.emailVerified,
+      display_name: p.name,
+    });
     await record(userId);
     return userId;
   });

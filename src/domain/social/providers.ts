@@ -21,7 +21,12 @@ export const providerLabels: Record<ProviderName, string> = { google: 'Google', 
 const defaults = {
   google: { issuer: 'https://accounts.google.com' },
   apple: { issuer: 'https://appleid.apple.com' },
-  github: { issuer: 'https://github.com', authorization_endpoint: 'https://github.com/login/oauth/authorize', token_endpoint: 'https://github.com/login/oauth/access_token', api_base_url: 'https://api.github.com' },
+  github: {
+    issuer: 'https://github.com',
+    authorization_endpoint: 'https://github.com/login/oauth/authorize',
+    token_endpoint: 'https://github.com/login/oauth/access_token',
+    api_base_url: 'https://api.github.com',
+  },
 } as const;
 
 const httpsUrl = z.url({ protocol: /^https?$/ }).max(2048);
@@ -31,7 +36,14 @@ export const providerInput = z
     enabled: z.boolean().default(true),
     client_id: z.string().min(1).max(512).optional(),
     client_secret: z.string().min(1).max(4096).optional(),
-    apple: z.object({ team_id: z.string().regex(/^[A-Z0-9]{10}$/), key_id: z.string().regex(/^[A-Z0-9]{10}$/), private_key: z.string().max(4096) }).strict().optional(),
+    apple: z
+      .object({
+        team_id: z.string().regex(/^[A-Z0-9]{10}$/),
+        key_id: z.string().regex(/^[A-Z0-9]{10}$/),
+        private_key: z.string().max(4096),
+      })
+      .strict()
+      .optional(),
     issuer: httpsUrl.optional(),
     authorization_endpoint: httpsUrl.optional(),
     token_endpoint: httpsUrl.optional(),
@@ -44,27 +56,53 @@ export type ProviderInput = z.infer<typeof providerInput>;
 const sealContext = (envId: string, provider: string, what: string) => `social:${envId}:${provider}:${what}`;
 
 /** Validates and stores an environment's provider settings; secrets are sealed. */
-export async function putProvider(db: Db, config: Config, envId: string, provider: ProviderName, input: ProviderInput): Promise<void> {
+export async function putProvider(
+  db: Db,
+  config: Config,
+  envId: string,
+  provider: ProviderName,
+  input: ProviderInput,
+): Promise<void> {
   const own = input.client_id !== undefined;
   const overrides = input.issuer ?? input.authorization_endpoint ?? input.token_endpoint ?? input.api_base_url;
   if (!own) {
-    if (provider !== 'google') throw new AppError('invalid_request', `${providerLabels[provider]} needs your own client: set client_id (the service has no shared ${providerLabels[provider]} client)`);
-    if (!config.CAIRN_GOOGLE_CLIENT_ID || !config.CAIRN_GOOGLE_CLIENT_SECRET) throw new AppError('invalid_request', 'this service has no shared Google client (CAIRN_GOOGLE_CLIENT_ID); set your own client_id and client_secret');
+    if (provider !== 'google')
+      throw new AppError(
+        'invalid_request',
+        `${providerLabels[provider]} needs your own client: set client_id (the service has no shared ${providerLabels[provider]} client)`,
+      );
+    if (!config.CAIRN_GOOGLE_CLIENT_ID || !config.CAIRN_GOOGLE_CLIENT_SECRET)
+      throw new AppError(
+        'invalid_request',
+        'this service has no shared Google client (CAIRN_GOOGLE_CLIENT_ID); set your own client_id and client_secret',
+      );
     // The shared client's secret must only ever be sent to Google itself.
-    if (overrides || input.client_secret) throw new AppError('invalid_request', 'the shared Google client cannot take a client_secret or other endpoints; set your own client_id to change them');
+    if (overrides || input.client_secret)
+      throw new AppError(
+        'invalid_request',
+        'the shared Google client cannot take a client_secret or other endpoints; set your own client_id to change them',
+      );
   }
   // OpenID providers publish their endpoints in discovery (OpenID Connect Discovery 1.0 §4): only
   // the issuer is set for them. Explicit endpoints are for GitHub, which has no discovery.
   if (provider !== 'github' && (input.authorization_endpoint || input.token_endpoint || input.api_base_url)) {
-    throw new AppError('invalid_request', `${providerLabels[provider]} is an OpenID provider: set its issuer; its endpoints come from the issuer's discovery document`);
+    throw new AppError(
+      'invalid_request',
+      `${providerLabels[provider]} is an OpenID provider: set its issuer; its endpoints come from the issuer's discovery document`,
+    );
   }
   if (provider === 'apple') {
-    if (!input.apple) throw new AppError('invalid_request', 'Apple needs apple.team_id, apple.key_id and apple.private_key (the .p8 key) to sign its client secret');
+    if (!input.apple)
+      throw new AppError(
+        'invalid_request',
+        'Apple needs apple.team_id, apple.key_id and apple.private_key (the .p8 key) to sign its client secret',
+      );
     checkApplePrivateKey(input.apple.private_key);
   } else if (input.apple) {
     throw new AppError('invalid_request', 'apple settings belong to the apple provider only');
   }
-  if (own && provider !== 'apple' && !input.client_secret) throw new AppError('invalid_request', 'client_secret is required with your own client_id');
+  if (own && provider !== 'apple' && !input.client_secret)
+    throw new AppError('invalid_request', 'client_secret is required with your own client_id');
   if ((await envIdentity(db, envId)).mode === 'live') {
     for (const field of ['issuer', 'authorization_endpoint', 'token_endpoint', 'api_base_url'] as const) {
       const url = input[field];
@@ -73,12 +111,18 @@ export async function putProvider(db: Db, config: Config, envId: string, provide
   }
   const keyring = keyringFromConfig(config);
   await socialQueries(db).putProvider({
-    env_id: envId, provider, enabled: input.enabled,
+    env_id: envId,
+    provider,
+    enabled: input.enabled,
     client_id: input.client_id ?? null,
-    client_secret_sealed: input.client_secret ? seal(keyring, input.client_secret, sealContext(envId, provider, 'secret')) : null,
+    client_secret_sealed: input.client_secret
+      ? seal(keyring, input.client_secret, sealContext(envId, provider, 'secret'))
+      : null,
     apple_team_id: input.apple?.team_id ?? null,
     apple_key_id: input.apple?.key_id ?? null,
-    apple_private_key_sealed: input.apple ? seal(keyring, input.apple.private_key, sealContext(envId, provider, 'apple_key')) : null,
+    apple_private_key_sealed: input.apple
+      ? seal(keyring, input.apple.private_key, sealContext(envId, provider, 'apple_key'))
+      : null,
     issuer: input.issuer ?? null,
     authorization_endpoint: input.authorization_endpoint ?? null,
     token_endpoint: input.token_endpoint ?? null,
@@ -121,29 +165,50 @@ export interface ResolvedProvider {
 
 export function resolveProvider(config: Config, row: ProviderRow, mode: EnvMode): ResolvedProvider {
   const keyring = keyringFromConfig(config);
-  const unseal = (sealed: string, what: string) => open(keyring, sealed, sealContext(row.env_id, row.provider, what)).toString();
+  const unseal = (sealed: string, what: string) =>
+    open(keyring, sealed, sealContext(row.env_id, row.provider, what)).toString();
   if (row.client_id === null) {
-    if (!config.CAIRN_GOOGLE_CLIENT_ID || !config.CAIRN_GOOGLE_CLIENT_SECRET) throw new AppError('invalid_request', 'Google sign-in is not available: the service has no shared Google client');
-    return { name: 'google', kind: 'oidc', issuer: config.CAIRN_GOOGLE_ISSUER, clientId: config.CAIRN_GOOGLE_CLIENT_ID, clientSecret: config.CAIRN_GOOGLE_CLIENT_SECRET };
+    if (!config.CAIRN_GOOGLE_CLIENT_ID || !config.CAIRN_GOOGLE_CLIENT_SECRET)
+      throw new AppError('invalid_request', 'Google sign-in is not available: the service has no shared Google client');
+    return {
+      name: 'google',
+      kind: 'oidc',
+      issuer: config.CAIRN_GOOGLE_ISSUER,
+      clientId: config.CAIRN_GOOGLE_CLIENT_ID,
+      clientSecret: config.CAIRN_GOOGLE_CLIENT_SECRET,
+    };
   }
   // The service's shared Google client is the operator's configuration; an environment's own
   // client names addresses its key holder chose, which a live environment may only reach publicly.
   const base = {
-    name: row.provider, clientId: row.client_id,
+    name: row.provider,
+    clientId: row.client_id,
     ...(row.client_secret_sealed ? { clientSecret: unseal(row.client_secret_sealed, 'secret') } : {}),
     ...(mode === 'live' ? { fetch: guardedFetch() } : {}),
   };
   if (row.provider === 'github') {
     const d = defaults.github;
     return {
-      ...base, kind: 'github', issuer: row.issuer ?? d.issuer, authorizationEndpoint: row.authorization_endpoint ?? d.authorization_endpoint,
-      tokenEndpoint: row.token_endpoint ?? d.token_endpoint, apiBaseUrl: (row.api_base_url ?? d.api_base_url).replace(/\/$/, ''),
+      ...base,
+      kind: 'github',
+      issuer: row.issuer ?? d.issuer,
+      authorizationEndpoint: row.authorization_endpoint ?? d.authorization_endpoint,
+      tokenEndpoint: row.token_endpoint ?? d.token_endpoint,
+      apiBaseUrl: (row.api_base_url ?? d.api_base_url).replace(/\/$/, ''),
     };
   }
   return {
-    ...base, kind: 'oidc', issuer: row.issuer ?? defaults[row.provider].issuer,
+    ...base,
+    kind: 'oidc',
+    issuer: row.issuer ?? defaults[row.provider].issuer,
     ...(row.provider === 'apple' && row.apple_private_key_sealed
-      ? { apple: { teamId: row.apple_team_id!, keyId: row.apple_key_id!, privateKeyPem: unseal(row.apple_private_key_sealed, 'apple_key') } }
+      ? {
+          apple: {
+            teamId: row.apple_team_id!,
+            keyId: row.apple_key_id!,
+            privateKeyPem: unseal(row.apple_private_key_sealed, 'apple_key'),
+          },
+        }
       : {}),
   };
 }

@@ -49,7 +49,10 @@ export function socialQueries(db: Db) {
     },
 
     async putProvider(row: Omit<ProviderRow, 'update_time'>): Promise<void> {
-      await db('social_providers').insert({ ...row, update_time: db.fn.now() }).onConflict(['env_id', 'provider']).merge();
+      await db('social_providers')
+        .insert({ ...row, update_time: db.fn.now() })
+        .onConflict(['env_id', 'provider'])
+        .merge();
     },
 
     async deleteProvider(envId: string, provider: ProviderName): Promise<boolean> {
@@ -58,7 +61,10 @@ export function socialQueries(db: Db) {
 
     async insertTransaction(row: TransactionRow & { state_hash: Buffer; lifetime_seconds: number }): Promise<void> {
       const { lifetime_seconds, ...rest } = row;
-      await db('social_transactions').insert({ ...rest, expire_time: db.raw('now() + make_interval(secs => ?)', [lifetime_seconds]) });
+      await db('social_transactions').insert({
+        ...rest,
+        expire_time: db.raw('now() + make_interval(secs => ?)', [lifetime_seconds]),
+      });
     },
 
     /** One use: the row is deleted as it is read, so a replayed state finds nothing. */
@@ -72,20 +78,35 @@ export function socialQueries(db: Db) {
     },
 
     async identity(envId: string, provider: string, subject: string): Promise<IdentityRow | undefined> {
-      return db('end_user_identities').where({ env_id: envId, provider, subject }).first('id', 'end_user_id', 'provider', 'subject');
+      return db('end_user_identities')
+        .where({ env_id: envId, provider, subject })
+        .first('id', 'end_user_id', 'provider', 'subject');
     },
 
-    async insertIdentity(row: { env_id: string; end_user_id: string; provider: string; subject: string; email: string | null; email_verified: boolean; display_name: string | null }): Promise<void> {
+    async insertIdentity(row: {
+      env_id: string;
+      end_user_id: string;
+      provider: string;
+      subject: string;
+      email: string | null;
+      email_verified: boolean;
+      display_name: string | null;
+    }): Promise<void> {
       await db('end_user_identities').insert({ id: newId('idn'), ...row, last_sign_in_time: db.fn.now() });
     },
 
     async touchIdentity(id: string, email: string | null, emailVerified: boolean): Promise<void> {
-      await db('end_user_identities').where({ id }).update({ email, email_verified: emailVerified, last_sign_in_time: db.fn.now() });
+      await db('end_user_identities')
+        .where({ id })
+        .update({ email, email_verified: emailVerified, last_sign_in_time: db.fn.now() });
     },
 
     /** Before linking to an account whose address nobody proved: its password goes (sessions: revocation.ts). */
     async resetUnverifiedAccount(endUserId: string): Promise<void> {
-      await db('end_users').where({ id: endUserId }).whereNull('email_verified_time').update({ password_hash: null, update_time: db.fn.now() });
+      await db('end_users')
+        .where({ id: endUserId })
+        .whereNull('email_verified_time')
+        .update({ password_hash: null, update_time: db.fn.now() });
     },
 
     async pruneTransactions(): Promise<number> {

@@ -13,7 +13,8 @@ const metadataCache = new Map<string, { at: number; metadata: oidc.ServerMetadat
 const metadataSeconds = 600;
 
 /** Plain http only for addresses an operator or a test set up deliberately (never a default). */
-const insecureOk = (p: ResolvedProvider) => [p.issuer, p.authorizationEndpoint, p.tokenEndpoint].some((u) => u?.startsWith('http://'));
+const insecureOk = (p: ResolvedProvider) =>
+  [p.issuer, p.authorizationEndpoint, p.tokenEndpoint].some((u) => u?.startsWith('http://'));
 
 async function serverMetadata(p: ResolvedProvider): Promise<oidc.ServerMetadata> {
   if (p.kind === 'github') {
@@ -31,17 +32,25 @@ async function serverMetadata(p: ResolvedProvider): Promise<oidc.ServerMetadata>
     return metadata;
   } catch (err) {
     if (isEgressRefusal(err)) throw endpointRefused(p);
-    throw new AppError('store_unavailable', `could not reach ${p.name}'s sign-in service; retry shortly`, { retryAfter: 5, cause: err });
+    throw new AppError('store_unavailable', `could not reach ${p.name}'s sign-in service; retry shortly`, {
+      retryAfter: 5,
+      cause: err,
+    });
   }
 }
 
 /** Retrying cannot help: the environment's provider settings name an address it may not reach. */
 function endpointRefused(p: ResolvedProvider): AppError {
-  return new AppError('invalid_request', `${p.name} sign-in is set up with an address a live environment may not reach (https to public addresses only); fix the provider's settings`, { details: { reason: 'endpoint_not_allowed' } });
+  return new AppError(
+    'invalid_request',
+    `${p.name} sign-in is set up with an address a live environment may not reach (https to public addresses only); fix the provider's settings`,
+    { details: { reason: 'endpoint_not_allowed' } },
+  );
 }
 
 function clientAuth(p: ResolvedProvider): oidc.ClientAuth {
-  if (p.apple) return oidc.ClientSecretPost(appleClientSecret({ ...p.apple, clientId: p.clientId, audience: p.issuer }));
+  if (p.apple)
+    return oidc.ClientSecretPost(appleClientSecret({ ...p.apple, clientId: p.clientId, audience: p.issuer }));
   return oidc.ClientSecretPost(p.clientSecret);
 }
 
@@ -63,7 +72,11 @@ export interface AuthorizationParams {
 export async function authorizationUrl(p: ResolvedProvider, a: AuthorizationParams): Promise<string> {
   const config = await rpConfiguration(p);
   const params: Record<string, string> = {
-    redirect_uri: a.redirectUri, state: a.state, code_challenge: a.codeChallenge, code_challenge_method: 'S256', response_type: 'code',
+    redirect_uri: a.redirectUri,
+    state: a.state,
+    code_challenge: a.codeChallenge,
+    code_challenge_method: 'S256',
+    response_type: 'code',
   };
   if (p.kind === 'github') params.scope = 'read:user user:email';
   else {
@@ -93,7 +106,12 @@ async function githubProfile(p: ResolvedProvider, accessToken: string): Promise<
     let res: Response;
     try {
       res = await (p.fetch ?? fetch)(`${p.apiBaseUrl}${path}`, {
-        headers: { authorization: `Bearer ${accessToken}`, accept: 'application/vnd.github+json', 'user-agent': 'cairn', 'x-github-api-version': '2022-11-28' },
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          accept: 'application/vnd.github+json',
+          'user-agent': 'cairn',
+          'x-github-api-version': '2022-11-28',
+        },
         signal: AbortSignal.timeout(10_000),
       });
     } catch (err) {
@@ -104,12 +122,16 @@ async function githubProfile(p: ResolvedProvider, accessToken: string): Promise<
     return res.json();
   };
   const user = (await get('/user')) as { id?: unknown; name?: unknown; login?: unknown };
-  if (typeof user.id !== 'number' && typeof user.id !== 'string') throw new AppError('unauthorized', 'GitHub returned no user id');
+  if (typeof user.id !== 'number' && typeof user.id !== 'string')
+    throw new AppError('unauthorized', 'GitHub returned no user id');
   const emails = ((await get('/user/emails')) as GitHubEmail[]).filter((e) => typeof e?.email === 'string');
   // Only an address GitHub says is verified may link to an existing account.
-  const chosen = emails.find((e) => e.primary && e.verified) ?? emails.find((e) => e.verified) ?? emails.find((e) => e.primary);
+  const chosen =
+    emails.find((e) => e.primary && e.verified) ?? emails.find((e) => e.verified) ?? emails.find((e) => e.primary);
   return {
-    subject: String(user.id), email: chosen?.email ?? null, emailVerified: chosen?.verified === true,
+    subject: String(user.id),
+    email: chosen?.email ?? null,
+    emailVerified: chosen?.verified === true,
     name: typeof user.name === 'string' ? user.name : typeof user.login === 'string' ? user.login : null,
   };
 }
@@ -119,7 +141,9 @@ function appleName(userField: string | undefined): string | null {
   if (!userField) return null;
   try {
     const u = JSON.parse(userField) as { name?: { firstName?: unknown; lastName?: unknown } };
-    const parts = [u.name?.firstName, u.name?.lastName].filter((x): x is string => typeof x === 'string' && x.length > 0);
+    const parts = [u.name?.firstName, u.name?.lastName].filter(
+      (x): x is string => typeof x === 'string' && x.length > 0,
+    );
     return parts.length > 0 ? parts.join(' ').slice(0, 200) : null;
   } catch {
     return null;
@@ -133,16 +157,26 @@ export interface Checks {
 }
 
 /** Exchanges the code (every check above) and answers who the provider says the user is. */
-export async function redeemCode(p: ResolvedProvider, callbackUrl: URL, checks: Checks, appleUser?: string): Promise<ProviderProfile> {
+export async function redeemCode(
+  p: ResolvedProvider,
+  callbackUrl: URL,
+  checks: Checks,
+  appleUser?: string,
+): Promise<ProviderProfile> {
   const config = await rpConfiguration(p);
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
   try {
     tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
-      pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state,
+      pkceCodeVerifier: checks.codeVerifier,
+      expectedState: checks.state,
       ...(p.kind === 'oidc' ? { expectedNonce: checks.nonce, idTokenExpected: true } : {}),
     });
   } catch (err) {
-    throw new AppError('unauthorized', `${p.name} sign-in was refused: ${err instanceof Error ? err.message : 'invalid response'}`, { cause: err });
+    throw new AppError(
+      'unauthorized',
+      `${p.name} sign-in was refused: ${err instanceof Error ? err.message : 'invalid response'}`,
+      { cause: err },
+    );
   }
   if (p.kind === 'github') return githubProfile(p, tokens.access_token);
   const idClaims = tokens.claims();
@@ -155,10 +189,17 @@ export async function redeemCode(p: ResolvedProvider, callbackUrl: URL, checks: 
     try {
       claims = { ...(await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub)), ...idClaims };
     } catch (err) {
-      throw new AppError('unauthorized', `${p.name} sign-in was refused: the UserInfo answer was not valid`, { cause: err });
+      throw new AppError('unauthorized', `${p.name} sign-in was refused: the UserInfo answer was not valid`, {
+        cause: err,
+      });
     }
   }
   const verified = claims.email_verified === true || claims.email_verified === 'true'; // Apple sends a string
   const name = typeof claims.name === 'string' ? claims.name : appleName(appleUser);
-  return { subject: idClaims.sub, email: typeof claims.email === 'string' ? claims.email : null, emailVerified: verified, name };
+  return {
+    subject: idClaims.sub,
+    email: typeof claims.email === 'string' ? claims.email : null,
+    emailVerified: verified,
+    name,
+  };
 }

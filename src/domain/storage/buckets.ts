@@ -19,21 +19,39 @@ export interface StorageDeps {
 export const bucketNamePattern = /^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$/;
 /** Object keys: 1–1024 bytes, no empty, "." or ".." segments (portable across both drivers). */
 export function checkKey(key: string): void {
-  if (Buffer.byteLength(key) > 1024 || key.length === 0 || key.startsWith('/') || key.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+  if (
+    Buffer.byteLength(key) > 1024 ||
+    key.length === 0 ||
+    key.startsWith('/') ||
+    key.split('/').some((s) => s === '' || s === '.' || s === '..')
+  ) {
     throw new AppError('invalid_request', 'object keys are 1-1024 bytes, without empty, "." or ".." path segments');
   }
 }
 
 export function bucketResource(b: BucketRow, envName: string) {
-  return { name: `${envName}/buckets/${b.name}`, bucket: b.name, versioning: b.versioning, create_time: b.create_time.toISOString() };
+  return {
+    name: `${envName}/buckets/${b.name}`,
+    bucket: b.name,
+    versioning: b.versioning,
+    create_time: b.create_time.toISOString(),
+  };
 }
 
 export function versionResource(v: ObjectVersion) {
-  return { versionId: v.versionId, lastModified: v.lastModified.toISOString(), isLatest: v.isLatest, isDeleteMarker: v.isDeleteMarker, size: v.size, ...(v.etag ? { etag: v.etag } : {}) };
+  return {
+    versionId: v.versionId,
+    lastModified: v.lastModified.toISOString(),
+    isLatest: v.isLatest,
+    isDeleteMarker: v.isDeleteMarker,
+    size: v.size,
+    ...(v.etag ? { etag: v.etag } : {}),
+  };
 }
 
 export async function createBucket(deps: StorageDeps, envId: string, name: string): Promise<BucketRow> {
-  if (!bucketNamePattern.test(name)) throw new AppError('invalid_request', 'bucket names are 3-40 lower-case letters, digits and dashes');
+  if (!bucketNamePattern.test(name))
+    throw new AppError('invalid_request', 'bucket names are 3-40 lower-case letters, digits and dashes');
   const q = storageQueries(deps.db);
   if (await q.byName(envId, name)) throw new AppError('conflict', `a bucket named ${name} already exists`);
   const id = newUlid();
@@ -78,11 +96,24 @@ export async function* limited(body: AsyncIterable<Buffer>, limit: number): Asyn
   }
 }
 
-export async function putObject(deps: StorageDeps, envId: string, name: string, key: string, body: Readable, contentType: string | undefined, limit = maxObjectBytes) {
+export async function putObject(
+  deps: StorageDeps,
+  envId: string,
+  name: string,
+  key: string,
+  body: Readable,
+  contentType: string | undefined,
+  limit = maxObjectBytes,
+) {
   checkKey(key);
   const b = await requireBucket(deps.db, envId, name);
   const out = await deps.store.putStream(b.s3_bucket, key, limited(body, limit), contentType ? { contentType } : {});
-  return { key, size: out.size, ...(out.versionId ? { versionId: out.versionId } : {}), ...(out.etag ? { etag: out.etag } : {}) };
+  return {
+    key,
+    size: out.size,
+    ...(out.versionId ? { versionId: out.versionId } : {}),
+    ...(out.etag ? { etag: out.etag } : {}),
+  };
 }
 
 export async function getObject(deps: StorageDeps, envId: string, name: string, key: string, versionId?: string) {
@@ -100,7 +131,12 @@ export async function deleteObject(deps: StorageDeps, envId: string, name: strin
   return { key, ...(out.versionId ? { versionId: out.versionId } : {}), deleteMarker: out.deleteMarker === true };
 }
 
-export async function listVersions(deps: StorageDeps, envId: string, name: string, key: string): Promise<ObjectVersion[]> {
+export async function listVersions(
+  deps: StorageDeps,
+  envId: string,
+  name: string,
+  key: string,
+): Promise<ObjectVersion[]> {
   checkKey(key);
   const b = await requireBucket(deps.db, envId, name);
   return deps.store.listVersions(b.s3_bucket, key);
@@ -109,7 +145,8 @@ export async function listVersions(deps: StorageDeps, envId: string, name: strin
 export async function restoreVersion(deps: StorageDeps, envId: string, name: string, key: string, versionId: string) {
   checkKey(key);
   const b = await requireBucket(deps.db, envId, name);
-  if (b.versioning !== 'enabled') throw new AppError('conflict', `versioning is not enabled on ${name}; enable it first`);
+  if (b.versioning !== 'enabled')
+    throw new AppError('conflict', `versioning is not enabled on ${name}; enable it first`);
   const out = await deps.store.restoreVersion(b.s3_bucket, key, versionId);
   return { key, restoredFrom: versionId, ...(out.versionId ? { versionId: out.versionId } : {}) };
 }

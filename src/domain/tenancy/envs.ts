@@ -2,7 +2,16 @@
 // and the embedded demo). Plaintext keys are returned once and never stored.
 import type { Knex } from 'knex';
 import { AppError } from '../../errors.ts';
-import { generateKey, hashKey, keyHint, secretScopes, type EnvMode, type KeyKind, type Scope, type SecretScope } from './keys.ts';
+import {
+  generateKey,
+  hashKey,
+  keyHint,
+  secretScopes,
+  type EnvMode,
+  type KeyKind,
+  type Scope,
+  type SecretScope,
+} from './keys.ts';
 import { parseEnvName } from './names.ts';
 import { tenancyQueries, type EnvRow, type KeyRow } from './queries.ts';
 
@@ -11,11 +20,20 @@ export interface CreatedKey {
   token: string;
 }
 
-export async function createKey(db: Knex | Knex.Transaction, env: EnvRow, kind: KeyKind, scopes?: readonly string[]): Promise<CreatedKey> {
+export async function createKey(
+  db: Knex | Knex.Transaction,
+  env: EnvRow,
+  kind: KeyKind,
+  scopes?: readonly string[],
+): Promise<CreatedKey> {
   const chosen: Scope[] = kind === 'publishable' ? ['auth:public'] : checkScopes(scopes ?? secretScopes);
   const token = generateKey(kind, env.mode);
   const key = await tenancyQueries(db).insertKey({
-    env_id: env.id, kind, token_hash: hashKey(token), hint: keyHint(token), scopes: chosen,
+    env_id: env.id,
+    kind,
+    token_hash: hashKey(token),
+    hint: keyHint(token),
+    scopes: chosen,
   });
   return { key, token };
 }
@@ -23,9 +41,13 @@ export async function createKey(db: Knex | Knex.Transaction, env: EnvRow, kind: 
 export function checkScopes(scopes: readonly string[]): SecretScope[] {
   const unknown = scopes.filter((s) => !(secretScopes as readonly string[]).includes(s));
   if (unknown.length > 0 || scopes.length === 0) {
-    throw new AppError('invalid_request', `unknown scope ${unknown.join(', ') || '(none given)'}; choose from ${secretScopes.join(' ')}`, {
-      details: { unknown_scopes: unknown },
-    });
+    throw new AppError(
+      'invalid_request',
+      `unknown scope ${unknown.join(', ') || '(none given)'}; choose from ${secretScopes.join(' ')}`,
+      {
+        details: { unknown_scopes: unknown },
+      },
+    );
   }
   return [...new Set(scopes)] as SecretScope[];
 }
@@ -41,7 +63,10 @@ export interface CreatedEnv {
 export async function createEnvWithKeys(db: Knex, name: string, mode: EnvMode): Promise<CreatedEnv> {
   const path = parseEnvName(name);
   if (!path) {
-    throw new AppError('invalid_request', `"${name}" is not an environment name; use orgs/{org}/projects/{project}/envs/{env} with lower-case letters, digits and dashes`);
+    throw new AppError(
+      'invalid_request',
+      `"${name}" is not an environment name; use orgs/{org}/projects/{project}/envs/{env} with lower-case letters, digits and dashes`,
+    );
   }
   return db.transaction(async (trx) => {
     const { env, created } = await tenancyQueries(trx).ensureEnv(path, mode);
@@ -56,6 +81,7 @@ export async function createEnvWithKeys(db: Knex, name: string, mode: EnvMode): 
 
 export async function requireEnv(db: Knex, name: string): Promise<EnvRow> {
   const env = await tenancyQueries(db).envByName(name);
-  if (!env) throw new AppError('not_found', `no environment named ${name}; create it with \`cairn admin env create ${name}\``);
+  if (!env)
+    throw new AppError('not_found', `no environment named ${name}; create it with \`cairn admin env create ${name}\``);
   return env;
 }

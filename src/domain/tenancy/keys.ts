@@ -3,10 +3,14 @@
 import { randomBase62, sha256 } from '../../crypto.ts';
 
 export const secretScopes = [
-  'auth:read', 'auth:write',
-  'observability:read', 'observability:write',
-  'backups:read', 'backups:write',
-  'storage:read', 'storage:write',
+  'auth:read',
+  'auth:write',
+  'observability:read',
+  'observability:write',
+  'backups:read',
+  'backups:write',
+  'storage:read',
+  'storage:write',
 ] as const;
 export type SecretScope = (typeof secretScopes)[number];
 export type Scope = SecretScope | 'auth:public';

@@ -39,7 +39,9 @@ export function tenancyQueries(db: Db) {
       await db.raw('insert into orgs (id, slug) values (?, ?) on conflict (slug) do nothing', [newId('org'), path.org]);
       const org = await db('orgs').where({ slug: path.org }).first('id');
       await db.raw('insert into projects (id, org_id, slug) values (?, ?, ?) on conflict (org_id, slug) do nothing', [
-        newId('proj'), org.id, path.project,
+        newId('proj'),
+        org.id,
+        path.project,
       ]);
       const project = await db('projects').where({ org_id: org.id, slug: path.project }).first('id');
       const inserted = await db.raw<{ rows: EnvRow[] }>(
@@ -49,7 +51,12 @@ export function tenancyQueries(db: Db) {
       );
       const row = inserted.rows[0];
       if (row) return { env: row, created: true };
-      return { env: await db('envs').where({ name: envName(path) }).first(envColumns), created: false };
+      return {
+        env: await db('envs')
+          .where({ name: envName(path) })
+          .first(envColumns),
+        created: false,
+      };
     },
 
     async envByName(name: string): Promise<EnvRow | undefined> {
@@ -60,8 +67,16 @@ export function tenancyQueries(db: Db) {
       return db('envs').where({ id }).first(envColumns);
     },
 
-    async insertKey(row: { env_id: string; kind: KeyKind; token_hash: Buffer; hint: string; scopes: Scope[] }): Promise<KeyRow> {
-      const [key] = await db('api_keys').insert({ id: newId('key'), ...row }).returning(keyColumns);
+    async insertKey(row: {
+      env_id: string;
+      kind: KeyKind;
+      token_hash: Buffer;
+      hint: string;
+      scopes: Scope[];
+    }): Promise<KeyRow> {
+      const [key] = await db('api_keys')
+        .insert({ id: newId('key'), ...row })
+        .returning(keyColumns);
       return key as KeyRow;
     },
 

@@ -20,7 +20,10 @@ beforeAll(async () => {
   env = await createTestEnv(h.db);
   // Call sites whose callee is not the function around them: the map alone names them wrong.
   const map = new CompactMap(mapJson);
-  sites = (await callSites(map)).filter((x) => map.originalPositionFor(x.line, x.column - 1)?.name !== x.truth).filter((_, i) => i % 97 === 0).slice(0, 12);
+  sites = (await callSites(map))
+    .filter((x) => map.originalPositionFor(x.line, x.column - 1)?.name !== x.truth)
+    .filter((_, i) => i % 97 === 0)
+    .slice(0, 12);
 }, 60_000);
 
 afterAll(async () => {
@@ -28,21 +31,42 @@ afterAll(async () => {
   await h?.close();
 });
 
-const stackOf = (picked: Site[]) => ['TypeError: boom', ...picked.map((x) => `    at x (${url}:${x.line}:${x.column})`)].join('\n');
+const stackOf = (picked: Site[]) =>
+  ['TypeError: boom', ...picked.map((x) => `    at x (${url}:${x.line}:${x.column})`)].join('\n');
 
 describe('minified files', () => {
   it('are uploaded and listed per release, and name frames by the function around them', async () => {
     const base = `${envBase(env)}/releases/3.7.1`;
-    expect((await call(s.web.url, 'PUT', `${base}/source_maps`, { key: env.secretKey, body: { file: url, source_map: JSON.parse(mapJson) } })).status).toBe(201);
-    const put = await call<{ name: string; file: string; size_bytes: number }>(s.web.url, 'PUT', `${base}/minified_sources`, { key: env.secretKey, body: { file: url, source: minifiedText } });
+    expect(
+      (
+        await call(s.web.url, 'PUT', `${base}/source_maps`, {
+          key: env.secretKey,
+          body: { file: url, source_map: JSON.parse(mapJson) },
+        })
+      ).status,
+    ).toBe(201);
+    const put = await call<{ name: string; file: string; size_bytes: number }>(
+      s.web.url,
+      'PUT',
+      `${base}/minified_sources`,
+      { key: env.secretKey, body: { file: url, source: minifiedText } },
+    );
     expect(put.status).toBe(201);
     expect(put.body).toMatchObject({ file: url, size_bytes: Buffer.byteLength(minifiedText) });
     expect(put.body.name).toMatch(/\/releases\/3\.7\.1\/minified_sources\/msrc_/);
-    const list = await call<{ minified_sources: { file: string }[] }>(s.web.url, 'GET', `${base}/minified_sources`, { key: env.secretKey });
+    const list = await call<{ minified_sources: { file: string }[] }>(s.web.url, 'GET', `${base}/minified_sources`, {
+      key: env.secretKey,
+    });
     expect(list.body.minified_sources.map((m) => m.file)).toEqual([url]);
 
     expect(sites.length).toBeGreaterThan(5);
-    const uid = await capture(s.web, env, { event_time: '2026-11-25T10:00:00Z', exception_type: 'TypeError', message: 'boom', stack: stackOf(sites), release: '3.7.1' });
+    const uid = await capture(s.web, env, {
+      event_time: '2026-11-25T10:00:00Z',
+      exception_type: 'TypeError',
+      message: 'boom',
+      stack: stackOf(sites),
+      release: '3.7.1',
+    });
     const frames = (await readStored(s.web, env, uid)).body.stack_frames as StackFrame[];
     // Frames innermost last; the sites were printed innermost first.
     expect(frames.map((f) => f.function)).toEqual(sites.map((x) => x.truth).reverse());
@@ -51,12 +75,23 @@ describe('minified files', () => {
 
   it('refuses what is not a minified file upload, and stores nothing for it', async () => {
     const base = `${envBase(env)}/releases/r-bad`;
-    for (const body of [{ file: url }, { file: url, source: '' }, { file: '', source: 'x' }, { file: url, source: 'a\u0000b' }, { file: url, source: 'x', extra: 1 }]) {
-      const res = await call<{ code: string }>(s.web.url, 'PUT', `${base}/minified_sources`, { key: env.secretKey, body });
+    for (const body of [
+      { file: url },
+      { file: url, source: '' },
+      { file: '', source: 'x' },
+      { file: url, source: 'a\u0000b' },
+      { file: url, source: 'x', extra: 1 },
+    ]) {
+      const res = await call<{ code: string }>(s.web.url, 'PUT', `${base}/minified_sources`, {
+        key: env.secretKey,
+        body,
+      });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('invalid_request');
     }
-    const list = await call<{ minified_sources: unknown[] }>(s.web.url, 'GET', `${base}/minified_sources`, { key: env.secretKey });
+    const list = await call<{ minified_sources: unknown[] }>(s.web.url, 'GET', `${base}/minified_sources`, {
+      key: env.secretKey,
+    });
     expect(list.body.minified_sources).toEqual([]);
     const anonymous = await call(s.web.url, 'PUT', `${base}/minified_sources`, { body: { file: url, source: 'x' } });
     expect(anonymous.status).toBe(401);

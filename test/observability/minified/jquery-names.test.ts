@@ -15,8 +15,17 @@ describe('names from the minified file (jQuery 3.7.1)', () => {
     const map = new CompactMap(mapJson);
     expect(map.original('jquery.js')).toBeNull(); // the published map has no sourcesContent
     const sites = await callSites(map);
-    const ref: MapRef = { file: url, file_path: '/jquery/3.7.1/jquery.min.js', sha256: 'map', size_bytes: mapJson.length, object_key: 'map' };
-    const withMinified: MapRef = { ...ref, minified: { sha256: 'min', object_key: 'min', size_bytes: minifiedText.length } };
+    const ref: MapRef = {
+      file: url,
+      file_path: '/jquery/3.7.1/jquery.min.js',
+      sha256: 'map',
+      size_bytes: mapJson.length,
+      object_key: 'map',
+    };
+    const withMinified: MapRef = {
+      ...ref,
+      minified: { sha256: 'min', object_key: 'min', size_bytes: minifiedText.length },
+    };
     map.minified.set('min', Promise.resolve(indexMinified(minifiedText, url)));
     const load = async () => map;
     let before = 0;
@@ -29,7 +38,9 @@ describe('names from the minified file (jQuery 3.7.1)', () => {
       if (named === s.truth) after++;
       else wrong.push(`${s.line}:${s.column} ${s.truth} ≠ ${named}`);
     }
-    console.log(`jQuery call sites in named functions: ${sites.length}; right from the map alone: ${before}; with the minified file: ${after}`);
+    console.log(
+      `jQuery call sites in named functions: ${sites.length}; right from the map alone: ${before}; with the minified file: ${after}`,
+    );
     expect(sites.length).toBeGreaterThan(1000);
     // The map alone names the callee at the call site, almost never the function around it.
     expect(before / sites.length).toBeLessThan(0.05);

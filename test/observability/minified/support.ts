@@ -12,7 +12,11 @@ export const mapJson = readFileSync(join(dist, 'jquery.min.map'), 'utf8');
 const original = readFileSync(join(dist, 'jquery.js'), 'utf8');
 export const url = 'https://cdn.example.com/jquery/3.7.1/jquery.min.js';
 
-export interface Site { line: number; column: number; truth: string }
+export interface Site {
+  line: number;
+  column: number;
+  truth: string;
+}
 
 const lineStartsOf = (text: string): number[] => {
   const starts = [0];

@@ -22,17 +22,24 @@ interface Case {
   unparsed_lines?: number;
   note?: string;
 }
-interface CorpusFile { origin: string; licence?: string; cases: Case[] }
+interface CorpusFile {
+  origin: string;
+  licence?: string;
+  cases: Case[];
+}
 
 const dir = new URL('../fixtures/corpus/', import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const corpus = files.map((f) => ({ name: f, ...(JSON.parse(readFileSync(new URL(f, dir), 'utf8')) as CorpusFile) }));
 
 /** The frame fields a case states: eval_origin only where the case gives it. */
 function comparable(actual: ParsedFrame | undefined, expected: ExpectedFrame): ParsedFrame | undefined {
   if (!actual) return actual;
   const out: ParsedFrame = {};
-  for (const k of ['function', 'file', 'line', 'column'] as const) if (actual[k] !== undefined) (out as Record<string, unknown>)[k] = actual[k];
+  for (const k of ['function', 'file', 'line', 'column'] as const)
+    if (actual[k] !== undefined) (out as Record<string, unknown>)[k] = actual[k];
   if (expected.eval_origin !== undefined && actual.eval_origin !== undefined) out.eval_origin = actual.eval_origin;
   return out;
 }
@@ -50,15 +57,31 @@ describe('stack corpus', () => {
   for (const file of corpus) {
     describe(`${file.name}: ${file.origin}`, () => {
       it.each(file.cases.map((c) => [c.id, c] as const))('%s', (_id, c) => {
-        const parsed = parseStackTrace(c.stack, c.exception_type === undefined ? undefined : { exception_type: c.exception_type, message: c.message });
+        const parsed = parseStackTrace(
+          c.stack,
+          c.exception_type === undefined ? undefined : { exception_type: c.exception_type, message: c.message },
+        );
         const frames = parsed.frames;
         expect(frames.length, 'frame count').toBe(c.frame_count);
         if (c.frames) expect(frames.map((f, i) => comparable(f, c.frames![i]!))).toEqual(c.frames);
         if (c.innermost) expect(comparable(frames.at(-1), c.innermost), 'innermost').toEqual(c.innermost);
         if (c.outermost) expect(comparable(frames[0], c.outermost), 'outermost').toEqual(c.outermost);
         if (c.linked) {
-          expect(parsed.linked.map((l) => ({ source: l.source, exception_type: l.exception_type, message: l.message, frame_count: l.frames.length })))
-            .toEqual(c.linked.map((l) => ({ source: l.source, exception_type: l.exception_type, message: l.message, frame_count: l.frame_count ?? expect.any(Number) })));
+          expect(
+            parsed.linked.map((l) => ({
+              source: l.source,
+              exception_type: l.exception_type,
+              message: l.message,
+              frame_count: l.frames.length,
+            })),
+          ).toEqual(
+            c.linked.map((l) => ({
+              source: l.source,
+              exception_type: l.exception_type,
+              message: l.message,
+              frame_count: l.frame_count ?? expect.any(Number),
+            })),
+          );
         }
         expect(parsed.unparsed_line_count, 'unparsed lines').toBe(c.unparsed_lines ?? 0);
       });

@@ -19,32 +19,77 @@ const cases: [line: string, frame: ParsedFrame | undefined][] = [
   ['    at Array.map (<anonymous>)', { function: 'Array.map', file: '<anonymous>' }],
   ['    at Array.map (native)', { function: 'Array.map', file: 'native' }],
   ['    at <anonymous>', { file: '<anonymous>' }],
-  ['    at eval (webpack-internal:///./src/app.js:12:9)', { function: 'eval', file: 'webpack-internal:///./src/app.js', line: 12, column: 9 }],
-  ['    at eval (eval at <anonymous> (https://x.io/main.js:1:100), <anonymous>:3:7)', {
-    function: 'eval', file: 'https://x.io/main.js', line: 1, column: 100, eval_origin: 'eval at <anonymous> (https://x.io/main.js:1:100), <anonymous>:3:7',
-  }],
-  ['    at eval (eval at f (eval at g (https://x.io/main.js:1:100), <anonymous>:3:4), <anonymous>:5:6)', {
-    function: 'eval', file: 'https://x.io/main.js', line: 1, column: 100, eval_origin: 'eval at f (eval at g (https://x.io/main.js:1:100), <anonymous>:3:4), <anonymous>:5:6',
-  }],
+  [
+    '    at eval (webpack-internal:///./src/app.js:12:9)',
+    { function: 'eval', file: 'webpack-internal:///./src/app.js', line: 12, column: 9 },
+  ],
+  [
+    '    at eval (eval at <anonymous> (https://x.io/main.js:1:100), <anonymous>:3:7)',
+    {
+      function: 'eval',
+      file: 'https://x.io/main.js',
+      line: 1,
+      column: 100,
+      eval_origin: 'eval at <anonymous> (https://x.io/main.js:1:100), <anonymous>:3:7',
+    },
+  ],
+  [
+    '    at eval (eval at f (eval at g (https://x.io/main.js:1:100), <anonymous>:3:4), <anonymous>:5:6)',
+    {
+      function: 'eval',
+      file: 'https://x.io/main.js',
+      line: 1,
+      column: 100,
+      eval_origin: 'eval at f (eval at g (https://x.io/main.js:1:100), <anonymous>:3:4), <anonymous>:5:6',
+    },
+  ],
   // Deno prints a `//# sourceURL`-named eval with its origin; the name is where the code is.
-  ['    at render (eval at <anonymous> (file:///srv/main.js:1:1), webpack-internal:///./src/x.jsx:3:9)', {
-    function: 'render', file: 'webpack-internal:///./src/x.jsx', line: 3, column: 9, eval_origin: 'eval at <anonymous> (file:///srv/main.js:1:1), webpack-internal:///./src/x.jsx:3:9',
-  }],
+  [
+    '    at render (eval at <anonymous> (file:///srv/main.js:1:1), webpack-internal:///./src/x.jsx:3:9)',
+    {
+      function: 'render',
+      file: 'webpack-internal:///./src/x.jsx',
+      line: 3,
+      column: 9,
+      eval_origin: 'eval at <anonymous> (file:///srv/main.js:1:1), webpack-internal:///./src/x.jsx:3:9',
+    },
+  ],
   ['    at fn(file.js:1:2)', { function: 'fn', file: 'file.js', line: 1, column: 2 }],
-  ['    at a@b (https://x.io/node_modules/@scope/a.js:1:2)', { function: 'a@b', file: 'https://x.io/node_modules/@scope/a.js', line: 1, column: 2 }],
+  [
+    '    at a@b (https://x.io/node_modules/@scope/a.js:1:2)',
+    { function: 'a@b', file: 'https://x.io/node_modules/@scope/a.js', line: 1, column: 2 },
+  ],
   ['    at new Foo (/tmp/dir (1)/a.js:1:2)', { function: 'new Foo', file: '/tmp/dir (1)/a.js', line: 1, column: 2 }],
-  ['    at Object.<anonymous> (C:\\Program Files (x86)\\app\\a.js:10:3)', { function: 'Object.<anonymous>', file: 'C:\\Program Files (x86)\\app\\a.js', line: 10, column: 3 }],
+  [
+    '    at Object.<anonymous> (C:\\Program Files (x86)\\app\\a.js:10:3)',
+    { function: 'Object.<anonymous>', file: 'C:\\Program Files (x86)\\app\\a.js', line: 10, column: 3 },
+  ],
   ['    at C:\\x\\a.js:1:2', { file: 'C:\\x\\a.js', line: 1, column: 2 }],
   ['    at /tmp/my dir/a.js:1:2', { file: '/tmp/my dir/a.js', line: 1, column: 2 }],
   ['    at file:///C:/x/a.mjs:1:2', { file: 'file:///C:/x/a.mjs', line: 1, column: 2 }],
-  ['    at blob:https://x.io/5b1d2c3e-aaaa-bbbb-cccc-0123456789ab:4:5', { file: 'blob:https://x.io/5b1d2c3e-aaaa-bbbb-cccc-0123456789ab', line: 4, column: 5 }],
-  ['    at g (wasm://wasm/5c4f1d8e:wasm-function[1]:0x3e)', { function: 'g', file: 'wasm://wasm/5c4f1d8e', line: 1, column: 63 }],
+  [
+    '    at blob:https://x.io/5b1d2c3e-aaaa-bbbb-cccc-0123456789ab:4:5',
+    { file: 'blob:https://x.io/5b1d2c3e-aaaa-bbbb-cccc-0123456789ab', line: 4, column: 5 },
+  ],
+  [
+    '    at g (wasm://wasm/5c4f1d8e:wasm-function[1]:0x3e)',
+    { function: 'g', file: 'wasm://wasm/5c4f1d8e', line: 1, column: 63 },
+  ],
   ['    at wasm://wasm/5c4f1d8e:wasm-function[1]:0x3e', { file: 'wasm://wasm/5c4f1d8e', line: 1, column: 63 }],
   ['    at a (b) (/srv/a.js:1:2)', { function: 'a (b)', file: '/srv/a.js', line: 1, column: 2 }],
-  ['    at [Symbol.iterator] (/srv/a.js:1:2)', { function: '[Symbol.iterator]', file: '/srv/a.js', line: 1, column: 2 }],
+  [
+    '    at [Symbol.iterator] (/srv/a.js:1:2)',
+    { function: '[Symbol.iterator]', file: '/srv/a.js', line: 1, column: 2 },
+  ],
   // Hermes
-  ['    at fn (address at index.android.bundle:1:234)', { function: 'fn', file: 'index.android.bundle', line: 1, column: 234 }],
-  ['    at anonymous (address at /data/app/index.android.bundle:1:9)', { function: 'anonymous', file: '/data/app/index.android.bundle', line: 1, column: 9 }],
+  [
+    '    at fn (address at index.android.bundle:1:234)',
+    { function: 'fn', file: 'index.android.bundle', line: 1, column: 234 },
+  ],
+  [
+    '    at anonymous (address at /data/app/index.android.bundle:1:9)',
+    { function: 'anonymous', file: '/data/app/index.android.bundle', line: 1, column: 9 },
+  ],
   // SpiderMonkey
   ['fn@https://x.io/a.js:1:2', { function: 'fn', file: 'https://x.io/a.js', line: 1, column: 2 }],
   ['@https://x.io/a.js:1:2', { file: 'https://x.io/a.js', line: 1, column: 2 }],
@@ -54,14 +99,34 @@ const cases: [line: string, frame: ParsedFrame | undefined][] = [
   ['fn/inner</<@https://x.io/a.js:1:2', { function: 'fn/inner', file: 'https://x.io/a.js', line: 1, column: 2 }],
   ['setTimeout handler*fn@https://x.io/a.js:1:2', { function: 'fn', file: 'https://x.io/a.js', line: 1, column: 2 }],
   ['async*@https://x.io/a.js:1:2', { file: 'https://x.io/a.js', line: 1, column: 2 }],
-  ['@https://x.io/a.js line 12 > eval:1:3', { file: 'https://x.io/a.js', line: 12, eval_origin: 'https://x.io/a.js line 12 > eval:1:3' }],
-  ['f@https://x.io/a.js line 2 > Function:1:2', { function: 'f', file: 'https://x.io/a.js', line: 2, eval_origin: 'https://x.io/a.js line 2 > Function:1:2' }],
-  ['f@https://x.io/a.js line 2 > eval line 1 > eval:1:2', { function: 'f', file: 'https://x.io/a.js', line: 2, eval_origin: 'https://x.io/a.js line 2 > eval line 1 > eval:1:2' }],
+  [
+    '@https://x.io/a.js line 12 > eval:1:3',
+    { file: 'https://x.io/a.js', line: 12, eval_origin: 'https://x.io/a.js line 12 > eval:1:3' },
+  ],
+  [
+    'f@https://x.io/a.js line 2 > Function:1:2',
+    { function: 'f', file: 'https://x.io/a.js', line: 2, eval_origin: 'https://x.io/a.js line 2 > Function:1:2' },
+  ],
+  [
+    'f@https://x.io/a.js line 2 > eval line 1 > eval:1:2',
+    {
+      function: 'f',
+      file: 'https://x.io/a.js',
+      line: 2,
+      eval_origin: 'https://x.io/a.js line 2 > eval line 1 > eval:1:2',
+    },
+  ],
   ['@debugger eval code:1:5', { file: 'debugger eval code', line: 1, column: 5 }],
   ['fn@https://user@x.io/a.js:1:2', { function: 'fn', file: 'https://user@x.io/a.js', line: 1, column: 2 }],
   ['a@b@https://x.io/a.js:1:2', { function: 'a@b', file: 'https://x.io/a.js', line: 1, column: 2 }],
-  ['ok@resource://gre/modules/x.sys.mjs:3:5', { function: 'ok', file: 'resource://gre/modules/x.sys.mjs', line: 3, column: 5 }],
-  ['fn@moz-extension://0a1b/content.js:3:5', { function: 'fn', file: 'moz-extension://0a1b/content.js', line: 3, column: 5 }],
+  [
+    'ok@resource://gre/modules/x.sys.mjs:3:5',
+    { function: 'ok', file: 'resource://gre/modules/x.sys.mjs', line: 3, column: 5 },
+  ],
+  [
+    'fn@moz-extension://0a1b/content.js:3:5',
+    { function: 'fn', file: 'moz-extension://0a1b/content.js', line: 3, column: 5 },
+  ],
   // JavaScriptCore and React Native
   ['forEach@[native code]', { function: 'forEach', file: '[native code]' }],
   ['global code@https://x.io/a.js:4:1', { function: 'global code', file: 'https://x.io/a.js', line: 4, column: 1 }],

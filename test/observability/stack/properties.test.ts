@@ -8,11 +8,53 @@ import { parseStackBody, parseStackTrace, splitStack } from '../../../src/domain
 
 // Pieces of every format, so that generated lines come close to real ones and to their edges.
 const piece = fc.constantFrom(
-  '    at ', 'at ', 'async ', 'new ', ' (', ')', '(', ' [as x]', 'eval at ', ', ', '<anonymous>', 'native', 'index 0',
-  'address at ', 'wasm://wasm/ab:wasm-function[1]:0x1f', '@', '[native code]', ' line 3 > eval', ' > Function', '*', '/<',
-  ':1', ':12:7', ':', 'https://x.io/a.js', '/srv/a b/(c).js', 'C:\\x\\a.js', 'webpack-internal:///./s.js', 'data:,x',
-  ' {', '}', '  [cause]: ', 'Error: m', '  [errors]: [', '  ]', ',', '\n', '\r\n', '    ... 2 lines matching cause stack trace ...',
-  'Node.js v24.0.0', '^', '\u0000', '\uD800', '\u2028', 'é', ' ', '    ',
+  '    at ',
+  'at ',
+  'async ',
+  'new ',
+  ' (',
+  ')',
+  '(',
+  ' [as x]',
+  'eval at ',
+  ', ',
+  '<anonymous>',
+  'native',
+  'index 0',
+  'address at ',
+  'wasm://wasm/ab:wasm-function[1]:0x1f',
+  '@',
+  '[native code]',
+  ' line 3 > eval',
+  ' > Function',
+  '*',
+  '/<',
+  ':1',
+  ':12:7',
+  ':',
+  'https://x.io/a.js',
+  '/srv/a b/(c).js',
+  'C:\\x\\a.js',
+  'webpack-internal:///./s.js',
+  'data:,x',
+  ' {',
+  '}',
+  '  [cause]: ',
+  'Error: m',
+  '  [errors]: [',
+  '  ]',
+  ',',
+  '\n',
+  '\r\n',
+  '    ... 2 lines matching cause stack trace ...',
+  'Node.js v24.0.0',
+  '^',
+  '\u0000',
+  '\uD800',
+  '\u2028',
+  'é',
+  ' ',
+  '    ',
 );
 const stack = fc.oneof(
   fc.array(piece, { maxLength: 200 }).map((p) => p.join('')),
@@ -21,22 +63,28 @@ const stack = fc.oneof(
 
 describe('stack parser properties', () => {
   it('never throws, and frames carry only positive integer positions', () => {
-    fc.assert(fc.property(stack, (text) => {
-      const parsed = parseStackTrace(text);
-      for (const f of [...parsed.frames, ...parsed.linked.flatMap((l) => l.frames)]) {
-        for (const n of [f.line, f.column]) if (n !== undefined) expect(Number.isSafeInteger(n) && n > 0).toBe(true);
-        expect(f.file === undefined || f.file.length > 0).toBe(true);
-      }
-      expect(parsed.unparsed_lines.length).toBeLessThanOrEqual(parsed.unparsed_line_count);
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(stack, (text) => {
+        const parsed = parseStackTrace(text);
+        for (const f of [...parsed.frames, ...parsed.linked.flatMap((l) => l.frames)]) {
+          for (const n of [f.line, f.column]) if (n !== undefined) expect(Number.isSafeInteger(n) && n > 0).toBe(true);
+          expect(f.file === undefined || f.file.length > 0).toBe(true);
+        }
+        expect(parsed.unparsed_lines.length).toBeLessThanOrEqual(parsed.unparsed_line_count);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('parses the frame lines alone as it parses the whole stack, and the two halves join back', () => {
-    fc.assert(fc.property(stack, (text) => {
-      const { message, frames } = splitStack(text);
-      expect(message + frames).toBe(text);
-      expect(parseStackBody(frames)).toEqual(parseStackTrace(text));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(stack, (text) => {
+        const { message, frames } = splitStack(text);
+        expect(message + frames).toBe(text);
+        expect(parseStackBody(frames)).toEqual(parseStackTrace(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('keeps every line after the first frame: a frame, a known decoration, or an unparsed line', () => {
@@ -44,14 +92,17 @@ describe('stack parser properties', () => {
       fc.constantFrom('    at f (/a.js:1:2)', 'g@https://x.io/a.js:3:4'),
       fc.string({ maxLength: 40 }).filter((s) => !s.includes('\n') && !s.includes('\r')),
     );
-    fc.assert(fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), (lines) => {
-      const text = ['    at first (/a.js:1:1)', ...lines].join('\n');
-      const parsed = parseStackTrace(text);
-      const blank = lines.filter((l) => l.trim() === '').length;
-      // Properties (` {`) end the stack; without them, every line is accounted for.
-      fc.pre(!text.includes(' {') && !text.includes('...') && !text.includes('Node.js v'));
-      expect(parsed.frames.length + parsed.unparsed_line_count + blank).toBe(lines.length + 1);
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), (lines) => {
+        const text = ['    at first (/a.js:1:1)', ...lines].join('\n');
+        const parsed = parseStackTrace(text);
+        const blank = lines.filter((l) => l.trim() === '').length;
+        // Properties (` {`) end the stack; without them, every line is accounted for.
+        fc.pre(!text.includes(' {') && !text.includes('...') && !text.includes('Node.js v'));
+        expect(parsed.frames.length + parsed.unparsed_line_count + blank).toBe(lines.length + 1);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
@@ -61,7 +112,10 @@ describe('stack parser cost', () => {
   // quadratic on these lines: 64 times), and a hostile stack costs about what ordinary frames of
   // the same size do.
   const size = 64 * 1024;
-  const ordinary = (n: number) => Array.from({ length: n / 32 }, (_, i) => `    at f${i} (/srv/app/a.js:${i + 1}:9)`).join('\n').slice(0, n);
+  const ordinary = (n: number) =>
+    Array.from({ length: n / 32 }, (_, i) => `    at f${i} (/srv/app/a.js:${i + 1}:9)`)
+      .join('\n')
+      .slice(0, n);
   const hostile: Record<string, (n: number) => string> = {
     ordinary,
     parens: (n) => `    at ${' ('.repeat(n / 2)}`,
@@ -72,7 +126,8 @@ describe('stack parser cost', () => {
     colons: (n) => `    at f (${':1'.repeat(n / 2 - 8)}x)`,
     geckoEval: (n) => `f@x${' line 1 >'.repeat(n / 9)}`,
     braces: (n) => `Error: x\n    at f (/a.js:1:2) {\n${'  [cause]: Error: y\n'.repeat(n / 20)}`,
-    causeFrames: (n) => `Error: x\n    at f (/a.js:1:2) {\n  [cause]: Error: y\n${'      at g (/a.js:1:2)\n'.repeat(n / 24)}}`,
+    causeFrames: (n) =>
+      `Error: x\n    at f (/a.js:1:2) {\n  [cause]: Error: y\n${'      at g (/a.js:1:2)\n'.repeat(n / 24)}}`,
     manyLines: (n) => '\n'.repeat(n),
   };
 

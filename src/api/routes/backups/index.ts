@@ -3,19 +3,48 @@ import { z } from 'zod';
 import { openDecrypted } from '../../../domain/backups/download.ts';
 import { requestDrill } from '../../../domain/backups/drill.ts';
 import {
-  backupResource, backupUsage, getBackup, getOperation, getSettings, listBackups, operationResource,
-  previewRestore, requestManualBackup, requestRestore, saveSettings,
+  backupResource,
+  backupUsage,
+  getBackup,
+  getOperation,
+  getSettings,
+  listBackups,
+  operationResource,
+  previewRestore,
+  requestManualBackup,
+  requestRestore,
+  saveSettings,
 } from '../../../domain/backups/service.ts';
 import { defineRoute } from '../../route.ts';
 import {
-  backup, backupIdParams, backupList, createBackupBody, drillBody, envParams, listQuery, operation, operationParams, restoreBody, restorePreview, settings, settingsBody, usage,
+  backup,
+  backupIdParams,
+  backupList,
+  createBackupBody,
+  drillBody,
+  envParams,
+  listQuery,
+  operation,
+  operationParams,
+  restoreBody,
+  restorePreview,
+  settings,
+  settingsBody,
+  usage,
 } from './schema.ts';
 
 const envBase = '/v1/orgs/{org}/projects/{project}/envs/{env}';
 
 export const createBackup = defineRoute({
-  method: 'post', path: `${envBase}/backups`, operationId: 'createBackup', summary: 'Take a manual backup (free up to 10 a day, then billable)',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: createBackupBody,
+  method: 'post',
+  path: `${envBase}/backups`,
+  operationId: 'createBackup',
+  summary: 'Take a manual backup (free up to 10 a day, then billable)',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:write',
+  params: envParams,
+  body: createBackupBody,
   response: { status: 202, description: 'The backup, pending', schema: backup },
   async handle({ principal, deps }) {
     return backupResource(await requestManualBackup(deps, principal.envId));
@@ -23,8 +52,15 @@ export const createBackup = defineRoute({
 });
 
 export const listBackupsRoute = defineRoute({
-  method: 'get', path: `${envBase}/backups`, operationId: 'listBackups', summary: 'Backups of the environment, newest first',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: envParams, query: listQuery,
+  method: 'get',
+  path: `${envBase}/backups`,
+  operationId: 'listBackups',
+  summary: 'Backups of the environment, newest first',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:read',
+  params: envParams,
+  query: listQuery,
   response: { status: 200, description: 'A page of backups', schema: backupList },
   async handle({ principal, deps, query }) {
     const page = await listBackups(deps, principal.envId, query.page_size, query.page_token);
@@ -33,9 +69,19 @@ export const listBackupsRoute = defineRoute({
 });
 
 export const downloadBackup = defineRoute({
-  method: 'get', path: '/v1/backups/{backup_id}:download', operationId: 'downloadBackup', summary: 'The decrypted .sql.gz (application/gzip), streamed',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: backupIdParams,
-  response: { status: 200, description: 'The gzip-compressed SQL dump', schema: z.unknown().meta({ description: 'application/gzip bytes' }) },
+  method: 'get',
+  path: '/v1/backups/{backup_id}:download',
+  operationId: 'downloadBackup',
+  summary: 'The decrypted .sql.gz (application/gzip), streamed',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:read',
+  params: backupIdParams,
+  response: {
+    status: 200,
+    description: 'The gzip-compressed SQL dump',
+    schema: z.unknown().meta({ description: 'application/gzip bytes' }),
+  },
   async handle({ principal, deps, params, ctx }) {
     const b = await getBackup(deps.db, principal.envId, params.backup_id);
     const { body, length } = await openDecrypted(deps, b);
@@ -48,8 +94,14 @@ export const downloadBackup = defineRoute({
 });
 
 export const getBackupRoute = defineRoute({
-  method: 'get', path: '/v1/backups/{backup_id}', operationId: 'getBackup', summary: 'One backup',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: backupIdParams,
+  method: 'get',
+  path: '/v1/backups/{backup_id}',
+  operationId: 'getBackup',
+  summary: 'One backup',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:read',
+  params: backupIdParams,
   response: { status: 200, description: 'The backup', schema: backup },
   async handle({ principal, deps, params }) {
     return backupResource(await getBackup(deps.db, principal.envId, params.backup_id));
@@ -57,9 +109,15 @@ export const getBackupRoute = defineRoute({
 });
 
 export const restoreBackup = defineRoute({
-  method: 'post', path: '/v1/backups/{backup_id}/restore', operationId: 'restoreBackup',
-  summary: 'Replace targetEnv\'s database with this backup (takes a pre-restore backup first)',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: backupIdParams, body: restoreBody,
+  method: 'post',
+  path: '/v1/backups/{backup_id}/restore',
+  operationId: 'restoreBackup',
+  summary: "Replace targetEnv's database with this backup (takes a pre-restore backup first)",
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:write',
+  params: backupIdParams,
+  body: restoreBody,
   response: { status: 202, description: 'The restore operation; poll GET /v1/operations/{id}', schema: operation },
   async handle({ principal, deps, params, body }) {
     const { op, targetName } = await requestRestore(deps, principal.envId, params.backup_id, body.targetEnv);
@@ -68,9 +126,15 @@ export const restoreBackup = defineRoute({
 });
 
 export const previewRestoreRoute = defineRoute({
-  method: 'post', path: '/v1/backups/{backup_id}:previewRestore', operationId: 'previewRestore',
+  method: 'post',
+  path: '/v1/backups/{backup_id}:previewRestore',
+  operationId: 'previewRestore',
   summary: 'The checks of a restore, and what it would replace, without restoring (validate only)',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: backupIdParams, body: restoreBody,
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:write',
+  params: backupIdParams,
+  body: restoreBody,
   response: { status: 200, description: 'What the restore would replace', schema: restorePreview },
   async handle({ principal, deps, params, body }) {
     return previewRestore(deps, principal.envId, params.backup_id, body.targetEnv);
@@ -78,9 +142,16 @@ export const previewRestoreRoute = defineRoute({
 });
 
 export const drillRoute = defineRoute({
-  method: 'post', path: `${envBase}/backups:drill`, operationId: 'drillBackup',
-  summary: 'Restore the latest succeeded backup into a scratch database now, and compare every table with the backup\'s record',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: drillBody,
+  method: 'post',
+  path: `${envBase}/backups:drill`,
+  operationId: 'drillBackup',
+  summary:
+    "Restore the latest succeeded backup into a scratch database now, and compare every table with the backup's record",
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:write',
+  params: envParams,
+  body: drillBody,
   response: { status: 202, description: 'The drill operation; poll GET /v1/operations/{id}', schema: operation },
   async handle({ principal, deps }) {
     const { op, targetName } = await requestDrill(deps, principal.envId);
@@ -89,8 +160,14 @@ export const drillRoute = defineRoute({
 });
 
 export const getOperationRoute = defineRoute({
-  method: 'get', path: '/v1/operations/{operation_id}', operationId: 'getOperation', summary: 'A long-running operation (restore), with its progress',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: operationParams,
+  method: 'get',
+  path: '/v1/operations/{operation_id}',
+  operationId: 'getOperation',
+  summary: 'A long-running operation (restore), with its progress',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:read',
+  params: operationParams,
   response: { status: 200, description: 'The operation', schema: operation },
   async handle({ principal, deps, params }) {
     const { op, targetName, verification } = await getOperation(deps.db, principal.envId, params.operation_id);
@@ -99,8 +176,14 @@ export const getOperationRoute = defineRoute({
 });
 
 export const getUsage = defineRoute({
-  method: 'get', path: `${envBase}/backup_usage`, operationId: 'getBackupUsage', summary: 'Manual backups today, free left, stored GB and the monthly estimate',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: envParams,
+  method: 'get',
+  path: `${envBase}/backup_usage`,
+  operationId: 'getBackupUsage',
+  summary: 'Manual backups today, free left, stored GB and the monthly estimate',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:read',
+  params: envParams,
   response: { status: 200, description: 'Usage', schema: usage },
   async handle({ principal, deps }) {
     return backupUsage(deps.db, principal.envId);
@@ -108,8 +191,14 @@ export const getUsage = defineRoute({
 });
 
 export const getBackupSettings = defineRoute({
-  method: 'get', path: `${envBase}/backup_settings`, operationId: 'getBackupSettings', summary: 'Schedule and retention of the environment\'s backups',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:read', params: envParams,
+  method: 'get',
+  path: `${envBase}/backup_settings`,
+  operationId: 'getBackupSettings',
+  summary: "Schedule and retention of the environment's backups",
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:read',
+  params: envParams,
   response: { status: 200, description: 'Settings', schema: settings },
   async handle({ principal, deps }) {
     return getSettings(deps.db, principal.envId);
@@ -117,8 +206,15 @@ export const getBackupSettings = defineRoute({
 });
 
 export const putBackupSettings = defineRoute({
-  method: 'put', path: `${envBase}/backup_settings`, operationId: 'updateBackupSettings', summary: 'Change schedule and retention (applies to existing backups too)',
-  tags: ['Backups'], auth: 'secret', scope: 'backups:write', params: envParams, body: settingsBody,
+  method: 'put',
+  path: `${envBase}/backup_settings`,
+  operationId: 'updateBackupSettings',
+  summary: 'Change schedule and retention (applies to existing backups too)',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:write',
+  params: envParams,
+  body: settingsBody,
   response: { status: 200, description: 'Settings', schema: settings },
   async handle({ principal, deps, body }) {
     return saveSettings(deps.db, principal.envId, body);
@@ -126,4 +222,16 @@ export const putBackupSettings = defineRoute({
 });
 
 // The download route comes before the plain get so `…:download` is not read as an id.
-export const backupRoutes = [createBackup, drillRoute, listBackupsRoute, downloadBackup, getBackupRoute, restoreBackup, previewRestoreRoute, getOperationRoute, getUsage, getBackupSettings, putBackupSettings];
+export const backupRoutes = [
+  createBackup,
+  drillRoute,
+  listBackupsRoute,
+  downloadBackup,
+  getBackupRoute,
+  restoreBackup,
+  previewRestoreRoute,
+  getOperationRoute,
+  getUsage,
+  getBackupSettings,
+  putBackupSettings,
+];

@@ -3,24 +3,39 @@ import { envParams } from '../tenancy/schema.ts';
 
 export { envParams };
 
-export const backupIdParams = z.object({ backup_id: z.string().regex(/^backup_[0-9a-z]{26}$/, 'a backup id, backup_…') });
-export const operationParams = z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/, 'an operation id, op_…') });
+export const backupIdParams = z.object({
+  backup_id: z.string().regex(/^backup_[0-9a-z]{26}$/, 'a backup id, backup_…'),
+});
+export const operationParams = z.object({
+  operation_id: z.string().regex(/^op_[0-9a-z]{26}$/, 'an operation id, op_…'),
+});
 
 export const createBackupBody = z.object({ type: z.literal('manual').default('manual') }).strict();
 export const drillBody = z.object({}).strict();
-export const restorePreview = z.object({
-  backup: z.lazy(() => backup),
-  target_env: z.string(),
-  target_mode: z.enum(['test', 'live']),
-  replaces: z.object({
-    tables: z.array(z.object({ name: z.string(), estimated_rows: z.number().nullable() })).meta({ description: 'The target\'s tables (first 1000), with the planner\'s row estimates' }),
-    table_count: z.number(),
-    estimated_rows: z.number(),
-  }).nullable().meta({ description: 'What the restore would replace: every schema of the target database; null when it did not answer' }),
-  replaces_unknown: z.string().optional(),
-}).meta({ id: 'RestorePreview' });
+export const restorePreview = z
+  .object({
+    backup: z.lazy(() => backup),
+    target_env: z.string(),
+    target_mode: z.enum(['test', 'live']),
+    replaces: z
+      .object({
+        tables: z
+          .array(z.object({ name: z.string(), estimated_rows: z.number().nullable() }))
+          .meta({ description: "The target's tables (first 1000), with the planner's row estimates" }),
+        table_count: z.number(),
+        estimated_rows: z.number(),
+      })
+      .nullable()
+      .meta({
+        description: 'What the restore would replace: every schema of the target database; null when it did not answer',
+      }),
+    replaces_unknown: z.string().optional(),
+  })
+  .meta({ id: 'RestorePreview' });
 
-export const restoreBody = z.object({ targetEnv: z.string().min(1).max(300).meta({ example: 'orgs/acme/projects/shop/envs/staging' }) }).strict();
+export const restoreBody = z
+  .object({ targetEnv: z.string().min(1).max(300).meta({ example: 'orgs/acme/projects/shop/envs/staging' }) })
+  .strict();
 
 export const listQuery = z.object({
   page_size: z.coerce.number().int().min(1).max(1000).default(50),
@@ -33,7 +48,9 @@ export const backup = z
     state: z.enum(['pending', 'running', 'succeeded', 'failed']),
     type: z.enum(['daily', 'weekly', 'monthly', 'manual']),
     trigger: z.enum(['schedule', 'manual', 'pre_restore']),
-    key: z.string().meta({ description: 'Object key in the backup bucket: backups/db/{appId}/{envId}/{timestamp}.sql.gz' }),
+    key: z
+      .string()
+      .meta({ description: 'Object key in the backup bucket: backups/db/{appId}/{envId}/{timestamp}.sql.gz' }),
     size_bytes: z.number().nullable(),
     sha256: z.string().nullable().meta({ description: 'SHA-256 of the stored (encrypted) object' }),
     billable: z.boolean(),
@@ -43,8 +60,13 @@ export const backup = z
     encryption: z.object({ format: z.string(), algorithm: z.string(), key_id: z.string() }).nullable(),
     error: z.string().nullable().meta({ description: 'Why a failed backup failed, in words a person can act on' }),
     verified_time: z.string().nullable().meta({ description: 'When the latest restore drill of this backup ran' }),
-    verification: z.object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() }).nullable()
-      .meta({ description: 'The latest restore drill\'s verdict: the backup restored into a scratch database and every table matched what was recorded at dump time' }),
+    verification: z
+      .object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() })
+      .nullable()
+      .meta({
+        description:
+          "The latest restore drill's verdict: the backup restored into a scratch database and every table matched what was recorded at dump time",
+      }),
     create_time: z.string(),
     start_time: z.string().nullable(),
     finish_time: z.string().nullable(),
@@ -52,7 +74,9 @@ export const backup = z
   })
   .meta({ id: 'Backup' });
 
-export const backupList = z.object({ backups: z.array(backup), next_page_token: z.string().optional() }).meta({ id: 'BackupList' });
+export const backupList = z
+  .object({ backups: z.array(backup), next_page_token: z.string().optional() })
+  .meta({ id: 'BackupList' });
 
 export const operation = z
   .object({
@@ -64,17 +88,27 @@ export const operation = z
       target_env: z.string(),
       pre_restore_backup_id: z.string().nullable(),
       state: z.enum(['pending', 'running', 'succeeded', 'failed']),
-      phase: z.string().nullable().meta({ description: 'restore: pre_restore_backup, verifying, restoring, committing, done; drill: verifying, restoring, comparing, done' }),
+      phase: z.string().nullable().meta({
+        description:
+          'restore: pre_restore_backup, verifying, restoring, committing, done; drill: verifying, restoring, comparing, done',
+      }),
       bytes_read: z.number(),
       bytes_total: z.number(),
       create_time: z.string(),
       update_time: z.string(),
     }),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
-    response: z.object({
-      backup_id: z.string().nullable(), target_env: z.string(), pre_restore_backup_id: z.string().nullable(),
-      verification: z.object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() }).optional().meta({ description: 'A drill\'s verdict' }),
-    }).optional(),
+    response: z
+      .object({
+        backup_id: z.string().nullable(),
+        target_env: z.string(),
+        pre_restore_backup_id: z.string().nullable(),
+        verification: z
+          .object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() })
+          .optional()
+          .meta({ description: "A drill's verdict" }),
+      })
+      .optional(),
   })
   .meta({ id: 'Operation' });
 
@@ -103,4 +137,6 @@ export const settings = z
     drill_schedule: drillSchedule,
   })
   .meta({ id: 'BackupSettings' });
-export const settingsBody = settings.extend({ drill_schedule: drillSchedule.optional() }).meta({ id: 'BackupSettingsUpdate' });
+export const settingsBody = settings
+  .extend({ drill_schedule: drillSchedule.optional() })
+  .meta({ id: 'BackupSettingsUpdate' });

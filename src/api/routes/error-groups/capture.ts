@@ -6,13 +6,29 @@ import type { AppDeps } from '../../context.ts';
 import { batchCaptureBody, batchCaptureResponse, captureBody, captureResponse, envParams } from './schema.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
-const captureDeps = (deps: AppDeps): CaptureDeps => ({ db: deps.db, cell: deps.config.CAIRN_CELL, keyring: keyringFromConfig(deps.config) });
+const captureDeps = (deps: AppDeps): CaptureDeps => ({
+  db: deps.db,
+  cell: deps.config.CAIRN_CELL,
+  keyring: keyringFromConfig(deps.config),
+});
 
 export const capture = defineRoute({
-  method: 'post', path: `${base}:capture`, operationId: 'captureErrorEvent',
-  summary: 'Capture one error event; it is processed and stored in the background', tags: ['Error tracking'],
-  auth: 'secret', scope: 'observability:write', params: envParams, body: captureBody, bodyLimit: 256 * 1024, freeText: true,
-  response: { status: 202, description: 'Accepted; read it back with GET …/error_groups/-/error_events/{uid}', schema: captureResponse },
+  method: 'post',
+  path: `${base}:capture`,
+  operationId: 'captureErrorEvent',
+  summary: 'Capture one error event; it is processed and stored in the background',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: envParams,
+  body: captureBody,
+  bodyLimit: 256 * 1024,
+  freeText: true,
+  response: {
+    status: 202,
+    description: 'Accepted; read it back with GET …/error_groups/-/error_events/{uid}',
+    schema: captureResponse,
+  },
   async handle({ body, principal, deps }) {
     const [uid] = await acceptEvents(captureDeps(deps), principal.envId, [body.error_event]);
     return { uid: uid! };
@@ -20,9 +36,17 @@ export const capture = defineRoute({
 });
 
 export const batchCapture = defineRoute({
-  method: 'post', path: `${base}:batchCapture`, operationId: 'batchCaptureErrorEvents',
-  summary: 'Capture up to 1000 error events; each is accepted or refused on its own', tags: ['Error tracking'],
-  auth: 'secret', scope: 'observability:write', params: envParams, body: batchCaptureBody, bodyLimit: 20 * 1024 * 1024, freeText: true,
+  method: 'post',
+  path: `${base}:batchCapture`,
+  operationId: 'batchCaptureErrorEvents',
+  summary: 'Capture up to 1000 error events; each is accepted or refused on its own',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: envParams,
+  body: batchCaptureBody,
+  bodyLimit: 20 * 1024 * 1024,
+  freeText: true,
   response: { status: 202, description: 'One result per event, in order', schema: batchCaptureResponse },
   async handle({ body, principal, deps }) {
     return { results: await acceptBatch(captureDeps(deps), principal.envId, body.error_events) };

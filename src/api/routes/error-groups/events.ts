@@ -9,8 +9,15 @@ import { eventList, eventParams, eventResource, eventsParams, eventView, pageQue
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups/{error_group}/error_events';
 
 export const listEvents = defineRoute({
-  method: 'get', path: base, operationId: 'listErrorEvents', summary: 'Occurrences of a group, newest event_time first',
-  tags: ['Error tracking'], auth: 'secret', scope: 'observability:read', params: eventsParams, query: pageQuery,
+  method: 'get',
+  path: base,
+  operationId: 'listErrorEvents',
+  summary: 'Occurrences of a group, newest event_time first',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:read',
+  params: eventsParams,
+  query: pageQuery,
   response: { status: 200, description: 'A page of events', schema: eventList },
   async handle({ params, query, principal, deps }) {
     const q = groupQueries(deps.db);
@@ -23,20 +30,31 @@ export const listEvents = defineRoute({
     const last = page.at(-1);
     return {
       error_events: page.map((e) => eventView(principal.envName, e)),
-      ...(rows.length > query.page_size && last ? { next_page_token: encodePageToken(pageSecret(deps), { t: last.event_time.toISOString(), id: last.uid }) } : {}),
+      ...(rows.length > query.page_size && last
+        ? { next_page_token: encodePageToken(pageSecret(deps), { t: last.event_time.toISOString(), id: last.uid }) }
+        : {}),
     };
   },
 });
 
 export const getEvent = defineRoute({
-  method: 'get', path: `${base}/{error_event}`, operationId: 'getErrorEvent',
+  method: 'get',
+  path: `${base}/{error_event}`,
+  operationId: 'getErrorEvent',
   summary: 'One occurrence; use `-` as the group to read by uid alone (404 until processed)',
-  tags: ['Error tracking'], auth: 'secret', scope: 'observability:read', params: eventParams,
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:read',
+  params: eventParams,
   response: { status: 200, description: 'The stored occurrence; its name holds its group', schema: eventResource },
   async handle({ params, principal, deps }) {
     const group = params.error_group === '-' ? undefined : params.error_group;
     const e = await groupQueries(deps.db).getEvent(principal.envId, group, params.error_event);
-    if (!e) throw new AppError('not_found', `no stored error event ${params.error_event} (an accepted event is readable once processed)`);
+    if (!e)
+      throw new AppError(
+        'not_found',
+        `no stored error event ${params.error_event} (an accepted event is readable once processed)`,
+      );
     return eventView(principal.envName, e);
   },
 });

@@ -11,11 +11,19 @@ import { groupList, groupParams, groupResource, groupsQuery, groupView, envParam
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
 
 /** Page tokens are signed with the current service key (CONTRACT.md: tampered → invalid_request). */
-export const pageSecret = (deps: AppDeps): Buffer => deps.config.encryptionKeys.get(deps.config.CAIRN_ENCRYPTION_KEY_ID)!;
+export const pageSecret = (deps: AppDeps): Buffer =>
+  deps.config.encryptionKeys.get(deps.config.CAIRN_ENCRYPTION_KEY_ID)!;
 
 export const listGroups = defineRoute({
-  method: 'get', path: base, operationId: 'listErrorGroups', summary: 'Error groups, newest last_seen_time first',
-  tags: ['Error tracking'], auth: 'secret', scope: 'observability:read', params: envParams, query: groupsQuery,
+  method: 'get',
+  path: base,
+  operationId: 'listErrorGroups',
+  summary: 'Error groups, newest last_seen_time first',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:read',
+  params: envParams,
+  query: groupsQuery,
   response: { status: 200, description: 'A page of groups', schema: groupList },
   async handle({ query, principal, deps }) {
     const after = decodePageToken(pageSecret(deps), query.page_token);
@@ -24,14 +32,22 @@ export const listGroups = defineRoute({
     const last = page.at(-1);
     return {
       error_groups: page.map((g) => groupView(principal.envName, g)),
-      ...(rows.length > query.page_size && last ? { next_page_token: encodePageToken(pageSecret(deps), { t: last.last_seen_time.toISOString(), id: last.id }) } : {}),
+      ...(rows.length > query.page_size && last
+        ? { next_page_token: encodePageToken(pageSecret(deps), { t: last.last_seen_time.toISOString(), id: last.id }) }
+        : {}),
     };
   },
 });
 
 export const getGroup = defineRoute({
-  method: 'get', path: `${base}/{error_group}`, operationId: 'getErrorGroup', summary: 'One error group',
-  tags: ['Error tracking'], auth: 'secret', scope: 'observability:read', params: groupParams,
+  method: 'get',
+  path: `${base}/{error_group}`,
+  operationId: 'getErrorGroup',
+  summary: 'One error group',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:read',
+  params: groupParams,
   response: { status: 200, description: 'The group, with its etag', schema: groupResource },
   async handle({ params, principal, deps }) {
     const g = await groupQueries(deps.db).getGroup(principal.envId, params.error_group);
@@ -42,24 +58,40 @@ export const getGroup = defineRoute({
 
 /** The etag from the body, else from If-Match (RFC 9110 §13.1.1; quotes and W/ dropped). */
 function etagOf(body: { etag?: string } | undefined, ctx: Context): string {
-  const header = ctx.get('if-match').trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  const header = ctx
+    .get('if-match')
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
   const etag = body?.etag ?? (header || undefined);
-  if (!etag) throw new AppError('invalid_request', 'send the group\'s current etag as {"etag": "…"} or in If-Match', { details: { field: 'body.etag' } });
+  if (!etag)
+    throw new AppError('invalid_request', 'send the group\'s current etag as {"etag": "…"} or in If-Match', {
+      details: { field: 'body.etag' },
+    });
   return etag;
 }
 
-const triageRoute = (action: TriageAction, summary: string): RouteDef => defineRoute({
-  method: 'post', path: `${base}/{error_group}:${action}`, operationId: `${action}ErrorGroup`, summary,
-  tags: ['Error tracking'], auth: 'secret', scope: 'observability:write', params: groupParams, body: triageBody,
-  response: { status: 200, description: 'The updated group, with its new etag', schema: groupResource },
-  async handle({ params, body, principal, deps, ctx }) {
-    const g = await triage(deps.db, principal.envId, params.error_group, action, etagOf(body, ctx));
-    return groupView(principal.envName, g);
-  },
-});
+const triageRoute = (action: TriageAction, summary: string): RouteDef =>
+  defineRoute({
+    method: 'post',
+    path: `${base}/{error_group}:${action}`,
+    operationId: `${action}ErrorGroup`,
+    summary,
+    tags: ['Error tracking'],
+    auth: 'secret',
+    scope: 'observability:write',
+    params: groupParams,
+    body: triageBody,
+    response: { status: 200, description: 'The updated group, with its new etag', schema: groupResource },
+    async handle({ params, body, principal, deps, ctx }) {
+      const g = await triage(deps.db, principal.envId, params.error_group, action, etagOf(body, ctx));
+      return groupView(principal.envName, g);
+    },
+  });
 
 export const groupRoutes = [
-  listGroups, getGroup,
+  listGroups,
+  getGroup,
   triageRoute('acknowledge', 'Mark a group as seen and being worked on'),
   triageRoute('resolve', 'Resolve a group; a later occurrence reopens it'),
   triageRoute('reopen', 'Send a resolved or acknowledged group back to triage'),

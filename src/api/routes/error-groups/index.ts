@@ -6,4 +6,12 @@ import { minifiedSourceRoutes } from './minified-sources.ts';
 import { scrubbingRoutes } from './scrubbing.ts';
 import { sourceMapRoutes } from './source-maps.ts';
 
-export const errorGroupRoutes = [capture, batchCapture, ...groupRoutes, ...eventRoutes, ...sourceMapRoutes, ...minifiedSourceRoutes, ...scrubbingRoutes];
+export const errorGroupRoutes = [
+  capture,
+  batchCapture,
+  ...groupRoutes,
+  ...eventRoutes,
+  ...sourceMapRoutes,
+  ...minifiedSourceRoutes,
+  ...scrubbingRoutes,
+];

@@ -11,10 +11,21 @@ const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/releases/{release}/mi
 const resource = releaseFileResource('MinifiedSource');
 
 export const uploadMinified = defineRoute({
-  method: 'put', path, operationId: 'uploadMinifiedSource', summary: 'Upload (or replace) the text of one minified file',
-  tags: ['Error tracking'], auth: 'secret', scope: 'observability:write', params: releaseParams, bodyLimit: 50 * 1024 * 1024,
+  method: 'put',
+  path,
+  operationId: 'uploadMinifiedSource',
+  summary: 'Upload (or replace) the text of one minified file',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: releaseParams,
+  bodyLimit: 50 * 1024 * 1024,
   body: z.strictObject({
-    file: z.string().min(1).max(2048).meta({ description: 'URL or path of the minified file, as frames print it (matched like source maps)' }),
+    file: z
+      .string()
+      .min(1)
+      .max(2048)
+      .meta({ description: 'URL or path of the minified file, as frames print it (matched like source maps)' }),
     source: z.string().min(1).meta({ description: 'The text of the minified file, as served' }),
   }),
   response: { status: 201, description: 'The stored file', schema: resource },
@@ -25,7 +36,12 @@ export const uploadMinified = defineRoute({
 });
 
 export const listMinified = listReleaseFiles({
-  path, operationId: 'listMinifiedSources', summary: 'The minified files of a release', table: 'error_minified_sources', collection: 'minified_sources', resource,
+  path,
+  operationId: 'listMinifiedSources',
+  summary: 'The minified files of a release',
+  table: 'error_minified_sources',
+  collection: 'minified_sources',
+  resource,
 });
 
 export const minifiedSourceRoutes = [uploadMinified, listMinified];

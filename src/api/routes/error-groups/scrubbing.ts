@@ -8,22 +8,36 @@ import { envParams } from './schema.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/scrubbing_policy';
 
-const policyResource = z.object({
-  name: z.string(),
-  policy: scrubbingPolicy,
-  /** Every default rule, for reference. */
-  default_rules: z.array(z.string()),
-  update_time: z.string().optional(),
-}).meta({ id: 'ScrubbingPolicyResource' });
+const policyResource = z
+  .object({
+    name: z.string(),
+    policy: scrubbingPolicy,
+    /** Every default rule, for reference. */
+    default_rules: z.array(z.string()),
+    update_time: z.string().optional(),
+  })
+  .meta({ id: 'ScrubbingPolicyResource' });
 
-const view = (envName: string, policy: z.infer<typeof scrubbingPolicy>, updateTime: Date | null): z.input<typeof policyResource> => ({
-  name: `${envName}/scrubbing_policy`, policy, default_rules: [...defaultRuleNames, 'sensitive_key'],
+const view = (
+  envName: string,
+  policy: z.infer<typeof scrubbingPolicy>,
+  updateTime: Date | null,
+): z.input<typeof policyResource> => ({
+  name: `${envName}/scrubbing_policy`,
+  policy,
+  default_rules: [...defaultRuleNames, 'sensitive_key'],
   ...(updateTime ? { update_time: new Date(updateTime).toISOString() } : {}),
 });
 
 export const getPolicy = defineRoute({
-  method: 'get', path, operationId: 'getScrubbingPolicy', summary: "The environment's scrubbing policy",
-  tags: ['Error tracking'], auth: 'secret', scope: 'observability:read', params: envParams,
+  method: 'get',
+  path,
+  operationId: 'getScrubbingPolicy',
+  summary: "The environment's scrubbing policy",
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:read',
+  params: envParams,
   response: { status: 200, description: 'The policy (the default until replaced)', schema: policyResource },
   async handle({ principal, deps }) {
     const { policy, update_time } = await scrubbingQueries(deps.db).policy(principal.envId);
@@ -32,8 +46,15 @@ export const getPolicy = defineRoute({
 });
 
 export const putPolicy = defineRoute({
-  method: 'put', path, operationId: 'putScrubbingPolicy', summary: 'Replace the scrubbing policy; applies to events processed from now on',
-  tags: ['Error tracking'], auth: 'secret', scope: 'observability:write', params: envParams, body: z.strictObject({ policy: scrubbingPolicy }),
+  method: 'put',
+  path,
+  operationId: 'putScrubbingPolicy',
+  summary: 'Replace the scrubbing policy; applies to events processed from now on',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: envParams,
+  body: z.strictObject({ policy: scrubbingPolicy }),
   response: { status: 200, description: 'The stored policy', schema: policyResource },
   async handle({ body, principal, deps }) {
     const updateTime = await scrubbingQueries(deps.db).put(principal.envId, body.policy);

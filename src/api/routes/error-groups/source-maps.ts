@@ -11,8 +11,15 @@ const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/releases/{release}/so
 const sourceMapResource = releaseFileResource('SourceMap');
 
 export const uploadMap = defineRoute({
-  method: 'put', path, operationId: 'uploadSourceMap', summary: 'Upload (or replace) the source map of one minified file',
-  tags: ['Error tracking'], auth: 'secret', scope: 'observability:write', params: releaseParams, bodyLimit: 50 * 1024 * 1024,
+  method: 'put',
+  path,
+  operationId: 'uploadSourceMap',
+  summary: 'Upload (or replace) the source map of one minified file',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: releaseParams,
+  bodyLimit: 50 * 1024 * 1024,
   body: z.strictObject({
     file: z.string().min(1).max(2048).meta({ description: 'URL or path of the minified file, as frames print it' }),
     source_map: z.looseObject({ version: z.literal(3) }),
@@ -25,7 +32,12 @@ export const uploadMap = defineRoute({
 });
 
 export const listMaps = listReleaseFiles({
-  path, operationId: 'listSourceMaps', summary: 'The source maps of a release', table: 'error_source_maps', collection: 'source_maps', resource: sourceMapResource,
+  path,
+  operationId: 'listSourceMaps',
+  summary: 'The source maps of a release',
+  table: 'error_source_maps',
+  collection: 'source_maps',
+  resource: sourceMapResource,
 });
 
 export const sourceMapRoutes = [uploadMap, listMaps];

@@ -25,21 +25,39 @@ export function currentSession(ctx: Context): NonNullable<SessionState['identity
 }
 
 export const signUp = defineRoute({
-  method: 'post', path: '/v1/client/sign-up', operationId: 'signUp', tags: ['Client'], auth: 'publishable',
+  method: 'post',
+  path: '/v1/client/sign-up',
+  operationId: 'signUp',
+  tags: ['Client'],
+  auth: 'publishable',
   summary: 'Sign up with email and password; always 202, whether or not the address has an account',
   body: z.object({ email, password, redirect_url: redirectUrl.optional() }),
   response: { status: 202, description: 'Accepted; the worker mails the verification link', schema: accepted },
   async handle({ body, principal, deps, ctx }) {
-    await acceptSignUp(deps, { envId: principal.envId, email: body.email, password: body.password, redirectUrl: body.redirect_url, ip: clientFrom(ctx).ip });
+    await acceptSignUp(deps, {
+      envId: principal.envId,
+      email: body.email,
+      password: body.password,
+      redirectUrl: body.redirect_url,
+      ip: clientFrom(ctx).ip,
+    });
     return { accepted: true as const };
   },
 });
 
 export const verifyEmailRoute = defineRoute({
-  method: 'get', path: '/v1/client/verify-email', operationId: 'verifyEmail', tags: ['Client'], auth: 'none',
+  method: 'get',
+  path: '/v1/client/verify-email',
+  operationId: 'verifyEmail',
+  tags: ['Client'],
+  auth: 'none',
   summary: 'Follow the emailed verification link: verifies the address once and redirects',
   query: z.object({ token: z.string().max(200) }),
-  response: { status: 302, description: "Redirect to the sign-up's redirect_url (email_verified=true) or the Account Portal", schema: z.string().optional() },
+  response: {
+    status: 302,
+    description: "Redirect to the sign-up's redirect_url (email_verified=true) or the Account Portal",
+    schema: z.string().optional(),
+  },
   async handle({ query, deps, ctx }) {
     await consumeLimit(deps.db, 'verify_email', 'any', clientFrom(ctx).ip);
     ctx.redirect(await verifyEmail(deps.db, deps.config, query.token));
@@ -48,7 +66,11 @@ export const verifyEmailRoute = defineRoute({
 });
 
 export const signInPassword = defineRoute({
-  method: 'post', path: '/v1/client/sign-in/password', operationId: 'signInWithPassword', tags: ['Client'], auth: 'publishable',
+  method: 'post',
+  path: '/v1/client/sign-in/password',
+  operationId: 'signInWithPassword',
+  tags: ['Client'],
+  auth: 'publishable',
   summary: 'Password sign-in: a ticket in server mode, a session bearer in browser mode',
   body: z.object({
     identifier: z.string().min(1).max(320),
@@ -57,33 +79,60 @@ export const signInPassword = defineRoute({
     factor_proofs: z.array(factorProof).max(3).default([]),
   }),
   response: {
-    status: 200, description: 'Signed in',
+    status: 200,
+    description: 'Signed in',
     schema: z.union([z.object({ ticket: z.string(), expires_at: z.string() }), sessionAnswer]),
   },
   async handle({ body, principal, deps, ctx }) {
     const from = clientFrom(ctx);
     const result = await signInWithPassword(deps, {
-      envId: principal.envId, identifier: body.identifier, password: body.password, sessionMode: body.session_mode, factorProofs: body.factor_proofs, from,
+      envId: principal.envId,
+      identifier: body.identifier,
+      password: body.password,
+      sessionMode: body.session_mode,
+      factorProofs: body.factor_proofs,
+      from,
     });
     if (result.mode === 'server') return { ticket: result.ticket, expires_at: result.expires_at };
-    return { session: sessionResource(result.envName, result.session), user: endUserResource(result.envName, result.user), session_token: result.token };
+    return {
+      session: sessionResource(result.envName, result.session),
+      user: endUserResource(result.envName, result.user),
+      session_token: result.token,
+    };
   },
 });
 
 export const redeem = defineRoute({
-  method: 'post', path: '/v1/client/tickets:redeem', operationId: 'redeemTicket', tags: ['Client'], auth: 'secret', scope: 'auth:write',
+  method: 'post',
+  path: '/v1/client/tickets:redeem',
+  operationId: 'redeemTicket',
+  tags: ['Client'],
+  auth: 'secret',
+  scope: 'auth:write',
   summary: "Redeem a ticket for a session, from the application's server (two minutes, one use)",
   body: z.object({ ticket: z.string().max(200) }),
-  response: { status: 200, description: 'The new session and its bearer, for an HttpOnly cookie', schema: sessionAnswer },
+  response: {
+    status: 200,
+    description: 'The new session and its bearer, for an HttpOnly cookie',
+    schema: sessionAnswer,
+  },
   async handle({ body, principal, deps, ctx }) {
     await consumeLimit(deps.db, 'redeem', principal.envId, clientFrom(ctx).ip);
     const r = await redeemTicket(deps.db, principal.envId, body.ticket);
-    return { session: sessionResource(r.envName, r.session), user: endUserResource(r.envName, r.user), session_token: r.token };
+    return {
+      session: sessionResource(r.envName, r.session),
+      user: endUserResource(r.envName, r.user),
+      session_token: r.token,
+    };
   },
 });
 
 export const getSession = defineRoute({
-  method: 'get', path: '/v1/client/session', operationId: 'getCurrentSession', tags: ['Client'], auth: 'session',
+  method: 'get',
+  path: '/v1/client/session',
+  operationId: 'getCurrentSession',
+  tags: ['Client'],
+  auth: 'session',
   summary: 'The current session and its user',
   response: { status: 200, description: 'The session', schema: z.object({ session, user: endUser }) },
   handle({ principal, ctx }) {
@@ -93,7 +142,11 @@ export const getSession = defineRoute({
 });
 
 export const signOut = defineRoute({
-  method: 'post', path: '/v1/client/sign-out', operationId: 'signOut', tags: ['Client'], auth: 'session',
+  method: 'post',
+  path: '/v1/client/sign-out',
+  operationId: 'signOut',
+  tags: ['Client'],
+  auth: 'session',
   summary: 'End the current session',
   response: { status: 200, description: 'Signed out', schema: z.object({ signed_out: z.literal(true) }) },
   async handle({ deps, ctx }) {
@@ -103,18 +156,31 @@ export const signOut = defineRoute({
 });
 
 export const passwordReset = defineRoute({
-  method: 'post', path: '/v1/client/password-reset', operationId: 'requestPasswordReset', tags: ['Client'], auth: 'publishable',
+  method: 'post',
+  path: '/v1/client/password-reset',
+  operationId: 'requestPasswordReset',
+  tags: ['Client'],
+  auth: 'publishable',
   summary: 'Mail a password-reset link; always 202, whether or not the address has an account',
   body: z.object({ email, redirect_url: redirectUrl.optional() }),
   response: { status: 202, description: 'Accepted', schema: accepted },
   async handle({ body, principal, deps, ctx }) {
-    await requestPasswordReset(deps, { envId: principal.envId, email: body.email, redirectUrl: body.redirect_url, ip: clientFrom(ctx).ip });
+    await requestPasswordReset(deps, {
+      envId: principal.envId,
+      email: body.email,
+      redirectUrl: body.redirect_url,
+      ip: clientFrom(ctx).ip,
+    });
     return { accepted: true as const };
   },
 });
 
 export const passwordResetConfirm = defineRoute({
-  method: 'post', path: '/v1/client/password-reset:confirm', operationId: 'confirmPasswordReset', tags: ['Client'], auth: 'publishable',
+  method: 'post',
+  path: '/v1/client/password-reset:confirm',
+  operationId: 'confirmPasswordReset',
+  tags: ['Client'],
+  auth: 'publishable',
   summary: 'Set a new password with the emailed token; ends every session of the user',
   body: z.object({ token: z.string().max(200), password }),
   response: { status: 200, description: 'Password changed', schema: z.object({ reset: z.literal(true) }) },
@@ -125,4 +191,13 @@ export const passwordResetConfirm = defineRoute({
   },
 });
 
-export const clientRoutes = [signUp, verifyEmailRoute, signInPassword, redeem, getSession, signOut, passwordReset, passwordResetConfirm];
+export const clientRoutes = [
+  signUp,
+  verifyEmailRoute,
+  signInPassword,
+  redeem,
+  getSession,
+  signOut,
+  passwordReset,
+  passwordResetConfirm,
+];

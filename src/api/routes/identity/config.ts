@@ -23,7 +23,11 @@ export const clientConfig = z
     branding: z.object({
       name: z.string().nullable(),
       logo_url: z.string().nullable(),
-      colors: z.object({ primary: z.string().nullable(), background: z.string().nullable(), text: z.string().nullable() }),
+      colors: z.object({
+        primary: z.string().nullable(),
+        background: z.string().nullable(),
+        text: z.string().nullable(),
+      }),
     }),
     second_factor_required: z.boolean(),
     session_modes: z.array(z.enum(['server', 'browser'])),
@@ -31,7 +35,11 @@ export const clientConfig = z
   .meta({ id: 'ClientConfig' });
 
 export const getClientConfig = defineRoute({
-  method: 'get', path: '/v1/client/config', operationId: 'getClientConfig', tags: ['Client'], auth: 'publishable',
+  method: 'get',
+  path: '/v1/client/config',
+  operationId: 'getClientConfig',
+  tags: ['Client'],
+  auth: 'publishable',
   summary: 'Sign-in methods, social providers and branding of the environment',
   query: z.object({ publishable_key: z.string().optional() }),
   response: { status: 200, description: 'The client configuration', schema: clientConfig },
@@ -40,7 +48,11 @@ export const getClientConfig = defineRoute({
     const b = settings.branding;
     return {
       methods: {
-        password: { enabled: true, min_length: minPasswordLength(settings.require_second_factor), max_length: maxPasswordLength },
+        password: {
+          enabled: true,
+          min_length: minPasswordLength(settings.require_second_factor),
+          max_length: maxPasswordLength,
+        },
         totp: { enabled: true },
         recovery_code: { enabled: true },
         magic_link: { enabled: false },
@@ -48,13 +60,21 @@ export const getClientConfig = defineRoute({
         passkey: { enabled: false },
       },
       // The page adds publishable_key and a redirect_url the environment allows (redirects.ts).
-      social: (await socialQueries(deps.db).providers(principal.envId)).filter((p) => p.enabled).map((p) => ({
-        provider: p.provider, name: providerLabels[p.provider], start_url: `${deps.config.CAIRN_BASE_URL}/v1/client/oauth/${p.provider}/start`,
-      })),
+      social: (await socialQueries(deps.db).providers(principal.envId))
+        .filter((p) => p.enabled)
+        .map((p) => ({
+          provider: p.provider,
+          name: providerLabels[p.provider],
+          start_url: `${deps.config.CAIRN_BASE_URL}/v1/client/oauth/${p.provider}/start`,
+        })),
       branding: {
         name: b.name ?? null,
         logo_url: b.logo_url ?? null,
-        colors: { primary: b.colors?.primary ?? null, background: b.colors?.background ?? null, text: b.colors?.text ?? null },
+        colors: {
+          primary: b.colors?.primary ?? null,
+          background: b.colors?.background ?? null,
+          text: b.colors?.text ?? null,
+        },
       },
       second_factor_required: settings.require_second_factor,
       session_modes: ['server' as const, 'browser' as const],

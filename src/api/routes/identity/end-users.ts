@@ -17,11 +17,19 @@ const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/end_users';
 const tags = ['End users'];
 
 function pageKey(config: Config): Buffer {
-  return sha256(Buffer.concat([Buffer.from('cairn-page-token:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]));
+  return sha256(
+    Buffer.concat([Buffer.from('cairn-page-token:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]),
+  );
 }
 
 export const createEndUserRoute = defineRoute({
-  method: 'post', path: base, operationId: 'createEndUser', summary: 'Create an end user, with or without a password', tags, auth: 'secret', scope: 'auth:write',
+  method: 'post',
+  path: base,
+  operationId: 'createEndUser',
+  summary: 'Create an end user, with or without a password',
+  tags,
+  auth: 'secret',
+  scope: 'auth:write',
   params: envParams,
   body: z.object({ email, password: password.optional(), email_verified: z.boolean().optional() }),
   response: { status: 201, description: 'The new end user', schema: endUser },
@@ -31,20 +39,43 @@ export const createEndUserRoute = defineRoute({
 });
 
 export const listEndUsers = defineRoute({
-  method: 'get', path: base, operationId: 'listEndUsers', summary: 'List end users, newest first; filter by email', tags, auth: 'secret', scope: 'auth:read',
+  method: 'get',
+  path: base,
+  operationId: 'listEndUsers',
+  summary: 'List end users, newest first; filter by email',
+  tags,
+  auth: 'secret',
+  scope: 'auth:read',
   params: envParams,
   query: pageQuery.extend({ email: z.string().max(320).optional() }),
-  response: { status: 200, description: 'A page of end users', schema: z.object({ end_users: z.array(endUser), next_page_token: z.string().optional() }) },
+  response: {
+    status: 200,
+    description: 'A page of end users',
+    schema: z.object({ end_users: z.array(endUser), next_page_token: z.string().optional() }),
+  },
   async handle({ query, principal, deps }) {
     const key = pageKey(deps.config);
-    const rows = await identityQueries(deps.db).listUsers(principal.envId, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) }, query.email ? normaliseEmail(query.email) : undefined);
+    const rows = await identityQueries(deps.db).listUsers(
+      principal.envId,
+      { pageSize: query.page_size, before: decodePageToken(key, query.page_token) },
+      query.email ? normaliseEmail(query.email) : undefined,
+    );
     const page = paginate(key, rows, query.page_size);
-    return { end_users: page.items.map((u) => endUserResource(principal.envName, u)), ...(page.next ? { next_page_token: page.next } : {}) };
+    return {
+      end_users: page.items.map((u) => endUserResource(principal.envName, u)),
+      ...(page.next ? { next_page_token: page.next } : {}),
+    };
   },
 });
 
 export const getEndUser = defineRoute({
-  method: 'get', path: `${base}/{end_user}`, operationId: 'getEndUser', summary: 'Get an end user', tags, auth: 'secret', scope: 'auth:read',
+  method: 'get',
+  path: `${base}/{end_user}`,
+  operationId: 'getEndUser',
+  summary: 'Get an end user',
+  tags,
+  auth: 'secret',
+  scope: 'auth:read',
   params: endUserParams,
   response: { status: 200, description: 'The end user', schema: endUser },
   async handle({ params, principal, deps }) {
@@ -53,7 +84,13 @@ export const getEndUser = defineRoute({
 });
 
 export const deleteEndUserRoute = defineRoute({
-  method: 'delete', path: `${base}/{end_user}`, operationId: 'deleteEndUser', summary: 'Delete an end user: every session ends at once', tags, auth: 'secret', scope: 'auth:write',
+  method: 'delete',
+  path: `${base}/{end_user}`,
+  operationId: 'deleteEndUser',
+  summary: 'Delete an end user: every session ends at once',
+  tags,
+  auth: 'secret',
+  scope: 'auth:write',
   params: endUserParams,
   response: { status: 200, description: 'Deleted', schema: z.object({}) },
   async handle({ params, principal, deps }) {
@@ -63,21 +100,43 @@ export const deleteEndUserRoute = defineRoute({
 });
 
 export const listSessions = defineRoute({
-  method: 'get', path: `${base}/{end_user}/sessions`, operationId: 'listEndUserSessions', summary: "An end user's sessions, newest first", tags, auth: 'secret', scope: 'auth:read',
+  method: 'get',
+  path: `${base}/{end_user}/sessions`,
+  operationId: 'listEndUserSessions',
+  summary: "An end user's sessions, newest first",
+  tags,
+  auth: 'secret',
+  scope: 'auth:read',
   params: endUserParams,
   query: pageQuery,
-  response: { status: 200, description: 'A page of sessions', schema: z.object({ sessions: z.array(session), next_page_token: z.string().optional() }) },
+  response: {
+    status: 200,
+    description: 'A page of sessions',
+    schema: z.object({ sessions: z.array(session), next_page_token: z.string().optional() }),
+  },
   async handle({ params, query, principal, deps }) {
     await requireEndUser(deps.db, principal.envId, params.end_user);
     const key = pageKey(deps.config);
-    const rows = await identityQueries(deps.db).listSessions(params.end_user, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) });
+    const rows = await identityQueries(deps.db).listSessions(params.end_user, {
+      pageSize: query.page_size,
+      before: decodePageToken(key, query.page_token),
+    });
     const page = paginate(key, rows, query.page_size);
-    return { sessions: page.items.map((s) => sessionResource(principal.envName, s)), ...(page.next ? { next_page_token: page.next } : {}) };
+    return {
+      sessions: page.items.map((s) => sessionResource(principal.envName, s)),
+      ...(page.next ? { next_page_token: page.next } : {}),
+    };
   },
 });
 
 export const revokeSessions = defineRoute({
-  method: 'post', path: `${base}/{end_user}:revokeSessions`, operationId: 'revokeEndUserSessions', summary: 'End every session of an end user at once', tags, auth: 'secret', scope: 'auth:write',
+  method: 'post',
+  path: `${base}/{end_user}:revokeSessions`,
+  operationId: 'revokeEndUserSessions',
+  summary: 'End every session of an end user at once',
+  tags,
+  auth: 'secret',
+  scope: 'auth:write',
   params: endUserParams,
   response: { status: 200, description: 'How many sessions ended', schema: z.object({ revoked: z.number().int() }) },
   async handle({ params, principal, deps }) {
@@ -86,21 +145,40 @@ export const revokeSessions = defineRoute({
 });
 
 export const listSignIns = defineRoute({
-  method: 'get', path: `${base}/{end_user}/sign_ins`, operationId: 'listEndUserSignIns', summary: 'Sign-in history (kept 90 days), newest first', tags, auth: 'secret', scope: 'auth:read',
+  method: 'get',
+  path: `${base}/{end_user}/sign_ins`,
+  operationId: 'listEndUserSignIns',
+  summary: 'Sign-in history (kept 90 days), newest first',
+  tags,
+  auth: 'secret',
+  scope: 'auth:read',
   params: endUserParams,
   query: pageQuery,
-  response: { status: 200, description: 'A page of sign-ins', schema: z.object({ sign_ins: z.array(signIn), next_page_token: z.string().optional() }) },
+  response: {
+    status: 200,
+    description: 'A page of sign-ins',
+    schema: z.object({ sign_ins: z.array(signIn), next_page_token: z.string().optional() }),
+  },
   async handle({ params, query, principal, deps }) {
     await requireEndUser(deps.db, principal.envId, params.end_user);
     const key = pageKey(deps.config);
-    const rows = await identityQueries(deps.db).listSignIns(params.end_user, { pageSize: query.page_size, before: decodePageToken(key, query.page_token) });
+    const rows = await identityQueries(deps.db).listSignIns(params.end_user, {
+      pageSize: query.page_size,
+      before: decodePageToken(key, query.page_token),
+    });
     const page = paginate(key, rows, query.page_size);
     return { sign_ins: page.items.map(signInResource), ...(page.next ? { next_page_token: page.next } : {}) };
   },
 });
 
 export const resetFactor = defineRoute({
-  method: 'delete', path: `${base}/{end_user}/factors/totp`, operationId: 'resetEndUserTotp', summary: "Remove an end user's TOTP factor and recovery codes (lost device)", tags, auth: 'secret', scope: 'auth:write',
+  method: 'delete',
+  path: `${base}/{end_user}/factors/totp`,
+  operationId: 'resetEndUserTotp',
+  summary: "Remove an end user's TOTP factor and recovery codes (lost device)",
+  tags,
+  auth: 'secret',
+  scope: 'auth:write',
   params: endUserParams,
   response: { status: 200, description: 'Removed (or there was none)', schema: endUser },
   async handle({ params, principal, deps }) {
@@ -109,4 +187,13 @@ export const resetFactor = defineRoute({
   },
 });
 
-export const endUserRoutes = [resetFactor, createEndUserRoute, listEndUsers, getEndUser, deleteEndUserRoute, listSessions, revokeSessions, listSignIns];
+export const endUserRoutes = [
+  resetFactor,
+  createEndUserRoute,
+  listEndUsers,
+  getEndUser,
+  deleteEndUserRoute,
+  listSessions,
+  revokeSessions,
+  listSignIns,
+];

@@ -8,9 +8,17 @@ import { currentSession } from './client.ts';
 import { factorProof } from './schema.ts';
 
 export const enroll = defineRoute({
-  method: 'post', path: '/v1/client/factors/totp', operationId: 'enrollTotp', tags: ['Client'], auth: 'session',
+  method: 'post',
+  path: '/v1/client/factors/totp',
+  operationId: 'enrollTotp',
+  tags: ['Client'],
+  auth: 'session',
   summary: 'Start TOTP enrolment: a new secret for the authenticator app (inactive until activated)',
-  response: { status: 200, description: 'The secret, shown once', schema: z.object({ secret: z.string(), otpauth_uri: z.string() }) },
+  response: {
+    status: 200,
+    description: 'The secret, shown once',
+    schema: z.object({ secret: z.string(), otpauth_uri: z.string() }),
+  },
   async handle({ principal, deps, ctx }) {
     const env = await envIdentity(deps.db, principal.envId);
     return enrollTotp(deps.db, deps.config, currentSession(ctx).user, appName(env));
@@ -18,17 +26,29 @@ export const enroll = defineRoute({
 });
 
 export const activate = defineRoute({
-  method: 'post', path: '/v1/client/factors/totp:activate', operationId: 'activateTotp', tags: ['Client'], auth: 'session',
+  method: 'post',
+  path: '/v1/client/factors/totp:activate',
+  operationId: 'activateTotp',
+  tags: ['Client'],
+  auth: 'session',
   summary: 'Activate TOTP with a first code; answers ten recovery codes, shown once',
   body: z.object({ code: z.string().min(1).max(16) }),
-  response: { status: 200, description: 'Active', schema: z.object({ recovery_codes: z.array(z.string()).length(10) }) },
+  response: {
+    status: 200,
+    description: 'Active',
+    schema: z.object({ recovery_codes: z.array(z.string()).length(10) }),
+  },
   async handle({ body, deps, ctx }) {
     return { recovery_codes: await activateTotp(deps.db, deps.config, currentSession(ctx).user, body.code) };
   },
 });
 
 export const disable = defineRoute({
-  method: 'post', path: '/v1/client/factors/totp:disable', operationId: 'disableTotp', tags: ['Client'], auth: 'session',
+  method: 'post',
+  path: '/v1/client/factors/totp:disable',
+  operationId: 'disableTotp',
+  tags: ['Client'],
+  auth: 'session',
   summary: 'Turn TOTP off; needs a current code or a recovery code',
   body: factorProof,
   response: { status: 200, description: 'Disabled', schema: z.object({ disabled: z.literal(true) }) },

@@ -6,4 +6,11 @@ import { endUserRoutes } from './end-users.ts';
 import { factorRoutes } from './factors.ts';
 import { getIdentitySettings, putIdentitySettings } from './settings.ts';
 
-export const identityRoutes: readonly RouteDef[] = [getClientConfig, ...clientRoutes, ...factorRoutes, ...endUserRoutes, getIdentitySettings, putIdentitySettings];
+export const identityRoutes: readonly RouteDef[] = [
+  getClientConfig,
+  ...clientRoutes,
+  ...factorRoutes,
+  ...endUserRoutes,
+  getIdentitySettings,
+  putIdentitySettings,
+];

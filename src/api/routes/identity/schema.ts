@@ -5,10 +5,15 @@ import { maxPasswordLength } from '../../../domain/identity/passwords.ts';
 
 export const email = z.email().max(320);
 // The policy's minimum depends on the environment and is checked by the domain; this only bounds.
-export const password = z.string().min(1).max(maxPasswordLength * 4);
+export const password = z
+  .string()
+  .min(1)
+  .max(maxPasswordLength * 4);
 export const redirectUrl = z.string().max(2048);
 
-export const endUserParams = envParams.extend({ end_user: z.string().regex(/^eu_[0-9a-z]{26}$/, 'an end user id, eu_…') });
+export const endUserParams = envParams.extend({
+  end_user: z.string().regex(/^eu_[0-9a-z]{26}$/, 'an end user id, eu_…'),
+});
 
 export const pageQuery = z.object({
   page_size: z.coerce.number().int().min(1).max(1000).default(50),
@@ -47,10 +52,19 @@ export const session = z
   .meta({ id: 'Session' });
 
 export const signIn = z
-  .object({ id: z.string(), time: z.string(), method: z.string(), outcome: z.string(), ip: z.string().nullable(), user_agent: z.string().nullable() })
+  .object({
+    id: z.string(),
+    time: z.string(),
+    method: z.string(),
+    outcome: z.string(),
+    ip: z.string().nullable(),
+    user_agent: z.string().nullable(),
+  })
   .meta({ id: 'SignIn' });
 
-export const sessionAnswer = z.object({ session, user: endUser, session_token: z.string() }).meta({ id: 'SessionWithToken' });
+export const sessionAnswer = z
+  .object({ session, user: endUser, session_token: z.string() })
+  .meta({ id: 'SessionWithToken' });
 
 export const factorProof = z.object({ type: z.enum(['totp', 'recovery_code']), code: z.string().min(1).max(64) });
 

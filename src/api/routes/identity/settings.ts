@@ -10,8 +10,14 @@ const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/identity_settings';
 const settings = identitySettingsSchema.meta({ id: 'IdentitySettings' });
 
 export const getIdentitySettings = defineRoute({
-  method: 'get', path, operationId: 'getIdentitySettings', summary: "The environment's sign-in settings", tags: ['End users'],
-  auth: 'secret', scope: 'auth:read', params: envParams,
+  method: 'get',
+  path,
+  operationId: 'getIdentitySettings',
+  summary: "The environment's sign-in settings",
+  tags: ['End users'],
+  auth: 'secret',
+  scope: 'auth:read',
+  params: envParams,
   response: { status: 200, description: 'The settings, defaults filled in', schema: settings },
   async handle({ principal, deps }) {
     return (await envIdentity(deps.db, principal.envId)).settings;
@@ -19,8 +25,15 @@ export const getIdentitySettings = defineRoute({
 });
 
 export const putIdentitySettings = defineRoute({
-  method: 'put', path, operationId: 'replaceIdentitySettings', summary: "Replace the environment's sign-in settings", tags: ['End users'],
-  auth: 'secret', scope: 'auth:write', params: envParams, body: identitySettingsSchema.strict(),
+  method: 'put',
+  path,
+  operationId: 'replaceIdentitySettings',
+  summary: "Replace the environment's sign-in settings",
+  tags: ['End users'],
+  auth: 'secret',
+  scope: 'auth:write',
+  params: envParams,
+  body: identitySettingsSchema.strict(),
   response: { status: 200, description: 'The settings as stored', schema: settings },
   async handle({ body, principal, deps }) {
     await saveIdentitySettings(deps.db, principal.envId, body);

@@ -21,37 +21,79 @@ const tags = ['Social sign-in'];
 
 const providerSchema = z
   .object({
-    provider, enabled: z.boolean(), uses_shared_client: z.boolean(), client_id: z.string().nullable(), has_client_secret: z.boolean(),
+    provider,
+    enabled: z.boolean(),
+    uses_shared_client: z.boolean(),
+    client_id: z.string().nullable(),
+    has_client_secret: z.boolean(),
     apple: z.object({ team_id: z.string(), key_id: z.string().nullable() }).optional(),
-    issuer: z.string().nullable(), authorization_endpoint: z.string().nullable(), token_endpoint: z.string().nullable(), api_base_url: z.string().nullable(),
+    issuer: z.string().nullable(),
+    authorization_endpoint: z.string().nullable(),
+    token_endpoint: z.string().nullable(),
+    api_base_url: z.string().nullable(),
     update_time: z.string(),
   })
   .meta({ id: 'SocialProvider' });
 
 export const startRoute = defineRoute({
-  method: 'get', path: '/v1/client/oauth/{provider}/start', operationId: 'startSocialSignIn', tags, auth: 'publishable',
+  method: 'get',
+  path: '/v1/client/oauth/{provider}/start',
+  operationId: 'startSocialSignIn',
+  tags,
+  auth: 'publishable',
   summary: 'Send the browser to the provider (state, nonce, PKCE S256); it returns through /v1/oidc/callback',
   params: z.object({ provider }),
-  query: z.object({ publishable_key: z.string().optional(), redirect_url: z.string().min(1).max(2048), session_mode: z.enum(['server', 'browser']).default('server') }),
-  response: { status: 302, description: "Redirect to the provider's authorization page", schema: z.string().optional() },
+  query: z.object({
+    publishable_key: z.string().optional(),
+    redirect_url: z.string().min(1).max(2048),
+    session_mode: z.enum(['server', 'browser']).default('server'),
+  }),
+  response: {
+    status: 302,
+    description: "Redirect to the provider's authorization page",
+    schema: z.string().optional(),
+  },
   async handle({ params, query, principal, deps, ctx }) {
     await consumeLimit(deps.db, 'sign_in', principal.envId, clientFrom(ctx).ip);
-    ctx.redirect(await startSocialSignIn(deps.db, deps.config, { envId: principal.envId, provider: params.provider, redirectUrl: query.redirect_url, sessionMode: query.session_mode }));
+    ctx.redirect(
+      await startSocialSignIn(deps.db, deps.config, {
+        envId: principal.envId,
+        provider: params.provider,
+        redirectUrl: query.redirect_url,
+        sessionMode: query.session_mode,
+      }),
+    );
     return undefined;
   },
 });
 
 export const listProviders = defineRoute({
-  method: 'get', path: base, operationId: 'listSocialProviders', summary: "The environment's social providers (secrets never shown)", tags, auth: 'secret', scope: 'auth:read',
+  method: 'get',
+  path: base,
+  operationId: 'listSocialProviders',
+  summary: "The environment's social providers (secrets never shown)",
+  tags,
+  auth: 'secret',
+  scope: 'auth:read',
   params: envParams,
-  response: { status: 200, description: 'The providers', schema: z.object({ social_providers: z.array(providerSchema) }) },
+  response: {
+    status: 200,
+    description: 'The providers',
+    schema: z.object({ social_providers: z.array(providerSchema) }),
+  },
   async handle({ principal, deps }) {
     return { social_providers: (await socialQueries(deps.db).providers(principal.envId)).map(providerResource) };
   },
 });
 
 export const putProviderRoute = defineRoute({
-  method: 'put', path: `${base}/{provider}`, operationId: 'putSocialProvider', summary: 'Set up a social provider (Google may use the shared client: send {})', tags, auth: 'secret', scope: 'auth:write',
+  method: 'put',
+  path: `${base}/{provider}`,
+  operationId: 'putSocialProvider',
+  summary: 'Set up a social provider (Google may use the shared client: send {})',
+  tags,
+  auth: 'secret',
+  scope: 'auth:write',
   params: envParams.extend({ provider }),
   body: providerInput,
   response: { status: 200, description: 'The provider as stored', schema: providerSchema },
@@ -62,11 +104,18 @@ export const putProviderRoute = defineRoute({
 });
 
 export const deleteProviderRoute = defineRoute({
-  method: 'delete', path: `${base}/{provider}`, operationId: 'deleteSocialProvider', summary: 'Remove a social provider; its users keep their accounts', tags, auth: 'secret', scope: 'auth:write',
+  method: 'delete',
+  path: `${base}/{provider}`,
+  operationId: 'deleteSocialProvider',
+  summary: 'Remove a social provider; its users keep their accounts',
+  tags,
+  auth: 'secret',
+  scope: 'auth:write',
   params: envParams.extend({ provider }),
   response: { status: 200, description: 'Removed', schema: z.object({}) },
   async handle({ params, principal, deps }) {
-    if (!(await socialQueries(deps.db).deleteProvider(principal.envId, params.provider))) throw new AppError('not_found', `${params.provider} is not set up`);
+    if (!(await socialQueries(deps.db).deleteProvider(principal.envId, params.provider)))
+      throw new AppError('not_found', `${params.provider} is not set up`);
     return {};
   },
 });

@@ -3,20 +3,45 @@
 // a key is never read as "…:listVersions" (an encoded key's ":" arrives as %3A and cannot clash).
 import { z } from 'zod';
 import {
-  bucketResource, createBucket, deleteObject, enableVersioning, getObject, listBuckets, listVersions, maxObjectBytes, putObject, restoreVersion, versionResource,
+  bucketResource,
+  createBucket,
+  deleteObject,
+  enableVersioning,
+  getObject,
+  listBuckets,
+  listVersions,
+  maxObjectBytes,
+  putObject,
+  restoreVersion,
+  versionResource,
 } from '../../../domain/storage/buckets.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute } from '../../route.ts';
 import { envParams } from '../tenancy/schema.ts';
 import {
-  bucket, bucketList, bucketParams, createBucketBody, objectParams, restoreVersionBody, versionList, versionQuery, writeResult,
+  bucket,
+  bucketList,
+  bucketParams,
+  createBucketBody,
+  objectParams,
+  restoreVersionBody,
+  versionList,
+  versionQuery,
+  writeResult,
 } from './schema.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/buckets';
 
 export const createBucketRoute = defineRoute({
-  method: 'post', path: base, operationId: 'createBucket', summary: 'Create a storage bucket', tags: ['Storage'],
-  auth: 'secret', scope: 'storage:write', params: envParams, body: createBucketBody,
+  method: 'post',
+  path: base,
+  operationId: 'createBucket',
+  summary: 'Create a storage bucket',
+  tags: ['Storage'],
+  auth: 'secret',
+  scope: 'storage:write',
+  params: envParams,
+  body: createBucketBody,
   response: { status: 201, description: 'The bucket', schema: bucket },
   async handle({ principal, deps, body }) {
     return bucketResource(await createBucket(deps, principal.envId, body.name), principal.envName);
@@ -24,8 +49,14 @@ export const createBucketRoute = defineRoute({
 });
 
 export const listBucketsRoute = defineRoute({
-  method: 'get', path: base, operationId: 'listBuckets', summary: 'Storage buckets of the environment', tags: ['Storage'],
-  auth: 'secret', scope: 'storage:read', params: envParams,
+  method: 'get',
+  path: base,
+  operationId: 'listBuckets',
+  summary: 'Storage buckets of the environment',
+  tags: ['Storage'],
+  auth: 'secret',
+  scope: 'storage:read',
+  params: envParams,
   response: { status: 200, description: 'Buckets', schema: bucketList },
   async handle({ principal, deps }) {
     return { buckets: (await listBuckets(deps.db, principal.envId)).map((b) => bucketResource(b, principal.envName)) };
@@ -33,8 +64,14 @@ export const listBucketsRoute = defineRoute({
 });
 
 export const enableVersioningRoute = defineRoute({
-  method: 'post', path: `${base}/{bucket}:enableVersioning`, operationId: 'enableVersioning', summary: 'Keep every version of every object from now on', tags: ['Storage'],
-  auth: 'secret', scope: 'storage:write', params: bucketParams,
+  method: 'post',
+  path: `${base}/{bucket}:enableVersioning`,
+  operationId: 'enableVersioning',
+  summary: 'Keep every version of every object from now on',
+  tags: ['Storage'],
+  auth: 'secret',
+  scope: 'storage:write',
+  params: bucketParams,
   response: { status: 200, description: 'The bucket', schema: bucket },
   async handle({ principal, deps, params }) {
     return bucketResource(await enableVersioning(deps, principal.envId, params.bucket), principal.envName);
@@ -42,8 +79,14 @@ export const enableVersioningRoute = defineRoute({
 });
 
 export const listVersionsRoute = defineRoute({
-  method: 'get', path: `${base}/{bucket}/objects/{key}:listVersions`, operationId: 'listObjectVersions', summary: 'Every version of an object, newest first', tags: ['Storage'],
-  auth: 'secret', scope: 'storage:read', params: objectParams,
+  method: 'get',
+  path: `${base}/{bucket}/objects/{key}:listVersions`,
+  operationId: 'listObjectVersions',
+  summary: 'Every version of an object, newest first',
+  tags: ['Storage'],
+  auth: 'secret',
+  scope: 'storage:read',
+  params: objectParams,
   response: { status: 200, description: 'Versions and delete markers, newest first', schema: versionList },
   async handle({ principal, deps, params }) {
     return { versions: (await listVersions(deps, principal.envId, params.bucket, params.key)).map(versionResource) };
@@ -51,8 +94,15 @@ export const listVersionsRoute = defineRoute({
 });
 
 export const restoreVersionRoute = defineRoute({
-  method: 'post', path: `${base}/{bucket}/objects/{key}:restoreVersion`, operationId: 'restoreObjectVersion', summary: 'Copy a version over the latest, as a new version', tags: ['Storage'],
-  auth: 'secret', scope: 'storage:write', params: objectParams, body: restoreVersionBody,
+  method: 'post',
+  path: `${base}/{bucket}/objects/{key}:restoreVersion`,
+  operationId: 'restoreObjectVersion',
+  summary: 'Copy a version over the latest, as a new version',
+  tags: ['Storage'],
+  auth: 'secret',
+  scope: 'storage:write',
+  params: objectParams,
+  body: restoreVersionBody,
   response: { status: 200, description: 'The new latest version', schema: writeResult },
   async handle({ principal, deps, params, body }) {
     return restoreVersion(deps, principal.envId, params.bucket, params.key, body.versionId);
@@ -60,8 +110,14 @@ export const restoreVersionRoute = defineRoute({
 });
 
 export const putObjectRoute = defineRoute({
-  method: 'put', path: `${base}/{bucket}/objects/{key}`, operationId: 'putObject', summary: 'Write an object (the body is its content)', tags: ['Storage'],
-  auth: 'secret', scope: 'storage:write', params: objectParams,
+  method: 'put',
+  path: `${base}/{bucket}/objects/{key}`,
+  operationId: 'putObject',
+  summary: 'Write an object (the body is its content)',
+  tags: ['Storage'],
+  auth: 'secret',
+  scope: 'storage:write',
+  params: objectParams,
   response: { status: 200, description: 'What was written', schema: writeResult },
   async handle({ principal, deps, params, ctx }) {
     // Refused before a byte is read when Content-Length says too much; counted as it streams otherwise.
@@ -72,8 +128,15 @@ export const putObjectRoute = defineRoute({
 });
 
 export const getObjectRoute = defineRoute({
-  method: 'get', path: `${base}/{bucket}/objects/{key}`, operationId: 'getObject', summary: 'Read the latest object, or ?version_id=', tags: ['Storage'],
-  auth: 'secret', scope: 'storage:read', params: objectParams, query: versionQuery,
+  method: 'get',
+  path: `${base}/{bucket}/objects/{key}`,
+  operationId: 'getObject',
+  summary: 'Read the latest object, or ?version_id=',
+  tags: ['Storage'],
+  auth: 'secret',
+  scope: 'storage:read',
+  params: objectParams,
+  query: versionQuery,
   response: { status: 200, description: 'The content', schema: z.unknown().meta({ description: 'the object bytes' }) },
   async handle({ principal, deps, params, query, ctx }) {
     const got = await getObject(deps, principal.envId, params.bucket, params.key, query.version_id);
@@ -86,8 +149,15 @@ export const getObjectRoute = defineRoute({
 });
 
 export const deleteObjectRoute = defineRoute({
-  method: 'delete', path: `${base}/{bucket}/objects/{key}`, operationId: 'deleteObject', summary: 'Delete (a delete marker when versioned), or one version with ?version_id=', tags: ['Storage'],
-  auth: 'secret', scope: 'storage:write', params: objectParams, query: versionQuery,
+  method: 'delete',
+  path: `${base}/{bucket}/objects/{key}`,
+  operationId: 'deleteObject',
+  summary: 'Delete (a delete marker when versioned), or one version with ?version_id=',
+  tags: ['Storage'],
+  auth: 'secret',
+  scope: 'storage:write',
+  params: objectParams,
+  query: versionQuery,
   response: { status: 200, description: 'What was deleted', schema: writeResult },
   async handle({ principal, deps, params, query }) {
     return deleteObject(deps, principal.envId, params.bucket, params.key, query.version_id);
@@ -95,5 +165,12 @@ export const deleteObjectRoute = defineRoute({
 });
 
 export const storageRoutes = [
-  createBucketRoute, listBucketsRoute, enableVersioningRoute, listVersionsRoute, restoreVersionRoute, putObjectRoute, getObjectRoute, deleteObjectRoute,
+  createBucketRoute,
+  listBucketsRoute,
+  enableVersioningRoute,
+  listVersionsRoute,
+  restoreVersionRoute,
+  putObjectRoute,
+  getObjectRoute,
+  deleteObjectRoute,
 ];

@@ -10,7 +10,12 @@ export const createBucketBody = z.object({ name: z.string().meta({ example: 'ava
 export const restoreVersionBody = z.object({ versionId: z.string().min(1).max(1024) }).strict();
 
 export const bucket = z
-  .object({ name: z.string(), bucket: z.string(), versioning: z.enum(['disabled', 'enabled']), create_time: z.string() })
+  .object({
+    name: z.string(),
+    bucket: z.string(),
+    versioning: z.enum(['disabled', 'enabled']),
+    create_time: z.string(),
+  })
   .meta({ id: 'StorageBucket' });
 export const bucketList = z.object({ buckets: z.array(bucket) });
 
@@ -27,5 +32,12 @@ export const objectVersion = z
 export const versionList = z.object({ versions: z.array(objectVersion) }).meta({ id: 'ObjectVersionList' });
 
 export const writeResult = z
-  .object({ key: z.string(), size: z.number().optional(), versionId: z.string().optional(), etag: z.string().optional(), deleteMarker: z.boolean().optional(), restoredFrom: z.string().optional() })
+  .object({
+    key: z.string(),
+    size: z.number().optional(),
+    versionId: z.string().optional(),
+    etag: z.string().optional(),
+    deleteMarker: z.boolean().optional(),
+    restoredFrom: z.string().optional(),
+  })
   .meta({ id: 'ObjectWrite' });

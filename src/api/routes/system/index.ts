@@ -20,11 +20,23 @@ export function readyz(deps: AppDeps): Middleware {
       const [, pending] = (await deps.db.migrate.list()) as [unknown[], unknown[]];
       if (pending.length > 0) {
         ctx.status = 503;
-        ctx.body = { status: 'migrations_pending', pending: pending.length, hint: 'run the release phase: npm run migrate' };
+        ctx.body = {
+          status: 'migrations_pending',
+          pending: pending.length,
+          hint: 'run the release phase: npm run migrate',
+        };
         return;
       }
       const failed = await backupQueries(deps.db).countFailedDrills();
-      ctx.body = { status: 'ready', backup_drills: { failed, ...(failed > 0 ? { hint: 'a restore drill failed: see "verification" in GET …/envs/{env}/backups or `cairn backups list`' } : {}) } };
+      ctx.body = {
+        status: 'ready',
+        backup_drills: {
+          failed,
+          ...(failed > 0
+            ? { hint: 'a restore drill failed: see "verification" in GET …/envs/{env}/backups or `cairn backups list`' }
+            : {}),
+        },
+      };
     } catch (err) {
       if (!isStoreUnavailable(err)) throw err;
       ctx.status = 503;

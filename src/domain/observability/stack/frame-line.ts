@@ -200,7 +200,8 @@ const schemeStart = (text: string): boolean => {
   for (let i = 1; i < text.length && i < 40; i++) {
     const c = text.charCodeAt(i);
     if (c === 58) return i > 1 || text.charCodeAt(2) === 92 || text.charCodeAt(2) === 47; // `C:\` is a drive, and a location too
-    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
+    const ok =
+      (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
     if (!ok) return false;
   }
   return false;
@@ -290,7 +291,11 @@ export function atLine(line: string): ParsedFrame | undefined {
     const parsed = atLocation(text.slice(fallback + 1));
     // A bare file name (`index.android.bundle:1:2`), Firefox's `debugger eval code:1:5` (code run
     // from the console), but never a sentence with an address in it: that has no column.
-    if (parsed && parsed.loc.file !== undefined && (!parsed.loc.file.includes(' ') || parsed.loc.column !== undefined)) {
+    if (
+      parsed &&
+      parsed.loc.file !== undefined &&
+      (!parsed.loc.file.includes(' ') || parsed.loc.column !== undefined)
+    ) {
       return frame(geckoName(text.slice(0, fallback)), parsed.loc, parsed.evalOrigin);
     }
   }
@@ -311,7 +316,9 @@ export function bareLine(line: string): ParsedFrame | undefined {
   const text = line.trim();
   if (!(text.startsWith('/') || schemeStart(text)) || text.includes(' ')) return undefined;
   const loc = parseLocation(text);
-  return loc.file !== undefined && loc.line !== undefined && loc.column !== undefined ? frame(undefined, loc) : undefined;
+  return loc.file !== undefined && loc.line !== undefined && loc.column !== undefined
+    ? frame(undefined, loc)
+    : undefined;
 }
 
 /** A frame line of any engine's format, or undefined. */

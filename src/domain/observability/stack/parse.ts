@@ -213,7 +213,10 @@ class Reader {
     let text = first;
     if (isHeaderLine(text)) {
       // A decorated stack: the header's lines are indented with the error's, so it is read in place.
-      const end = headerEnd([{ text, indent: 0, offset: 0 }, ...this.lines.slice(this.i + 1, this.i + 4).map((l) => ({ text: l.text.trim(), indent: 0, offset: 0 }))]);
+      const end = headerEnd([
+        { text, indent: 0, offset: 0 },
+        ...this.lines.slice(this.i + 1, this.i + 4).map((l) => ({ text: l.text.trim(), indent: 0, offset: 0 })),
+      ]);
       if (end > 0 && this.lines[this.i + end]) {
         this.i += end;
         text = this.lines[this.i]!.text.trim();
@@ -224,7 +227,13 @@ class Reader {
     if (!head || this.linked.length >= maxLinked) return;
     const exc: Exc = { frames: [], unparsed_lines: [], unparsed_line_count: 0 };
     const index = this.linked.length;
-    const linked: LinkedException = { source, exception_type: head.type, frames: exc.frames, unparsed_lines: exc.unparsed_lines, unparsed_line_count: 0 };
+    const linked: LinkedException = {
+      source,
+      exception_type: head.type,
+      frames: exc.frames,
+      unparsed_lines: exc.unparsed_lines,
+      unparsed_line_count: 0,
+    };
     if (parent !== undefined) linked.parent = parent;
     this.linked.push(linked);
     // Message lines go on until the first frame (a message can span lines).
@@ -255,7 +264,12 @@ function bodyStart(lines: Lines, hint: StackHint | undefined): number {
   let messageEnd = start;
   const first = lines.at(start)?.text ?? '';
   // The event's own `Type: message` may span lines, and hold text that reads as a frame.
-  const head = hint?.exception_type === undefined ? undefined : hint.message ? `${hint.exception_type}: ${hint.message}` : hint.exception_type;
+  const head =
+    hint?.exception_type === undefined
+      ? undefined
+      : hint.message
+        ? `${hint.exception_type}: ${hint.message}`
+        : hint.exception_type;
   if (head !== undefined && printedAt(lines, start, head)) messageEnd = start + head.split('\n').length;
   // The first line of a V8 stack is `Type: message`; it is never a frame, even holding `@`.
   else if (errorHead(first) && !first.trimStart().startsWith('at ')) messageEnd = start + 1;
@@ -305,7 +319,12 @@ function readBody(all: Lines, start: number): ParsedStack {
     exc.unparsed_line_count++;
     if (exc.unparsed_lines.length < maxUnparsedKept) exc.unparsed_lines.push(t.slice(0, maxUnparsedLength));
   }
-  const out: ParsedStack = { frames: exc.frames.reverse(), unparsed_lines: exc.unparsed_lines, unparsed_line_count: exc.unparsed_line_count, linked: reader.linked };
+  const out: ParsedStack = {
+    frames: exc.frames.reverse(),
+    unparsed_lines: exc.unparsed_lines,
+    unparsed_line_count: exc.unparsed_line_count,
+    linked: reader.linked,
+  };
   for (const l of out.linked) l.frames.reverse();
   return out;
 }

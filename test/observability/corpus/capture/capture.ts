@@ -39,7 +39,8 @@ for (const kind of ['cjs', 'esm'] as const) {
     if (r.inspect && (r.cause || r.errors)) {
       const c = v8Case(`${id}-inspect`, r, run!.files, r.inspect);
       if (typeof c !== 'string') {
-        c.linked = r.cause ? [{ source: 'cause', exception_type: r.cause.type, message: r.cause.message }]
+        c.linked = r.cause
+          ? [{ source: 'cause', exception_type: r.cause.type, message: r.cause.message }]
           : r.errors!.map((e, i) => ({ source: `errors[${i}]`, exception_type: e.type, message: e.message }));
       }
       add('node', run!.version, c, `${id}-inspect`);
@@ -52,42 +53,78 @@ for (const u of (await attempt('node uncaught', () => engines.uncaught())) ?? []
   const stackOnly = u.printed.slice(u.printed.indexOf(`${u.record.type}:`)).split(/ \{\n|\n\nNode\.js/)[0]!;
   const c = v8Case(id, { ...u.record, stack: stackOnly }, u.files, u.printed);
   if (typeof c !== 'string') {
-    if (u.record.cause) c.linked = [{ source: 'cause', exception_type: u.record.cause.type, message: u.record.cause.message }];
-    if (u.record.errors) c.linked = u.record.errors.map((e, i) => ({ source: `errors[${i}]`, exception_type: e.type, message: e.message }));
+    if (u.record.cause)
+      c.linked = [{ source: 'cause', exception_type: u.record.cause.type, message: u.record.cause.message }];
+    if (u.record.errors)
+      c.linked = u.record.errors.map((e, i) => ({
+        source: `errors[${i}]`,
+        exception_type: e.type,
+        message: e.message,
+      }));
   }
   add('node', u.version, c, id);
 }
 
 const deno = await attempt('deno', engines.deno);
 // Deno formats frames itself (not through CallSite#toString), so its lines are split at the known file.
-for (const r of deno?.records ?? []) add('deno', deno!.version, lineCase(`deno/${r.name}`, 'v8', r, deno!.files, true), `deno/${r.name}`);
+for (const r of deno?.records ?? [])
+  add('deno', deno!.version, lineCase(`deno/${r.name}`, 'v8', r, deno!.files, true), `deno/${r.name}`);
 
 for (const via of ['plain', 'query', 'blob']) {
   const run = await attempt(`chromium ${via}`, () => engines.chromium(base, via));
-  const files = via === 'plain' ? [`${base}/static/app.js`] : via === 'query' ? [`${base}/static/app.js${engines.longQuery}`] : [];
+  const files =
+    via === 'plain' ? [`${base}/static/app.js`] : via === 'query' ? [`${base}/static/app.js${engines.longQuery}`] : [];
   // A long query makes every frame line kilobytes: a few scenarios show it.
   for (const r of (run?.records ?? []).filter((x, i) => via !== 'query' || i < 8)) {
     // blob: and data: URLs are only known once the page made them: the CallSites name them.
-    const own = files.length > 0 ? files : [...new Set((r.sites ?? []).map((s) => String(s.getFileName ?? '')).filter((f) => f.startsWith('blob:') || f.startsWith('data:')))];
-    add('chromium', `Chromium ${run!.version}`, v8Case(`chromium-${via}/${r.name}`, r, own), `chromium-${via}/${r.name}`);
+    const own =
+      files.length > 0
+        ? files
+        : [
+            ...new Set(
+              (r.sites ?? [])
+                .map((s) => String(s.getFileName ?? ''))
+                .filter((f) => f.startsWith('blob:') || f.startsWith('data:')),
+            ),
+          ];
+    add(
+      'chromium',
+      `Chromium ${run!.version}`,
+      v8Case(`chromium-${via}/${r.name}`, r, own),
+      `chromium-${via}/${r.name}`,
+    );
   }
 }
 
 for (const via of ['plain', 'query']) {
   const run = await attempt(`firefox ${via}`, () => engines.firefox(base, via, reports));
   const file = via === 'plain' ? `${base}/static/app.js` : `${base}/static/app.js${engines.longQuery}`;
-  for (const r of (run?.records ?? []).filter((x, i) => via !== 'query' || i < 8)) add('firefox', run!.version, lineCase(`firefox-${via}/${r.name}`, 'spidermonkey', r, [file], false), `firefox-${via}/${r.name}`);
+  for (const r of (run?.records ?? []).filter((x, i) => via !== 'query' || i < 8))
+    add(
+      'firefox',
+      run!.version,
+      lineCase(`firefox-${via}/${r.name}`, 'spidermonkey', r, [file], false),
+      `firefox-${via}/${r.name}`,
+    );
 }
 
 const jsc = await attempt('jsc', engines.jsc);
-for (const r of jsc?.records ?? []) add('jsc', jsc!.version, lineCase(`jsc/${r.name}`, 'jsc', r, jsc!.files, false), `jsc/${r.name}`);
+for (const r of jsc?.records ?? [])
+  add('jsc', jsc!.version, lineCase(`jsc/${r.name}`, 'jsc', r, jsc!.files, false), `jsc/${r.name}`);
 const bun = await attempt('bun', engines.bun);
 for (const r of bun?.records ?? []) {
-  const files = [...bun!.files, pathToFileURL(bun!.files[0]!).href, `file://${bun!.files[0]!.split('/').map((p) => p.replace(/ /g, '%20')).join('/')}`];
+  const files = [
+    ...bun!.files,
+    pathToFileURL(bun!.files[0]!).href,
+    `file://${bun!.files[0]!.split('/')
+      .map((p) => p.replace(/ /g, '%20'))
+      .join('/')}`,
+  ];
   add('bun', bun!.version, lineCase(`bun/${r.name}`, 'jsc', r, files, true), `bun/${r.name}`);
 }
 const hermes = await attempt('hermes', engines.hermes);
-for (const r of hermes?.records ?? []) add('hermes', hermes!.version, lineCase(`hermes/${r.name}`, 'hermes', r, hermes!.files, true), `hermes/${r.name}`);
+for (const r of hermes?.records ?? [])
+  add('hermes', hermes!.version, lineCase(`hermes/${r.name}`, 'hermes', r, hermes!.files, true), `hermes/${r.name}`);
 
 server.close();
 for (const [engine, entry] of byEngine) {

@@ -30,16 +30,26 @@ export interface EngineRun {
 }
 
 const here = new URL('.', import.meta.url).pathname;
-export const script = (): string => readFileSync(join(here, 'scenarios.js'), 'utf8') + readFileSync(join(here, 'runner.js'), 'utf8');
+export const script = (): string =>
+  readFileSync(join(here, 'scenarios.js'), 'utf8') + readFileSync(join(here, 'runner.js'), 'utf8');
 export const enginesDir = process.env.CORPUS_ENGINES ?? '/opt/engines/node_modules';
 
 export function records(output: string): RawRecord[] {
-  return output.split('\n').filter((l) => l.startsWith('CORPUS {')).map((l) => JSON.parse(l.slice(7)) as RawRecord);
+  return output
+    .split('\n')
+    .filter((l) => l.startsWith('CORPUS {'))
+    .map((l) => JSON.parse(l.slice(7)) as RawRecord);
 }
 
 function run(cmd: string, args: string[], cwd: string): string {
   try {
-    return execFileSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    return execFileSync(cmd, args, {
+      cwd,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
   } catch (err) {
     const e = err as { stdout?: string };
     if (e.stdout?.includes('CORPUS-DONE')) return e.stdout;
@@ -47,7 +57,8 @@ function run(cmd: string, args: string[], cwd: string): string {
   }
 }
 
-const version = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' }).split('\n')[0]!.trim();
+const version = (cmd: string, args: string[]): string =>
+  execFileSync(cmd, args, { encoding: 'utf8' }).split('\n')[0]!.trim();
 
 /** A directory whose path has spaces, parentheses and `@`, as real checkouts do. */
 export function oddDir(): string {
@@ -59,10 +70,19 @@ export function oddDir(): string {
 export function node(kind: 'cjs' | 'esm'): EngineRun {
   const dir = oddDir();
   const file = join(dir, kind === 'cjs' ? 'server.cjs' : 'server.mjs');
-  const prelude = kind === 'cjs' ? "globalThis.__inspect = require('node:util').inspect;\nglobalThis.__sitesWanted = true;\n" : "import { inspect } from 'node:util';\nglobalThis.__inspect = inspect;\nglobalThis.__sitesWanted = true;\n";
+  const prelude =
+    kind === 'cjs'
+      ? "globalThis.__inspect = require('node:util').inspect;\nglobalThis.__sitesWanted = true;\n"
+      : "import { inspect } from 'node:util';\nglobalThis.__inspect = inspect;\nglobalThis.__sitesWanted = true;\n";
   writeFileSync(file, prelude + script());
   const out = run(process.execPath, [file], dir);
-  return { engine: 'node', version: `Node.js ${process.version}`, files: [kind === 'cjs' ? file : pathToFileURL(file).href], records: records(out), variant: kind };
+  return {
+    engine: 'node',
+    version: `Node.js ${process.version}`,
+    files: [kind === 'cjs' ? file : pathToFileURL(file).href],
+    records: records(out),
+    variant: kind,
+  };
 }
 
 // Node's own printout of an uncaught error or unhandled rejection (stderr): the header, the stack,
@@ -109,7 +129,11 @@ export function uncaught(): UncaughtRun[] {
     const file = join(dir, name);
     writeFileSync(file, uncaughtPrelude + body);
     const url = name.endsWith('.mjs') ? pathToFileURL(file).href : file;
-    const sites = execFileSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', env: { ...process.env, CORPUS_SITES: '1' } });
+    const sites = execFileSync(process.execPath, [file], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, CORPUS_SITES: '1' },
+    });
     const line = sites.split('\n').find((l) => l.startsWith('SITES '));
     let printed = '';
     try {
@@ -119,7 +143,13 @@ export function uncaught(): UncaughtRun[] {
     }
     if (!line || !printed) continue;
     const info = JSON.parse(line.slice(6)) as RawRecord & { sites: Record<string, unknown>[] };
-    out.push({ version: `Node.js ${process.version}`, files: [url], name, printed, record: { ...info, name, stack: '' } });
+    out.push({
+      version: `Node.js ${process.version}`,
+      files: [url],
+      name,
+      printed,
+      record: { ...info, name, stack: '' },
+    });
   }
   return out;
 }
@@ -130,7 +160,13 @@ export function deno(): EngineRun {
   writeFileSync(file, script());
   const bin = join(enginesDir, '.bin/deno');
   const out = run(bin, ['run', '--allow-all', file], dir);
-  return { engine: 'deno', version: version(bin, ['--version']), files: [pathToFileURL(file).href], records: records(out), variant: 'module' };
+  return {
+    engine: 'deno',
+    version: version(bin, ['--version']),
+    files: [pathToFileURL(file).href],
+    records: records(out),
+    variant: 'module',
+  };
 }
 
 export function bun(): EngineRun {
@@ -139,7 +175,13 @@ export function bun(): EngineRun {
   writeFileSync(file, script());
   const bin = join(enginesDir, '.bin/bun');
   const out = run(bin, [file], dir);
-  return { engine: 'bun', version: `Bun ${version(bin, ['--version'])}`, files: [file], records: records(out), variant: 'script' };
+  return {
+    engine: 'bun',
+    version: `Bun ${version(bin, ['--version'])}`,
+    files: [file],
+    records: records(out),
+    variant: 'script',
+  };
 }
 
 export function jsc(): EngineRun {
@@ -148,7 +190,13 @@ export function jsc(): EngineRun {
   writeFileSync(file, script());
   const out = run('/usr/bin/jsc', [file], dir);
   const pkg = execFileSync('dpkg-query', ['-W', '-f=${Version}', 'libjavascriptcoregtk-4.0-bin'], { encoding: 'utf8' });
-  return { engine: 'jsc', version: `JavaScriptCore (WebKitGTK ${pkg})`, files: [file], records: records(out), variant: 'shell' };
+  return {
+    engine: 'jsc',
+    version: `JavaScriptCore (WebKitGTK ${pkg})`,
+    files: [file],
+    records: records(out),
+    variant: 'shell',
+  };
 }
 
 export function hermes(): EngineRun {
@@ -157,8 +205,16 @@ export function hermes(): EngineRun {
   writeFileSync(file, script());
   const bin = join(enginesDir, 'hermes-engine-cli/linux64-bin/hermes');
   const out = run(bin, [file], dir);
-  const pkg = JSON.parse(readFileSync(join(enginesDir, 'hermes-engine-cli/package.json'), 'utf8')) as { version: string };
-  return { engine: 'hermes', version: `Hermes (hermes-engine-cli ${pkg.version})`, files: [file], records: records(out), variant: 'cli' };
+  const pkg = JSON.parse(readFileSync(join(enginesDir, 'hermes-engine-cli/package.json'), 'utf8')) as {
+    version: string;
+  };
+  return {
+    engine: 'hermes',
+    version: `Hermes (hermes-engine-cli ${pkg.version})`,
+    files: [file],
+    records: records(out),
+    variant: 'cli',
+  };
 }
 
 /** A local server for the browsers: the scenarios at several kinds of URL, and a report endpoint. */
@@ -178,7 +234,9 @@ export async function serve(onReport: (body: string) => void): Promise<{ server:
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(script());
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html' }).end(page(url.searchParams.get('via') ?? 'plain', url.searchParams.get('post') === '1'));
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(page(url.searchParams.get('via') ?? 'plain', url.searchParams.get('post') === '1'));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const address = server.address() as { port: number };
@@ -205,14 +263,30 @@ export async function chromium(base: string, via: string): Promise<EngineRun> {
   const { chromium: launcher } = await import('playwright-core');
   const browser = await launcher.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const tab = await browser.newPage();
     await tab.goto(`${base}/?via=${via}`);
-    await tab.waitForFunction(() => (globalThis as unknown as { __done?: boolean }).__done === true, undefined, { timeout: 30_000 });
+    await tab.waitForFunction(() => (globalThis as unknown as { __done?: boolean }).__done === true, undefined, {
+      timeout: 30_000,
+    });
     const lines = await tab.evaluate(() => (globalThis as unknown as { __lines: string[] }).__lines);
-    return { engine: 'chromium', version: browser.version(), files: [], records: records(lines.join('\n')), variant: via };
+    return {
+      engine: 'chromium',
+      version: browser.version(),
+      files: [],
+      records: records(lines.join('\n')),
+      variant: via,
+    };
   } finally {
     await browser.close();
   }
@@ -220,9 +294,16 @@ export async function chromium(base: string, via: string): Promise<EngineRun> {
 
 export async function firefox(base: string, via: string, reports: string[]): Promise<EngineRun> {
   const profile = mkdtempSync(join(tmpdir(), 'corpus-ff-'));
-  writeFileSync(join(profile, 'user.js'), 'user_pref("browser.shell.checkDefaultBrowser", false);\nuser_pref("datareporting.policy.dataSubmissionEnabled", false);\n');
+  writeFileSync(
+    join(profile, 'user.js'),
+    'user_pref("browser.shell.checkDefaultBrowser", false);\nuser_pref("datareporting.policy.dataSubmissionEnabled", false);\n',
+  );
   const before = reports.length;
-  const child = spawn('firefox-esr', ['--headless', '--no-remote', '--profile', profile, `${base}/?via=${via}&post=1`], { stdio: 'ignore' });
+  const child = spawn(
+    'firefox-esr',
+    ['--headless', '--no-remote', '--profile', profile, `${base}/?via=${via}&post=1`],
+    { stdio: 'ignore' },
+  );
   try {
     for (let waited = 0; reports.length === before; waited += 200) {
       if (waited > 60_000) throw new Error('firefox did not report');
@@ -231,5 +312,11 @@ export async function firefox(base: string, via: string, reports: string[]): Pro
   } finally {
     child.kill('SIGTERM');
   }
-  return { engine: 'firefox', version: version('firefox-esr', ['--version']), files: [], records: records(reports[reports.length - 1]!), variant: via };
+  return {
+    engine: 'firefox',
+    version: version('firefox-esr', ['--version']),
+    files: [],
+    records: records(reports[reports.length - 1]!),
+    variant: via,
+  };
 }

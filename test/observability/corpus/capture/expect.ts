@@ -82,8 +82,14 @@ export function fromSite(s: Site, files: string[]): ExpectedFrame | undefined {
 
 // --- Non-V8 engines: split at the known file --------------------------------------------------
 
-const extraFiles = ['webpack-internal:///./src/app.js', 'webpack-internal:///./src/util.js', 'webpack-internal:///./src/index.js', 'generated/chunk.js', 'JavaScript',
-  '/root/build/lib/InternalBytecode/InternalBytecode.js'];
+const extraFiles = [
+  'webpack-internal:///./src/app.js',
+  'webpack-internal:///./src/util.js',
+  'webpack-internal:///./src/index.js',
+  'generated/chunk.js',
+  'JavaScript',
+  '/root/build/lib/InternalBytecode/InternalBytecode.js',
+];
 
 function position(text: string): { line?: number; column?: number } | undefined {
   const m = /^:(\d+)(?::(\d+))?$/.exec(text);
@@ -133,9 +139,21 @@ export function fromLine(line: string, files: string[]): ExpectedFrame | undefin
     const anon = /^(.+) \(<anonymous>\)$/.exec(body);
     if (anon) return frame(bareName(anon[1]!), '<anonymous>');
     const wasm = /^(?:(.+) \()?(wasm:\/\/wasm\/[0-9a-f]+):wasm-function\[\d+\]:0x([0-9a-f]+)\)?$/.exec(body);
-    if (wasm) return frame(wasm[1] === undefined ? undefined : bareName(wasm[1]), wasm[2], 1, Number.parseInt(wasm[3]!, 16) + 1);
+    if (wasm)
+      return frame(
+        wasm[1] === undefined ? undefined : bareName(wasm[1]),
+        wasm[2],
+        1,
+        Number.parseInt(wasm[3]!, 16) + 1,
+      );
     const native = /^(.+) \((native)(?::(\d+):(\d+))?\)$/.exec(body);
-    if (native) return frame(bareName(native[1]!), 'native', native[3] ? Number(native[3]) : undefined, native[4] ? Number(native[4]) : undefined);
+    if (native)
+      return frame(
+        bareName(native[1]!),
+        'native',
+        native[3] ? Number(native[3]) : undefined,
+        native[4] ? Number(native[4]) : undefined,
+      );
     const unknown = /^(.+) \(unknown\)$/.exec(body);
     if (unknown) return frame(bareName(unknown[1]!), undefined);
     if (body === 'unknown') return {};
@@ -195,12 +213,28 @@ export function v8Case(id: string, r: RawRecord, files: string[], stack = r.stac
   // The printed stack must be the CallSites' own printing, line for line, else the runs differed.
   const printed = (r.sites as Site[]).map((s) => `    at ${s.printed}`);
   const lines = r.stack.split('\n');
-  if (lines.slice(lines.length - printed.length).join('\n') !== printed.join('\n')) return 'the two runs printed different frames';
+  if (lines.slice(lines.length - printed.length).join('\n') !== printed.join('\n'))
+    return 'the two runs printed different frames';
   frames.reverse();
-  return { id, engine: 'v8', stack, ...head(r), frame_count: frames.length, innermost: frames.at(-1), outermost: frames[0], frames };
+  return {
+    id,
+    engine: 'v8',
+    stack,
+    ...head(r),
+    frame_count: frames.length,
+    innermost: frames.at(-1),
+    outermost: frames[0],
+    frames,
+  };
 }
 
-export function lineCase(id: string, engine: CorpusCase['engine'], r: RawRecord, files: string[], v8Style: boolean): CorpusCase | string {
+export function lineCase(
+  id: string,
+  engine: CorpusCase['engine'],
+  r: RawRecord,
+  files: string[],
+  v8Style: boolean,
+): CorpusCase | string {
   const lines = frameLines(r, v8Style);
   const frames: ExpectedFrame[] = [];
   for (const l of lines) {
@@ -209,5 +243,14 @@ export function lineCase(id: string, engine: CorpusCase['engine'], r: RawRecord,
     frames.push(f);
   }
   frames.reverse();
-  return { id, engine, stack: r.stack, ...head(r), frame_count: frames.length, innermost: frames.at(-1), outermost: frames[0], frames };
+  return {
+    id,
+    engine,
+    stack: r.stack,
+    ...head(r),
+    frame_count: frames.length,
+    innermost: frames.at(-1),
+    outermost: frames[0],
+    frames,
+  };
 }

@@ -9,14 +9,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
-interface SentryFrame { function?: string; filename?: string; lineno?: number; colno?: number }
-interface Frame { function?: string; file?: string; line?: number; column?: number }
-interface Recorded { test?: string; input?: { name?: string; message?: string; stack?: unknown }; expected?: { stacktrace?: { frames?: SentryFrame[] } } }
+interface SentryFrame {
+  function?: string;
+  filename?: string;
+  lineno?: number;
+  colno?: number;
+}
+interface Frame {
+  function?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+}
+interface Recorded {
+  test?: string;
+  input?: { name?: string; message?: string; stack?: unknown };
+  expected?: { stacktrace?: { frames?: SentryFrame[] } };
+}
 
 const repo = process.env.SENTRY_JAVASCRIPT;
 if (!repo) throw new Error('set SENTRY_JAVASCRIPT to a checkout of getsentry/sentry-javascript');
 // A checkout, or the files `git archive` gave with the commit in SENTRY_JAVASCRIPT_COMMIT.
-const commit = process.env.SENTRY_JAVASCRIPT_COMMIT ?? execFileSync('git', ['-C', repo, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+const commit =
+  process.env.SENTRY_JAVASCRIPT_COMMIT ??
+  execFileSync('git', ['-C', repo, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 const harness = new URL('./harness.mjs', import.meta.url).pathname;
 const suites = ['chromium', 'firefox', 'ie', 'misc', 'react-native', 'react', 'safari'];
 const geckoStyle = new Set(['firefox', 'safari', 'react-native']);
@@ -35,7 +51,11 @@ function convert(f: SentryFrame, suite: string): Frame {
 }
 
 /** Frame lines in print order (innermost first), for the rules that read the printed text. */
-const printed = (stack: string): string[] => stack.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('at ') || l.includes('@') || l === 'eval code');
+const printed = (stack: string): string[] =>
+  stack
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('at ') || l.includes('@') || l === 'eval code');
 
 // Where Sentry's SDK or its conventions differ from reading the text as printed: each rule edits
 // Sentry's expected frames (innermost last) and says why.
@@ -46,11 +66,12 @@ const rules: Record<string, { note: string; apply: (frames: Frame[], stack: stri
   },
   'should truncate frames that are over 1kb': {
     note: 'Sentry keeps only a cut file name of a frame line over 1 KiB; the corpus reads the line whole',
-    apply: (frames, stack) => frames.map((f) => {
-      if (f.function !== 'Foo.testMethod') return f;
-      const m = /\((http:\/\/localhost:5000\/A+):(\d+):(\d+)\)/.exec(stack)!;
-      return { ...f, file: m[1], line: Number(m[2]), column: Number(m[3]) };
-    }),
+    apply: (frames, stack) =>
+      frames.map((f) => {
+        if (f.function !== 'Foo.testMethod') return f;
+        const m = /\((http:\/\/localhost:5000\/A+):(\d+):(\d+)\)/.exec(stack)!;
+        return { ...f, file: m[1], line: Number(m[2]), column: Number(m[3]) };
+      }),
   },
   'should correctly parse a wasm stack trace': {
     note: "Sentry splits emscripten's C++ names at their first parenthesis; the corpus reads the name whole and the wasm location as V8's CallSite gives it (line 1, column = offset + 1)",
@@ -61,16 +82,21 @@ const rules: Record<string, { note: string; apply: (frames: Frame[], stack: stri
         return { function: m[1], file: m[2], line: 1, column: Number.parseInt(m[3]!, 16) + 1 };
       });
       let k = 0;
-      return frames.map((f) => (f.file?.includes('wasm-function[') || f.file?.includes('main.wasm') || (f.file ?? '').startsWith('int)') ? wasm[k++]! : f));
+      return frames.map((f) =>
+        f.file?.includes('wasm-function[') || f.file?.includes('main.wasm') || (f.file ?? '').startsWith('int)')
+          ? wasm[k++]!
+          : f,
+      );
     },
   },
   'should correctly parse with data uris': {
     note: 'Sentry shortens data: URLs to `<data:…>`; the corpus keeps the URL and its position as printed',
-    apply: (frames, stack) => frames.map((f) => {
-      if (!f.file?.startsWith('<data:')) return f;
-      const m = /\((data:application\/javascript,[^\n]*):(\d+):(\d+)\)/.exec(stack)!;
-      return { ...f, file: m[1], line: Number(m[2]), column: Number(m[3]) };
-    }),
+    apply: (frames, stack) =>
+      frames.map((f) => {
+        if (!f.file?.startsWith('<data:')) return f;
+        const m = /\((data:application\/javascript,[^\n]*):(\d+):(\d+)\)/.exec(stack)!;
+        return { ...f, file: m[1], line: Number(m[2]), column: Number(m[3]) };
+      }),
   },
   'should parse Firefox errors with eval URLs': {
     note: "Sentry names SpiderMonkey's unnamed eval frames `eval`; the corpus keeps a frame printed without a name nameless",
@@ -82,7 +108,10 @@ const rules: Record<string, { note: string; apply: (frames: Frame[], stack: stri
   },
   'should parse SecurityError': {
     note: "Sentry's SDK drops its own `sentryWrapped` frame; the corpus reads every printed frame",
-    apply: (frames) => [{ function: 'sentryWrapped', file: '../node_modules/@sentry/browser/esm/helpers.js', line: 90, column: 17 }, ...frames],
+    apply: (frames) => [
+      { function: 'sentryWrapped', file: '../node_modules/@sentry/browser/esm/helpers.js', line: 90, column: 17 },
+      ...frames,
+    ],
   },
   'should correctly parse Invariant Violation errors and use framesToPop to drop the invariant frame': {
     note: "Sentry's SDK drops React's invariant frame (framesToPop); the corpus reads every printed frame",
@@ -101,7 +130,10 @@ const rules: Record<string, { note: string; apply: (frames: Frame[], stack: stri
     apply: (frames, stack) => {
       // Print order: the `eval code` line stands before `eval@[native code]`; frames are innermost last.
       // Every line of this JavaScriptCore stack is a frame (bare URLs included).
-      const lines = stack.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+      const lines = stack
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '');
       const at = lines.indexOf('eval code');
       const out = [...frames];
       out.splice(frames.length - at, 0, { function: 'eval code' });
@@ -123,8 +155,19 @@ const cases: unknown[] = [];
 const skipped: string[] = [];
 for (const suite of suites) {
   const out = await build({
-    entryPoints: [join(repo, `packages/browser/test/tracekit/${suite}.test.ts`)], bundle: true, write: false, format: 'esm', platform: 'node',
-    plugins: [{ name: 'stand-ins', setup(b) { b.onResolve({ filter: /^(vitest|@sentry\/core\/browser|\.\.\/\.\.\/src\/.*)$/ }, () => ({ path: harness })); } }],
+    entryPoints: [join(repo, `packages/browser/test/tracekit/${suite}.test.ts`)],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    plugins: [
+      {
+        name: 'stand-ins',
+        setup(b) {
+          b.onResolve({ filter: /^(vitest|@sentry\/core\/browser|\.\.\/\.\.\/src\/.*)$/ }, () => ({ path: harness }));
+        },
+      },
+    ],
   });
   const file = join(tmp, `${suite}.mjs`);
   writeFileSync(file, `${out.outputFiles[0]!.text}\nexport { records as __records };\n`);
@@ -138,8 +181,16 @@ for (const suite of suites) {
       continue;
     }
     const rule = rules[name];
-    const expected = rule ? rule.apply(frames.map((f) => convert(f, suite)), stack) : frames.map((f) => convert(f, suite));
-    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const expected = rule
+      ? rule.apply(
+          frames.map((f) => convert(f, suite)),
+          stack,
+        )
+      : frames.map((f) => convert(f, suite));
+    const slug = name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
     cases.push({
       id: `sentry-javascript/${suite}/${slug}`,
       engine: geckoStyle.has(suite) ? (suite === 'firefox' ? 'spidermonkey' : 'jsc') : 'v8',
@@ -155,9 +206,16 @@ for (const suite of suites) {
   }
 }
 const target = new URL('../../fixtures/corpus/published-sentry-javascript.json', import.meta.url);
-writeFileSync(target, `${JSON.stringify({
-  origin: `getsentry/sentry-javascript@${commit} packages/browser/test/tracekit/*.test.ts`,
-  licence: 'MIT (Copyright (c) 2012 Functional Software, Inc. dba Sentry)',
-  cases,
-}, null, 1)}\n`);
+writeFileSync(
+  target,
+  `${JSON.stringify(
+    {
+      origin: `getsentry/sentry-javascript@${commit} packages/browser/test/tracekit/*.test.ts`,
+      licence: 'MIT (Copyright (c) 2012 Functional Software, Inc. dba Sentry)',
+      cases,
+    },
+    null,
+    1,
+  )}\n`,
+);
 console.log(`${cases.length} cases; skipped: ${skipped.join('; ') || 'none'}`);
