@@ -7,6 +7,7 @@ import type { ErrorEventInput } from './event-schema.ts';
 import { groupKey, stackKeys, type Grouping, type StackKeys } from './fingerprint.ts';
 import { isInApp } from './paths.ts';
 import type { Scrubber, ScrubCounts } from './scrub.ts';
+import { eventHeadSchema, frameSchema, linkedExceptionSchema, scrubBySchema } from './scrub-schema.ts';
 import { parseStackBody, splitStack, type ParsedStack } from './stack/index.ts';
 import { symbolicateFrame, type MapLoader, type MapRef, type RawFrame, type StackFrame } from './symbolicate.ts';
 
@@ -82,36 +83,7 @@ interface ReadyFrame {
   json: string;
 }
 
-function scrubFrame(f: StackFrame, s: Scrubber): StackFrame {
-  // Built key by key rather than spread and then pruned: `delete` turns an object into a slow
-  // dictionary-mode one (undefined values are left out of the stored JSON anyway).
-  const out = { ...f };
-  if (f.function !== undefined) out.function = s.recurring(f.function);
-  if (f.file !== undefined) out.file = s.recurring(f.file);
-  if (f.eval_origin !== undefined) out.eval_origin = s.recurring(f.eval_origin);
-  if (f.pre_context) out.pre_context = f.pre_context.map(s.recurring);
-  if (f.context_line !== undefined) out.context_line = s.recurring(f.context_line);
-  if (f.post_context) out.post_context = f.post_context.map(s.recurring);
-  if (f.generated) {
-    const g = { ...f.generated };
-    if (g.function !== undefined) g.function = s.recurring(g.function);
-    if (g.file !== undefined) g.file = s.recurring(g.file);
-    out.generated = g;
-  }
-  return out;
-}
-
-function scrubBreadcrumb(b: Breadcrumb, s: Scrubber): Breadcrumb {
-  const out: Breadcrumb = { ...b };
-  if (b.message !== undefined) out.message = s.text(b.message);
-  if (b.category !== undefined) out.category = s.text(b.category);
-  if (b.data) {
-    out.data = Object.fromEntries(
-      Object.entries(b.data).map(([k, v]) => [k, typeof v === 'string' ? s.keyed(k, v) : v]),
-    );
-  }
-  return out;
-}
+const scrubFrame = (f: StackFrame, s: Scrubber): StackFrame => scrubBySchema(f, frameSchema, s);
 
 /**
  * What a parsed stack holds beside the outer exception's frames, as the JSON members the stored
@@ -138,13 +110,14 @@ async function readyLinked(
     }
     const body: LinkedExceptionBody = {
       source: l.source,
-      exception_type: s.text(l.exception_type),
-      stack_frames: frames,
+      exception_type: l.exception_type,
+      stack_frames: [],
       unparsed_line_count: l.unparsed_line_count,
     };
     if (l.parent !== undefined) body.parent = l.parent;
-    if (l.message !== undefined) body.message = s.text(l.message);
-    linked.push(body);
+    if (l.message !== undefined) body.message = l.message;
+    // The frames are mapped and scrubbed above; the rest by the schema.
+    linked.push({ ...scrubBySchema(body, linkedExceptionSchema, s), stack_frames: frames });
   }
   let json = `"unparsed_line_count":${parsed.unparsed_line_count},`;
   if (parsed.unparsed_lines.length > 0)
@@ -261,20 +234,22 @@ export async function processEvent(
   // The stack's frame lines are scrubbed with the stack (once per stack), its message lines here.
   const split = input.stack !== undefined ? splitStack(input.stack, input) : undefined;
   const stack = await readyStack(input, split?.frames, maps, load, s);
-  const body: ProcessedEvent['head'] = {
+  // Every string of the event is scrubbed unless its schema marks it safe (scrub-schema.ts).
+  const raw: Record<string, unknown> = {
     event_time: new Date(input.event_time).toISOString(),
-    exception_type: s.text(input.exception_type),
-    breadcrumbs: (input.breadcrumbs ?? []).map((b) => scrubBreadcrumb(b, s)),
-    tags: Object.fromEntries(Object.entries(input.tags ?? {}).map(([k, v]) => [k, s.keyed(k, v)])),
+    exception_type: input.exception_type,
+    breadcrumbs: input.breadcrumbs ?? [],
+    tags: input.tags ?? {},
     scrub_counts: {},
   };
-  if (input.message !== undefined) body.message = s.text(input.message);
+  if (input.message !== undefined) raw.message = input.message;
+  if (input.fingerprint !== undefined) raw.fingerprint = input.fingerprint;
+  if (input.service_name !== undefined) raw.service_name = input.service_name;
+  if (input.release !== undefined) raw.release = input.release;
+  if (input.trace_id !== undefined) raw.trace_id = input.trace_id;
+  if (input.span_id !== undefined) raw.span_id = input.span_id;
+  const body = scrubBySchema(raw, eventHeadSchema, s) as ProcessedEvent['head'];
   const messageLines = split ? s.text(split.message) : undefined;
-  if (input.fingerprint !== undefined) body.fingerprint = s.text(input.fingerprint);
-  if (input.service_name !== undefined) body.service_name = input.service_name;
-  if (input.release !== undefined) body.release = input.release;
-  if (input.trace_id !== undefined) body.trace_id = input.trace_id;
-  if (input.span_id !== undefined) body.span_id = input.span_id;
   body.scrub_counts = s.counts();
   const key = groupKey(
     { exception_type: body.exception_type, message: body.message, fingerprint: body.fingerprint, frames: stack.frames },
