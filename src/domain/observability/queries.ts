@@ -5,6 +5,7 @@
 // Captured payloads are sealed (sealed-payload.ts) in the inbox and the dead letters alike.
 import type { Db } from '../../db.ts';
 import type { SealedPayloadRow } from './sealed-payload.ts';
+import { reopenOnOccurrence as reopen } from './group-state.ts';
 
 /**
  * A claimed row. Its payload stays sealed until its turn comes (ingest.ts): a batch's payloads as
@@ -158,8 +159,7 @@ export function ingestQueries(db: Db) {
      *
      * Groups are created or locked in (env_id, fingerprint) order, so concurrent batches never
      * deadlock; N workers seeing the first events of one new group meet on its unique key and
-     * make exactly one group. A resolved group reopens only for an occurrence after the resolve
-     * (getsentry/sentry#30371); the reopen is a state change, so its etag changes with it.
+     * make exactly one group. A resolved group reopens for a later occurrence (group-state.ts).
      */
     async store(eventsJson: string, groups: NewGroup[]): Promise<number> {
       const { rows } = await db.raw<{ rows: { stored: string }[] }>(
@@ -195,9 +195,9 @@ export function ingestQueries(db: Db) {
              first_seen_time = least(eg.first_seen_time, excluded.first_seen_time),
              last_seen_time = greatest(eg.last_seen_time, excluded.last_seen_time),
              last_release = case when excluded.last_seen_time >= eg.last_seen_time then excluded.last_release else eg.last_release end,
-             state = case when eg.state = 'resolved' and excluded.last_seen_time > eg.resolve_time then 'unresolved' else eg.state end,
-             etag = case when eg.state = 'resolved' and excluded.last_seen_time > eg.resolve_time then ${newEtagSql} else eg.etag end,
-             resolve_time = case when eg.state = 'resolved' and excluded.last_seen_time > eg.resolve_time then null else eg.resolve_time end,
+             state = case when eg.state = ? and excluded.last_seen_time > eg.resolve_time then ? else eg.state end,
+             etag = case when eg.state = ? and excluded.last_seen_time > eg.resolve_time then ${newEtagSql} else eg.etag end,
+             resolve_time = case when eg.state = ? and excluded.last_seen_time > eg.resolve_time then null else eg.resolve_time end,
              update_time = now()
            returning eg.id, eg.env_id, eg.fingerprint
          ),
@@ -209,7 +209,8 @@ export function ingestQueries(db: Db) {
            returning uid
          )
          select count(*) as stored from stored`,
-        [eventsJson, JSON.stringify(groups)],
+        // The reopen's states come from the state table (group-state.ts), in the order they appear above.
+        [eventsJson, JSON.stringify(groups), reopen.from, reopen.to, reopen.from, reopen.from],
       );
       return Number(rows[0]?.stored ?? 0);
     },

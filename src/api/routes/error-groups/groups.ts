@@ -2,7 +2,7 @@
 import type { Context } from 'koa';
 import { groupQueries } from '../../../domain/observability/group-queries.ts';
 import { decodePageToken, encodePageToken } from '../../../domain/observability/page-token.ts';
-import { triage, type TriageAction } from '../../../domain/observability/triage.ts';
+import { triage, type TriageAction } from '../../../domain/observability/group-state.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute, type RouteDef } from '../../route.ts';
 import type { AppDeps } from '../../context.ts';

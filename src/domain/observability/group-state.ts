@@ -1,5 +1,6 @@
-// The Error Group state table (SPEC.md "States and transitions"), with the cells the spec leaves
-// open decided here (docs/api.md "Error tracking"): a new group is `unresolved`; `acknowledge`
+// The Error Group state table (SPEC.md "States and transitions"), every transition in one place:
+// the triage calls, and the reopen a new occurrence causes (the store's SQL takes its states from
+// here). The cells the spec leaves open are decided here (docs/api.md "Error tracking"): a new group is `unresolved`; `acknowledge`
 // starts from `unresolved` only; `resolve` from `unresolved` or `acknowledged`; every call whose
 // source state is not allowed fails with INVALID_STATE, the way the spec treats reopening an
 // unresolved group. A stale etag is checked first: ETAG_MISMATCH wins over INVALID_STATE, because
@@ -15,6 +16,12 @@ export const transitions: Record<TriageAction, { from: readonly GroupState[]; to
   resolve: { from: ['unresolved', 'acknowledged'], to: 'resolved' },
   reopen: { from: ['resolved', 'acknowledged'], to: 'unresolved' },
 };
+
+/**
+ * A resolved group reopens for an occurrence after its resolve, never for one from before it
+ * (getsentry/sentry#30371); the reopen is a state change, so its etag changes with it.
+ */
+export const reopenOnOccurrence: { from: GroupState; to: GroupState } = { from: 'resolved', to: 'unresolved' };
 
 export async function triage(
   db: Db,
