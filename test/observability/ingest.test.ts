@@ -177,7 +177,7 @@ describe('ingestBatch', () => {
       .where({ uid })
       .update({ lease_until: h.db.raw('now()') });
     expect((await ingestNext({ ...deps, load: storeDown }, 1000, 30, { maxAttempts: 3 })).stored).toBe(1);
-    const stored = unpackBody(await h.db('error_events').where({ uid }).first('body', 'body_deflated'));
+    const stored = unpackBody((await h.db('error_events').where({ uid }).first('body_deflated')).body_deflated);
     expect(stored.stack_frames[0]).toMatchObject({
       unmapped_reason: 'map_unavailable',
       function: 'a',

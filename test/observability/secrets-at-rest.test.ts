@@ -106,9 +106,9 @@ describe('captured secrets at rest', () => {
     expect(opened[0]!.breadcrumbs![0]!.message).toContain(secrets.card);
     expect((await ingestBatch(deps, uids)).stored).toBe(3);
     expect(await h.db('error_event_inbox').whereIn('uid', uids).count({ n: '*' }).first()).toEqual({ n: '0' });
-    const stored = await h.db('error_events').whereIn('uid', uids).select('body', 'body_deflated');
-    expect(stored.every((r) => r.body === null && r.body_deflated instanceof Buffer)).toBe(true);
-    expect(JSON.stringify(stored.map(unpackBody))).toContain('[Filtered]');
+    const stored = await h.db('error_events').whereIn('uid', uids).select('body_deflated');
+    expect(stored.every((r) => r.body_deflated instanceof Buffer)).toBe(true);
+    expect(JSON.stringify(stored.map((r) => unpackBody(r.body_deflated)))).toContain('[Filtered]');
     // The dump reads the deflated bodies as text: the scrubbed messages are there, the secrets not.
     expect(await expectNoSecretAnywhere()).toContain('login failed');
   });

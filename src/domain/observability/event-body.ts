@@ -13,7 +13,6 @@
 //   3. `"event_time":…}` — the rest of the event's own, in a stored block that ends the stream.
 // An event thus costs no compression at all when its stack recurred: a zlib handle per event cost
 // ~50 µs of CPU and, freed only by GC, held the worker's peak memory ~60 MB higher.
-// Rows stored before 20261121200000 keep their jsonb `body`; reads take whichever is set.
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { EventBody } from './process.ts';
 
@@ -70,14 +69,7 @@ export function packBody(
   return Buffer.concat([stored(opening, false), segment, stored(JSON.stringify(head).slice(1), true)]);
 }
 
-/** The stored columns: `body_deflated` for rows from the workers, `body` (jsonb) for older ones. */
-export interface StoredBody {
-  body: EventBody | null;
-  body_deflated: Buffer | null;
-}
-
-export function unpackBody(row: StoredBody): EventBody {
-  if (row.body_deflated) return JSON.parse(inflateRawSync(row.body_deflated).toString('utf8')) as EventBody;
-  if (row.body) return row.body;
-  throw new Error('a stored error event has no body');
+/** A stored body back to the event it holds. */
+export function unpackBody(bodyDeflated: Buffer): EventBody {
+  return JSON.parse(inflateRawSync(bodyDeflated).toString('utf8')) as EventBody;
 }

@@ -2,7 +2,7 @@
 // statement: of concurrent calls carrying one etag exactly one matches the row once it holds the
 // row lock, and the others see the new etag.
 import type { Db } from '../../db.ts';
-import { unpackBody, type StoredBody } from './event-body.ts';
+import { unpackBody } from './event-body.ts';
 import type { EventBody } from './process.ts';
 import { newEtagSql } from './queries.ts';
 import type { PageKey } from './page-token.ts';
@@ -66,13 +66,12 @@ const eventColumns = [
   'event_time',
   'receive_time',
   'create_time',
-  'body',
   'body_deflated',
 ] as const;
 
-const eventRow = ({ body_deflated, ...r }: Omit<EventRow, 'body'> & StoredBody): EventRow => ({
+const eventRow = ({ body_deflated, ...r }: Omit<EventRow, 'body'> & { body_deflated: Buffer }): EventRow => ({
   ...r,
-  body: unpackBody({ body: r.body, body_deflated }),
+  body: unpackBody(body_deflated),
 });
 
 export interface TriageOutcome {
