@@ -1,8 +1,26 @@
 // Opaque page tokens for every list (CONTRACT.md "Lists"): the keyset position as JSON, signed with
 // HMAC-SHA-256 so that a tampered token is refused with invalid_request instead of being read as a
 // position. `purpose` is bound into the MAC, so a token of one list is refused by another.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { Config } from './config.ts';
 import { AppError } from './errors.ts';
+
+const keys = new WeakMap<Config, Buffer>();
+
+/**
+ * The key every list signs its tokens with: derived from the current service key for this one use
+ * (HKDF, RFC 5869), so the data-encryption key itself never signs anything a client holds. Tokens
+ * of a rotated-out key are refused like tampered ones: a client starts its list again.
+ */
+export function pageTokenKey(config: Pick<Config, 'encryptionKeys' | 'CAIRN_ENCRYPTION_KEY_ID'>): Buffer {
+  let key = keys.get(config as Config);
+  if (!key) {
+    const root = config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!;
+    key = Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), 'cairn page tokens', 32));
+    keys.set(config as Config, key);
+  }
+  return key;
+}
 
 function mac(key: Buffer, purpose: string, body: string): Buffer {
   return createHmac('sha256', key).update(`cairn page token\n${purpose}\n`).update(body).digest().subarray(0, 16);

@@ -1,8 +1,8 @@
 // What the API asks of backups: manual backups (with the free ten a day), lists, usage, restore
 // operations. Each write inserts its row and enqueues its job in one transaction (STYLE.md §2).
 import type { Knex } from 'knex';
-import { sha256 } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
+import { pageTokenKey } from '../../pagination.ts';
 import { newId } from '../../ids.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db.ts';
@@ -28,10 +28,7 @@ export interface ServiceDeps {
   jobs: Enqueuer;
 }
 
-const pageKey = (config: Config): Buffer =>
-  sha256(
-    Buffer.concat([Buffer.from('backups-page-token:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]),
-  );
+const pageKey = (config: Config): Buffer => pageTokenKey(config);
 
 export function backupResource(b: BackupRow) {
   return {

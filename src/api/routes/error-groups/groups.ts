@@ -2,6 +2,7 @@
 import type { Context } from 'koa';
 import { groupQueries } from '../../../domain/observability/group-queries.ts';
 import { decodePageToken, encodePageToken } from '../../../domain/observability/page-token.ts';
+import { pageTokenKey } from '../../../pagination.ts';
 import { triage, type TriageAction } from '../../../domain/observability/group-state.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute, type RouteDef } from '../../route.ts';
@@ -10,9 +11,8 @@ import { groupList, groupParams, groupResource, groupsQuery, groupView, envParam
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
 
-/** Page tokens are signed with the current service key (CONTRACT.md: tampered → invalid_request). */
-export const pageSecret = (deps: AppDeps): Buffer =>
-  deps.config.encryptionKeys.get(deps.config.CAIRN_ENCRYPTION_KEY_ID)!;
+/** Page tokens are signed with the key derived for them (CONTRACT.md: tampered → invalid_request). */
+export const pageSecret = (deps: AppDeps): Buffer => pageTokenKey(deps.config);
 
 export const listGroups = defineRoute({
   method: 'get',

@@ -1,7 +1,6 @@
 // End users, sessions and sign-in history for the application's server (secret key, CONTRACT.md
 // "Identity"). Every query is scoped by the key's environment.
 import { z } from 'zod';
-import { sha256 } from '../../../crypto.ts';
 import type { Config } from '../../../config.ts';
 import { decodePageToken, paginate } from '../../../domain/identity/pages.ts';
 import { identityQueries } from '../../../domain/identity/queries.ts';
@@ -9,6 +8,7 @@ import { endUserResource, sessionResource, signInResource } from '../../../domai
 import { normaliseEmail } from '../../../domain/identity/tokens.ts';
 import { resetTotp } from '../../../domain/identity/totp.ts';
 import { createEndUser, deleteEndUser, requireEndUser, revokeEndUserSessions } from '../../../domain/identity/users.ts';
+import { pageTokenKey } from '../../../pagination.ts';
 import { defineRoute } from '../../route.ts';
 import { envParams } from '../tenancy/schema.ts';
 import { email, endUser, endUserParams, pageQuery, password, session, signIn } from './schema.ts';
@@ -16,11 +16,7 @@ import { email, endUser, endUserParams, pageQuery, password, session, signIn } f
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/end_users';
 const tags = ['End users'];
 
-function pageKey(config: Config): Buffer {
-  return sha256(
-    Buffer.concat([Buffer.from('cairn-page-token:'), config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!]),
-  );
-}
+const pageKey = (config: Config): Buffer => pageTokenKey(config);
 
 export const createEndUserRoute = defineRoute({
   method: 'post',
