@@ -3,7 +3,7 @@
 // revocation and deletion taking effect at once, idle expiry, rehash, and sign-in history.
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneIdentity } from '../../src/domain/identity/prune.ts';
+import { pruneIdentity } from '../../src/domain/identity/prune-queries.ts';
 import { createEndUser } from '../../src/domain/identity/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';

@@ -67,9 +67,7 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
         throw new CliError('the database URL must start with postgres:// or postgresql://');
       const { db, keyring } = await ctx.admin();
       const row = await requireEnv(db, name);
-      await db('envs')
-        .where({ id: row.id })
-        .update({ database_url_enc: seal(keyring(), url, `env-database:${row.id}`) });
+      await tenancyQueries(db).setDatabaseUrl(row.id, seal(keyring(), url, `env-database:${row.id}`));
       ctx.progress(`database set for ${name}`);
     });
 

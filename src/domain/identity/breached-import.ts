@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { newId } from '../../ids.ts';
 import type { Jobs } from '../../jobs.ts';
+import { breachedQueries } from './breached-queries.ts';
 import { packSuffixes, parseImportLine, splitHash, unpackSuffixes, type ImportFormat } from './breached-format.ts';
 
 const chunkEntries = 20_000;
@@ -20,13 +21,14 @@ export async function stageImport(
   rangePrefix?: string,
 ): Promise<{ id: string; entries: number }> {
   const id = newId('bimp');
-  await db('breached_imports').insert({ id, state: 'pending', format });
+  const q = breachedQueries(db);
+  await q.createImport(id, format);
   let seq = 0;
   let entries = 0;
   let batch: string[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    await db('breached_import_chunks').insert({ import_id: id, seq: seq++, data: Buffer.from(batch.join(''), 'hex') });
+    await q.addChunk(id, seq++, Buffer.from(batch.join(''), 'hex'));
     entries += batch.length;
     batch = [];
   };
@@ -38,7 +40,7 @@ export async function stageImport(
   }
   await flush();
   await db.transaction(async (trx) => {
-    await trx('breached_imports').where({ id }).update({ entries });
+    await breachedQueries(trx).setEntries(id, entries);
     await jobs.enqueue(trx, 'identity.breached-import', { import_id: id });
   });
   return { id, entries };
@@ -49,34 +51,28 @@ async function mergeRanges(db: Knex, ranges: Map<number, Buffer[]>): Promise<voi
   for (let i = 0; i < prefixes.length; i += 1000) {
     const slice = prefixes.slice(i, i + 1000);
     await db.transaction(async (trx) => {
-      const existing = (await trx('breached_ranges')
-        .whereIn('prefix', slice)
-        .forUpdate()
-        .select('prefix', 'suffixes')) as { prefix: number; suffixes: Buffer }[];
-      const old = new Map(existing.map((r) => [r.prefix, r.suffixes]));
+      const q = breachedQueries(trx);
+      const old = await q.lockRanges(slice);
       const rows = slice.map((prefix) => ({
         prefix,
         suffixes: packSuffixes([...unpackSuffixes(old.get(prefix) ?? Buffer.alloc(0)), ...ranges.get(prefix)!]),
       }));
-      await trx('breached_ranges').insert(rows).onConflict('prefix').merge(['suffixes']);
+      await q.saveRanges(rows);
     });
   }
 }
 
 /** Worker side: merges the staged digests, then drops them. */
 export async function mergeImport(db: Knex, importId: string): Promise<void> {
-  const imp = (await db('breached_imports').where({ id: importId }).first('state')) as { state: string } | undefined;
-  if (!imp || imp.state === 'succeeded') return;
-  await db('breached_imports').where({ id: importId }).update({ state: 'running' });
+  const q = breachedQueries(db);
+  const state = await q.importState(importId);
+  if (!state || state === 'succeeded') return;
+  await q.markRunning(importId);
   let ranges = new Map<number, Buffer[]>();
   let pending = 0;
   let seq = -1;
   for (;;) {
-    const chunk = (await db('breached_import_chunks')
-      .where({ import_id: importId })
-      .where('seq', '>', seq)
-      .orderBy('seq')
-      .first('seq', 'data')) as { seq: number; data: Buffer } | undefined;
+    const chunk = await q.nextChunk(importId, seq);
     if (!chunk) break;
     seq = chunk.seq;
     for (let off = 0; off + 20 <= chunk.data.length; off += 20) {
@@ -98,8 +94,5 @@ export async function mergeImport(db: Knex, importId: string): Promise<void> {
     }
   }
   await mergeRanges(db, ranges);
-  await db.transaction(async (trx) => {
-    await trx('breached_import_chunks').where({ import_id: importId }).delete();
-    await trx('breached_imports').where({ id: importId }).update({ state: 'succeeded', finish_time: trx.fn.now() });
-  });
+  await db.transaction((trx) => breachedQueries(trx).finishImport(importId));
 }

@@ -11,6 +11,7 @@ import type { Logger } from '../../log.ts';
 import { hibpClient } from './hibp.ts';
 import type { IdentitySettings } from './settings.ts';
 import { containsSuffix, sha1Hex, splitHash } from './breached-format.ts';
+import { breachedQueries } from './breached-queries.ts';
 
 export type BreachSource = 'common_list' | 'local_store' | 'hibp_api';
 
@@ -33,8 +34,8 @@ export function isCommonPassword(password: string): boolean {
 
 export async function inLocalStore(db: Db, password: string): Promise<boolean> {
   const { prefix, suffix } = splitHash(sha1Hex(password));
-  const row = (await db('breached_ranges').where({ prefix }).first('suffixes')) as { suffixes: Buffer } | undefined;
-  return row ? containsSuffix(row.suffixes, suffix) : false;
+  const suffixes = await breachedQueries(db).range(prefix);
+  return suffixes ? containsSuffix(suffixes, suffix) : false;
 }
 
 export function breachedChecker(

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db.ts';
 import { isPlainTarget, originEntryProblem } from './redirects.ts';
+import { tenancyQueries } from '../tenancy/queries.ts';
 
 const colour = z.string().regex(/^#[0-9a-fA-F]{6}$/);
 
@@ -74,9 +75,7 @@ export type IdentitySettings = z.infer<typeof identitySettingsSchema>;
 
 /** Stores the settings under `identity`, leaving other areas' keys of envs.settings alone. */
 export async function saveIdentitySettings(db: Db, envId: string, settings: IdentitySettings): Promise<void> {
-  await db('envs')
-    .where({ id: envId })
-    .update({ settings: db.raw(`jsonb_set(settings, '{identity}', ?::jsonb)`, [JSON.stringify(settings)]) });
+  await tenancyQueries(db).saveAreaSettings(envId, 'identity', settings);
 }
 
 /**

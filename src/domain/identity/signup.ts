@@ -17,6 +17,7 @@ import { breachedChecker } from './breached.ts';
 import { issueEmailLink, appName } from './links.ts';
 import { consumeLimit } from './limits.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
+import { signupQueries, type PendingRow } from './signup-queries.ts';
 import { identityQueries } from './queries.ts';
 import { allowedRedirect, stillAllowed } from './redirects.ts';
 import { envIdentity } from './sessions.ts';
@@ -43,7 +44,7 @@ export async function acceptSignUp(deps: { db: Knex; config: Config; jobs: Jobs 
   const redirect = input.redirectUrl ? allowedRedirect(deps.config, env, input.redirectUrl) : null;
   const id = newId('signup');
   await deps.db.transaction(async (trx) => {
-    await trx('identity_pending_signups').insert({
+    await signupQueries(trx).insert({
       id,
       env_id: input.envId,
       email: input.email.trim(),
@@ -54,23 +55,14 @@ export async function acceptSignUp(deps: { db: Knex; config: Config; jobs: Jobs 
   });
 }
 
-interface PendingRow {
-  id: string;
-  env_id: string;
-  email: string;
-  password_sealed: string | null;
-  redirect_url: string | null;
-  outcome: 'created' | 'exists' | 'breached' | null;
-  end_user_id: string | null;
-}
-
 /** Worker side. Idempotent: the decision is stored before mailing, so a retry mails the same thing. */
 export async function processSignUp(
   deps: { db: Knex; config: Config; mailer: Mailer; log: Logger },
   pendingId: string,
 ): Promise<void> {
   const { db } = deps;
-  let pending = (await db('identity_pending_signups').where({ id: pendingId }).first()) as PendingRow | undefined;
+  const pendings = signupQueries(db);
+  let pending = await pendings.byId(pendingId);
   if (!pending) return; // already done
   const env = await envIdentity(db, pending.env_id);
   if (!pending.outcome) {
@@ -99,9 +91,7 @@ export async function processSignUp(
       outcome = user ? 'created' : 'exists';
       endUserId = user?.id ?? null;
     }
-    await db('identity_pending_signups')
-      .where({ id: pendingId })
-      .update({ outcome, end_user_id: endUserId, password_sealed: null });
+    await pendings.decide(pendingId, outcome, endUserId);
     pending = { ...pending, outcome, end_user_id: endUserId, password_sealed: null };
   }
   const app = appName(env);
@@ -123,6 +113,6 @@ export async function processSignUp(
   } else if (pending.outcome === 'breached') {
     await deps.mailer.send(breachedPasswordMail(pending.email, app), env);
   }
-  await db('identity_pending_signups').where({ id: pendingId }).delete();
+  await pendings.remove(pendingId);
   deps.log.info({ pending_id: pendingId, outcome: pending.outcome }, 'sign-up processed');
 }

@@ -52,6 +52,11 @@ export interface PollResult extends DeviceRow {
 
 export function oauthQueries(db: Db) {
   return {
+    /** Device requests a day after they expired (the daily identity.prune). */
+    async prune(): Promise<number> {
+      return db('device_authorizations').where('expire_time', '<', db.raw(`now() - interval '1 day'`)).delete();
+    },
+
     async insertClient(row: Omit<OAuthClientRow, 'create_time' | 'revoke_time'>): Promise<OAuthClientRow> {
       const [client] = await db('oauth_clients').insert(row).returning('*');
       return client as OAuthClientRow;

@@ -40,6 +40,11 @@ export interface IdentityRow {
 
 export function socialQueries(db: Db) {
   return {
+    /** Social sign-ins never completed, once expired (the daily identity.prune). */
+    async prune(): Promise<number> {
+      return db('social_transactions').where('expire_time', '<', db.fn.now()).delete();
+    },
+
     async providers(envId: string): Promise<ProviderRow[]> {
       return db('social_providers').where({ env_id: envId }).orderBy('provider');
     },

@@ -34,6 +34,18 @@ const keyColumns = ['id', 'env_id', 'kind', 'hint', 'scopes', 'create_time', 're
 
 export function tenancyQueries(db: Db) {
   return {
+    /** Stores one area's settings (`identity`, …) in envs.settings, leaving the other areas' keys alone. */
+    async saveAreaSettings(envId: string, area: string, settings: unknown): Promise<void> {
+      await db('envs')
+        .where({ id: envId })
+        .update({ settings: db.raw(`jsonb_set(settings, array[?], ?::jsonb)`, [area, JSON.stringify(settings)]) });
+    },
+
+    /** The environment's application database URL, sealed by the caller. */
+    async setDatabaseUrl(envId: string, sealedUrl: string): Promise<void> {
+      await db('envs').where({ id: envId }).update({ database_url_enc: sealedUrl });
+    },
+
     /** Creates the org, project and env where missing (idempotent); answers the env and whether it is new. */
     async ensureEnv(path: EnvPath, mode: EnvMode): Promise<{ env: EnvRow; created: boolean }> {
       await db.raw('insert into orgs (id, slug) values (?, ?) on conflict (slug) do nothing', [newId('org'), path.org]);

@@ -1,9 +1,9 @@
-// Daily clean-up: sign-in history is kept 90 days; sessions, tickets, links and stale
-// sign-ups are deleted once nothing can use them (a week after they ended, so support can still
-// see a recent sign-out).
-import type { Knex } from 'knex';
+// Daily clean-up of identity's own rows: sign-in history is kept 90 days; sessions, tickets, links
+// and stale sign-ups are deleted once nothing can use them (a week after they ended, so support can
+// still see a recent sign-out). OAuth's and social sign-in's rows are pruned by their own modules.
+import type { Db } from '../../db.ts';
 
-export async function pruneIdentity(db: Knex): Promise<Record<string, number>> {
+export async function pruneIdentity(db: Db): Promise<Record<string, number>> {
   const ago = (days: number) => db.raw(`now() - make_interval(days => ?)`, [days]);
   return {
     sign_ins: await db('end_user_sign_ins').where('time', '<', ago(90)).delete(),
@@ -17,9 +17,6 @@ export async function pruneIdentity(db: Knex): Promise<Record<string, number>> {
     // A sign-up whose job died (dead letter) keeps its sealed password no longer than a day.
     pending_signups: await db('identity_pending_signups').where('create_time', '<', ago(1)).delete(),
     lockouts: await db('identity_lockouts').where('update_time', '<', ago(1)).delete(),
-    // Device requests a day after they expired, and social sign-ins never completed.
-    device_authorizations: await db('device_authorizations').where('expire_time', '<', ago(1)).delete(),
-    social_transactions: await db('social_transactions').where('expire_time', '<', db.fn.now()).delete(),
     rate_limits: await db('identity_rate_limits')
       .where('expire', '<', Date.now() - 3600_000)
       .delete(),
