@@ -7,10 +7,10 @@
 import { createBoss } from '../src/jobs.ts';
 import { createDb } from '../src/db.ts';
 import { keyringFromConfig } from '../src/crypto.ts';
-import { newEventUid } from '../src/domain/observability/capture.ts';
-import { errorEventInput } from '../src/domain/observability/event-schema.ts';
-import { ingestQueries } from '../src/domain/observability/queries.ts';
-import { sealPayload } from '../src/domain/observability/sealed-payload.ts';
+import { newEventUid } from '../src/domain/observability/intake/capture.ts';
+import { errorEventInput } from '../src/domain/observability/intake/event-schema.ts';
+import { ingestQueries } from '../src/domain/observability/intake/queries.ts';
+import { sealPayload } from '../src/domain/observability/intake/sealed-payload.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { ms, report, scratchDatabase } from './support.ts';

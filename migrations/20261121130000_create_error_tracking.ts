@@ -12,13 +12,13 @@
 //
 // Secrets at rest. A captured event is raw and unscrubbed until a worker processes it, so the
 // inbox and the dead letters hold it only sealed (`payload_sealed`: the event's JSON, deflated,
-// then AES-256-GCM with the service key, bound to its row; src/domain/observability/sealed-payload.ts),
+// then AES-256-GCM with the service key, bound to its row; src/domain/observability/intake/sealed-payload.ts),
 // with `release` in plain beside it (not a secret: stored in plain on the event anyway), which the
 // workers' claim needs before opening anything. Dead letters are pruned by age, hence the index on
 // `dead_time`.
 //
 // Stored events. `error_events.body_deflated` is the scrubbed occurrence as read back, its JSON as a
-// raw deflate stream (src/domain/observability/event-body.ts says why and what it measured).
+// raw deflate stream (src/domain/observability/pipeline/event-body.ts says why and what it measured).
 //
 // Sealed and deflated bytes do not compress: their columns' storage is EXTERNAL, so Postgres does
 // not spend time trying.

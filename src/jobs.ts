@@ -49,7 +49,7 @@ export const deadLetterName = (queue: string): string => `${queue}.dead`;
 export const queues = defineQueues({
   // Error tracking has no ingestion queue here: its inbox table is its queue, drained in
   // leased batches by a worker service (workers/errors-ingest.ts), so a capture is one INSERT.
-  // Daily: dead-lettered events past their 30-day retention (domain/observability/dead-letters.ts).
+  // Daily: dead-lettered events past their 30-day retention (domain/observability/intake/dead-letters.ts).
   'errors.prune': { schema: z.object({}), retryLimit: 2 },
   // Identity. A sign-up job carries only the pending row's id: the password waits there,
   // sealed, and is erased once hashed. Handlers key their writes on the ids, so retries are safe.

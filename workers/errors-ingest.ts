@@ -1,6 +1,6 @@
 // `errors.ingest`: drains the error inbox through parse → symbolicate → scrub → group → store
 // (SPEC.md worker steps). Not a pg-boss queue: the inbox is the queue. Each loop claims a batch under a lease,
-// processes it and stores it in one statement (src/domain/observability/ingest.ts); two loops per
+// processes it and stores it in one statement (src/domain/observability/intake/ingest.ts); two loops per
 // process overlap one batch's processing (CPU here) with another's store (CPU in Postgres).
 // A worker killed mid-batch leaves its rows leased; any worker claims them again when the lease
 // runs out, and the store step is idempotent on the uid.
@@ -9,11 +9,11 @@
 // a short poll still runs, for retry delays and leases that run out (both become due silently).
 import pg from 'pg';
 import { keyringFromConfig } from '../src/crypto.ts';
-import { ingestNext, type IngestDeps, type IngestOptions } from '../src/domain/observability/ingest.ts';
-import { SourceMapCache } from '../src/domain/observability/source-map-cache.ts';
-import { indexMinified } from '../src/domain/observability/scope-naming.ts';
-import { sourceMapBucket } from '../src/domain/observability/source-maps.ts';
-import type { MapLoader } from '../src/domain/observability/symbolicate.ts';
+import { ingestNext, type IngestDeps, type IngestOptions } from '../src/domain/observability/intake/ingest.ts';
+import { SourceMapCache } from '../src/domain/observability/source-maps/cache.ts';
+import { indexMinified } from '../src/domain/observability/source-maps/scope-naming.ts';
+import { sourceMapBucket } from '../src/domain/observability/source-maps/uploads.ts';
+import type { MapLoader } from '../src/domain/observability/pipeline/symbolicate.ts';
 import { readAll } from '../src/storage/object-store.ts';
 import type { WorkerContext, WorkerService } from '../src/worker.ts';
 

@@ -1,7 +1,7 @@
 // `errors.prune` (daily cron): dead-lettered error events past their retention (30 days), and
 // accepted event ids past theirs (90 days).
 import type { queues } from '../src/jobs.ts';
-import { pruneDeadLetters, pruneEventIds } from '../src/domain/observability/dead-letters.ts';
+import { pruneDeadLetters, pruneEventIds } from '../src/domain/observability/intake/dead-letters.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const errorsPrune: JobHandler<(typeof queues)['errors.prune']['schema']> = async (_jobs, ctx) => {

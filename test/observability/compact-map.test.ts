@@ -1,12 +1,12 @@
-// The packed source map (src/domain/observability/compact-map.ts) against the library it stands in
+// The packed source map (src/domain/observability/source-maps/compact-map.ts) against the library it stands in
 // for: every lookup on a real esbuild map answers exactly what trace-mapping's originalPositionFor
 // answers, and the map cache keeps its memory bound by what parsed maps really hold.
 import { originalPositionFor, TraceMap, type SourceMapSegment } from '@jridgewell/trace-mapping';
 import { build } from 'esbuild';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CompactMap, lineOf } from '../../src/domain/observability/compact-map.ts';
-import { SourceMapCache } from '../../src/domain/observability/source-map-cache.ts';
+import { CompactMap, lineOf } from '../../src/domain/observability/source-maps/compact-map.ts';
+import { SourceMapCache } from '../../src/domain/observability/source-maps/cache.ts';
 
 let json: string;
 

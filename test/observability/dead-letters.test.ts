@@ -1,7 +1,7 @@
 // Dead-letter retention: error_event_dead keeps a buried event 30 days, then the daily
 // `errors.prune` job deletes it: exactly the expired ones, however many, in every environment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deadLetterRetentionDays, pruneDeadLetters } from '../../src/domain/observability/dead-letters.ts';
+import { deadLetterRetentionDays, pruneDeadLetters } from '../../src/domain/observability/intake/dead-letters.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { queues, schedules } from '../../src/jobs.ts';
 import { startWorker } from '../../src/worker.ts';

@@ -1,8 +1,8 @@
-// Group commit of captures (src/domain/observability/inbox-writer.ts) on the real Postgres:
+// Group commit of captures (src/domain/observability/intake/inbox-writer.ts) on the real Postgres:
 // requests queued behind an INSERT in flight share the next one, each answers by its own rows'
 // fate, and one request's bad rows never fail another's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InboxWriter } from '../../src/domain/observability/inbox-writer.ts';
+import { InboxWriter } from '../../src/domain/observability/intake/inbox-writer.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { sealedSample } from './support.ts';

@@ -5,13 +5,13 @@
 // process killed mid-batch: crash.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
-import { newEventUid } from '../../src/domain/observability/capture.ts';
-import { errorEventInput, type ErrorEventInput } from '../../src/domain/observability/event-schema.ts';
-import { unpackBody } from '../../src/domain/observability/event-body.ts';
-import { ingestBatch, ingestNext, type IngestDeps } from '../../src/domain/observability/ingest.ts';
-import { ingestQueries } from '../../src/domain/observability/queries.ts';
-import { sealPayload } from '../../src/domain/observability/sealed-payload.ts';
-import type { MapLoader } from '../../src/domain/observability/symbolicate.ts';
+import { newEventUid } from '../../src/domain/observability/intake/capture.ts';
+import { errorEventInput, type ErrorEventInput } from '../../src/domain/observability/intake/event-schema.ts';
+import { unpackBody } from '../../src/domain/observability/pipeline/event-body.ts';
+import { ingestBatch, ingestNext, type IngestDeps } from '../../src/domain/observability/intake/ingest.ts';
+import { ingestQueries } from '../../src/domain/observability/intake/queries.ts';
+import { sealPayload } from '../../src/domain/observability/intake/sealed-payload.ts';
+import type { MapLoader } from '../../src/domain/observability/pipeline/symbolicate.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { sampleEvent } from './support.ts';

@@ -4,10 +4,15 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { groupKey, normalizeMessage } from '../../src/domain/observability/fingerprint.ts';
-import { filePath, isInApp, normalizeFile } from '../../src/domain/observability/paths.ts';
-import { parseStack, parseStackBody, parseStackTrace, splitStack } from '../../src/domain/observability/stack/index.ts';
-import type { StackFrame } from '../../src/domain/observability/symbolicate.ts';
+import { groupKey, normalizeMessage } from '../../src/domain/observability/pipeline/fingerprint.ts';
+import { filePath, isInApp, normalizeFile } from '../../src/domain/observability/pipeline/paths.ts';
+import {
+  parseStack,
+  parseStackBody,
+  parseStackTrace,
+  splitStack,
+} from '../../src/domain/observability/pipeline/stack/index.ts';
+import type { StackFrame } from '../../src/domain/observability/pipeline/symbolicate.ts';
 
 const fixture = (name: string) => new URL(`./fixtures/stacks/${name}`, import.meta.url);
 

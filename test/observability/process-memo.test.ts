@@ -7,13 +7,13 @@ import { inflateRawSync } from 'node:zlib';
 import { transform } from 'esbuild';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { framesSegment, packBody, unpackBody } from '../../src/domain/observability/event-body.ts';
-import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
-import { filePath } from '../../src/domain/observability/paths.ts';
-import { processEvent } from '../../src/domain/observability/process.ts';
-import { compiledPolicy, defaultPolicy } from '../../src/domain/observability/scrub.ts';
-import { parseMap } from '../../src/domain/observability/source-map-cache.ts';
-import type { MapLoader, MapRef } from '../../src/domain/observability/symbolicate.ts';
+import { framesSegment, packBody, unpackBody } from '../../src/domain/observability/pipeline/event-body.ts';
+import { errorEventInput } from '../../src/domain/observability/intake/event-schema.ts';
+import { filePath } from '../../src/domain/observability/pipeline/paths.ts';
+import { processEvent } from '../../src/domain/observability/pipeline/process.ts';
+import { compiledPolicy, defaultPolicy } from '../../src/domain/observability/scrubbing/scrub.ts';
+import { parseMap } from '../../src/domain/observability/source-maps/cache.ts';
+import type { MapLoader, MapRef } from '../../src/domain/observability/pipeline/symbolicate.ts';
 
 const source = [
   '// Support: jane.doe@example.com',

@@ -1,4 +1,4 @@
-// Function scopes of original sources (src/domain/observability/scopes.ts) against golden files:
+// Function scopes of original sources (src/domain/observability/source-maps/scopes.ts) against golden files:
 // each fixture's scopes as `name@line:column-line:column`, parsed in the language its extension
 // names, with the heuristic as the fallback for what the parser refuses. The cases are the ones the
 // heuristic got wrong: TypeScript object types and destructured defaults in parameters, `${…}` in
@@ -11,8 +11,8 @@ import {
   languagesFor,
   maxParsedLength,
   type Scope,
-} from '../../src/domain/observability/scopes.ts';
-import { heuristicScopes } from '../../src/domain/observability/scopes-heuristic.ts';
+} from '../../src/domain/observability/source-maps/scopes.ts';
+import { heuristicScopes } from '../../src/domain/observability/source-maps/scopes-heuristic.ts';
 
 const dir = new URL('./fixtures/scopes/', import.meta.url).pathname;
 const golden = JSON.parse(readFileSync(`${dir}golden.json`, 'utf8')) as Record<string, string[]>;

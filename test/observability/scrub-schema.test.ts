@@ -1,8 +1,8 @@
 // Scrubbing by schema: every string of an event is scrubbed unless its field is marked safe, so a
 // field nobody named (a future Sentry `extra`, a new frame field) is scrubbed all the same.
 import { describe, expect, it } from 'vitest';
-import { createScrubber, defaultPolicy } from '../../src/domain/observability/scrub.ts';
-import { eventHeadSchema, frameSchema, scrubBySchema } from '../../src/domain/observability/scrub-schema.ts';
+import { createScrubber, defaultPolicy } from '../../src/domain/observability/scrubbing/scrub.ts';
+import { eventHeadSchema, frameSchema, scrubBySchema } from '../../src/domain/observability/scrubbing/schema.ts';
 
 const secret = 'cairn_sk_live_' + 'a'.repeat(40);
 

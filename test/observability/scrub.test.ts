@@ -3,8 +3,8 @@
 // hostile input costs linear time.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createScrubber, defaultPolicy } from '../../src/domain/observability/scrub.ts';
-import { isCardNumber, luhn } from '../../src/domain/observability/scrub-rules.ts';
+import { createScrubber, defaultPolicy } from '../../src/domain/observability/scrubbing/scrub.ts';
+import { isCardNumber, luhn } from '../../src/domain/observability/scrubbing/rules.ts';
 
 const corpus = JSON.parse(readFileSync(new URL('./fixtures/secrets.json', import.meta.url), 'utf8')) as {
   secrets: { rule: string; text: string; secret: string }[];

@@ -1,9 +1,9 @@
 // Error-tracking test helpers: the real web process and the real worker in-process, and shortcuts
 // for captures and reads.
 import { keyringFromConfig } from '../../src/crypto.ts';
-import { newEventUid } from '../../src/domain/observability/capture.ts';
-import { errorEventInput } from '../../src/domain/observability/event-schema.ts';
-import { sealPayload, type SealedPayloadRow } from '../../src/domain/observability/sealed-payload.ts';
+import { newEventUid } from '../../src/domain/observability/intake/capture.ts';
+import { errorEventInput } from '../../src/domain/observability/intake/event-schema.ts';
+import { sealPayload, type SealedPayloadRow } from '../../src/domain/observability/intake/sealed-payload.ts';
 import { queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';

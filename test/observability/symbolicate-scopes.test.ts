@@ -4,9 +4,9 @@
 import { runInNewContext } from 'node:vm';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { CompactMap } from '../../src/domain/observability/compact-map.ts';
-import { parseStack } from '../../src/domain/observability/stack/index.ts';
-import { symbolicateFrame, type MapRef } from '../../src/domain/observability/symbolicate.ts';
+import { CompactMap } from '../../src/domain/observability/source-maps/compact-map.ts';
+import { parseStack } from '../../src/domain/observability/pipeline/stack/index.ts';
+import { symbolicateFrame, type MapRef } from '../../src/domain/observability/pipeline/symbolicate.ts';
 
 const entry = new URL('./fixtures/typed-app/app.ts', import.meta.url).pathname;
 const url = 'https://shop.example.com/assets/typed.js';

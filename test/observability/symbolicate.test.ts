@@ -9,7 +9,7 @@ import { runInNewContext } from 'node:vm';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import type { StackFrame } from '../../src/domain/observability/symbolicate.ts';
+import type { StackFrame } from '../../src/domain/observability/pipeline/symbolicate.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { capture, envBase, groupIdOf, readStored, startStack, type Stack } from './support.ts';
 

@@ -2,9 +2,9 @@
 // function the map names nothing for read back with that function's original name, taken from the
 // uploaded minified file by the worker; bad uploads are refused and change nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompactMap } from '../../../src/domain/observability/compact-map.ts';
+import { CompactMap } from '../../../src/domain/observability/source-maps/compact-map.ts';
 import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
-import type { StackFrame } from '../../../src/domain/observability/symbolicate.ts';
+import type { StackFrame } from '../../../src/domain/observability/pipeline/symbolicate.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../../support/harness.ts';
 import { capture, envBase, readStored, startStack, type Stack } from '../support.ts';
 import { callSites, mapJson, minifiedText, url, type Site } from './support.ts';

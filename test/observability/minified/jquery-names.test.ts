@@ -5,9 +5,9 @@
 // the position: a call site's callee) and with the minified file uploaded (the function around the
 // position, its name mapped through the map).
 import { describe, expect, it } from 'vitest';
-import { CompactMap } from '../../../src/domain/observability/compact-map.ts';
-import { indexMinified } from '../../../src/domain/observability/scope-naming.ts';
-import { symbolicateFrame, type MapRef } from '../../../src/domain/observability/symbolicate.ts';
+import { CompactMap } from '../../../src/domain/observability/source-maps/compact-map.ts';
+import { indexMinified } from '../../../src/domain/observability/source-maps/scope-naming.ts';
+import { symbolicateFrame, type MapRef } from '../../../src/domain/observability/pipeline/symbolicate.ts';
 import { callSites, mapJson, minifiedText, url } from './support.ts';
 
 describe('names from the minified file (jQuery 3.7.1)', () => {

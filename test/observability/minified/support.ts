@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { CompactMap } from '../../../src/domain/observability/compact-map.ts';
-import { enclosingFunction, functionScopes } from '../../../src/domain/observability/scopes.ts';
+import type { CompactMap } from '../../../src/domain/observability/source-maps/compact-map.ts';
+import { enclosingFunction, functionScopes } from '../../../src/domain/observability/source-maps/scopes.ts';
 
 const dist = join(dirname(createRequire(import.meta.url).resolve('jquery/package.json')), 'dist');
 export const minifiedText = readFileSync(join(dist, 'jquery.min.js'), 'utf8');

@@ -4,7 +4,7 @@
 // with its expected frames derived apart from this parser. Every case must parse exactly.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseStackTrace, type ParsedFrame } from '../../../src/domain/observability/stack/index.ts';
+import { parseStackTrace, type ParsedFrame } from '../../../src/domain/observability/pipeline/stack/index.ts';
 
 type ExpectedFrame = ParsedFrame;
 interface Case {

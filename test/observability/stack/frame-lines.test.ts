@@ -2,7 +2,7 @@
 // Edge, Node, Deno, Bun), SpiderMonkey, JavaScriptCore, Hermes, React Native. The corpus test
 // (corpus.test.ts) holds whole real stacks; this table names each form on its own.
 import { describe, expect, it } from 'vitest';
-import { parseFrameLine, type ParsedFrame } from '../../../src/domain/observability/stack/index.ts';
+import { parseFrameLine, type ParsedFrame } from '../../../src/domain/observability/pipeline/stack/index.ts';
 
 const cases: [line: string, frame: ParsedFrame | undefined][] = [
   // V8

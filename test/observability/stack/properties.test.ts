@@ -4,7 +4,7 @@
 // about what ordinary frames of the same size cost).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseStackBody, parseStackTrace, splitStack } from '../../../src/domain/observability/stack/index.ts';
+import { parseStackBody, parseStackTrace, splitStack } from '../../../src/domain/observability/pipeline/stack/index.ts';
 
 // Pieces of every format, so that generated lines come close to real ones and to their edges.
 const piece = fc.constantFrom(

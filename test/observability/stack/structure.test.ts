@@ -2,7 +2,7 @@
 // `[cause]`, AggregateError `[errors]`, elided lines; the uncaught-exception header and trailer),
 // and lines no format reads, which are counted and kept, never dropped.
 import { describe, expect, it } from 'vitest';
-import { maxFrames, parseStackTrace, splitStack } from '../../../src/domain/observability/stack/index.ts';
+import { maxFrames, parseStackTrace, splitStack } from '../../../src/domain/observability/pipeline/stack/index.ts';
 
 const inspected = [
   'Error: outer fail',

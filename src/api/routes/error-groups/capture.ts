@@ -1,6 +1,6 @@
 // Capture and batchCapture (CONTRACT.md): validate, give uids, write them to the inbox in one statement, 202.
 import { keyringFromConfig } from '../../../crypto.ts';
-import { acceptBatch, acceptEvents, type CaptureDeps } from '../../../domain/observability/capture.ts';
+import { acceptBatch, acceptEvents, type CaptureDeps } from '../../../domain/observability/intake/capture.ts';
 import { defineRoute } from '../../route.ts';
 import type { AppDeps } from '../../context.ts';
 import { batchCaptureBody, batchCaptureResponse, captureBody, captureResponse, envParams } from './schema.ts';

@@ -1,6 +1,6 @@
 // Error events of a group, one event, and the AIP-159 wildcard read by uid (CONTRACT.md).
-import { groupQueries } from '../../../domain/observability/group-queries.ts';
-import { decodePageToken, encodePageToken } from '../../../domain/observability/page-token.ts';
+import { groupQueries } from '../../../domain/observability/groups/queries.ts';
+import { decodePageToken, encodePageToken } from '../../../domain/observability/groups/page-token.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute } from '../../route.ts';
 import { pageSecret } from './groups.ts';

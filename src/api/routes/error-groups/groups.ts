@@ -1,9 +1,9 @@
 // Error groups: list, get, and the three triage calls (SPEC.md, CONTRACT.md "Error tracking").
 import type { Context } from 'koa';
-import { groupQueries } from '../../../domain/observability/group-queries.ts';
-import { decodePageToken, encodePageToken } from '../../../domain/observability/page-token.ts';
+import { groupQueries } from '../../../domain/observability/groups/queries.ts';
+import { decodePageToken, encodePageToken } from '../../../domain/observability/groups/page-token.ts';
 import { pageTokenKey } from '../../../pagination.ts';
-import { triage, type TriageAction } from '../../../domain/observability/group-state.ts';
+import { triage, type TriageAction } from '../../../domain/observability/groups/state.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute, type RouteDef } from '../../route.ts';
 import type { AppDeps } from '../../context.ts';

@@ -2,7 +2,7 @@
 // file, GET lists them. With a source map that has no `sourcesContent`, they name frames by the
 // function around them in the minified code (docs/api.md). Bundles are megabytes: bodies up to 50 MiB.
 import { z } from 'zod';
-import { uploadMinifiedSource } from '../../../domain/observability/source-maps.ts';
+import { uploadMinifiedSource } from '../../../domain/observability/source-maps/uploads.ts';
 import { defineRoute } from '../../route.ts';
 import { listReleaseFiles, releaseFileResource, releaseFileView } from './release-files.ts';
 import { releaseParams } from './schema.ts';

@@ -4,8 +4,8 @@ import {
   releaseFileQueries,
   type ReleaseFileTable,
   type SourceMapRow,
-} from '../../../domain/observability/source-map-queries.ts';
-import { decodePageToken, encodePageToken } from '../../../domain/observability/page-token.ts';
+} from '../../../domain/observability/source-maps/queries.ts';
+import { decodePageToken, encodePageToken } from '../../../domain/observability/groups/page-token.ts';
 import { defineRoute } from '../../route.ts';
 import { pageSecret } from './groups.ts';
 import { pageQuery, releaseParams } from './schema.ts';

@@ -2,8 +2,8 @@
 // CONTRACT.md "Error tracking"); the same schemas validate requests and feed the OpenAPI document.
 import { z } from 'zod';
 import { envParams } from '../tenancy/schema.ts';
-import { errorEventInput } from '../../../domain/observability/event-schema.ts';
-import type { GroupRow, EventRow } from '../../../domain/observability/group-queries.ts';
+import { errorEventInput } from '../../../domain/observability/intake/event-schema.ts';
+import type { GroupRow, EventRow } from '../../../domain/observability/groups/queries.ts';
 
 export { envParams };
 

@@ -1,8 +1,8 @@
 // The environment's scrubbing policy (CONTRACT.md): GET answers the default until a PUT replaces it.
 import { z } from 'zod';
-import { scrubbingQueries } from '../../../domain/observability/policy-queries.ts';
-import { scrubbingPolicy } from '../../../domain/observability/scrub.ts';
-import { defaultRuleNames } from '../../../domain/observability/scrub-rules.ts';
+import { scrubbingQueries } from '../../../domain/observability/scrubbing/queries.ts';
+import { scrubbingPolicy } from '../../../domain/observability/scrubbing/scrub.ts';
+import { defaultRuleNames } from '../../../domain/observability/scrubbing/rules.ts';
 import { defineRoute } from '../../route.ts';
 import { envParams } from './schema.ts';
 

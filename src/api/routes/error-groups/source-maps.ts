@@ -1,7 +1,7 @@
 // Source maps per release (CONTRACT.md): PUT uploads one map for one minified file, GET lists them.
 // Maps of real bundles are megabytes, so this route takes bodies up to 50 MiB (docs/api.md).
 import { z } from 'zod';
-import { uploadSourceMap } from '../../../domain/observability/source-maps.ts';
+import { uploadSourceMap } from '../../../domain/observability/source-maps/uploads.ts';
 import { defineRoute } from '../../route.ts';
 import { listReleaseFiles, releaseFileResource, releaseFileView } from './release-files.ts';
 import { releaseParams } from './schema.ts';

@@ -1,5 +1,5 @@
 // Error-tracking lists page by keyset (sort time, id) in signed tokens (src/pagination.ts).
-import { readPageToken, signPageToken } from '../../pagination.ts';
+import { readPageToken, signPageToken } from '../../../pagination.ts';
 
 export interface PageKey {
   /** The sort value of the last item (an ISO time) and its id. */

@@ -1,10 +1,10 @@
 // Reads of groups and events, and the triage update. The triage check and change are one
 // statement: of concurrent calls carrying one etag exactly one matches the row once it holds the
 // row lock, and the others see the new etag.
-import type { Db } from '../../db.ts';
-import { unpackBody } from './event-body.ts';
-import type { EventBody } from './process.ts';
-import { newEtagSql } from './queries.ts';
+import type { Db } from '../../../db.ts';
+import { unpackBody } from '../pipeline/event-body.ts';
+import type { EventBody } from '../pipeline/process.ts';
+import { newEtagSql } from '../intake/queries.ts';
 import type { PageKey } from './page-token.ts';
 
 export type GroupState = 'unresolved' | 'acknowledged' | 'resolved';

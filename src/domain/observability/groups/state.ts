@@ -5,9 +5,9 @@
 // source state is not allowed fails with INVALID_STATE, the way the spec treats reopening an
 // unresolved group. A stale etag is checked first: ETAG_MISMATCH wins over INVALID_STATE, because
 // the caller's view of the state is what is out of date.
-import type { Db } from '../../db.ts';
-import { AppError } from '../../errors.ts';
-import { groupQueries, type GroupRow, type GroupState } from './group-queries.ts';
+import type { Db } from '../../../db.ts';
+import { AppError } from '../../../errors.ts';
+import { groupQueries, type GroupRow, type GroupState } from './queries.ts';
 
 export type TriageAction = 'acknowledge' | 'resolve' | 'reopen';
 

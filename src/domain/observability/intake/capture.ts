@@ -6,8 +6,8 @@
 // the request: the inbox never holds a captured secret in plaintext (sealed-payload.ts).
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import type { Keyring } from '../../crypto.ts';
-import { newUlid } from '../../ids.ts';
+import type { Keyring } from '../../../crypto.ts';
+import { newUlid } from '../../../ids.ts';
 import { errorEventInput, storable, type ErrorEventInput } from './event-schema.ts';
 import { inboxWriter } from './inbox-writer.ts';
 import { sealPayload } from './sealed-payload.ts';

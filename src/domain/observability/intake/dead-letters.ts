@@ -3,7 +3,7 @@
 // the shortest event retention Sentry users know (its plans keep events 30 to 90 days), long enough
 // for a fix to ship, and the same as this service's pg-boss dead letters (src/jobs.ts). They are
 // sealed like the inbox, but a captured secret should still not outlive its usefulness.
-import type { Db } from '../../db.ts';
+import type { Db } from '../../../db.ts';
 import { ingestQueries } from './queries.ts';
 
 export const deadLetterRetentionDays = 30;

@@ -5,15 +5,15 @@
 // whose processing throws is released for a later attempt; the rest of the batch is stored.
 // Payloads arrive sealed and are opened one at a time, as each event's turn comes (sealed-payload.ts).
 import type { Knex } from 'knex';
-import { randomBase62, type Keyring } from '../../crypto.ts';
-import { newId } from '../../ids.ts';
-import { scrubbingQueries } from './policy-queries.ts';
-import { processEvent, type ProcessedEvent } from './process.ts';
+import { randomBase62, type Keyring } from '../../../crypto.ts';
+import { newId } from '../../../ids.ts';
+import { scrubbingQueries } from '../scrubbing/queries.ts';
+import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
 import { ingestQueries, type InboxRow, type NewEvent, type NewGroup } from './queries.ts';
-import { compiledPolicy, type ScrubbingPolicy } from './scrub.ts';
+import { compiledPolicy, type ScrubbingPolicy } from '../scrubbing/scrub.ts';
 import { openPayload, UnopenablePayload } from './sealed-payload.ts';
-import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from './source-map-queries.ts';
-import type { MapLoader } from './symbolicate.ts';
+import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from '../source-maps/queries.ts';
+import type { MapLoader } from '../pipeline/symbolicate.ts';
 
 export interface IngestResult {
   stored: number;

@@ -3,9 +3,9 @@
 // batch is parsed once). Stored bodies travel deflated, as base64 text, and are stored as bytea
 // (event-body.ts): Postgres never parses or compresses a body.
 // Captured payloads are sealed (sealed-payload.ts) in the inbox and the dead letters alike.
-import type { Db } from '../../db.ts';
+import type { Db } from '../../../db.ts';
 import type { SealedPayloadRow } from './sealed-payload.ts';
-import { reopenOnOccurrence as reopen } from './group-state.ts';
+import { reopenOnOccurrence as reopen } from '../groups/state.ts';
 
 /**
  * A claimed row. Its payload stays sealed until its turn comes (ingest.ts): a batch's payloads as
@@ -159,7 +159,7 @@ export function ingestQueries(db: Db) {
      *
      * Groups are created or locked in (env_id, fingerprint) order, so concurrent batches never
      * deadlock; N workers seeing the first events of one new group meet on its unique key and
-     * make exactly one group. A resolved group reopens for a later occurrence (group-state.ts).
+     * make exactly one group. A resolved group reopens for a later occurrence (groups/state.ts).
      */
     async store(eventsJson: string, groups: NewGroup[]): Promise<number> {
       const { rows } = await db.raw<{ rows: { stored: string }[] }>(
@@ -209,7 +209,7 @@ export function ingestQueries(db: Db) {
            returning uid
          )
          select count(*) as stored from stored`,
-        // The reopen's states come from the state table (group-state.ts), in the order they appear above.
+        // The reopen's states come from the state table (groups/state.ts), in the order they appear above.
         [eventsJson, JSON.stringify(groups), reopen.from, reopen.to, reopen.from, reopen.from],
       );
       return Number(rows[0]?.stored ?? 0);

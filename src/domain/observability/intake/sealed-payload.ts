@@ -15,8 +15,8 @@
 // row, or a row whose release was changed, fails to open. Inflating comes after GCM has proved the
 // bytes are ours, so no stranger's deflate stream is ever inflated.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { open, seal, type Keyring } from '../../crypto.ts';
-import { AppError } from '../../errors.ts';
+import { open, seal, type Keyring } from '../../../crypto.ts';
+import { AppError } from '../../../errors.ts';
 import type { ErrorEventInput } from './event-schema.ts';
 
 /** The plain columns that travel with a sealed payload, and that its seal is bound to. */

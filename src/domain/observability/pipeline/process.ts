@@ -3,11 +3,11 @@
 // no secret reaches a key, a title or a row.
 import { createHash } from 'node:crypto';
 import { framesSegment, packBody } from './event-body.ts';
-import type { ErrorEventInput } from './event-schema.ts';
+import type { ErrorEventInput } from '../intake/event-schema.ts';
 import { groupKey, stackKeys, type Grouping, type StackKeys } from './fingerprint.ts';
 import { isInApp } from './paths.ts';
-import type { Scrubber, ScrubCounts } from './scrub.ts';
-import { eventHeadSchema, frameSchema, linkedExceptionSchema, scrubBySchema } from './scrub-schema.ts';
+import type { Scrubber, ScrubCounts } from '../scrubbing/scrub.ts';
+import { eventHeadSchema, frameSchema, linkedExceptionSchema, scrubBySchema } from '../scrubbing/schema.ts';
 import { parseStackBody, splitStack, type ParsedStack } from './stack/index.ts';
 import { symbolicateFrame, type MapLoader, type MapRef, type RawFrame, type StackFrame } from './symbolicate.ts';
 
@@ -234,7 +234,7 @@ export async function processEvent(
   // The stack's frame lines are scrubbed with the stack (once per stack), its message lines here.
   const split = input.stack !== undefined ? splitStack(input.stack, input) : undefined;
   const stack = await readyStack(input, split?.frames, maps, load, s);
-  // Every string of the event is scrubbed unless its schema marks it safe (scrub-schema.ts).
+  // Every string of the event is scrubbed unless its schema marks it safe (scrubbing/schema.ts).
   const raw: Record<string, unknown> = {
     event_time: new Date(input.event_time).toISOString(),
     exception_type: input.exception_type,

@@ -1,11 +1,11 @@
 // Maps frames through the source maps uploaded for the event's release (SPEC.md capture rule 3):
 // original file, line and column, the original name of the enclosing function, and context lines
 // from `sourcesContent`. A frame that stays as printed says why.
-import { enclosingFunction } from './scopes.ts';
-import { lineOf } from './compact-map.ts';
-import type { MapEntry } from './source-map-cache.ts';
+import { enclosingFunction } from '../source-maps/scopes.ts';
+import { lineOf } from '../source-maps/compact-map.ts';
+import type { MapEntry } from '../source-maps/cache.ts';
 import { filePath } from './paths.ts';
-import { nameFromMinified } from './scope-naming.ts';
+import { nameFromMinified } from '../source-maps/scope-naming.ts';
 
 export type UnmappedReason =
   | 'no_release'

@@ -1,6 +1,6 @@
 // Scrubbing policies per environment (CONTRACT.md): an environment without a row has the default
 // policy, which is on.
-import type { Db } from '../../db.ts';
+import type { Db } from '../../../db.ts';
 import { defaultPolicy, scrubbingPolicy, type ScrubbingPolicy } from './scrub.ts';
 
 export function scrubbingQueries(db: Db) {

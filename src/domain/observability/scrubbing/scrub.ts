@@ -1,7 +1,7 @@
 // Applies an environment's scrubbing policy to text and key/value pairs, counting what each rule
 // replaced ("the event records how many values each rule replaced").
 import { z } from 'zod';
-import { defaultRuleNames, defaultRules, filtered, sensitiveKeyPattern, type ScrubRule } from './scrub-rules.ts';
+import { defaultRuleNames, defaultRules, filtered, sensitiveKeyPattern, type ScrubRule } from './rules.ts';
 
 export const scrubbingPolicy = z
   .strictObject({

@@ -1,9 +1,9 @@
 // Metadata of a release's files (CONTRACT.md "Source maps", "Minified files"): one row per
 // (environment, release, file) in `error_source_maps` or `error_minified_sources`; the file itself
 // is an object in the object store, named by its content hash.
-import type { Db } from '../../db.ts';
-import { newId } from '../../ids.ts';
-import type { MapRef } from './symbolicate.ts';
+import type { Db } from '../../../db.ts';
+import { newId } from '../../../ids.ts';
+import type { MapRef } from '../pipeline/symbolicate.ts';
 
 export interface SourceMapRow extends MapRef {
   id: string;

@@ -4,12 +4,12 @@
 // worker meets a malformed map only when the store hands back something else.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Config } from '../../config.ts';
-import { AppError } from '../../errors.ts';
-import type { ObjectStore } from '../../storage/object-store.ts';
-import { filePath } from './paths.ts';
-import { parseMap } from './source-map-cache.ts';
-import { releaseFileQueries, type ReleaseFileTable, type SourceMapRow } from './source-map-queries.ts';
+import type { Config } from '../../../config.ts';
+import { AppError } from '../../../errors.ts';
+import type { ObjectStore } from '../../../storage/object-store.ts';
+import { filePath } from '../pipeline/paths.ts';
+import { parseMap } from './cache.ts';
+import { releaseFileQueries, type ReleaseFileTable, type SourceMapRow } from './queries.ts';
 
 /** Source maps are service data, kept apart from backups and from applications' buckets. */
 export const sourceMapBucket = (config: Pick<Config, 'CAIRN_STORAGE_BUCKET_PREFIX'>): string =>
