@@ -8,7 +8,7 @@ import argon2 from 'argon2';
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db.ts';
 import { passwordParams } from '../src/domain/identity/passwords.ts';
-import { createEndUser } from '../src/domain/identity/users.ts';
+import { createEndUser } from '../src/domain/identity/users/users.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { startWeb } from '../src/server.ts';

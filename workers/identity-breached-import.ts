@@ -1,6 +1,6 @@
 // `identity.breached-import`: merges a staged import into the local breached-password store.
 import type { queues } from '../src/jobs.ts';
-import { mergeImport } from '../src/domain/identity/breached-import.ts';
+import { mergeImport } from '../src/domain/identity/breached/import.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const identityBreachedImport: JobHandler<(typeof queues)['identity.breached-import']['schema']> = async (

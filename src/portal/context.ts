@@ -4,9 +4,9 @@
 import type { Context } from 'koa';
 import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../api/context.ts';
-import { resolveSession } from '../domain/identity/sessions.ts';
+import { resolveSession } from '../domain/identity/sessions/sessions.ts';
 import type { EndUserRow } from '../domain/identity/queries.ts';
-import { envIdentity, type EnvIdentity } from '../domain/identity/sessions.ts';
+import { envIdentity, type EnvIdentity } from '../domain/identity/sessions/sessions.ts';
 import { hashKey, parseKey } from '../domain/tenancy/keys.ts';
 import { tenancyQueries } from '../domain/tenancy/queries.ts';
 import { AppError } from '../errors.ts';

@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { register, registerAdmin } from '../../src/cli/commands/identity.ts';
 import { createCliContext } from '../../src/cli/context.ts';
-import { inLocalStore } from '../../src/domain/identity/breached.ts';
+import { inLocalStore } from '../../src/domain/identity/breached/breached.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey } from '../support/config.ts';

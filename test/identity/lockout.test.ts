@@ -2,7 +2,7 @@
 // src/web.ts as a separate OS process): the count is atomic, unknown identifiers lock the same
 // way, and a lock answers locked_out with Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEndUser } from '../../src/domain/identity/users.ts';
+import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';

@@ -11,11 +11,11 @@ import {
   sha1Hex,
   splitHash,
   unpackSuffixes,
-} from '../../src/domain/identity/breached-format.ts';
-import { isCommonPassword } from '../../src/domain/identity/breached.ts';
+} from '../../src/domain/identity/breached/format.ts';
+import { isCommonPassword } from '../../src/domain/identity/breached/breached.ts';
 import { decodePageToken, encodePageToken } from '../../src/domain/identity/pages.ts';
 import { passwordProblem } from '../../src/domain/identity/passwords.ts';
-import { hashRecoveryCode, newRecoveryCode, verifyTotp } from '../../src/domain/identity/totp.ts';
+import { hashRecoveryCode, newRecoveryCode, verifyTotp } from '../../src/domain/identity/factors/totp.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 

@@ -2,7 +2,7 @@
 // recovery codes used once, disable; the secret is stored sealed.
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEndUser } from '../../src/domain/identity/users.ts';
+import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';

@@ -8,7 +8,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCliContext } from '../../src/cli/context.ts';
 import { registerOAuthAdmin } from '../../src/cli/commands/oauth.ts';
-import { createEndUser } from '../../src/domain/identity/users.ts';
+import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import { decideDeviceRequest, findDeviceRequest } from '../../src/domain/oauth/device.ts';
 import { oauthQueries } from '../../src/domain/oauth/queries.ts';
 import { userCodeLimits } from '../../src/domain/oauth/limits.ts';

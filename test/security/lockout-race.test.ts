@@ -5,8 +5,8 @@
 // right password sent with 59 wrong ones is checked only if it is one of the 10 (its success then
 // restarts the count, as a success does).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identifierHash } from '../../src/domain/identity/lockout.ts';
-import { createEndUser } from '../../src/domain/identity/users.ts';
+import { identifierHash } from '../../src/domain/identity/lockout/lockout.ts';
+import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';

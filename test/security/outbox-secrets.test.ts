@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open } from '../../src/crypto.ts';
-import { createEndUser } from '../../src/domain/identity/users.ts';
+import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createBoss } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';

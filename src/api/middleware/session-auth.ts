@@ -3,7 +3,7 @@
 // so no publishable key is needed. A missing, malformed, unknown, revoked or expired session, or
 // one whose user was deleted, is `unauthorized` with one message: none can be told apart.
 import type { Context } from 'koa';
-import { resolveSession, type ResolvedSession } from '../../domain/identity/sessions.ts';
+import { resolveSession, type ResolvedSession } from '../../domain/identity/sessions/sessions.ts';
 import { tenancyQueries } from '../../domain/tenancy/queries.ts';
 import { AppError } from '../../errors.ts';
 import type { AppDeps, Principal } from '../context.ts';

@@ -1,8 +1,8 @@
 // `cairn end-users …` and `cairn sessions list` over the HTTP API (CONTRACT.md "The operator
 // CLI"), and `cairn admin breached import FILE` for the operator (wired under `admin`).
 import { createReadStream } from 'node:fs';
-import { rangePrefixOf, type ImportFormat } from '../../domain/identity/breached-format.ts';
-import { stageImport } from '../../domain/identity/breached-import.ts';
+import { rangePrefixOf, type ImportFormat } from '../../domain/identity/breached/format.ts';
+import { stageImport } from '../../domain/identity/breached/import.ts';
 import { createBoss, Jobs, queues } from '../../jobs.ts';
 import { EndUsersApi, type EndUser, type Session } from '../../sdk/end-users.ts';
 import { CliError, type Register } from '../context.ts';

@@ -11,12 +11,12 @@ import type { Config } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { consumeLimit } from './limits.ts';
-import { failAttempt, identifierHash, releaseCheck, reserveCheck } from './lockout.ts';
+import { failAttempt, identifierHash, releaseCheck, reserveCheck } from './lockout/lockout.ts';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { identityQueries, type EndUserRow, type SessionRow } from './queries.ts';
-import { createSession, envIdentity, type SignInContext } from './sessions.ts';
-import { issueTicket } from './tickets.ts';
-import { checkFactorProofs, type FactorProof } from './totp.ts';
+import { createSession, envIdentity, type SignInContext } from './sessions/sessions.ts';
+import { issueTicket } from './tickets/tickets.ts';
+import { checkFactorProofs, type FactorProof } from './factors/totp.ts';
 import { normaliseEmail } from './tokens.ts';
 
 export interface PasswordSignIn {

@@ -8,7 +8,7 @@ import { randomBase62, sha256 } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { identityQueries } from '../identity/queries.ts';
-import { createSession, envIdentity, type SignInContext } from '../identity/sessions.ts';
+import { createSession, envIdentity, type SignInContext } from '../identity/sessions/sessions.ts';
 import { grantTypes } from './clients.ts';
 import { OAuthError } from './errors.ts';
 import { assertMayGuess, countWrongGuess, type Guesser } from './limits.ts';

@@ -8,7 +8,7 @@ import type { Config } from '../../config.ts';
 import { keyringFromConfig, open, seal } from '../../crypto.ts';
 import type { Db } from '../../db.ts';
 import { AppError } from '../../errors.ts';
-import { envIdentity } from '../identity/sessions.ts';
+import { envIdentity } from '../identity/sessions/sessions.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
 import { checkApplePrivateKey } from './apple.ts';
 import { checkEndpoint, guardedFetch, type EgressFetch } from './egress.ts';

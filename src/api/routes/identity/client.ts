@@ -3,13 +3,13 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { AppError } from '../../../errors.ts';
-import { acceptSignUp } from '../../../domain/identity/signup.ts';
-import { confirmPasswordReset, requestPasswordReset, verifyEmail } from '../../../domain/identity/links.ts';
+import { acceptSignUp } from '../../../domain/identity/signup/signup.ts';
+import { confirmPasswordReset, requestPasswordReset, verifyEmail } from '../../../domain/identity/links/links.ts';
 import { consumeLimit } from '../../../domain/identity/limits.ts';
 import { signInWithPassword } from '../../../domain/identity/signin.ts';
 import { endUserResource, sessionResource } from '../../../domain/identity/resources.ts';
 import { identityQueries } from '../../../domain/identity/queries.ts';
-import { redeemTicket } from '../../../domain/identity/tickets.ts';
+import { redeemTicket } from '../../../domain/identity/tickets/tickets.ts';
 import type { SessionState } from '../../middleware/session-auth.ts';
 import { defineRoute } from '../../route.ts';
 import { accepted, email, endUser, factorProof, password, redirectUrl, session, sessionAnswer } from './schema.ts';

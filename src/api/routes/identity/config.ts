@@ -2,7 +2,7 @@
 // Methods not served on the client API are reported, as not enabled, so a page can hide them.
 import { z } from 'zod';
 import { minPasswordLength, maxPasswordLength } from '../../../domain/identity/passwords.ts';
-import { envIdentity } from '../../../domain/identity/sessions.ts';
+import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
 import { providerLabels } from '../../../domain/social/providers.ts';
 import { socialQueries } from '../../../domain/social/queries.ts';
 import { defineRoute } from '../../route.ts';

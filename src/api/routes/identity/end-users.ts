@@ -6,8 +6,13 @@ import { decodePageToken, paginate } from '../../../domain/identity/pages.ts';
 import { identityQueries } from '../../../domain/identity/queries.ts';
 import { endUserResource, sessionResource, signInResource } from '../../../domain/identity/resources.ts';
 import { normaliseEmail } from '../../../domain/identity/tokens.ts';
-import { resetTotp } from '../../../domain/identity/totp.ts';
-import { createEndUser, deleteEndUser, requireEndUser, revokeEndUserSessions } from '../../../domain/identity/users.ts';
+import { resetTotp } from '../../../domain/identity/factors/totp.ts';
+import {
+  createEndUser,
+  deleteEndUser,
+  requireEndUser,
+  revokeEndUserSessions,
+} from '../../../domain/identity/users/users.ts';
 import { pageTokenKey } from '../../../pagination.ts';
 import { defineRoute } from '../../route.ts';
 import { envParams } from '../tenancy/schema.ts';

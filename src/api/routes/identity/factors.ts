@@ -1,8 +1,8 @@
 // TOTP enrolment for the signed-in end user (CONTRACT.md "TOTP"), with the session bearer.
 import { z } from 'zod';
-import { appName } from '../../../domain/identity/links.ts';
-import { envIdentity } from '../../../domain/identity/sessions.ts';
-import { activateTotp, disableTotp, enrollTotp } from '../../../domain/identity/totp.ts';
+import { appName } from '../../../domain/identity/links/links.ts';
+import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
+import { activateTotp, disableTotp, enrollTotp } from '../../../domain/identity/factors/totp.ts';
 import { defineRoute } from '../../route.ts';
 import { currentSession } from './client.ts';
 import { factorProof } from './schema.ts';

@@ -1,7 +1,7 @@
 // The environment's identity settings (branding, second-factor policy, session lifetimes, allowed
 // redirect origins, per-IP limits), read and replaced with the secret key. Unset fields take the
 // defaults, which a GET shows filled in.
-import { envIdentity } from '../../../domain/identity/sessions.ts';
+import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
 import { identitySettingsSchema, saveIdentitySettings } from '../../../domain/identity/settings.ts';
 import { defineRoute } from '../../route.ts';
 import { envParams } from '../tenancy/schema.ts';

@@ -5,10 +5,10 @@
 import type { Knex } from 'knex';
 import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
-import { newId } from '../../ids.ts';
-import type { Jobs } from '../../jobs.ts';
-import { breachedQueries } from './breached-queries.ts';
-import { packSuffixes, parseImportLine, splitHash, unpackSuffixes, type ImportFormat } from './breached-format.ts';
+import { newId } from '../../../ids.ts';
+import type { Jobs } from '../../../jobs.ts';
+import { breachedQueries } from './queries.ts';
+import { packSuffixes, parseImportLine, splitHash, unpackSuffixes, type ImportFormat } from './format.ts';
 
 const chunkEntries = 20_000;
 const flushEntries = 200_000;

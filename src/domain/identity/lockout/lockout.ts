@@ -5,10 +5,10 @@
 // the lock runs out, and the rest answer locked_out without touching argon2. Unknown identifiers
 // are counted the same way, so a lockout says nothing about whether an account exists (OWASP
 // Authentication Cheat Sheet, "Account Lockout").
-import { sha256 } from '../../crypto.ts';
-import type { Db } from '../../db.ts';
-import { AppError } from '../../errors.ts';
-import { identityQueries } from './queries.ts';
+import { sha256 } from '../../../crypto.ts';
+import type { Db } from '../../../db.ts';
+import { AppError } from '../../../errors.ts';
+import { identityQueries } from '../queries.ts';
 
 export const lockoutThreshold = 10;
 export const lockoutSeconds = 15 * 60;

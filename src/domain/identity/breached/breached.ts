@@ -6,12 +6,12 @@
 // behaviour), closed answers store_unavailable so the sign-up job retries later and a synchronous
 // call gets 503 + Retry-After instead of an unchecked password.
 import { dictionary } from '@zxcvbn-ts/language-common';
-import type { Db } from '../../db.ts';
-import type { Logger } from '../../log.ts';
+import type { Db } from '../../../db.ts';
+import type { Logger } from '../../../log.ts';
 import { hibpClient } from './hibp.ts';
-import type { IdentitySettings } from './settings.ts';
-import { containsSuffix, sha1Hex, splitHash } from './breached-format.ts';
-import { breachedQueries } from './breached-queries.ts';
+import type { IdentitySettings } from '../settings.ts';
+import { containsSuffix, sha1Hex, splitHash } from './format.ts';
+import { breachedQueries } from './queries.ts';
 
 export type BreachSource = 'common_list' | 'local_store' | 'hibp_api';
 

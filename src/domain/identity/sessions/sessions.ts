@@ -2,14 +2,14 @@
 // use slides forward and an absolute lifetime that nothing extends (OWASP Session Management
 // Cheat Sheet, "Session Expiration"). Revocation and user deletion end a session at once: every
 // resolve reads the row.
-import type { Db } from '../../db.ts';
-import { AppError } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import type { EnvMode } from '../tenancy/keys.ts';
-import { tenancyQueries } from '../tenancy/queries.ts';
-import { identityQueries, type EndUserRow, type SessionRow } from './queries.ts';
-import { identitySettings, type IdentitySettings } from './settings.ts';
-import { hashToken, isTokenShape, newToken } from './tokens.ts';
+import type { Db } from '../../../db.ts';
+import { AppError } from '../../../errors.ts';
+import { newId } from '../../../ids.ts';
+import type { EnvMode } from '../../tenancy/keys.ts';
+import { tenancyQueries } from '../../tenancy/queries.ts';
+import { identityQueries, type EndUserRow, type SessionRow } from '../queries.ts';
+import { identitySettings, type IdentitySettings } from '../settings.ts';
+import { hashToken, isTokenShape, newToken } from '../tokens.ts';
 
 /** Writing last_active_time on every request would turn reads into writes; once a minute is enough. */
 const touchEverySeconds = 60;

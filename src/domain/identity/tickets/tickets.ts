@@ -2,10 +2,10 @@
 // one use, stored as SHA-256; the application's server redeems it for a session. Unknown, expired
 // and used tickets are all `unauthorized` with one message (CONTRACT.md), so none can be told apart.
 import type { Knex } from 'knex';
-import { AppError } from '../../errors.ts';
-import { identityQueries, type EndUserRow, type SessionRow } from './queries.ts';
-import { createSession, envIdentity, type SignInContext } from './sessions.ts';
-import { hashToken, isTokenShape, newToken } from './tokens.ts';
+import { AppError } from '../../../errors.ts';
+import { identityQueries, type EndUserRow, type SessionRow } from '../queries.ts';
+import { createSession, envIdentity, type SignInContext } from '../sessions/sessions.ts';
+import { hashToken, isTokenShape, newToken } from '../tokens.ts';
 
 export const ticketSeconds = 120;
 

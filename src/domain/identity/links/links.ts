@@ -2,19 +2,19 @@
 // Password Cheat Sheet). Each link is a one-use token stored as SHA-256; using it is one
 // conditional UPDATE, so a link works once even when clicked twice at the same moment.
 import type { Knex } from 'knex';
-import type { Config } from '../../config.ts';
-import { AppError } from '../../errors.ts';
-import type { Jobs } from '../../jobs.ts';
-import { passwordResetMail } from '../../mail/templates.ts';
-import type { Mailer } from '../../mail/index.ts';
-import { breachedChecker } from './breached.ts';
-import { consumeLimit } from './limits.ts';
-import { hashPassword, passwordProblem } from './passwords.ts';
-import { identityQueries } from './queries.ts';
-import { allowedRedirect, stillAllowed } from './redirects.ts';
-import { endAllAccess } from './revocation.ts';
-import { envIdentity, type EnvIdentity } from './sessions.ts';
-import { hashToken, isTokenShape, newToken, normaliseEmail } from './tokens.ts';
+import type { Config } from '../../../config.ts';
+import { AppError } from '../../../errors.ts';
+import type { Jobs } from '../../../jobs.ts';
+import { passwordResetMail } from '../../../mail/templates.ts';
+import type { Mailer } from '../../../mail/index.ts';
+import { breachedChecker } from '../breached/breached.ts';
+import { consumeLimit } from '../limits.ts';
+import { hashPassword, passwordProblem } from '../passwords.ts';
+import { identityQueries } from '../queries.ts';
+import { allowedRedirect, stillAllowed } from '../redirects.ts';
+import { endAllAccess } from '../revocation.ts';
+import { envIdentity, type EnvIdentity } from '../sessions/sessions.ts';
+import { hashToken, isTokenShape, newToken, normaliseEmail } from '../tokens.ts';
 
 const lifetimes = { verify_email: 24 * 3600, reset_password: 3600 } as const;
 type Purpose = keyof typeof lifetimes;

@@ -2,13 +2,13 @@
 // sessions"). Creating one checks the password like sign-up does, but answers at once: a server
 // holding the secret key may know which addresses exist.
 import type { Knex } from 'knex';
-import { AppError } from '../../errors.ts';
-import { breachedChecker } from './breached.ts';
-import { hashPassword, passwordProblem } from './passwords.ts';
-import { identityQueries, type EndUserRow } from './queries.ts';
-import { endAllAccess } from './revocation.ts';
-import { envIdentity } from './sessions.ts';
-import { normaliseEmail } from './tokens.ts';
+import { AppError } from '../../../errors.ts';
+import { breachedChecker } from '../breached/breached.ts';
+import { hashPassword, passwordProblem } from '../passwords.ts';
+import { identityQueries, type EndUserRow } from '../queries.ts';
+import { endAllAccess } from '../revocation.ts';
+import { envIdentity } from '../sessions/sessions.ts';
+import { normaliseEmail } from '../tokens.ts';
 
 export async function createEndUser(
   db: Knex,

@@ -1,5 +1,5 @@
 // Pending sign-ups: the request's row (its password sealed) until the worker has decided and mailed.
-import type { Db } from '../../db.ts';
+import type { Db } from '../../../db.ts';
 
 export interface PendingRow {
   id: string;

@@ -5,23 +5,23 @@
 // The password is sealed with the service key (bound to the pending row's id), never put in the
 // job itself, and erased as soon as it is hashed.
 import type { Knex } from 'knex';
-import type { Config } from '../../config.ts';
-import { keyringFromConfig, open, seal } from '../../crypto.ts';
-import { AppError } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import type { Jobs } from '../../jobs.ts';
-import type { Logger } from '../../log.ts';
-import { alreadyRegisteredMail, breachedPasswordMail, verificationMail } from '../../mail/templates.ts';
-import type { Mailer } from '../../mail/index.ts';
-import { breachedChecker } from './breached.ts';
-import { issueEmailLink, appName } from './links.ts';
-import { consumeLimit } from './limits.ts';
-import { hashPassword, passwordProblem } from './passwords.ts';
-import { signupQueries, type PendingRow } from './signup-queries.ts';
-import { identityQueries } from './queries.ts';
-import { allowedRedirect, stillAllowed } from './redirects.ts';
-import { envIdentity } from './sessions.ts';
-import { normaliseEmail } from './tokens.ts';
+import type { Config } from '../../../config.ts';
+import { keyringFromConfig, open, seal } from '../../../crypto.ts';
+import { AppError } from '../../../errors.ts';
+import { newId } from '../../../ids.ts';
+import type { Jobs } from '../../../jobs.ts';
+import type { Logger } from '../../../log.ts';
+import { alreadyRegisteredMail, breachedPasswordMail, verificationMail } from '../../../mail/templates.ts';
+import type { Mailer } from '../../../mail/index.ts';
+import { breachedChecker } from '../breached/breached.ts';
+import { issueEmailLink, appName } from '../links/links.ts';
+import { consumeLimit } from '../limits.ts';
+import { hashPassword, passwordProblem } from '../passwords.ts';
+import { signupQueries, type PendingRow } from './queries.ts';
+import { identityQueries } from '../queries.ts';
+import { allowedRedirect, stillAllowed } from '../redirects.ts';
+import { envIdentity } from '../sessions/sessions.ts';
+import { normaliseEmail } from '../tokens.ts';
 
 export interface SignUpInput {
   envId: string;

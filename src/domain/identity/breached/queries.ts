@@ -1,6 +1,6 @@
 // The local breached-password store: sorted SHA-1 suffix ranges keyed by their 20-bit prefix, and
 // the staged imports that feed them (breached-import.ts).
-import type { Db } from '../../db.ts';
+import type { Db } from '../../../db.ts';
 
 export function breachedQueries(db: Db) {
   return {

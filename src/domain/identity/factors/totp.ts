@@ -6,14 +6,14 @@
 import { randomInt } from 'node:crypto';
 import type { Knex } from 'knex';
 import { generateSecret, generateURI, verify } from 'otplib';
-import { keyringFromConfig, open, seal, sha256 } from '../../crypto.ts';
-import type { Config } from '../../config.ts';
-import type { Db } from '../../db.ts';
-import { AppError } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { failAttempt, identifierHash, releaseCheck, reserveCheck } from './lockout.ts';
-import { identityQueries, type EndUserRow } from './queries.ts';
-import { endPendingGrants } from './revocation.ts';
+import { keyringFromConfig, open, seal, sha256 } from '../../../crypto.ts';
+import type { Config } from '../../../config.ts';
+import type { Db } from '../../../db.ts';
+import { AppError } from '../../../errors.ts';
+import { newId } from '../../../ids.ts';
+import { failAttempt, identifierHash, releaseCheck, reserveCheck } from '../lockout/lockout.ts';
+import { identityQueries, type EndUserRow } from '../queries.ts';
+import { endPendingGrants } from '../revocation.ts';
 
 export const totpPeriod = 30;
 
