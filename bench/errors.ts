@@ -24,7 +24,9 @@ import { decodedMappings, TraceMap } from '@jridgewell/trace-mapping';
 import { newEventUid } from '../src/domain/observability/intake/capture.ts';
 import { errorEventInput, type ErrorEventInput } from '../src/domain/observability/intake/event-schema.ts';
 import { processEvent } from '../src/domain/observability/pipeline/process.ts';
-import { ingestQueries } from '../src/domain/observability/intake/queries.ts';
+import { enqueueEvents } from '../src/domain/observability/intake/writer.ts';
+import { operationsQueries } from '../src/domain/operations/queries.ts';
+import { createBoss, Jobs, queues } from '../src/jobs.ts';
 import { sealPayload } from '../src/domain/observability/intake/sealed-payload.ts';
 import { compiledPolicy, defaultPolicy } from '../src/domain/observability/scrubbing/scrub.ts';
 import { parseMap } from '../src/domain/observability/source-maps/cache.ts';
@@ -51,6 +53,7 @@ const scratch = await scratchDatabase();
 const config = { ...scratch.config, CAIRN_STORAGE_BUCKET_PREFIX: `cairn-bench-${Date.now().toString(36)}-` };
 const db = createDb(config);
 const keyring = keyringFromConfig(config);
+let jobs: Jobs | undefined;
 const children: ChildProcess[] = [];
 const childEnv = (extra: Record<string, string>) => ({
   ...process.env,
@@ -158,7 +161,7 @@ function stackEvent(positions: [number, number][], release: string, i: number): 
 }
 
 /**
- * Feeds events to a running worker as captures would (1000-row inbox INSERTs, each waking it),
+ * Feeds events to a running worker as captures would (1000 events per INSERT of their jobs, each waking it),
  * and waits until it has stored them all: the rate is events over that whole time, the CPU is what
  * the worker process and Postgres spent in it.
  */
@@ -172,14 +175,13 @@ async function drain(worker: ChildProcess, envId: string, count: number, event: 
     const rows = Array.from({ length: Math.min(1000, count - i) }, (_, k) =>
       sealPayload(keyring, envId, newEventUid('c0'), event(i + k)),
     );
-    await ingestQueries(db).insertInbox(rows);
+    await enqueueEvents(db, jobs!, rows);
   }
   await until(
     'the worker to store every event',
     async () => {
       if (worker.exitCode !== null) throw new Error('the worker exited');
-      const row = await db('error_event_inbox').count({ n: '*' }).first();
-      return Number(row?.n) === 0;
+      return (await operationsQueries(db).intake()).pending === 0;
     },
     1_800_000,
     50,
@@ -187,7 +189,7 @@ async function drain(worker: ChildProcess, envId: string, count: number, event: 
   const elapsed = ms(t);
   const workerCpu = cpuOf(worker.pid!) - w0;
   const pgCpu = await postgresCpuSince(pg0);
-  const dead = Number((await db('error_event_dead').count({ n: '*' }).first())?.n);
+  const dead = await operationsQueries(db).deadLetters();
   if (dead > 0) throw new Error(`${dead} events failed to process`);
   return {
     perSecond: (count / elapsed) * 1000,
@@ -309,7 +311,7 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
     'batchCapture / plain INSERT (target ≥ 0.50)': batch / plain,
     ...singleRates,
   });
-  await db('error_event_inbox').delete();
+  await jobs!.boss.deleteAllJobs('errors.ingest');
 }
 
 /**
@@ -401,6 +403,9 @@ async function memory(env: Env, main: Awaited<ReturnType<typeof bigBundle>>): Pr
 
 try {
   await runMigrations(config);
+  const boss = createBoss(config, 'web');
+  await boss.start();
+  jobs = new Jobs(boss, queues);
   const env = await createEnvWithKeys(db, 'orgs/bench/projects/errors/envs/prod', 'test');
   const main = await bigBundle('release-0');
   await uploadSourceMap({ db, store, config }, env.env.id, 'r0', file, main.map);
@@ -420,6 +425,7 @@ try {
     await store.deleteBucket(sourceMapBucket(config)).catch(() => undefined);
   };
   await Promise.race([cleanup(), new Promise((r) => setTimeout(r, 30_000).unref())]);
+  await jobs?.boss.stop({ graceful: false, close: true });
   await db.destroy();
   await scratch.drop();
 }

@@ -6,6 +6,7 @@ import { PgBoss, fromKnex, type ConstructorOptions, type Db as BossDb, type Queu
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import { isTransaction, type Db } from './db.ts';
+import { ingestJobSchema } from './domain/observability/intake/job.ts';
 
 export interface QueueDef<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -32,6 +33,12 @@ export interface QueueDef<S extends z.ZodType = z.ZodType> {
   batchSize?: number;
   localConcurrency?: number;
   policy?: Queue['policy'];
+  /**
+   * The handler runs in one transaction with its jobs' completion, handed to it as `tx`: its writes
+   * commit only if this worker still holds the jobs' claim, so a job whose claim ran out while it
+   * was being worked (and another worker took it) commits nothing twice (pg-boss `transactional`).
+   */
+  transactional?: boolean;
 }
 
 export type Registry = Record<string, QueueDef>;
@@ -47,9 +54,29 @@ export const deadLetterName = (queue: string): string => `${queue}.dead`;
  * handler for every one, or the worker refuses to start.
  */
 export const queues = defineQueues({
-  // Error tracking has no ingestion queue here: its inbox table is its queue, drained in
-  // leased batches by a worker service (workers/errors-ingest.ts), so a capture is one INSERT.
-  // Daily: dead-lettered events past their 30-day retention (domain/observability/intake/dead-letters.ts).
+  // Error ingest (docs/queues.md). A job carries up to 50 accepted events, sealed (never
+  // plaintext; domain/observability/intake/job.ts), so a fetch of 16 jobs is a bounded batch. Its
+  // own partition keeps the busiest queue from slowing the others. The store commits with the
+  // jobs' settlement (transactional), so each event is stored exactly once even when a job's claim
+  // ran out while it was being worked. A killed worker's jobs are found by the heartbeat within
+  // ~10-20 s, not a long expiry. Ten attempts with backoff up to 5 minutes (a source map store
+  // outage is waited out), then the dead-letter queue, kept 30 days like every other. Stored jobs
+  // are deleted in the store's transaction, so the queue never holds events already stored.
+  'errors.ingest': {
+    schema: ingestJobSchema,
+    partition: true,
+    retryLimit: 9,
+    retryDelay: 1,
+    retryDelayMax: 300,
+    expireInSeconds: 15 * 60,
+    heartbeatSeconds: 10,
+    // Only failed jobs remain to be deleted (their events are in the dead-letter queue by then).
+    deleteAfterSeconds: 3600,
+    batchSize: 16,
+    localConcurrency: 2,
+    transactional: true,
+  },
+  // Daily: accepted event ids past their 90-day retention (domain/observability/intake/event-ids.ts).
   'errors.prune': { schema: z.object({}), retryLimit: 2 },
   // Identity. A sign-up job carries only the pending row's id: the password waits there,
   // sealed, and is erased once hashed. Handlers key their writes on the ids, so retries are safe.
@@ -238,11 +265,10 @@ export class Jobs<R extends Registry = AppRegistry> {
     return id;
   }
 
-  /** Many jobs in one statement (bulk ingestion). */
+  /** Many jobs in one statement, on `db` (the caller's transaction, or a connection of its pool). */
   async enqueueMany<N extends keyof R & string>(db: Db, name: N, payloads: z.input<R[N]['schema']>[]): Promise<void> {
     const schema = this.registry[name]!.schema;
     const jobs = payloads.map((p) => ({ data: schema.parse(p) as object }));
-    const bossDb = bossDbFor(db);
-    await this.boss.insert(name, jobs, bossDb ? { db: bossDb } : {});
+    await this.boss.insert(name, jobs, { db: fromKnex(db) });
   }
 }

@@ -18,7 +18,7 @@ import { runMigrations } from './migrate.ts';
 import { startWeb } from './server.ts';
 import { onShutdown } from './shutdown.ts';
 import { startWorker } from './worker.ts';
-import { handlers, services } from '../workers/handlers.ts';
+import { handlers } from '../workers/handlers.ts';
 
 const dataDir = resolve('.data');
 const envFile = resolve(dataDir, 'cairn.env');
@@ -133,8 +133,8 @@ async function main(): Promise<void> {
     }
   }
 
-  // The same worker the Procfile runs, its long-running services (error ingestion) included.
-  const worker = await startWorker(config, queues, handlers, { log, schedules, services });
+  // The same worker the Procfile runs.
+  const worker = await startWorker(config, queues, handlers, { log, schedules });
   const web = await startWeb(config, { log });
   onShutdown(log, async () => {
     await web.stop();

@@ -3,7 +3,7 @@
 // for in-flight jobs; a job it cannot finish in time stays active and is retried after it
 // expires, and handlers are idempotent.
 import type { Knex } from 'knex';
-import type { PgBoss } from 'pg-boss';
+import type { Db as BossDb, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { z } from 'zod';
 import type { Config } from './config.ts';
 import { createDb } from './db.ts';
@@ -25,12 +25,21 @@ export interface WorkerContext<R extends Registry = Registry> {
 export interface JobInput<T> {
   id: string;
   data: T;
+  /** Attempts before this one. */
   retryCount: number;
+  retryLimit: number;
+  /** When the job was created (the database's clock). */
+  createdOn: Date;
 }
 
+/**
+ * `tx`, for a queue declared `transactional`: the transaction its jobs are settled in. Writes made
+ * through it commit only with the jobs' completion, and only while this worker holds their claim.
+ */
 export type JobHandler<S extends z.ZodType = z.ZodType, R extends Registry = Registry> = (
   jobs: JobInput<z.infer<S>>[],
   ctx: WorkerContext<R>,
+  tx?: BossDb,
 ) => Promise<void>;
 
 export type Handlers<R extends Registry> = { [K in keyof R]: JobHandler<R[K]['schema'], R> };
@@ -43,15 +52,6 @@ export function assertHandlers(registry: Registry, handlers: Record<string, unkn
     ...unknown.map((n) => `handler "${n}" has no queue: add it to the registry in src/jobs.ts`),
   ];
   if (problems.length > 0) throw new Error(`the worker cannot start:\n  - ${problems.join('\n  - ')}`);
-}
-
-/**
- * A long-running loop the worker runs beside its queues, for work that does not fit one job per
- * item (the error inbox is drained in leased batches). `stop` finishes the work in hand.
- */
-export interface WorkerService<R extends Registry = Registry> {
-  name: string;
-  start(ctx: WorkerContext<R>): Promise<{ stop(): Promise<void> }>;
 }
 
 export interface WorkerHandle<R extends Registry> {
@@ -72,8 +72,6 @@ export interface WorkerOptions {
   stopTimeoutMs?: number;
   /** Cron schedules to register (the app passes `schedules` from src/jobs.ts). */
   schedules?: readonly ScheduleDef[];
-  /** Loops started after the queues and stopped before them (the app passes `services` from workers/handlers.ts). */
-  services?: readonly WorkerService[];
 }
 
 export async function startWorker<R extends Registry>(
@@ -97,37 +95,36 @@ export async function startWorker<R extends Registry>(
   for (const [name, def] of Object.entries(registry)) {
     const handler = handlers[name as keyof R] as JobHandler;
     const batchSize = def.batchSize ?? 1;
-    await boss.work(
-      name,
-      {
-        batchSize,
-        localConcurrency: def.localConcurrency ?? 1,
-        includeMetadata: true,
-        pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
-        notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 5,
-        burstWhenBatchFull: batchSize > 1,
-      },
-      async (batch) => {
-        const started = performance.now();
-        const inputs = batch.map((job) => ({
-          id: job.id,
-          data: def.schema.parse(job.data),
-          retryCount: job.retryCount,
-        }));
-        await handler(inputs, ctx);
-        log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
-      },
-    );
+    const run = async (batch: JobWithMetadata<object>[], tx?: BossDb) => {
+      const started = performance.now();
+      const inputs = batch.map((job) => ({
+        id: job.id,
+        data: def.schema.parse(job.data),
+        retryCount: job.retryCount,
+        retryLimit: job.retryLimit,
+        createdOn: job.createdOn,
+      }));
+      await handler(inputs, ctx, tx);
+      log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
+    };
+    const work = {
+      batchSize,
+      localConcurrency: def.localConcurrency ?? 1,
+      includeMetadata: true,
+      pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+      notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 5,
+      burstWhenBatchFull: batchSize > 1,
+    } as const;
+    if (def.transactional) {
+      await boss.work(name, { ...work, transactional: true }, (batch: JobWithMetadata<object>[], tx) => run(batch, tx));
+    } else {
+      await boss.work(name, work, (batch: JobWithMetadata<object>[]) => run(batch));
+    }
   }
   for (const s of options.schedules ?? []) {
     await boss.schedule(s.queue, s.cron, s.data, { tz: 'UTC', key: s.key });
   }
-  const running: { name: string; stop(): Promise<void> }[] = [];
-  for (const service of options.services ?? []) {
-    const handle = await service.start(ctx as unknown as WorkerContext);
-    running.push({ name: service.name, stop: () => handle.stop() });
-  }
-  log.info({ queues: Object.keys(registry).length, services: running.map((r) => r.name) }, 'worker started');
+  log.info({ queues: Object.keys(registry).length }, 'worker started');
 
   return {
     boss,
@@ -135,7 +132,6 @@ export async function startWorker<R extends Registry>(
     db,
     async stop() {
       stopping.abort();
-      await Promise.all(running.map((r) => r.stop()));
       await boss.stop({ graceful: true, timeout: options.stopTimeoutMs ?? 20_000, close: true });
       await db.destroy();
     },

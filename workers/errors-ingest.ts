@@ -1,45 +1,37 @@
-// `errors.ingest`: drains the error inbox through parse → symbolicate → scrub → group → store
-// (SPEC.md worker steps). Not a pg-boss queue: the inbox is the queue. Each loop claims a batch under a lease,
-// processes it and stores it in one statement (src/domain/observability/intake/ingest.ts); two loops per
-// process overlap one batch's processing (CPU here) with another's store (CPU in Postgres).
-// A worker killed mid-batch leaves its rows leased; any worker claims them again when the lease
-// runs out, and the store step is idempotent on the uid.
-//
-// Wake-ups: the inbox's INSERT trigger NOTIFYs `cairn_error_inbox`, so an idle loop starts at once;
-// a short poll still runs, for retry delays and leases that run out (both become due silently).
-import pg from 'pg';
+// `errors.ingest`: a fetch of jobs through parse → symbolicate → scrub → group → store (SPEC.md
+// worker steps), on the transaction pg-boss settles the jobs in (src/jobs.ts `transactional`).
+// Every job is settled here, on that transaction: a job whose events are all stored is deleted
+// with them (the queue never holds what is stored); a failed event of a job of several goes on as
+// a job of its own, so one poison event never holds back or repeats its neighbours; a job of one
+// failed event is failed, for pg-boss to retry with backoff; on the last attempt, or when it can
+// never succeed, the event is dead-lettered with its error.
 import { keyringFromConfig } from '../src/crypto.ts';
-import { ingestNext, type IngestDeps, type IngestOptions } from '../src/domain/observability/intake/ingest.ts';
+import { ingestEvents, type Failure, type IngestDeps, type JobEvent } from '../src/domain/observability/intake/ingest.ts';
+import type { ingestJobSchema, IngestJob } from '../src/domain/observability/intake/job.ts';
 import { SourceMapCache } from '../src/domain/observability/source-maps/cache.ts';
 import { indexMinified } from '../src/domain/observability/source-maps/scope-naming.ts';
 import { sourceMapBucket } from '../src/domain/observability/source-maps/uploads.ts';
 import type { MapLoader } from '../src/domain/observability/pipeline/symbolicate.ts';
+import { deadLetterName, type AppRegistry } from '../src/jobs.ts';
 import { readAll } from '../src/storage/object-store.ts';
-import type { WorkerContext, WorkerService } from '../src/worker.ts';
+import type { JobHandler, JobInput, WorkerContext } from '../src/worker.ts';
+import type { Db as BossDb } from 'pg-boss';
 
-export interface IngestLoopOptions extends IngestOptions {
-  /** Events claimed per batch. */
-  batchSize: number;
-  /** Loops per process; 2 overlaps processing with storing. */
-  concurrency: number;
-  /** How long a claimed batch is a worker's before others may take it (longer than any batch takes). */
-  leaseSeconds: number;
-  /** Poll when nothing woke the loop. */
-  pollMs: number;
+const queue = 'errors.ingest';
+
+export interface IngestWorkerOptions {
   /** Memory bound of the parsed source map cache. */
   mapCacheBytes: number;
   /** A map read that takes longer fails (the frame says `map_unavailable`); the S3 client has no timeout of its own. */
   mapLoadTimeoutMs: number;
+  /** Processed JSON held before a store: a batch of large events is stored in parts. */
+  maxStoreBytes: number;
 }
 
-export const ingestLoopDefaults: IngestLoopOptions = {
-  batchSize: 200,
-  concurrency: 2,
-  leaseSeconds: 60,
-  pollMs: 1000,
-  maxAttempts: 10,
+export const ingestWorkerDefaults: IngestWorkerOptions = {
   mapCacheBytes: 32 * 1024 * 1024,
   mapLoadTimeoutMs: 30_000,
+  maxStoreBytes: 4 * 1024 * 1024,
 };
 
 async function withTimeout<T>(ms: number, what: string, run: () => Promise<T>): Promise<T> {
@@ -54,160 +46,101 @@ async function withTimeout<T>(ms: number, what: string, run: () => Promise<T>): 
   }
 }
 
-export const inboxChannel = 'cairn_error_inbox';
-
-/** Resolves waiters on `notify`, on a timeout, or when stopped; a notify before the wait counts. */
-class Wake {
-  private generation = 0;
-  private waiters: (() => void)[] = [];
-
-  get seen(): number {
-    return this.generation;
-  }
-
-  notify(): void {
-    this.generation += 1;
-    for (const w of this.waiters.splice(0)) w();
-  }
-
-  wait(since: number, ms: number): Promise<void> {
-    if (since !== this.generation) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== done);
-        resolve();
-      }, ms);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      this.waiters.push(done);
-    });
-  }
-}
-
-/** LISTENs on its own connection, reconnecting after a failure; polling covers the gap. */
-function listen(ctx: WorkerContext, wake: Wake, isStopping: () => boolean): { close(): Promise<void> } {
-  let client: pg.Client | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async () => {
-    const c = new pg.Client({
-      connectionString: ctx.config.DATABASE_URL,
-      application_name: 'cairn-worker-listen',
-      keepAlive: true,
-    });
-    c.on('notification', () => wake.notify());
-    c.on('error', (err) => {
-      ctx.log.warn({ message: err.message }, 'error inbox listener lost; reconnecting');
-      void c.end().catch(() => undefined);
-      if (client === c) client = undefined;
-      if (!isStopping()) retry = setTimeout(() => void connect(), 1000);
-    });
-    try {
-      await c.connect();
-      await c.query(`listen ${inboxChannel}`);
-      if (isStopping()) {
-        await c.end();
-        return;
-      }
-      client = c;
-      wake.notify(); // events may have arrived while not listening
-    } catch (err) {
-      ctx.log.warn({ message: (err as Error).message }, 'error inbox listener failed to connect; retrying');
-      void c.end().catch(() => undefined);
-      if (!isStopping()) retry = setTimeout(() => void connect(), 1000);
-    }
-  };
-  void connect();
-  return {
-    async close() {
-      clearTimeout(retry);
-      await client?.end().catch(() => undefined);
-    },
-  };
-}
-
-export function errorsIngest(options: Partial<IngestLoopOptions> = {}): WorkerService {
-  const o = { ...ingestLoopDefaults, ...options };
-  return {
-    name: 'errors.ingest',
-    async start(ctx) {
-      // One per worker process: parsed maps are reused across batches, under a memory bound.
-      const cache = new SourceMapCache(o.mapCacheBytes);
-      const bucket = sourceMapBucket(ctx.config);
-      const loadMap: MapLoader = (ref) =>
-        cache.get(ref.sha256, ref.size_bytes, () =>
-          withTimeout(o.mapLoadTimeoutMs, `reading source map ${ref.object_key}`, async () => {
-            const object = await ctx.store.get(bucket, ref.object_key);
-            if (!object) throw new Error(`source map object ${ref.object_key} is missing`);
-            return (await readAll(object.body)).toString('utf8');
-          }),
-        );
-      // A map's minified file is indexed once and kept with the parsed map (it leaves the cache with
-      // it); a failed read is forgotten, so a later frame tries again, and the frame meanwhile is named
-      // as it would be without the file.
-      const load: MapLoader = async (ref) => {
-        const entry = await loadMap(ref);
-        const m = ref.minified;
-        if (entry !== 'malformed' && m && !entry.minified.has(m.sha256)) {
-          entry.minified.set(
-            m.sha256,
-            withTimeout(o.mapLoadTimeoutMs, `reading minified file ${m.object_key}`, async () => {
-              const object = await ctx.store.get(bucket, m.object_key);
-              return object ? indexMinified((await readAll(object.body)).toString('utf8'), ref.file) : null;
-            }).catch((err: unknown) => {
-              entry.minified.delete(m.sha256);
-              ctx.log.warn(
-                { err, object_key: m.object_key },
-                'a minified file could not be read; its frames are named from the map alone',
-              );
-              return null;
-            }),
+/** Reads maps (and their minified files) from the object store through a cache under a memory bound. */
+function mapLoader(ctx: WorkerContext, o: IngestWorkerOptions): MapLoader {
+  const cache = new SourceMapCache(o.mapCacheBytes);
+  const bucket = sourceMapBucket(ctx.config);
+  const loadMap: MapLoader = (ref) =>
+    cache.get(ref.sha256, ref.size_bytes, () =>
+      withTimeout(o.mapLoadTimeoutMs, `reading source map ${ref.object_key}`, async () => {
+        const object = await ctx.store.get(bucket, ref.object_key);
+        if (!object) throw new Error(`source map object ${ref.object_key} is missing`);
+        return (await readAll(object.body)).toString('utf8');
+      }),
+    );
+  // A map's minified file is indexed once and kept with the parsed map (it leaves the cache with
+  // it); a failed read is forgotten, so a later frame tries again, and the frame meanwhile is named
+  // as it would be without the file.
+  return async (ref) => {
+    const entry = await loadMap(ref);
+    const m = ref.minified;
+    if (entry !== 'malformed' && m && !entry.minified.has(m.sha256)) {
+      entry.minified.set(
+        m.sha256,
+        withTimeout(o.mapLoadTimeoutMs, `reading minified file ${m.object_key}`, async () => {
+          const object = await ctx.store.get(bucket, m.object_key);
+          return object ? indexMinified((await readAll(object.body)).toString('utf8'), ref.file) : null;
+        }).catch((err: unknown) => {
+          entry.minified.delete(m.sha256);
+          ctx.log.warn(
+            { err, object_key: m.object_key },
+            'a minified file could not be read; its frames are named from the map alone',
           );
-        }
-        return entry;
-      };
-      const deps: IngestDeps = { db: ctx.db, keyring: keyringFromConfig(ctx.config), load };
-      const wake = new Wake();
-      let stopping = false;
-      const listener = listen(ctx, wake, () => stopping);
-
-      const loop = async () => {
-        let failures = 0;
-        while (!stopping) {
-          const since = wake.seen;
-          let claimed: number;
-          try {
-            const r = await ingestNext(deps, o.batchSize, o.leaseSeconds, o);
-            claimed = r.claimed;
-            failures = 0;
-            if (r.failed.length > 0) {
-              ctx.log.error(
-                { uids: r.failed.map((f) => f.uid), err: r.failed[0]!.error },
-                'error events failed to process; they will be retried',
-              );
-            }
-            if (r.claimed > 0) ctx.log.debug({ claimed: r.claimed, stored: r.stored }, 'error events stored');
-          } catch (err) {
-            // The store is away or the statement failed: the claimed rows wait out their lease.
-            failures += 1;
-            ctx.log.warn({ err }, 'error inbox batch failed; its events will be claimed again');
-            await wake.wait(wake.seen, Math.min(30_000, 500 * 2 ** failures));
-            continue;
-          }
-          // Anything claimed: more may be waiting (a byte budget can cut a batch short), so go on.
-          if (claimed === 0 && !stopping) await wake.wait(since, o.pollMs);
-        }
-      };
-      const loops = Array.from({ length: o.concurrency }, loop);
-      return {
-        async stop() {
-          stopping = true;
-          wake.notify();
-          await Promise.all(loops);
-          await listener.close();
-        },
-      };
-    },
+          return null;
+        }),
+      );
+    }
+    return entry;
   };
 }
+
+const jobOf = (e: JobEvent): IngestJob => ({
+  events: [{ uid: e.uid, env_id: e.env_id, release: e.release, payload_sealed: e.payload_sealed }],
+});
+
+/** Settles every job of the batch on `tx` (see the top of this file). */
+async function settle(ctx: WorkerContext, tx: BossDb, jobs: JobInput<IngestJob>[], failed: Failure[]): Promise<void> {
+  const boss = ctx.jobs.boss;
+  const byJob = Map.groupBy(failed, (f) => f.event.job);
+  const done: string[] = [];
+  const alone: { data: IngestJob; startAfter: number }[] = [];
+  const dead: { data: IngestJob & { error: string } }[] = [];
+  for (const job of jobs) {
+    const failures = byJob.get(job.id) ?? [];
+    if (failures.length === 1 && job.data.events.length === 1 && failures[0]!.outcome === 'retry' && !failures[0]!.event.lastAttempt) {
+      await boss.fail(queue, job.id, { error: failures[0]!.error }, { db: tx });
+      continue;
+    }
+    for (const f of failures) {
+      if (f.outcome === 'bury' || f.event.lastAttempt) dead.push({ data: { ...jobOf(f.event), error: f.error } });
+      else alone.push({ data: jobOf(f.event), startAfter: 1 });
+    }
+    done.push(job.id);
+  }
+  if (alone.length > 0) await boss.insert(queue, alone, { db: tx });
+  if (dead.length > 0) await boss.insert(deadLetterName(queue), dead, { db: tx });
+  // Fenced by pg-boss to this worker's claim: a job another worker has taken since is not deleted,
+  // and the transaction (the store with it) then rolls back.
+  if (done.length > 0) await boss.deleteJob(queue, done, { db: tx });
+}
+
+export function errorsIngest(
+  options: Partial<IngestWorkerOptions> = {},
+): JobHandler<typeof ingestJobSchema, AppRegistry> {
+  const o = { ...ingestWorkerDefaults, ...options };
+  // One per worker process: parsed maps are reused across batches, under a memory bound.
+  let deps: IngestDeps | undefined;
+  return async (jobs, ctx, tx) => {
+    if (!tx) throw new Error(`${queue} must run transactional (src/jobs.ts)`);
+    deps ??= { db: ctx.db, keyring: keyringFromConfig(ctx.config), load: mapLoader(ctx, o) };
+    const events: JobEvent[] = jobs.flatMap((j) =>
+      j.data.events.map((e) => ({
+        ...e,
+        job: j.id,
+        receive_time: j.createdOn,
+        lastAttempt: j.retryCount >= j.retryLimit,
+      })),
+    );
+    const r = await ingestEvents(deps, tx, events, { maxStoreBytes: o.maxStoreBytes });
+    if (r.failed.length > 0) {
+      ctx.log.error(
+        { uids: r.failed.map((f) => f.event.uid), error: r.failed[0]!.error },
+        'error events failed to process; they will be retried, or dead-lettered after the last attempt',
+      );
+    }
+    if (r.dropped > 0) ctx.log.warn({ dropped: r.dropped }, 'error events of deleted environments were dropped');
+    await settle(ctx as WorkerContext, tx, jobs, r.failed);
+    ctx.log.debug({ jobs: jobs.length, stored: r.stored }, 'error events stored');
+  };
+}
+

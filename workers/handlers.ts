@@ -1,7 +1,6 @@
 // Queue name → handler. The worker refuses to start unless this covers the registry exactly.
-// `services` are the loops the worker runs beside its queues.
 import type { AppRegistry } from '../src/jobs.ts';
-import type { Handlers, WorkerService } from '../src/worker.ts';
+import type { Handlers } from '../src/worker.ts';
 import { backupsCapture } from './backups-capture.ts';
 import { backupsDrill } from './backups-drill.ts';
 import { backupsDrillsDue } from './backups-drills-due.ts';
@@ -18,6 +17,7 @@ import { identitySignUp } from './identity-sign-up.ts';
 import { mailPrune } from './mail-prune.ts';
 
 export const handlers: Handlers<AppRegistry> = {
+  'errors.ingest': errorsIngest(),
   'errors.prune': errorsPrune,
   'identity.sign-up': identitySignUp,
   'identity.password-reset': identityPasswordReset,
@@ -32,5 +32,3 @@ export const handlers: Handlers<AppRegistry> = {
   'backups.drill': backupsDrill,
   'backups.drills-due': backupsDrillsDue,
 };
-
-export const services: WorkerService[] = [errorsIngest()];

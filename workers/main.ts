@@ -4,9 +4,9 @@ import { queues, schedules } from '../src/jobs.ts';
 import { createLogger } from '../src/log.ts';
 import { onShutdown } from '../src/shutdown.ts';
 import { startWorker } from '../src/worker.ts';
-import { handlers, services } from './handlers.ts';
+import { handlers } from './handlers.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
-const worker = await startWorker(config, queues, handlers, { log, schedules, services });
+const worker = await startWorker(config, queues, handlers, { log, schedules });
 onShutdown(log, () => worker.stop());

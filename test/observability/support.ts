@@ -7,7 +7,7 @@ import { sealPayload, type SealedPayloadRow } from '../../src/domain/observabili
 import { queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
-import { handlers, services } from '../../workers/handlers.ts';
+import { handlers } from '../../workers/handlers.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { call, startTestWeb, type Answer, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
@@ -23,7 +23,7 @@ export async function startStack(h: Harness, options: { worker?: boolean } = {})
   const worker =
     options.worker === false
       ? undefined
-      : await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5, services });
+      : await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   return {
     web,
     worker,

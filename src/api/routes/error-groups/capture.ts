@@ -1,4 +1,4 @@
-// Capture and batchCapture (CONTRACT.md): validate, give uids, write them to the inbox in one statement, 202.
+// Capture and batchCapture (CONTRACT.md): validate, give uids, queue them as jobs in one statement, 202.
 import { keyringFromConfig } from '../../../crypto.ts';
 import { acceptBatch, acceptEvents, type CaptureDeps } from '../../../domain/observability/intake/capture.ts';
 import { defineRoute } from '../../route.ts';
@@ -10,6 +10,7 @@ const captureDeps = (deps: AppDeps): CaptureDeps => ({
   db: deps.db,
   cell: deps.config.CAIRN_CELL,
   keyring: keyringFromConfig(deps.config),
+  jobs: deps.jobs,
 });
 
 export const capture = defineRoute({

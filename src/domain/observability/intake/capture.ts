@@ -1,15 +1,16 @@
 // Accepting captures (CONTRACT.md "Error tracking"): each valid event gets its uid
-// `err_<cell><ulid>` now, and the request's events are written to the inbox in one INSERT (shared
-// with concurrent requests: inbox-writer.ts), which is the whole acceptance: the inbox is the
-// workers' queue (see queries.ts `claim`). An answered 202 means the rows are committed and will
-// be stored; a failed request leaves nothing behind. Payloads are sealed here, before they leave
-// the request: the inbox never holds a captured secret in plaintext (sealed-payload.ts).
+// `err_<cell><ulid>` now, and the request's events are queued as `errors.ingest` jobs in one INSERT
+// (shared with concurrent requests: writer.ts), which is the whole acceptance. An answered 202
+// means the jobs are committed and will be stored; a failed request leaves nothing behind.
+// Payloads are sealed here, before they leave the request: no job holds a captured secret in
+// plaintext (sealed-payload.ts).
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { Keyring } from '../../../crypto.ts';
 import { newUlid } from '../../../ids.ts';
 import { errorEventInput, storable, type ErrorEventInput } from './event-schema.ts';
-import { inboxWriter } from './inbox-writer.ts';
+import { intakeWriter } from './writer.ts';
+import type { Jobs } from '../../../jobs.ts';
 import { sealPayload } from './sealed-payload.ts';
 
 export const newEventUid = (cell: string, now?: number): string => `err_${cell}${newUlid(now)}`;
@@ -19,6 +20,7 @@ export interface CaptureDeps {
   cell: string;
   /** The service key (`keyringFromConfig(config)`) that seals the payloads. */
   keyring: Keyring;
+  jobs: Jobs;
 }
 
 export async function acceptEvents(deps: CaptureDeps, envId: string, events: ErrorEventInput[]): Promise<string[]> {
@@ -27,7 +29,7 @@ export async function acceptEvents(deps: CaptureDeps, envId: string, events: Err
     ...sealPayload(deps.keyring, envId, newEventUid(deps.cell), storable(payload)),
     event_id: payload.event_id ?? null,
   }));
-  const accepted = await inboxWriter(deps.db).write(rows);
+  const accepted = await intakeWriter(deps.db, deps.jobs).write(rows);
   // A named event accepted before answers with its first uid (CONTRACT.md "Idempotent capture").
   return rows.map((r) => (r.event_id ? (accepted.get(`${r.env_id}\n${r.event_id}`) ?? r.uid) : r.uid));
 }

@@ -1,34 +1,56 @@
-// Stores a batch of accepted events (worker steps 1-5). The batch comes from the inbox,
-// claimed under a lease (see queries.ts `claim`); each event is processed on its own, and the
-// processed batch is stored in one statement that also deletes the inbox rows it stored, which is
-// what makes a re-run (a lease that ran out, a worker killed mid-batch) store nothing twice. An event
-// whose processing throws is released for a later attempt; the rest of the batch is stored.
-// Payloads arrive sealed and are opened one at a time, as each event's turn comes (sealed-payload.ts).
+// Stores a batch of accepted events (worker steps 1-5). The batch is a fetch of `errors.ingest`
+// jobs (job.ts); each event is processed on its own and the processed batch is stored on the
+// worker's transaction, which commits only with the jobs' settlement, so a re-run (a killed worker,
+// a claim that ran out) stores nothing twice (queries.ts `store`). An event whose processing throws
+// goes on alone: it is retried as a job of its own, and after its last attempt it is dead-lettered;
+// the rest of its batch is stored. Payloads arrive sealed and are opened one at a time, as each
+// event's turn comes (sealed-payload.ts).
 import type { Knex } from 'knex';
 import { randomBase62, type Keyring } from '../../../crypto.ts';
 import { newId } from '../../../ids.ts';
 import { scrubbingQueries } from '../scrubbing/queries.ts';
 import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
-import { ingestQueries, type InboxRow, type NewEvent, type NewGroup } from './queries.ts';
+import { ingestQueries, type NewEvent, type NewGroup, type SqlExecutor } from './queries.ts';
 import { compiledPolicy, type ScrubbingPolicy } from '../scrubbing/scrub.ts';
-import { openPayload, UnopenablePayload } from './sealed-payload.ts';
+import { openPayload, UnopenablePayload, type SealedPayloadRow } from './sealed-payload.ts';
 import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from '../source-maps/queries.ts';
 import type { MapLoader } from '../pipeline/symbolicate.ts';
 
+/** An event of a fetched job, with what its job says of it. */
+export interface JobEvent extends SealedPayloadRow {
+  /** The job it came in. */
+  job: string;
+  receive_time: Date;
+  /** This attempt of its job is its last: a failure now is dead-lettered. */
+  lastAttempt: boolean;
+}
+
+/**
+ * What happens to a failed event, decided by the worker (workers/errors-ingest.ts) on the same
+ * transaction as the store: `retry` runs it again later, as a job of its own unless it is one
+ * already; `bury` dead-letters it now (it can never succeed).
+ */
+export type Outcome = 'retry' | 'bury';
+
+export interface Failure {
+  event: JobEvent;
+  outcome: Outcome;
+  error: string;
+}
+
 export interface IngestResult {
   stored: number;
-  /** Events whose processing failed (released for another attempt, or buried after the last). */
-  failed: { uid: string; error: unknown }[];
+  failed: Failure[];
+  /** Events of environments deleted since they were accepted: nothing is left to store them in. */
+  dropped: number;
 }
 
 export interface IngestOptions {
-  /** Attempts (claims) before an event moves to error_event_dead. */
-  maxAttempts: number;
   /** Processed JSON held before a store: a batch of large events is stored in parts. */
-  maxStoreBytes?: number;
+  maxStoreBytes: number;
 }
 
-export const ingestDefaults: IngestOptions = { maxAttempts: 10, maxStoreBytes: 4 * 1024 * 1024 };
+export const ingestDefaults: IngestOptions = { maxStoreBytes: 4 * 1024 * 1024 };
 
 export interface IngestDeps {
   db: Knex;
@@ -49,7 +71,7 @@ interface Ready {
   json: string;
 }
 
-type Failure = IngestResult['failed'][number] & { attempts: number };
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
 
 /** Each map gets the minified file uploaded for its file in its release: the same `file`, else the same path. */
 function withMinified(maps: Map<string, SourceMapRow[]>, minified: Map<string, SourceMapRow[]>): void {
@@ -63,14 +85,16 @@ function withMinified(maps: Map<string, SourceMapRow[]>, minified: Map<string, S
   }
 }
 
-/** Processes the rows in order; `flush` is handed what is ready whenever it reaches `maxStoreBytes`, and at the end. */
+/** Processes the events in order; `flush` is handed what is ready whenever it reaches `maxStoreBytes`, and at the end. */
 async function processAll(
   { db, keyring, load }: IngestDeps,
-  rows: InboxRow[],
+  all: JobEvent[],
   options: IngestOptions,
   flush: (ready: Ready[]) => Promise<void>,
-): Promise<Failure[]> {
-  const envIds = [...new Set(rows.map((r) => r.env_id))];
+): Promise<{ failed: Failure[]; dropped: number }> {
+  const existing = await ingestQueries(db).existingEnvs([...new Set(all.map((r) => r.env_id))]);
+  const rows = all.filter((r) => existing.has(r.env_id));
+  const envIds = [...existing];
   const pairs = [...new Set(rows.filter((r) => r.release).map((r) => `${r.env_id}\n${r.release}`))].map((k) => {
     const [env_id, release] = k.split('\n') as [string, string];
     return { env_id, release };
@@ -84,7 +108,6 @@ async function processAll(
   let ready: Ready[] = [];
   let bytes = 0;
   const failed: Failure[] = [];
-  const maxAttempts = options.maxAttempts;
   for (const row of rows) {
     try {
       const policy = compiledPolicy(policies.get(row.env_id) as ScrubbingPolicy);
@@ -93,11 +116,7 @@ async function processAll(
       const processed = await processEvent(openPayload(keyring, row), refs, load, policy.scrubber());
       // The object store failed: try again later, while attempts remain, rather than store the
       // event unsymbolicated for good; the last attempt stores it with `map_unavailable` frames.
-      if (
-        row.attempts > 0 &&
-        row.attempts < maxAttempts - 1 &&
-        processed.frames.some((f) => f.unmapped_reason === 'map_unavailable')
-      ) {
+      if (!row.lastAttempt && processed.frames.some((f) => f.unmapped_reason === 'map_unavailable')) {
         throw new Error('a source map could not be read from the object store');
       }
       const b = processed.head;
@@ -126,19 +145,19 @@ async function processAll(
       });
       bytes += json.length;
     } catch (error) {
-      // A payload that is not its row's will not open on any attempt: bury it now (its sealed value
-      // stays for an operator) rather than retry it for ten minutes, or store it under this uid.
+      // A payload that is not its event's will not open on any attempt: bury it now (its sealed
+      // value stays for an operator) rather than retry it for ten minutes, or store it under this uid.
       const hopeless = error instanceof UnopenablePayload && error.permanent;
-      failed.push({ uid: row.uid, attempts: hopeless ? Math.max(row.attempts, maxAttempts) : row.attempts, error });
+      failed.push({ event: row, outcome: hopeless ? 'bury' : 'retry', error: message(error) });
     }
-    if (bytes >= (options.maxStoreBytes ?? ingestDefaults.maxStoreBytes!)) {
+    if (bytes >= options.maxStoreBytes) {
       await flush(ready);
       ready = [];
       bytes = 0;
     }
   }
   if (ready.length > 0) await flush(ready);
-  return failed;
+  return { failed, dropped: all.length - rows.length };
 }
 
 /** The earliest occurrence of each group in the batch names a group that does not exist yet. */
@@ -153,61 +172,21 @@ function newGroups(ready: Ready[]): NewGroup[] {
   return [...groups.values()].map(({ first: _first, ...g }) => g);
 }
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
-
-/** Processes and stores inbox rows (claimed by the caller); failures are released or buried. */
-export async function ingestRows(
+/**
+ * Processes `events` and stores them on `tx` (the transaction their jobs are settled in); answers
+ * what was stored, and the failures for the caller to settle on the same transaction.
+ */
+export async function ingestEvents(
   deps: IngestDeps,
-  rows: InboxRow[],
+  tx: SqlExecutor,
+  events: JobEvent[],
   options: IngestOptions = ingestDefaults,
 ): Promise<IngestResult> {
-  if (rows.length === 0) return { stored: 0, failed: [] };
+  if (events.length === 0) return { stored: 0, failed: [], dropped: 0 };
   const q = ingestQueries(deps.db);
   let stored = 0;
-  const failed = await processAll(deps, rows, options, async (ready) => {
-    stored += await q.store(`[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
+  const { failed, dropped } = await processAll(deps, events, options, async (ready) => {
+    stored += await q.store(tx, `[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
   });
-  await q.release(
-    failed.map((f) => ({ uid: f.uid, attempts: f.attempts, error: message(f.error) })),
-    options.maxAttempts,
-  );
-  return { stored, failed: failed.map(({ uid, error }) => ({ uid, error })) };
-}
-
-/** Claims one batch and ingests it; answers how many rows it claimed (0: the inbox is drained). */
-export async function ingestNext(
-  deps: IngestDeps,
-  batchSize: number,
-  leaseSeconds: number,
-  options: IngestOptions = ingestDefaults,
-): Promise<{ claimed: number } & IngestResult> {
-  const q = ingestQueries(deps.db);
-  const rows = await q.claim(batchSize, leaseSeconds);
-  // A row claimed more often than allowed kept killing (or outliving) its worker: bury it unprocessed.
-  const spent = rows.filter((r) => r.attempts > options.maxAttempts);
-  if (spent.length > 0) {
-    await q.release(
-      spent.map((r) => ({
-        uid: r.uid,
-        attempts: r.attempts,
-        error: 'gave up: the worker stopped during every attempt',
-      })),
-      options.maxAttempts,
-    );
-  }
-  const result = await ingestRows(
-    deps,
-    rows.filter((r) => r.attempts <= options.maxAttempts),
-    options,
-  );
-  return { claimed: rows.length, ...result };
-}
-
-/** Ingests the inbox rows of these uids, leased or not (tests; an operator's re-drive). */
-export async function ingestBatch(
-  deps: IngestDeps,
-  uids: string[],
-  options: IngestOptions = ingestDefaults,
-): Promise<IngestResult> {
-  return ingestRows(deps, await ingestQueries(deps.db).inbox(uids), options);
+  return { stored, failed, dropped };
 }
