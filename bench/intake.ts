@@ -44,15 +44,23 @@ try {
   const measure = async (queue: string, jobsOf: (c: typeof rows) => object[], fetch: number) => {
     await boss.createQueue(queue, { partition: true, notify: true });
     let t = performance.now();
-    for (const c of chunks) await boss.insert(queue, jobsOf(c).map((data) => ({ data })));
+    for (const c of chunks)
+      await boss.insert(
+        queue,
+        jobsOf(c).map((data) => ({ data })),
+      );
     const accepted = events / (ms(t) / 1000);
     let done = 0;
     t = performance.now();
     await new Promise<void>((resolve) => {
-      void boss.work(queue, { batchSize: fetch, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true }, async (jobs) => {
-        done += jobs.reduce((n, j) => n + ((j.data as { events?: unknown[] }).events?.length ?? 1), 0);
-        if (done >= events) resolve();
-      });
+      void boss.work(
+        queue,
+        { batchSize: fetch, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
+        async (jobs) => {
+          done += jobs.reduce((n, j) => n + ((j.data as { events?: unknown[] }).events?.length ?? 1), 0);
+          if (done >= events) resolve();
+        },
+      );
     });
     const drained = events / (ms(t) / 1000);
     await boss.offWork(queue);

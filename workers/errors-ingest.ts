@@ -6,7 +6,12 @@
 // failed event is failed, for pg-boss to retry with backoff; on the last attempt, or when it can
 // never succeed, the event is dead-lettered with its error.
 import { keyringFromConfig } from '../src/crypto.ts';
-import { ingestEvents, type Failure, type IngestDeps, type JobEvent } from '../src/domain/observability/intake/ingest.ts';
+import {
+  ingestEvents,
+  type Failure,
+  type IngestDeps,
+  type JobEvent,
+} from '../src/domain/observability/intake/ingest.ts';
 import type { ingestJobSchema, IngestJob } from '../src/domain/observability/intake/job.ts';
 import { SourceMapCache } from '../src/domain/observability/source-maps/cache.ts';
 import { indexMinified } from '../src/domain/observability/source-maps/scope-naming.ts';
@@ -97,7 +102,12 @@ async function settle(ctx: WorkerContext, tx: BossDb, jobs: JobInput<IngestJob>[
   const dead: { data: IngestJob & { error: string } }[] = [];
   for (const job of jobs) {
     const failures = byJob.get(job.id) ?? [];
-    if (failures.length === 1 && job.data.events.length === 1 && failures[0]!.outcome === 'retry' && !failures[0]!.event.lastAttempt) {
+    if (
+      failures.length === 1 &&
+      job.data.events.length === 1 &&
+      failures[0]!.outcome === 'retry' &&
+      !failures[0]!.event.lastAttempt
+    ) {
       await boss.fail(queue, job.id, { error: failures[0]!.error }, { db: tx });
       continue;
     }
@@ -114,15 +124,21 @@ async function settle(ctx: WorkerContext, tx: BossDb, jobs: JobInput<IngestJob>[
   if (done.length > 0) await boss.deleteJob(queue, done, { db: tx });
 }
 
+/** `given`: a keyring or map loader of the caller's instead of the worker's own (tests). */
 export function errorsIngest(
   options: Partial<IngestWorkerOptions> = {},
+  given: Partial<Pick<IngestDeps, 'keyring' | 'load'>> = {},
 ): JobHandler<typeof ingestJobSchema, AppRegistry> {
   const o = { ...ingestWorkerDefaults, ...options };
   // One per worker process: parsed maps are reused across batches, under a memory bound.
   let deps: IngestDeps | undefined;
   return async (jobs, ctx, tx) => {
     if (!tx) throw new Error(`${queue} must run transactional (src/jobs.ts)`);
-    deps ??= { db: ctx.db, keyring: keyringFromConfig(ctx.config), load: mapLoader(ctx, o) };
+    deps ??= {
+      db: ctx.db,
+      keyring: given.keyring ?? keyringFromConfig(ctx.config),
+      load: given.load ?? mapLoader(ctx, o),
+    };
     const events: JobEvent[] = jobs.flatMap((j) =>
       j.data.events.map((e) => ({
         ...e,
@@ -143,4 +159,3 @@ export function errorsIngest(
     ctx.log.debug({ jobs: jobs.length, stored: r.stored }, 'error events stored');
   };
 }
-

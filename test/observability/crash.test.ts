@@ -1,7 +1,8 @@
 // The rule "a worker killed with SIGKILL mid-batch loses and duplicates nothing". Real worker
-// processes (test/observability/fixtures/ingest-worker.ts: the real worker with a 2 s lease) are
-// killed while they hold claimed batches; a fresh worker takes the leased rows over once the lease
-// runs out, and every accepted event is stored exactly once, with the group counts to match.
+// processes (test/observability/fixtures/ingest-worker.ts: the real worker, its supervisor looking
+// every second) are killed while they hold claimed jobs; once their heartbeat stops, the jobs are
+// retried and a fresh worker takes them over, and every accepted event is stored exactly once,
+// with the group counts to match.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,8 @@ import { keyringFromConfig } from '../../src/crypto.ts';
 import { acceptEvents } from '../../src/domain/observability/intake/capture.ts';
 import { errorEventInput } from '../../src/domain/observability/intake/event-schema.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { operationsQueries } from '../../src/domain/operations/queries.ts';
+import { createBoss, Jobs, queues } from '../../src/jobs.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
@@ -16,26 +19,30 @@ import { sampleEvent } from './support.ts';
 
 let h: Harness;
 let env: CreatedEnv;
+let jobs: Jobs;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   h = await createHarness();
   env = await createTestEnv(h.db);
+  const boss = createBoss(h.config, 'web');
+  await boss.start();
+  jobs = new Jobs(boss, queues);
 });
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await jobs?.boss.stop({ graceful: false, close: true });
   await h?.close();
 });
 
-function startWorkerProcess(): { child: ChildProcess; output: () => string } {
+function startWorkerProcess(): { child: ChildProcess; output: () => string; started: Date } {
+  const started = new Date(Date.now() - 1000); // the database's clock may run a little behind
   const child = spawn(process.execPath, ['test/observability/fixtures/ingest-worker.ts'], {
     env: {
       ...process.env,
       DATABASE_URL: h.config.DATABASE_URL,
       CAIRN_ENCRYPTION_KEY: testEncryptionKey,
       LOG_LEVEL: 'warn',
-      TEST_LEASE_SECONDS: '2',
-      TEST_BATCH_SIZE: '25',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -43,26 +50,30 @@ function startWorkerProcess(): { child: ChildProcess; output: () => string } {
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  return { child, output: () => out };
+  return { child, output: () => out, started };
 }
 
+// The queue's own rows, read as an operator would (pg-boss's job table; this file's database holds one environment).
 const state = async () => {
-  const { rows } = await h.db.raw<{ rows: { inbox: string; leased: string; stored: string }[] }>(
-    `select (select count(*) from error_event_inbox where env_id = ?) as inbox,
-            (select count(*) from error_event_inbox where env_id = ? and lease_until > now()) as leased,
+  const { rows } = await h.db.raw<{ rows: { queued: string | null; stored: string }[] }>(
+    `select (select sum(jsonb_array_length(data->'events')) from pgboss.job
+              where name = 'errors.ingest' and state in ('created', 'retry', 'active')) as queued,
             (select count(*) from error_events where env_id = ?) as stored`,
-    [env.env.id, env.env.id, env.env.id],
+    [env.env.id],
   );
   const r = rows[0]!;
-  return { inbox: Number(r.inbox), leased: Number(r.leased), stored: Number(r.stored) };
+  return { queued: Number(r.queued ?? 0), stored: Number(r.stored) };
 };
 
-const leasedUids = async () =>
-  (await h
-    .db('error_event_inbox')
-    .where({ env_id: env.env.id })
-    .where('lease_until', '>', h.db.fn.now())
-    .pluck('uid')) as string[];
+/** The events of jobs claimed since `since` and not settled: what a worker started then holds. */
+const heldSince = async (since: Date) =>
+  (
+    await h.db.raw<{ rows: { uid: string }[] }>(
+      `select e->>'uid' as uid from pgboss.job, jsonb_array_elements(data->'events') e
+        where name = 'errors.ingest' and state = 'active' and started_on >= ?`,
+      [since],
+    )
+  ).rows.map((r) => r.uid);
 
 /**
  * Kills the worker with SIGKILL while it holds claimed rows and has stored some already. It is
@@ -72,7 +83,7 @@ const leasedUids = async () =>
  * holds nothing, it is thawed and the look repeats.
  */
 async function killMidBatch(
-  worker: { child: ChildProcess; output: () => string },
+  worker: { child: ChildProcess; output: () => string; started: Date },
   storedBefore: number,
 ): Promise<string[]> {
   for (;;) {
@@ -80,18 +91,18 @@ async function killMidBatch(
       async () => {
         if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
         const s = await state();
-        return s.stored > storedBefore && s.leased > 0;
+        return s.stored > storedBefore && (await heldSince(worker.started)).length > 0;
       },
       { timeoutMs: 45_000, intervalMs: 10 },
     );
     worker.child.kill('SIGSTOP');
     await new Promise((r) => setTimeout(r, 50));
-    const held = await leasedUids();
+    const held = await heldSince(worker.started);
     if (held.length > 0) {
       worker.child.kill('SIGKILL');
       await once(worker.child, 'exit');
-      // An uncommitted transaction of the frozen worker rolls back on the kill, so every row it
-      // held is still in the inbox for the next worker.
+      // An uncommitted transaction of the frozen worker rolls back on the kill, so every job it
+      // held is still queued for the next worker.
       return held;
     }
     worker.child.kill('SIGCONT');
@@ -114,26 +125,26 @@ describe('a worker killed with SIGKILL mid-batch', () => {
     for (let i = 0; i < payloads.length; i += 1000)
       accepted.push(
         ...(await acceptEvents(
-          { db: h.db, cell: 'c0', keyring: keyringFromConfig(h.config) },
+          { db: h.db, cell: 'c0', keyring: keyringFromConfig(h.config), jobs },
           env.env.id,
           payloads.slice(i, i + 1000),
         )),
       );
 
-    // Two workers in turn die holding batches; the second starts while the first one's lease runs.
+    // Two workers in turn die holding batches; the second starts while the first one's claims still look active.
     const first = startWorkerProcess();
     const heldByFirst = await killMidBatch(first, 0);
     expect(heldByFirst.length).toBeGreaterThan(0);
     const second = startWorkerProcess();
     const heldBySecond = await killMidBatch(second, (await state()).stored);
     expect(heldBySecond.length).toBeGreaterThan(0);
-    expect((await state()).inbox).toBeGreaterThan(0);
+    expect((await state()).queued).toBeGreaterThan(0);
 
     const fresh = startWorkerProcess();
     await eventually(
       async () => {
         if (fresh.child.exitCode !== null) throw new Error(`worker exited early:\n${fresh.output()}`);
-        return (await state()).inbox === 0;
+        return (await state()).queued === 0;
       },
       { timeoutMs: 60_000, intervalMs: 50 },
     );
@@ -149,7 +160,7 @@ describe('a worker killed with SIGKILL mid-batch', () => {
       expect(Number(g.occurrence_count)).toBe(Number(n?.n));
       expect(Number(g.occurrence_count)).toBe(accepted.length / types.length);
     }
-    expect(await h.db('error_event_dead').where({ env_id: env.env.id }).count({ n: '*' }).first()).toEqual({ n: '0' });
+    expect(await operationsQueries(h.db).deadLetters()).toBe(0);
 
     fresh.child.kill('SIGTERM');
     const [code] = (await once(fresh.child, 'exit')) as [number | null];

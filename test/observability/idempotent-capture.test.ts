@@ -12,7 +12,7 @@ import { call, createHarness, createTestEnv, type Harness } from '../support/har
 import { eventually } from '../support/probes.ts';
 import { startSlowProxy } from '../support/slow-proxy.ts';
 import { spawnWeb } from '../support/web-process.ts';
-import { envBase, sampleEvent, startStack, type Stack } from './support.ts';
+import { envBase, queuedEvents, sampleEvent, startStack, type Stack } from './support.ts';
 
 type Json = Record<string, unknown>;
 let h: Harness;
@@ -37,8 +37,7 @@ const capture = (base: string, event: Json) =>
   });
 const stored = async (uids: string[]) =>
   Number((await h.db('error_events').whereIn('uid', uids).count<{ n: string }[]>('* as n').first())!.n);
-const pending = async () =>
-  Number((await h.db('error_event_inbox').where({ env_id: env.env.id }).count<{ n: string }[]>('* as n').first())!.n);
+const pending = async () => (await queuedEvents(h)).filter((q) => q.env_id === env.env.id).length;
 
 describe('a named event', () => {
   it('is accepted once: a repeat, in hex or UUID form, answers the first uid and stores nothing new', async () => {

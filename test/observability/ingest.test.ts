@@ -1,44 +1,73 @@
-// The worker's claim and store steps on the real Postgres: idempotent on the uid (a re-run stores
-// nothing twice), occurrence_count equal to the stored events, concurrent first events of a new
-// group making exactly one group, leases that run out, retries and dead letters, and the byte
-// budgets that keep a batch of large events as small in memory as an ordinary one. (A worker
-// process killed mid-batch: crash.test.ts.)
+// The worker's store step and its queue on the real Postgres and pg-boss: idempotent on the uid (a
+// re-run stores nothing twice), occurrence_count equal to the stored events, concurrent first
+// events of a new group making exactly one group, a job whose claim ran out while it was being
+// worked committing once, retries and dead letters, and the byte budgets that keep a batch of large
+// events as small in memory as an ordinary one. (A worker process killed mid-batch: crash.test.ts.)
+import type { Knex } from 'knex';
+import { fromKnex } from 'pg-boss';
+import { createDb } from '../../src/db.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
 import { newEventUid } from '../../src/domain/observability/intake/capture.ts';
 import { errorEventInput, type ErrorEventInput } from '../../src/domain/observability/intake/event-schema.ts';
 import { unpackBody } from '../../src/domain/observability/pipeline/event-body.ts';
-import { ingestBatch, ingestNext, type IngestDeps } from '../../src/domain/observability/intake/ingest.ts';
-import { ingestQueries } from '../../src/domain/observability/intake/queries.ts';
+import {
+  ingestEvents,
+  type IngestDeps,
+  type IngestOptions,
+  type JobEvent,
+} from '../../src/domain/observability/intake/ingest.ts';
+import { jobLimits, packJobs } from '../../src/domain/observability/intake/job.ts';
 import { sealPayload } from '../../src/domain/observability/intake/sealed-payload.ts';
+import { enqueueEvents } from '../../src/domain/observability/intake/writer.ts';
 import type { MapLoader } from '../../src/domain/observability/pipeline/symbolicate.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { queues, type Jobs } from '../../src/jobs.ts';
+import { startWorker } from '../../src/worker.ts';
+import { handlers } from '../../workers/handlers.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
-import { sampleEvent } from './support.ts';
+import { eventually } from '../support/probes.ts';
+import { deadLetters, ingestQueued, queuedEvents, sampleEvent, testJobs } from './support.ts';
 
 let h: Harness;
 let env: CreatedEnv;
 let deps: IngestDeps;
+let jobs: Jobs;
+let txPool: Knex;
 const noMaps: MapLoader = () => Promise.reject(new Error('no maps in this test'));
 
 beforeAll(async () => {
   h = await createHarness();
   env = await createTestEnv(h.db);
   deps = { db: h.db, keyring: keyringFromConfig(h.config), load: noMaps };
+  jobs = await testJobs(h);
+  txPool = createDb(h.config, { poolMax: 8 });
+  // This file's database only: two attempts, a second apart, so retries and dead letters show in seconds.
+  await jobs.boss.updateQueue('errors.ingest', { retryLimit: 1, retryDelay: 1, retryBackoff: false });
 });
 afterAll(async () => {
+  await jobs?.boss.stop({ graceful: false, close: true });
+  await txPool?.destroy();
   await h?.close();
 });
 
-/** An inbox row as capture writes it, sealed; `payload` may be one the API would refuse. */
+/** An event as capture seals it; `payload` may be one the API would refuse. */
 const sealed = (payload: unknown, uid = newEventUid('c0')) =>
   sealPayload(deps.keyring, env.env.id, uid, payload as ErrorEventInput);
 
-async function accept(n: number, patch: Record<string, unknown> = {}): Promise<string[]> {
-  const rows = Array.from({ length: n }, () => sealed(errorEventInput.parse(sampleEvent(patch))));
-  await ingestQueries(h.db).insertInbox(rows);
-  return rows.map((r) => r.uid);
-}
+const events = (n: number, patch: Record<string, unknown> = {}) =>
+  Array.from({ length: n }, () => sealed(errorEventInput.parse(sampleEvent(patch))));
+
+/** The events as a job's fetch hands them to the store step. */
+const asFetched = (rows: ReturnType<typeof sealed>[], lastAttempt = false): JobEvent[] =>
+  rows.map((r) => ({ ...r, job: 'j', receive_time: new Date(), lastAttempt }));
+
+/**
+ * The store step on a transaction of its own, committed. The transaction comes from a pool of its
+ * own, as a worker's comes from pg-boss's: the step's reads must not wait behind it.
+ */
+const storeOnce = (rows: JobEvent[], options?: IngestOptions, d = deps) =>
+  txPool.transaction((trx) => ingestEvents(d, fromKnex(trx), rows, options));
 
 const counts = async (fingerprintMessage: string) => {
   const groups = await h
@@ -46,7 +75,7 @@ const counts = async (fingerprintMessage: string) => {
     .where({ env_id: env.env.id })
     .whereLike('title', `%${fingerprintMessage}%`)
     .select('id', 'occurrence_count');
-  const events = await h
+  const stored = await h
     .db('error_events')
     .whereIn(
       'group_id',
@@ -57,99 +86,28 @@ const counts = async (fingerprintMessage: string) => {
   return {
     groups: groups.length,
     occurrences: groups.reduce((a, g) => a + Number(g.occurrence_count), 0),
-    events: Number(events?.n),
+    events: Number(stored?.n),
   };
 };
 
-describe('ingestBatch', () => {
-  it('stores each event once, however often its job runs', async () => {
-    const uids = await accept(5, { message: 'rerun' });
-    expect((await ingestBatch(deps, uids)).stored).toBe(5);
-    expect((await ingestBatch(deps, uids)).stored).toBe(0);
-    // A run that finds the inbox row again (the worst case of at-least-once) still adds nothing.
-    await h.db('error_event_inbox').insert(sealed(errorEventInput.parse(sampleEvent({ message: 'rerun' })), uids[0]));
-    expect((await ingestBatch(deps, uids)).stored).toBe(0);
+describe('the store step', () => {
+  it('stores each event once, however often its job runs, and the worker deletes the stored job', async () => {
+    const rows = events(5, { message: 'rerun' });
+    await enqueueEvents(h.db, jobs, rows);
+    expect(await ingestQueued(h, jobs)).toBe(1);
+    expect((await queuedEvents(h)).filter((q) => rows.some((r) => r.uid === q.uid))).toEqual([]);
+    // A run that finds the events again (the worst case of at-least-once) still adds nothing.
+    expect((await storeOnce(asFetched(rows))).stored).toBe(0);
     expect(await counts('rerun')).toEqual({ groups: 1, occurrences: 5, events: 5 });
-    expect(await h.db('error_event_inbox').whereIn('uid', uids).count({ n: '*' }).first()).toEqual({ n: '0' });
   });
 
   it('makes one group when many batches bring its first events at once', async () => {
-    const batches = await Promise.all(
-      Array.from({ length: 6 }, () => accept(20, { message: 'first at once', exception_type: 'RaceError' })),
+    const batches = Array.from({ length: 6 }, () =>
+      events(20, { message: 'first at once', exception_type: 'RaceError' }),
     );
-    const results = await Promise.all(batches.map((uids) => ingestBatch(deps, uids)));
+    const results = await Promise.all(batches.map((rows) => storeOnce(asFetched(rows))));
     expect(results.reduce((a, r) => a + r.stored, 0)).toBe(120);
     expect(await counts('first at once')).toEqual({ groups: 1, occurrences: 120, events: 120 });
-  });
-
-  it('counts right when the same batch runs twice at once', async () => {
-    const uids = await accept(30, { message: 'double run', exception_type: 'DoubleError' });
-    const [a, b] = await Promise.all([ingestBatch(deps, uids), ingestBatch(deps, uids)]);
-    expect(a.stored + b.stored).toBe(30);
-    expect(await counts('double run')).toEqual({ groups: 1, occurrences: 30, events: 30 });
-  });
-
-  it('hands each claimable row to one claimer, and a row again once its lease runs out', async () => {
-    const uids = await accept(40, { message: 'leases', exception_type: 'LeaseError' });
-    const q = ingestQueries(h.db);
-    const [a, b] = await Promise.all([q.claim(1000, 30), q.claim(1000, 30)]);
-    const mine = [...a, ...b].filter((r) => uids.includes(r.uid));
-    expect(mine.map((r) => r.uid).sort()).toEqual([...uids].sort());
-    expect((await q.claim(1000, 30)).filter((r) => uids.includes(r.uid))).toEqual([]);
-    // The lease runs out (driven here, not waited for): the rows are claimable again, attempt 2.
-    await h
-      .db('error_event_inbox')
-      .whereIn('uid', uids)
-      .update({ lease_until: h.db.raw("now() - interval '1 second'") });
-    const again = (await q.claim(1000, 30)).filter((r) => uids.includes(r.uid));
-    expect(again.map((r) => r.attempts)).toEqual(uids.map(() => 2));
-    expect((await ingestBatch(deps, uids)).stored).toBe(40);
-    expect(await counts('leases')).toEqual({ groups: 1, occurrences: 40, events: 40 });
-  });
-
-  it('retries an event whose processing throws, then buries it with its error', async () => {
-    const good = await accept(3, { message: 'beside a poison event', exception_type: 'PoisonNeighbour' });
-    // Not a valid capture (the API would refuse it), so processing throws on event_time.
-    await h.db('error_event_inbox').insert(sealed({ event_time: 'never', exception_type: 'Poison' }));
-    const first = await ingestNext(deps, 1000, 30, { maxAttempts: 2 });
-    expect(first.stored).toBeGreaterThanOrEqual(3);
-    expect(first.failed).toHaveLength(1);
-    const poison = await h
-      .db('error_event_inbox')
-      .where({ env_id: env.env.id })
-      .first('uid', 'attempts', 'last_error', h.db.raw('lease_until > now() as waiting'));
-    expect(poison).toMatchObject({ attempts: 1, last_error: expect.stringMatching(/invalid time/i), waiting: true });
-    await h
-      .db('error_event_inbox')
-      .where({ uid: poison.uid })
-      .update({ lease_until: h.db.raw('now()') });
-    expect((await ingestNext(deps, 1000, 30, { maxAttempts: 2 })).failed).toHaveLength(1);
-    expect(await h.db('error_event_inbox').where({ uid: poison.uid }).first()).toBeUndefined();
-    expect(await h.db('error_event_dead').where({ uid: poison.uid }).first('attempts', 'last_error')).toMatchObject({
-      attempts: 2,
-      last_error: expect.stringMatching(/invalid time/i),
-    });
-    expect(await counts('beside a poison event')).toEqual({ groups: 1, occurrences: 3, events: 3 });
-    expect(good).toHaveLength(3);
-  });
-
-  it('buries an event that outlives every lease (its worker keeps dying) without processing it', async () => {
-    const [uid] = await accept(1, { message: 'crash loop', exception_type: 'LoopError' });
-    const q = ingestQueries(h.db);
-    for (let i = 0; i < 3; i++) {
-      expect((await q.claim(1000, 30)).map((r) => r.uid)).toContain(uid);
-      await h
-        .db('error_event_inbox')
-        .where({ uid })
-        .update({ lease_until: h.db.raw('now()') });
-    }
-    const r = await ingestNext(deps, 1000, 30, { maxAttempts: 3 });
-    expect(r.stored).toBe(0);
-    expect(await h.db('error_event_dead').where({ uid }).first('attempts', 'last_error')).toMatchObject({
-      attempts: 4,
-      last_error: expect.stringMatching(/gave up/),
-    });
-    expect(await counts('crash loop')).toEqual({ groups: 0, occurrences: 0, events: 0 });
   });
 
   it('retries an event while the object store fails, and stores it unsymbolicated on the last attempt', async () => {
@@ -163,21 +121,19 @@ describe('ingestBatch', () => {
       size_bytes: 10,
       sha256: 'outage',
     });
-    const [uid] = await accept(1, {
+    const rows = events(1, {
       message: 'store outage',
       release: 'outage-1',
       stack_frames: [{ function: 'a', file: 'https://cdn.example.com/app.js', line: 1, column: 5 }],
     });
     const storeDown: MapLoader = () => Promise.reject(new Error('connect ECONNREFUSED'));
-    const first = await ingestNext({ ...deps, load: storeDown }, 1000, 30, { maxAttempts: 3 });
-    expect(first.failed.map((f) => f.uid)).toEqual([uid]);
+    const first = await storeOnce(asFetched(rows), undefined, { ...deps, load: storeDown });
+    expect(first.failed.map((f) => [f.event.uid, f.outcome])).toEqual([[rows[0]!.uid, 'retry']]);
     expect(await counts('store outage')).toEqual({ groups: 0, occurrences: 0, events: 0 });
-    await h
-      .db('error_event_inbox')
-      .where({ uid })
-      .update({ lease_until: h.db.raw('now()') });
-    expect((await ingestNext({ ...deps, load: storeDown }, 1000, 30, { maxAttempts: 3 })).stored).toBe(1);
-    const stored = unpackBody((await h.db('error_events').where({ uid }).first('body_deflated')).body_deflated);
+    expect((await storeOnce(asFetched(rows, true), undefined, { ...deps, load: storeDown })).stored).toBe(1);
+    const stored = unpackBody(
+      (await h.db('error_events').where({ uid: rows[0]!.uid }).first('body_deflated')).body_deflated,
+    );
     expect(stored.stack_frames[0]).toMatchObject({
       unmapped_reason: 'map_unavailable',
       function: 'a',
@@ -187,30 +143,102 @@ describe('ingestBatch', () => {
   });
 
   it('stores a batch of large events in parts, each event once', async () => {
-    const uids = await accept(12, { message: 'in parts', exception_type: 'PartsError' });
+    const rows = events(12, { message: 'in parts', exception_type: 'PartsError' });
     let statements = 0;
     const count = (q: { sql: string }) => void (q.sql.includes('insert into error_events') && (statements += 1));
-    h.db.on('query', count);
+    txPool.on('query', count);
     try {
-      expect((await ingestBatch(deps, uids, { maxAttempts: 10, maxStoreBytes: 1 })).stored).toBe(12);
+      expect((await storeOnce(asFetched(rows), { maxStoreBytes: 1 })).stored).toBe(12);
     } finally {
-      h.db.off('query', count);
+      txPool.off('query', count);
     }
     expect(statements).toBe(12);
     expect(await counts('in parts')).toEqual({ groups: 1, occurrences: 12, events: 12 });
   });
 
-  it('claims no more stored payload than its byte budget, but always one row', async () => {
-    const uids = await accept(10, { message: 'budget', exception_type: 'BudgetError' });
-    const q = ingestQueries(h.db);
-    const one = (await q.claim(1000, 30, 1)).filter((r) => uids.includes(r.uid));
-    expect(one).toHaveLength(1);
-    const size = Number(
-      (await h.db('error_event_inbox').where({ uid: uids[1] }).first(h.db.raw('pg_column_size(payload_sealed) as s')))
-        .s,
+  it('drops the events of an environment deleted since they were accepted, and stores the rest', async () => {
+    const gone = await createTestEnv(h.db);
+    const orphan = sealPayload(deps.keyring, gone.env.id, newEventUid('c0'), errorEventInput.parse(sampleEvent()));
+    await h.db('envs').where({ id: gone.env.id }).delete();
+    const rows = events(2, { message: 'beside an orphan' });
+    const r = await storeOnce(asFetched([orphan, ...rows]));
+    expect(r).toMatchObject({ stored: 2, dropped: 1, failed: [] });
+  });
+});
+
+describe('jobs', () => {
+  it('hold at most 50 events or 32 KB of sealed payload, a larger event alone, in order', () => {
+    const rows = events(120, { message: 'packing' });
+    const packed = packJobs(rows);
+    expect(packed.map((j) => j.events.length)).toEqual([50, 50, 20]);
+    expect(packed.flatMap((j) => j.events.map((e) => e.uid))).toEqual(rows.map((r) => r.uid));
+    const big = { ...rows[0]!, payload_sealed: 'x'.repeat(jobLimits.sealedBytes + 1) };
+    const mixed = packJobs([rows[1]!, big, rows[2]!]);
+    expect(mixed.map((j) => j.events.map((e) => e.uid))).toEqual([[rows[1]!.uid], [big.uid], [rows[2]!.uid]]);
+    const fitting = packJobs(rows, { events: 1000, sealedBytes: rows[0]!.payload_sealed.length * 3 });
+    expect(fitting[0]!.events).toHaveLength(3);
+  });
+
+  it('retry a poison event on its own, then dead-letter it with its error; its neighbours are stored once', async () => {
+    const good = events(3, { message: 'beside a poison event', exception_type: 'PoisonNeighbour' });
+    // Not a valid capture (the API would refuse it), so processing throws on event_time.
+    const poison = sealed({ event_time: 'never', exception_type: 'Poison' });
+    await enqueueEvents(h.db, jobs, [...good, poison]);
+    expect(await ingestQueued(h, jobs)).toBe(1);
+    expect(await counts('beside a poison event')).toEqual({ groups: 1, occurrences: 3, events: 3 });
+    // The poison event goes on alone, in a job of its own, and is tried until its last attempt.
+    expect((await queuedEvents(h)).map((q) => q.uid)).toEqual([poison.uid]);
+    await eventually(
+      async () => (await ingestQueued(h, jobs)) > 0 && (await deadLetters(h)).some((d) => d.uid === poison.uid),
+      {
+        timeoutMs: 20_000,
+        intervalMs: 200,
+      },
     );
-    const three = (await q.claim(1000, 30, size * 3)).filter((r) => uids.includes(r.uid));
-    expect(three).toHaveLength(3);
-    expect((await ingestBatch(deps, uids)).stored).toBe(10);
+    expect((await deadLetters(h)).find((d) => d.uid === poison.uid)).toMatchObject({
+      error: expect.stringMatching(/invalid time/i),
+    });
+    expect(await queuedEvents(h)).toEqual([]);
+    expect(await counts('beside a poison event')).toEqual({ groups: 1, occurrences: 3, events: 3 });
+  });
+
+  it('dead-letter an event that outlives every claim (its worker keeps dying) without processing it', async () => {
+    const rows = events(1, { message: 'crash loop', exception_type: 'LoopError' });
+    await enqueueEvents(h.db, jobs, rows);
+    // Each claim is lost as a killed worker's is (the supervisor fails it), until none remain.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const [job] = await eventually(async () => {
+        const fetched = await jobs.boss.fetch('errors.ingest', { batchSize: 10 });
+        return fetched.length > 0 ? fetched : undefined;
+      });
+      await jobs.boss.fail('errors.ingest', job!.id, { error: 'heartbeat lost' });
+    }
+    await eventually(async () => (await deadLetters(h)).some((d) => d.uid === rows[0]!.uid));
+    expect(await queuedEvents(h)).toEqual([]);
+    expect(await counts('crash loop')).toEqual({ groups: 0, occurrences: 0, events: 0 });
+  });
+
+  it('commit once when a claim runs out while the job is worked and another worker takes it', async () => {
+    const rows = events(30, { message: 'double run', exception_type: 'DoubleError' });
+    const worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
+    const lock = await h.db.transaction();
+    try {
+      // The store waits on this environment's row (its foreign keys), so the first run is held mid-store.
+      await lock('envs').where({ id: env.env.id }).forUpdate().first();
+      await enqueueEvents(h.db, jobs, rows);
+      const [job] = await eventually(async () => {
+        const q = await queuedEvents(h);
+        return q.length > 0 && q.every((e) => e.state === 'active') ? q : undefined;
+      });
+      // The claim is taken away (as the supervisor does when a heartbeat stops): the job is retried,
+      // and the worker's other loop takes it while the first run still waits.
+      await jobs.boss.fail('errors.ingest', job!.job, { error: 'claim ran out' });
+      await eventually(async () => (await queuedEvents(h)).some((e) => e.state === 'active'), { timeoutMs: 10_000 });
+    } finally {
+      await lock.commit();
+    }
+    await eventually(async () => (await queuedEvents(h)).length === 0, { timeoutMs: 20_000 });
+    await worker.stop();
+    expect(await counts('double run')).toEqual({ groups: 1, occurrences: 30, events: 30 });
   });
 });

@@ -4,9 +4,14 @@ import { keyringFromConfig } from '../../src/crypto.ts';
 import { newEventUid } from '../../src/domain/observability/intake/capture.ts';
 import { errorEventInput } from '../../src/domain/observability/intake/event-schema.ts';
 import { sealPayload, type SealedPayloadRow } from '../../src/domain/observability/intake/sealed-payload.ts';
-import { queues } from '../../src/jobs.ts';
+import { createBoss, Jobs, queues } from '../../src/jobs.ts';
+import { fromKnex } from 'pg-boss';
+import { pino } from 'pino';
+import type { IngestJob } from '../../src/domain/observability/intake/job.ts';
+import { createObjectStore } from '../../src/storage/index.ts';
+import { errorsIngest } from '../../workers/errors-ingest.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { startWorker, type WorkerHandle } from '../../src/worker.ts';
+import { startWorker, type WorkerContext, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { call, startTestWeb, type Answer, type Harness } from '../support/harness.ts';
@@ -87,4 +92,64 @@ export const groupIdOf = (eventName: string): string => /error_groups\/([^/]+)\/
 /** An inbox (or dead-letter) row of `sampleEvent()`, sealed as a capture seals it. */
 export function sealedSample(h: Harness, envId: string): SealedPayloadRow {
   return sealPayload(keyringFromConfig(h.config), envId, newEventUid('c0'), errorEventInput.parse(sampleEvent()));
+}
+
+/** The events waiting in `errors.ingest` jobs (pg-boss's job table), in job order: uid, job id and the sealed row. */
+export async function queuedEvents(h: Harness): Promise<(SealedPayloadRow & { job: string; state: string })[]> {
+  const { rows } = await h.db.raw<{ rows: (SealedPayloadRow & { job: string; state: string })[] }>(
+    `select j.id::text as job, j.state::text as state, e->>'uid' as uid, e->>'env_id' as env_id, e->>'release' as release,
+            e->>'payload_sealed' as payload_sealed
+       from pgboss.job j, jsonb_array_elements(j.data->'events') e
+      where j.name = 'errors.ingest' and j.state in ('created', 'retry', 'active') order by j.created_on, j.id`,
+  );
+  return rows;
+}
+
+/** Dead-lettered events (the `errors.ingest.dead` queue), with the error their worker gave. */
+export async function deadLetters(h: Harness): Promise<(SealedPayloadRow & { error: string | null })[]> {
+  const { rows } = await h.db.raw<{ rows: (SealedPayloadRow & { error: string | null })[] }>(
+    `select e->>'uid' as uid, e->>'env_id' as env_id, e->>'release' as release, e->>'payload_sealed' as payload_sealed,
+            j.data->>'error' as error
+       from pgboss.job j, jsonb_array_elements(j.data->'events') e where j.name = 'errors.ingest.dead'`,
+  );
+  return rows;
+}
+
+/**
+ * One pass of the real `errors.ingest` handler over the jobs queued now, as a worker makes it: a
+ * fetch, then the handler on one transaction (which settles every job it fetched). Answers how many
+ * jobs it fetched. `given`: a keyring or map loader instead of the worker's own.
+ */
+export async function ingestQueued(
+  h: Harness,
+  jobs: Jobs,
+  given: Parameters<typeof errorsIngest>[1] = {},
+): Promise<number> {
+  const fetched = await jobs.boss.fetch<IngestJob>('errors.ingest', { batchSize: 100, includeMetadata: true });
+  if (fetched.length === 0) return 0;
+  const handler = errorsIngest({}, given);
+  const ctx = {
+    config: h.config,
+    db: h.db,
+    jobs,
+    log: pino({ level: 'silent' }),
+    store: createObjectStore(h.config),
+    stopping: new AbortController().signal,
+  };
+  const inputs = fetched.map((j) => ({
+    id: j.id,
+    data: j.data,
+    retryCount: j.retryCount,
+    retryLimit: j.retryLimit,
+    createdOn: j.createdOn,
+  }));
+  await h.db.transaction((trx) => handler(inputs, ctx as WorkerContext<typeof queues>, fromKnex(trx)));
+  return fetched.length;
+}
+
+/** A web-side Jobs for tests that queue events without a web process (close it with `jobs.boss.stop`). */
+export async function testJobs(h: Harness): Promise<Jobs> {
+  const boss = createBoss(h.config, 'web');
+  await boss.start();
+  return new Jobs(boss, queues);
 }

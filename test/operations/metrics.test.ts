@@ -9,7 +9,7 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
-import { handlers, services } from '../../workers/handlers.ts';
+import { handlers } from '../../workers/handlers.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { sampleEvent } from '../observability/support.ts';
@@ -99,7 +99,7 @@ describe('GET /metrics', () => {
 
     let worker: WorkerHandle<typeof queues> | undefined;
     try {
-      worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5, services });
+      worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
       await eventually(async () => expect(value(await scrape(), 'cairn_intake_pending')).toBe(0));
       expect(value(await scrape(), 'cairn_intake_oldest_seconds')).toBe(0);
     } finally {

@@ -19,7 +19,9 @@ const intakeQueue = 'errors.ingest';
 export function operationsQueries(db: Db) {
   return {
     async intake(): Promise<IntakeFigures> {
-      const { rows } = await db.raw<{ rows: { pending: string | null; oldest: number | null; leased: string | null }[] }>(
+      const { rows } = await db.raw<{
+        rows: { pending: string | null; oldest: number | null; leased: string | null }[];
+      }>(
         `select sum(jsonb_array_length(data->'events')) as pending,
                 extract(epoch from now() - min(created_on))::float8 as oldest,
                 sum(jsonb_array_length(data->'events')) filter (where state = 'active') as leased

@@ -150,6 +150,5 @@ export function ingestQueries(db: Db) {
       );
       return Number((rows as { stored: string }[])[0]?.stored ?? 0);
     },
-
   };
 }

@@ -1,0 +1,65 @@
+// Group commit of captures (src/domain/observability/intake/writer.ts) on the real Postgres and
+// pg-boss: requests queued behind an INSERT in flight share the next one, each answers by its own
+// events' fate, and one request's bad events never fail another's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IntakeWriter } from '../../src/domain/observability/intake/writer.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { Jobs } from '../../src/jobs.ts';
+import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { queuedEvents, sealedSample, testJobs } from './support.ts';
+
+let h: Harness;
+let env: CreatedEnv;
+let jobs: Jobs;
+
+beforeAll(async () => {
+  h = await createHarness();
+  env = await createTestEnv(h.db);
+  jobs = await testJobs(h);
+});
+afterAll(async () => {
+  await jobs?.boss.stop({ graceful: false, close: true });
+  await h?.close();
+});
+
+const row = (envId = env.env.id) => sealedSample(h, envId);
+/** A named event (its id is claimed in error_event_ids, whose environment must exist). */
+const named = (envId = env.env.id) => ({ ...row(envId), event_id: crypto.randomUUID().replaceAll('-', '') });
+const queued = async (uids: string[]) => (await queuedEvents(h)).filter((q) => uids.includes(q.uid)).length;
+
+describe('IntakeWriter', () => {
+  it('writes requests queued behind an INSERT in flight together, answering each once committed', async () => {
+    const writer = new IntakeWriter(h.db, jobs, { concurrency: 1, maxRows: 1000 });
+    const rows = Array.from({ length: 40 }, () => [row()]);
+    let inserts = 0;
+    const count = (q: { sql: string }) => void (/insert into/i.test(q.sql) && (inserts += 1));
+    h.db.on('query', count);
+    try {
+      await Promise.all(rows.map((r) => writer.write(r)));
+    } finally {
+      h.db.off('query', count);
+    }
+    expect(await queued(rows.flat().map((r) => r.uid))).toBe(40);
+    // The first request goes alone; the other 39 queued behind it and share the second INSERT.
+    expect(inserts).toBe(2);
+  });
+
+  it('fails only the request whose events fail, not the others of the same INSERT', async () => {
+    const writer = new IntakeWriter(h.db, jobs, { concurrency: 1, maxRows: 1000 });
+    const first = [named()];
+    const bad = [named('env_does_not_exist')];
+    const good = [named(), row()];
+    const outcomes = await Promise.allSettled([writer.write(first), writer.write(bad), writer.write(good)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await queued([...first, ...good].map((r) => r.uid))).toBe(3);
+    expect(await queued(bad.map((r) => r.uid))).toBe(0);
+  });
+
+  it('never splits one request across INSERTs, even past the row limit', async () => {
+    const writer = new IntakeWriter(h.db, jobs, { concurrency: 1, maxRows: 5 });
+    const big = Array.from({ length: 12 }, () => row());
+    const small = [row()];
+    await Promise.all([writer.write([row()]), writer.write(big), writer.write(small)]);
+    expect(await queued([...big, ...small].map((r) => r.uid))).toBe(13);
+  });
+});
