@@ -181,10 +181,11 @@ export function createBoss(
     createSchema: role === 'release',
     // Only workers run maintenance and cron; web processes only insert jobs.
     supervise: role === 'worker',
-    // The supervisor fails jobs whose heartbeat stopped (a killed worker) and retries them: every
-    // 10 s, so a killed worker's error events wait ~10-20 s, not the 60 s default. One worker
-    // claims each pass for all of them, so more workers add no load.
+    // The supervisor's monitor fails jobs whose heartbeat stopped (a killed worker) and retries
+    // them: every 10 s, so a killed worker's error events wait ~10-30 s, not the 60 s defaults.
+    // One worker claims each queue's pass for all of them, so more workers add no load.
     superviseIntervalSeconds: 10,
+    monitorIntervalSeconds: 10,
     schedule: role === 'worker',
     // Workers wake on NOTIFY instead of sleeping out the 2 s default poll.
     useListenNotify: role === 'worker',
