@@ -1,10 +1,10 @@
 // Captured payloads at rest (CONTRACT.md: no plaintext secret in any table or queue row).
 // An accepted event is raw and unscrubbed (the scrubber runs only when a worker processes it), so it
-// is sealed with the service key before it reaches the inbox and stays sealed in the dead-letter
-// table; a worker opens it only when its turn in a batch comes.
+// is sealed with the service key before it is queued (an `errors.ingest` job, job.ts) and stays
+// sealed in the dead-letter queue; a worker opens it only when its turn in a batch comes.
 //
 // The plaintext is the event's JSON, deflated (raw, level 1) before sealing: ciphertext does not
-// compress, so the lz4 TOAST compression the inbox relied on would be lost, and the rows would be
+// compress, so the lz4 TOAST compression the queue would rely on is lost, and the rows would be
 // 3x larger in the table and the WAL (measured: 2.3 KB events go to 0.66 KB, and the whole seal +
 // INSERT runs at 17-19k events/s against 14-15k uncompressed). Compressing before sealing is what
 // the backups already do (gzip, then encrypt); the length it reveals is visible only to someone
