@@ -53,17 +53,11 @@ function startWorkerProcess(): { child: ChildProcess; output: () => string; star
   return { child, output: () => out, started };
 }
 
-// The queue's own rows, read as an operator would (pg-boss's job table; this file's database holds one environment).
-const state = async () => {
-  const { rows } = await h.db.raw<{ rows: { queued: string | null; stored: string }[] }>(
-    `select (select sum(jsonb_array_length(data->'events')) from pgboss.job
-              where name = 'errors.ingest' and state in ('created', 'retry', 'active')) as queued,
-            (select count(*) from error_events where env_id = ?) as stored`,
-    [env.env.id],
-  );
-  const r = rows[0]!;
-  return { queued: Number(r.queued ?? 0), stored: Number(r.stored) };
-};
+// What waits, read as an operator reads it (`cairn admin status`), and what is stored.
+const state = async () => ({
+  queued: (await operationsQueries(h.db).intake()).pending,
+  stored: Number((await h.db('error_events').where({ env_id: env.env.id }).count({ n: '*' }).first())?.n),
+});
 
 /** The events of jobs claimed since `since` and not settled: what a worker started then holds. */
 const heldSince = async (since: Date) =>

@@ -11,7 +11,7 @@ import { newId } from '../../../ids.ts';
 import { scrubbingQueries } from '../scrubbing/queries.ts';
 import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
 import { ingestQueries, type NewEvent, type NewGroup, type SqlExecutor } from './queries.ts';
-import { compiledPolicy, type ScrubbingPolicy } from '../scrubbing/scrub.ts';
+import { compiledPolicy } from '../scrubbing/scrub.ts';
 import { openPayload, UnopenablePayload, type SealedPayloadRow } from './sealed-payload.ts';
 import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from '../source-maps/queries.ts';
 import type { MapLoader } from '../pipeline/symbolicate.ts';
@@ -92,10 +92,8 @@ async function processAll(
   options: IngestOptions,
   flush: (ready: Ready[]) => Promise<void>,
 ): Promise<{ failed: Failure[]; dropped: number }> {
-  const existing = await ingestQueries(db).existingEnvs([...new Set(all.map((r) => r.env_id))]);
-  const rows = all.filter((r) => existing.has(r.env_id));
-  const envIds = [...existing];
-  const pairs = [...new Set(rows.filter((r) => r.release).map((r) => `${r.env_id}\n${r.release}`))].map((k) => {
+  const envIds = [...new Set(all.map((r) => r.env_id))];
+  const pairs = [...new Set(all.filter((r) => r.release).map((r) => `${r.env_id}\n${r.release}`))].map((k) => {
     const [env_id, release] = k.split('\n') as [string, string];
     return { env_id, release };
   });
@@ -105,12 +103,14 @@ async function processAll(
     minifiedSourceQueries(db).forReleases(pairs),
   ]);
   withMinified(maps, minified);
+  // Only existing environments have a policy: the events of one deleted since are dropped.
+  const rows = all.filter((r) => policies.has(r.env_id));
   let ready: Ready[] = [];
   let bytes = 0;
   const failed: Failure[] = [];
   for (const row of rows) {
     try {
-      const policy = compiledPolicy(policies.get(row.env_id) as ScrubbingPolicy);
+      const policy = compiledPolicy(policies.get(row.env_id)!);
       const refs = row.release ? (maps.get(`${row.env_id}\n${row.release}`) ?? []) : [];
       // Opened now, not with the batch: a loop holds one event in plaintext, only while processing it.
       const processed = await processEvent(openPayload(keyring, row), refs, load, policy.scrubber());

@@ -82,11 +82,6 @@ export function ingestQueries(db: Db) {
       return result.rowCount ?? 0;
     },
 
-    /** The environments among `envIds` that still exist (one deleted since its events were accepted has none). */
-    async existingEnvs(envIds: string[]): Promise<Set<string>> {
-      return new Set((await db('envs').whereIn('id', envIds).pluck('id')) as string[]);
-    },
-
     /**
      * Stores a processed batch (`eventsJson`: a JSON array of NewEvent) in one statement, on the
      * worker's transaction (`tx`), so it commits or vanishes as a whole, and only together with its

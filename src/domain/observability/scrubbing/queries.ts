@@ -13,13 +13,16 @@ export function scrubbingQueries(db: Db) {
     },
 
     /** Policies of several environments at once (one query per worker batch). */
+    /**
+     * Each environment's policy (the default where none was set). An environment that no longer
+     * exists has no entry: the worker drops its events (intake/ingest.ts), with no query of its own.
+     */
     async policies(envIds: string[]): Promise<Map<string, ScrubbingPolicy>> {
-      const rows: { env_id: string; policy: unknown }[] = await db('error_scrubbing_policies')
-        .whereIn('env_id', envIds)
-        .select('env_id', 'policy');
-      const out = new Map<string, ScrubbingPolicy>(envIds.map((id) => [id, defaultPolicy]));
-      for (const r of rows) out.set(r.env_id, scrubbingPolicy.parse(r.policy));
-      return out;
+      const rows: { env_id: string; policy: unknown }[] = await db('envs as e')
+        .leftJoin('error_scrubbing_policies as p', 'p.env_id', 'e.id')
+        .whereIn('e.id', envIds)
+        .select('e.id as env_id', 'p.policy');
+      return new Map(rows.map((r) => [r.env_id, r.policy == null ? defaultPolicy : scrubbingPolicy.parse(r.policy)]));
     },
 
     async put(envId: string, policy: ScrubbingPolicy): Promise<Date> {
