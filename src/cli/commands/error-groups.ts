@@ -8,7 +8,7 @@ import {
   type ErrorGroupState,
   type StackFrame,
 } from '../../sdk/error-groups.ts';
-import { CliError, type Register } from '../context.ts';
+import { CliError, pageText, type Register } from '../context.ts';
 
 interface Common {
   env?: string;
@@ -93,14 +93,8 @@ export const register: Register = (program, ctx) => {
           pageSize: o.pageSize,
           pageToken: o.pageToken,
         });
-        ctx.print(
-          page,
-          Boolean(o.json),
-          (p: typeof page) =>
-            [
-              ...p.error_groups.map(groupLine),
-              ...(p.next_page_token ? [`more: --page-token ${p.next_page_token}`] : []),
-            ].join('\n') || 'no error groups',
+        ctx.print(page, Boolean(o.json), (p: typeof page) =>
+          pageText(p.error_groups.map(groupLine), p.next_page_token, 'no error groups'),
         );
       },
     );
@@ -148,14 +142,8 @@ export const register: Register = (program, ctx) => {
         pageSize: o.pageSize,
         pageToken: o.pageToken,
       });
-      ctx.print(
-        page,
-        Boolean(o.json),
-        (p: typeof page) =>
-          [
-            ...p.error_events.map(eventLine),
-            ...(p.next_page_token ? [`more: --page-token ${p.next_page_token}`] : []),
-          ].join('\n') || 'no events',
+      ctx.print(page, Boolean(o.json), (p: typeof page) =>
+        pageText(p.error_events.map(eventLine), p.next_page_token, 'no events'),
       );
     });
   events

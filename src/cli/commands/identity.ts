@@ -5,7 +5,7 @@ import { rangePrefixOf, type ImportFormat } from '../../domain/identity/breached
 import { stageImport } from '../../domain/identity/breached/import.ts';
 import { createBoss, Jobs, queues } from '../../jobs.ts';
 import { EndUsersApi, type EndUser, type Session } from '../../sdk/end-users.ts';
-import { CliError, type Register } from '../context.ts';
+import { CliError, pageText, type Register } from '../context.ts';
 
 const userLine = (u: EndUser) =>
   `${u.id}  ${u.email}${u.email_verified ? '' : ' (unverified)'}${u.totp_enabled ? ' [totp]' : ''}`;
@@ -40,14 +40,8 @@ export const register: Register = (program, ctx) => {
         pageSize: o.pageSize,
         pageToken: o.pageToken,
       });
-      ctx.print(
-        page,
-        Boolean(o.json),
-        (p: typeof page) =>
-          [
-            ...p.end_users.map(userLine),
-            ...(p.next_page_token ? [`more: --page-token ${p.next_page_token}`] : []),
-          ].join('\n') || 'no end users',
+      ctx.print(page, Boolean(o.json), (p: typeof page) =>
+        pageText(p.end_users.map(userLine), p.next_page_token, 'no end users'),
       );
     });
 

@@ -7,12 +7,13 @@
 import { z } from 'zod';
 import type { SealedPayloadRow } from './sealed-payload.ts';
 
+/** A sealed event as it travels in a job: exactly the row its seal is bound to. */
 export const sealedEvent = z.object({
   uid: z.string().regex(/^err_[0-9a-z]+$/),
   env_id: z.string(),
   release: z.string().nullable(),
   payload_sealed: z.string(),
-});
+}) satisfies z.ZodType<SealedPayloadRow>;
 
 export const ingestJobSchema = z.object({ events: z.array(sealedEvent).min(1) });
 
