@@ -114,6 +114,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
     t.binary('identifier_hash').notNullable();
     t.integer('failures').notNullable().defaultTo(0);
+    // Checks reserved and not yet finished: a sign-in reserves its password check before hashing,
+    // so concurrent guesses across web processes cannot all pass the lockout before any failure
+    // is counted. At most `threshold` checks, failed and pending together, run per identifier.
+    t.integer('pending').notNullable().defaultTo(0);
     t.timestamp('locked_until', { useTz: true });
     t.timestamp('update_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.primary(['env_id', 'identifier_hash']);
@@ -127,12 +131,15 @@ export async function up(knex: Knex): Promise<void> {
   )`);
 
   // Mail without SMTP_URL lands here (and in the log), so development needs no mail server.
+  // Mail without SMTP_URL lands here. Its body holds one-use links, so it is sealed: AES-256-GCM
+  // with the service key, bound to the row's id (src/mail/outbox.ts); rows go after 7 days.
   await knex.schema.createTable('mail_outbox', (t) => {
     t.text('id').primary();
     t.text('to').notNullable();
     t.text('subject').notNullable();
-    t.text('text').notNullable();
+    t.text('body_sealed').notNullable();
     t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.index(['create_time']);
   });
 
   // Local breached-password store: one row per 5-hex-digit SHA-1 prefix (HIBP range layout), the

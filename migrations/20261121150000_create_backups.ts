@@ -1,6 +1,10 @@
-// Backups: one row per backup object, restore operations, per-environment retention,
+// Backups: one row per backup object, restore and drill operations, per-environment retention,
 // and application storage buckets. A backup row outlives its job: it is the user's record of
 // what exists in the backup bucket, so pruning deletes the object first and the row after.
+// A backup is `succeeded` only after its stored object was read back and found whole, so its row
+// keeps what pg_dump wrote (uncompressed bytes and sha256: a restore checks the script against
+// them before it commits) and the per-table figures found in it (a restore drill compares its
+// scratch copy with them).
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
@@ -28,6 +32,14 @@ export async function up(knex: Knex): Promise<void> {
     t.text('wrapped_key');
     t.boolean('billable').notNullable().defaultTo(false);
     t.text('error');
+    t.bigInteger('sql_bytes');
+    t.text('sql_sha256');
+    t.jsonb('table_stats');
+    // The latest restore drill of this backup: when, and its verdict.
+    t.timestamp('verified_time', { useTz: true });
+    t.jsonb('verification');
+    // Times a run of this backup was cut off (its worker killed or stopped); it runs again, up to 3.
+    t.integer('interruptions').notNullable().defaultTo(0);
     t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('start_time', { useTz: true });
     t.timestamp('finish_time', { useTz: true });
@@ -36,10 +48,14 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['env_id', 'create_time']);
     t.index(['state', 'expire_time']);
   });
+  // /readyz counts failed drills on every probe.
+  await knex.raw(
+    "create index backups_failed_drill on backups (env_id) where state = 'succeeded' and verification->>'result' = 'failed'",
+  );
 
   await knex.schema.createTable('backup_operations', (t) => {
     t.text('id').primary();
-    t.text('kind').notNullable().checkIn(['restore'], 'backup_operations_kind_check');
+    t.text('kind').notNullable().checkIn(['restore', 'drill'], 'backup_operations_kind_check');
     // The environment whose key asked for it (the source backup's) and the one it changes.
     t.text('requester_env_id').notNullable().references('envs.id').onDelete('CASCADE');
     t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
@@ -53,6 +69,9 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('bytes_read').notNullable().defaultTo(0);
     t.bigInteger('bytes_total').notNullable().defaultTo(0);
     t.jsonb('error');
+    // A restore's transaction id in its target, recorded before COMMIT is let through: what a
+    // restore whose worker died is reconciled from (txid_status), rather than guessed.
+    t.text('restore_xid');
     t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('update_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('finish_time', { useTz: true });
@@ -67,6 +86,10 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('weekly_days').notNullable().defaultTo(30);
     t.integer('monthly_days').notNullable().defaultTo(90);
     t.integer('manual_days').notNullable().defaultTo(90);
+    // Restore drills of the latest backup; null: the mode's default (weekly for test
+    // environments, off for live ones).
+    t.text('drill_schedule').checkIn(['off', 'daily', 'weekly'], 'backup_settings_drill_schedule_check');
+    t.timestamp('last_drill_time', { useTz: true });
     t.timestamp('update_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
 

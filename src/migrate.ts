@@ -7,6 +7,23 @@ import { createDb } from './db.ts';
 import { createBoss, queues, syncQueues, type Registry } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
 
+/**
+ * Before the first release, migrations were folded into one per area; knex refuses a database that
+ * ran one of the old files ("the migration directory is corrupt"). Say what that means and what
+ * to do, rather than knex's words alone.
+ */
+function explainMissing(err: unknown): never {
+  if (err instanceof Error && /migration directory is corrupt/.test(err.message)) {
+    throw new Error(
+      `${err.message}. This database was created by a pre-release build of Cairn whose migrations were ` +
+        'folded into one per area, so it cannot be upgraded in place: pg_dump what you need from it, then ' +
+        'recreate it (the embedded database: delete the data folder `npm start` prints) and run `release` again.',
+      { cause: err },
+    );
+  }
+  throw err;
+}
+
 export async function runMigrations(
   config: Pick<Config, 'DATABASE_URL' | 'CAIRN_DB_POOL_MAX'>,
   log?: Logger,
@@ -14,7 +31,7 @@ export async function runMigrations(
 ): Promise<string[]> {
   const db = createDb(config, { poolMax: 2, applicationName: 'cairn-release' });
   try {
-    const [, applied] = (await db.migrate.latest()) as [number, string[]];
+    const [, applied] = (await db.migrate.latest().catch(explainMissing)) as [number, string[]];
     for (const name of applied) log?.info({ migration: name }, 'migrated');
     const boss = createBoss(config, 'release');
     await boss.start();

@@ -17,6 +17,12 @@ import { healthz, readyz } from './routes/system/index.ts';
 export interface AppOptions {
   /** Extra routes (tests mount probes for the key middleware this way). */
   routes?: readonly RouteDef[];
+  /**
+   * Check every answer against its route's response schema (route.ts); on when NODE_ENV is `test`
+   * (vitest sets it, and spawned web processes inherit it), so every API test also checks the
+   * contract it reads.
+   */
+  checkResponses?: boolean;
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
@@ -41,7 +47,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openApi ??= buildOpenApi(routes, deps.config.CAIRN_BASE_URL);
   });
-  mountRoutes(router, routes, deps);
+  mountRoutes(router, routes, deps, {
+    checkResponses: options.checkResponses ?? process.env.NODE_ENV === 'test',
+  });
 
   app.use(metrics.timer);
   app.use(requestContext(deps.log));

@@ -108,7 +108,22 @@ function checkEnvScope(params: Record<string, string>, principal: Principal | un
   }
 }
 
-function handlerFor(def: RouteDef, deps: AppDeps): Middleware {
+/**
+ * A response that does not match its declared schema is a bug of ours, and the OpenAPI document
+ * would lie about it: with `checkResponses` (on under tests) it fails the request with a 500 that
+ * names the route and the fields, instead of reaching a client.
+ */
+function checkResponse(def: RouteDef, result: unknown): void {
+  const parsed = def.response.schema.safeParse(result);
+  if (parsed.success) return;
+  const fields = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
+    .join('; ');
+  throw new Error(`the answer of ${def.operationId} does not match its response schema: ${fields}`);
+}
+
+function handlerFor(def: RouteDef, deps: AppDeps, checkResponses: boolean): Middleware {
   return async (ctx) => {
     const principal = (ctx.state as RequestState).principal;
     const rawParams = (ctx as unknown as { params: Record<string, string> }).params ?? {};
@@ -135,12 +150,19 @@ function handlerFor(def: RouteDef, deps: AppDeps): Middleware {
       Schema,
       Schema
     >);
+    // Routes that write the body themselves (a download stream, a redirect) return nothing.
+    if (checkResponses && result !== undefined) checkResponse(def, result);
     ctx.status = def.response.status;
     if (result !== undefined) ctx.body = result;
   };
 }
 
-export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: AppDeps): void {
+export function mountRoutes(
+  router: Router,
+  routes: readonly RouteDef[],
+  deps: AppDeps,
+  options: { checkResponses?: boolean } = {},
+): void {
   for (const def of routes) {
     // Authentication comes before the body is read, so an anonymous caller costs no parsing.
     const chain: Middleware[] = [
@@ -165,7 +187,7 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: A
         }) as Middleware,
       );
     }
-    chain.push(handlerFor(def, deps));
+    chain.push(handlerFor(def, deps, options.checkResponses ?? false));
     router.register(koaPath(def.path), [def.method.toUpperCase()], chain as RouterMiddleware[], {
       name: def.operationId,
     });

@@ -2,105 +2,20 @@
 // `enableVersioning(bucket)`, `listVersions(bucket, key)`, `restoreVersion(bucket, key, versionId)`.
 import { envPath, type CairnClient } from './client.ts';
 
-export type BackupState = 'pending' | 'running' | 'succeeded' | 'failed';
+import type { Backup, BackupState, BackupUsage, Operation, RestorePreview, Verification } from '../contract/backups.ts';
+import type { Bucket, ObjectVersion, ObjectWrite } from '../contract/storage.ts';
 
-export interface Backup {
-  id: string;
-  state: BackupState;
-  type: 'daily' | 'weekly' | 'monthly' | 'manual';
-  trigger: 'schedule' | 'manual' | 'pre_restore';
-  key: string;
-  size_bytes: number | null;
-  sha256: string | null;
-  billable: boolean;
-  duration_ms: number | null;
-  pg_version: string | null;
-  pg_dump_version: string | null;
-  encryption: { format: string; algorithm: string; key_id: string } | null;
-  error: string | null;
-  /** When the latest restore drill of this backup ran, and its verdict. */
-  verified_time: string | null;
-  verification: Verification | null;
-  create_time: string;
-  start_time: string | null;
-  finish_time: string | null;
-  expire_time: string;
-}
-
-export interface Verification {
-  result: 'passed' | 'failed';
-  reason?: string;
-}
-
-export interface Operation {
-  name: string;
-  done: boolean;
-  metadata: {
-    kind: 'restore' | 'drill';
-    backup_id: string | null;
-    target_env: string;
-    pre_restore_backup_id: string | null;
-    state: BackupState;
-    phase: string | null;
-    bytes_read: number;
-    bytes_total: number;
-  };
-  error?: { code: string; message: string };
-  response?: {
-    backup_id: string | null;
-    target_env: string;
-    pre_restore_backup_id: string | null;
-    verification?: Verification;
-  };
-}
-
-/** What a restore would replace (`previewRestore`): checked like the restore, nothing changed. */
-export interface RestorePreview {
-  backup: Backup;
-  target_env: string;
-  target_mode: 'test' | 'live';
-  /** What the restore would replace (the target's tables with row estimates); never where the database lives. */
-  replaces: {
-    tables: { name: string; estimated_rows: number | null }[];
-    table_count: number;
-    estimated_rows: number;
-  } | null;
-  replaces_unknown?: string;
-}
-
-export interface BackupUsage {
-  date: string;
-  manual_today: number;
-  free_left: number;
-  billable_today: number;
-  stored_bytes: number;
-  stored_gb: number;
-  monthly_estimate_usd: number;
-}
-
-export interface ObjectVersion {
-  versionId: string;
-  lastModified: string;
-  isLatest: boolean;
-  isDeleteMarker: boolean;
-  size: number;
-  etag?: string;
-}
-
-export interface Bucket {
-  name: string;
-  bucket: string;
-  versioning: 'disabled' | 'enabled';
-  create_time: string;
-}
-
-export interface ObjectWrite {
-  key: string;
-  size?: number;
-  versionId?: string;
-  deleteMarker?: boolean;
-  restoredFrom?: string;
-}
+export type {
+  Backup,
+  BackupState,
+  BackupUsage,
+  Bucket,
+  ObjectVersion,
+  ObjectWrite,
+  Operation,
+  RestorePreview,
+  Verification,
+};
 
 const backupPath = (id: string): string => {
   if (!/^backup_[0-9a-z]{26}$/.test(id)) throw new Error(`"${id}" is not a backup id (backup_…)`);

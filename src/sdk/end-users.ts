@@ -2,52 +2,13 @@
 // CLI. Environment names are validated by envPath, so no path tricks.
 import { envPath, type CairnClient } from './client.ts';
 
-export interface EndUser {
-  name: string;
-  id: string;
-  email: string;
-  email_verified: boolean;
-  has_password: boolean;
-  totp_enabled: boolean;
-  create_time: string;
-  update_time: string;
-  last_sign_in_time: string | null;
-}
+import type { EndUser, Session, SessionWithToken, SignIn } from '../contract/identity.ts';
 
-export interface Session {
-  name: string;
-  id: string;
-  end_user_id: string;
-  state: 'active' | 'revoked' | 'expired';
-  method: string;
-  ip: string | null;
-  user_agent: string | null;
-  create_time: string;
-  last_active_time: string;
-  idle_expire_time: string;
-  expire_time: string;
-  revoke_time: string | null;
-}
-
-export interface SignIn {
-  id: string;
-  time: string;
-  method: string;
-  outcome: string;
-  ip: string | null;
-  user_agent: string | null;
-}
+export type { EndUser, Session, SessionWithToken, SignIn };
 
 export interface PageOptions {
   pageSize?: number;
   pageToken?: string;
-}
-
-export interface SessionWithToken {
-  session: Session;
-  user: EndUser;
-  /** Keep it in an HttpOnly; Secure; SameSite=Lax cookie, never in page script. */
-  session_token: string;
 }
 
 const userId = (id: string): string => {

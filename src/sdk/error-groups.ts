@@ -2,102 +2,30 @@
 // triage with etags, source maps and the scrubbing policy. Environment names go through envPath.
 import { envPath, type CairnClient } from './client.ts';
 
-export type ErrorGroupState = 'unresolved' | 'acknowledged' | 'resolved';
+import type { ScrubbingPolicy } from '../contract/error-groups.ts';
+import type {
+  BatchResult,
+  CaptureEvent,
+  ErrorEvent,
+  ErrorGroup,
+  ErrorGroupState,
+  LinkedException,
+  ReleaseFile,
+  StackFrame,
+} from '../contract/error-groups.ts';
 
-export interface StackFrame {
-  function?: string;
-  file?: string;
-  line?: number;
-  column?: number;
-  in_app?: boolean;
-  pre_context?: string[];
-  context_line?: string;
-  post_context?: string[];
-  generated?: { function?: string; file?: string; line?: number; column?: number };
-  unmapped_reason?: string;
-  /** The eval chain as printed, when the code ran in eval or new Function. */
-  eval_origin?: string;
-}
-
-/** An error printed inside the stack's own properties: `[cause]`, or AggregateError's `[errors]`. */
-export interface LinkedException {
-  source: string;
-  /** Index in `linked_exceptions` of the error it hangs on; absent: the event's own exception. */
-  parent?: number;
-  exception_type: string;
-  message?: string;
-  stack_frames: StackFrame[];
-  unparsed_line_count: number;
-}
-
-export interface CaptureEvent {
-  /** The event's own name (32 lower-case hex or a UUID); the SDK makes one when absent, so a retry is never stored twice. */
-  event_id?: string;
-  event_time: string;
-  exception_type: string;
-  message?: string;
-  stack?: string;
-  stack_frames?: StackFrame[];
-  service_name?: string;
-  release?: string;
-  breadcrumbs?: {
-    timestamp?: string;
-    type?: string;
-    category?: string;
-    level?: string;
-    message?: string;
-    data?: Record<string, string | number | boolean | null>;
-  }[];
-  tags?: Record<string, string>;
-  fingerprint?: string;
-  trace_id?: string;
-  span_id?: string;
-}
-
-export interface ErrorGroup {
-  name: string;
-  uid: string;
-  fingerprint: string;
-  title: string;
-  culprit: string;
-  service_name: string;
-  state: ErrorGroupState;
-  first_seen_time: string;
-  last_seen_time: string;
-  occurrence_count: number;
-  last_release: string;
-  etag: string;
-  resolve_time?: string;
-  grouping: { method: string; frames: { function?: string; file?: string }[] };
-}
-
-export interface ErrorEvent extends Omit<CaptureEvent, 'stack_frames'> {
-  name: string;
-  uid: string;
-  meta: { create_time: string; receive_time: string };
-  stack_frames: StackFrame[];
-  scrub_counts: Record<string, number>;
-  /** Errors in the stack's `[cause]` and `[errors]` (Node's util.inspect of an error), outermost first. */
-  linked_exceptions?: LinkedException[];
-  /** Lines of `stack` no known format reads, when the stack was parsed; the first 50 of them. */
-  unparsed_line_count?: number;
-  unparsed_lines?: string[];
-}
-
-export interface SourceMap {
-  name: string;
-  release: string;
-  file: string;
-  size_bytes: number;
-  sha256: string;
-  create_time: string;
-}
-
-export interface ScrubbingPolicy {
-  use_default_rules: boolean;
-  disabled_rules: string[];
-  sensitive_keys: string[];
-}
+export type {
+  BatchResult,
+  CaptureEvent,
+  ErrorEvent,
+  ErrorGroup,
+  ErrorGroupState,
+  LinkedException,
+  ScrubbingPolicy,
+  StackFrame,
+};
+/** A source map or a minified file of a release. */
+export type SourceMap = ReleaseFile;
 
 export interface Page {
   pageSize?: number;
@@ -110,8 +38,6 @@ export interface GroupFilter extends Page {
   lastSeenAfter?: string;
   lastSeenBefore?: string;
 }
-
-export type BatchResult = { uid: string } | { error: { code: string; message: string } };
 
 const seg = encodeURIComponent;
 

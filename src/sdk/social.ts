@@ -2,33 +2,9 @@
 // CLI. Secrets go in and never come back out.
 import { envPath, type CairnClient } from './client.ts';
 
-export type SocialProviderName = 'google' | 'github' | 'apple';
+import type { SocialProvider, SocialProviderInput, SocialProviderName } from '../contract/social.ts';
 
-export interface SocialProvider {
-  provider: SocialProviderName;
-  enabled: boolean;
-  uses_shared_client: boolean;
-  client_id: string | null;
-  has_client_secret: boolean;
-  apple?: { team_id: string; key_id: string | null };
-  issuer: string | null;
-  authorization_endpoint: string | null;
-  token_endpoint: string | null;
-  api_base_url: string | null;
-  update_time: string;
-}
-
-export interface SocialProviderInput {
-  enabled?: boolean;
-  /** Omit for Google on the service's shared client. */
-  client_id?: string;
-  client_secret?: string;
-  apple?: { team_id: string; key_id: string; private_key: string };
-  issuer?: string;
-  authorization_endpoint?: string;
-  token_endpoint?: string;
-  api_base_url?: string;
-}
+export type { SocialProvider, SocialProviderInput, SocialProviderName };
 
 const name = (p: string): SocialProviderName => {
   if (p !== 'google' && p !== 'github' && p !== 'apple')

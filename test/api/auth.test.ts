@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineRoute } from '../../src/api/route.ts';
-import { envParams } from '../../src/api/routes/tenancy/schema.ts';
+import { envParams } from '../../src/contract/tenancy.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createKey } from '../../src/domain/tenancy/envs.ts';
 import { tenancyQueries } from '../../src/domain/tenancy/queries.ts';
@@ -37,7 +37,7 @@ const probeRoutes = [
     response: { status: 200, description: 'ok', schema: z.object({ env: z.string() }) },
     handle: ({ principal }) => {
       reached += 1;
-      return { env: principal!.envName };
+      return { env: principal.envName };
     },
   }),
 ];

@@ -13,7 +13,12 @@ import {
   unpackSuffixes,
 } from '../../src/domain/identity/breached/format.ts';
 import { isCommonPassword } from '../../src/domain/identity/breached/breached.ts';
-import { decodePageToken, encodePageToken } from '../../src/domain/identity/pages.ts';
+import { readPageToken, signPageToken } from '../../src/contract/pages.ts';
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const encodePageToken = (key: Buffer, id: string): string => signPageToken(key, 'end_users', id);
+const decodePageToken = (key: Buffer, token: string | undefined): string | undefined =>
+  readPageToken(key, 'end_users', token, isString);
 import { passwordProblem } from '../../src/domain/identity/passwords.ts';
 import { hashRecoveryCode, newRecoveryCode, verifyTotp } from '../../src/domain/identity/factors/totp.ts';
 

@@ -2,14 +2,12 @@
 // operations. Each write inserts its row and enqueues its job in one transaction (STYLE.md §2).
 import type { Knex } from 'knex';
 import { AppError } from '../../errors.ts';
-import { pageTokenKey } from '../../pagination.ts';
 import { newId } from '../../ids.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db.ts';
 import { databaseUrlOf } from './capture.ts';
 import { backupObjectKey, freeManualPerDay, startOfUtcDay, usdPerGbMonth } from './deps.ts';
 import type { Enqueuer } from './maintenance.ts';
-import { decodePageToken, encodePageToken } from './page-token.ts';
 import { targetTables } from './target-preview.ts';
 import { effectiveDrillSchedule } from './drill.ts';
 import {
@@ -26,64 +24,6 @@ export interface ServiceDeps {
   config: Config;
   db: Knex;
   jobs: Enqueuer;
-}
-
-const pageKey = (config: Config): Buffer => pageTokenKey(config);
-
-export function backupResource(b: BackupRow) {
-  return {
-    id: b.id,
-    state: b.state,
-    type: b.type,
-    trigger: b.trigger,
-    key: b.object_key,
-    size_bytes: b.size_bytes === null ? null : Number(b.size_bytes),
-    sha256: b.sha256,
-    billable: b.billable,
-    duration_ms: b.duration_ms,
-    pg_version: b.pg_version,
-    pg_dump_version: b.pg_dump_version,
-    encryption: b.key_id ? { format: 'cairn-bk1', algorithm: 'AES-256-GCM', key_id: b.key_id } : null,
-    error: b.error,
-    verified_time: b.verified_time?.toISOString() ?? null,
-    verification: b.verification,
-    create_time: b.create_time.toISOString(),
-    start_time: b.start_time?.toISOString() ?? null,
-    finish_time: b.finish_time?.toISOString() ?? null,
-    expire_time: b.expire_time.toISOString(),
-  };
-}
-
-export function operationResource(op: OperationRow, targetEnvName: string, verification: Verification | null = null) {
-  const done = op.state === 'succeeded' || op.state === 'failed';
-  const metadata = {
-    kind: op.kind,
-    backup_id: op.backup_id,
-    target_env: targetEnvName,
-    pre_restore_backup_id: op.pre_backup_id,
-    state: op.state,
-    phase: op.phase,
-    bytes_read: Number(op.bytes_read),
-    bytes_total: Number(op.bytes_total),
-    create_time: op.create_time.toISOString(),
-    update_time: op.update_time.toISOString(),
-  };
-  return {
-    name: `operations/${op.id}`,
-    done,
-    metadata,
-    ...(op.state === 'failed' && op.error ? { error: op.error } : {}),
-    ...(op.state === 'succeeded'
-      ? {
-          response: {
-            backup_id: op.backup_id,
-            target_env: targetEnvName,
-            pre_restore_backup_id: op.pre_backup_id,
-            ...(op.kind === 'drill' && verification ? { verification } : {}),
-          },
-        }
-      : {}),
-  };
 }
 
 /** POST …/backups: a manual backup; the eleventh and later of a UTC day still run, marked billable. */
@@ -123,20 +63,6 @@ export async function requestManualBackup(deps: ServiceDeps, envId: string, now 
     await deps.jobs.enqueue(trx, 'backups.capture', { backup_id: row!.id });
     return row!;
   });
-}
-
-export async function listBackups(
-  deps: Pick<ServiceDeps, 'config' | 'db'>,
-  envId: string,
-  pageSize: number,
-  pageToken?: string,
-): Promise<{ backups: BackupRow[]; next?: string }> {
-  const key = pageKey(deps.config);
-  const after = decodePageToken(key, pageToken);
-  const rows = await backupQueries(deps.db).listBackups(envId, pageSize + 1, after);
-  if (rows.length <= pageSize) return { backups: rows };
-  const page = rows.slice(0, pageSize);
-  return { backups: page, next: encodePageToken(key, page[page.length - 1]!.id) };
 }
 
 /** A backup of the caller's environment; another environment's is not_found, not forbidden. */
@@ -243,7 +169,7 @@ export async function previewRestore(deps: ServiceDeps, callerEnvId: string, bac
   const { backup, target } = await checkRestore(deps.db, callerEnvId, backupId, targetEnvName, false);
   const replaces = await targetTables(databaseUrlOf(deps, target));
   return {
-    backup: backupResource(backup),
+    backup,
     target_env: target.name,
     target_mode: target.mode,
     replaces,

@@ -29,26 +29,6 @@ export function checkKey(key: string): void {
   }
 }
 
-export function bucketResource(b: BucketRow, envName: string) {
-  return {
-    name: `${envName}/buckets/${b.name}`,
-    bucket: b.name,
-    versioning: b.versioning,
-    create_time: b.create_time.toISOString(),
-  };
-}
-
-export function versionResource(v: ObjectVersion) {
-  return {
-    versionId: v.versionId,
-    lastModified: v.lastModified.toISOString(),
-    isLatest: v.isLatest,
-    isDeleteMarker: v.isDeleteMarker,
-    size: v.size,
-    ...(v.etag ? { etag: v.etag } : {}),
-  };
-}
-
 export async function createBucket(deps: StorageDeps, envId: string, name: string): Promise<BucketRow> {
   if (!bucketNamePattern.test(name))
     throw new AppError('invalid_request', 'bucket names are 3-40 lower-case letters, digits and dashes');

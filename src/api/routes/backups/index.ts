@@ -2,28 +2,30 @@
 import { z } from 'zod';
 import { openDecrypted } from '../../../domain/backups/download.ts';
 import { requestDrill } from '../../../domain/backups/drill.ts';
+import { backupQueries } from '../../../domain/backups/queries.ts';
 import {
-  backupResource,
   backupUsage,
   getBackup,
   getOperation,
   getSettings,
-  listBackups,
-  operationResource,
   previewRestore,
   requestManualBackup,
   requestRestore,
   saveSettings,
 } from '../../../domain/backups/service.ts';
 import { defineRoute } from '../../route.ts';
+import { paginate } from '../../../contract/pages.ts';
 import {
   backup,
   backupIdParams,
   backupList,
+  backupPages,
+  backupResource,
   createBackupBody,
   drillBody,
   envParams,
-  listQuery,
+  operationResource,
+  pageQuery,
   operation,
   operationParams,
   restoreBody,
@@ -31,7 +33,7 @@ import {
   settings,
   settingsBody,
   usage,
-} from './schema.ts';
+} from '../../../contract/backups.ts';
 
 const envBase = '/v1/orgs/{org}/projects/{project}/envs/{env}';
 
@@ -60,11 +62,13 @@ export const listBackupsRoute = defineRoute({
   auth: 'secret',
   scope: 'backups:read',
   params: envParams,
-  query: listQuery,
+  query: pageQuery,
   response: { status: 200, description: 'A page of backups', schema: backupList },
   async handle({ principal, deps, query }) {
-    const page = await listBackups(deps, principal.envId, query.page_size, query.page_token);
-    return { backups: page.backups.map(backupResource), ...(page.next ? { next_page_token: page.next } : {}) };
+    const page = await paginate(deps.config, query, backupPages, (after, limit) =>
+      backupQueries(deps.db).listBackups(principal.envId, limit, after),
+    );
+    return { backups: page.items.map(backupResource), next_page_token: page.next_page_token };
   },
 });
 
@@ -137,7 +141,8 @@ export const previewRestoreRoute = defineRoute({
   body: restoreBody,
   response: { status: 200, description: 'What the restore would replace', schema: restorePreview },
   async handle({ principal, deps, params, body }) {
-    return previewRestore(deps, principal.envId, params.backup_id, body.targetEnv);
+    const preview = await previewRestore(deps, principal.envId, params.backup_id, body.targetEnv);
+    return { ...preview, backup: backupResource(preview.backup) };
   },
 });
 

@@ -3,7 +3,13 @@ import { keyringFromConfig } from '../../../crypto.ts';
 import { acceptBatch, acceptEvents, type CaptureDeps } from '../../../domain/observability/intake/capture.ts';
 import { defineRoute } from '../../route.ts';
 import type { AppDeps } from '../../context.ts';
-import { batchCaptureBody, batchCaptureResponse, captureBody, captureResponse, envParams } from './schema.ts';
+import {
+  batchCaptureBody,
+  batchCaptureResponse,
+  captureBody,
+  captureResponse,
+  envParams,
+} from '../../../contract/error-groups.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
 const captureDeps = (deps: AppDeps): CaptureDeps => ({

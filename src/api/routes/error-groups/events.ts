@@ -1,10 +1,17 @@
 // Error events of a group, one event, and the AIP-159 wildcard read by uid (CONTRACT.md).
 import { groupQueries } from '../../../domain/observability/groups/queries.ts';
-import { decodePageToken, encodePageToken } from '../../../domain/observability/groups/page-token.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute } from '../../route.ts';
-import { pageSecret } from './groups.ts';
-import { eventList, eventParams, eventResource, eventsParams, eventView, pageQuery } from './schema.ts';
+import {
+  eventList,
+  eventPages,
+  eventParams,
+  eventResource,
+  eventsParams,
+  eventView,
+  pageQuery,
+} from '../../../contract/error-groups.ts';
+import { paginate } from '../../../contract/pages.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups/{error_group}/error_events';
 
@@ -24,15 +31,12 @@ export const listEvents = defineRoute({
     if (!(await q.getGroup(principal.envId, params.error_group))) {
       throw new AppError('not_found', `no error group ${params.error_group} in this environment`);
     }
-    const after = decodePageToken(pageSecret(deps), query.page_token);
-    const rows = await q.listEvents(principal.envId, params.error_group, after, query.page_size + 1);
-    const page = rows.slice(0, query.page_size);
-    const last = page.at(-1);
+    const page = await paginate(deps.config, query, eventPages, (after, limit) =>
+      q.listEvents(principal.envId, params.error_group, after, limit),
+    );
     return {
-      error_events: page.map((e) => eventView(principal.envName, e)),
-      ...(rows.length > query.page_size && last
-        ? { next_page_token: encodePageToken(pageSecret(deps), { t: last.event_time.toISOString(), id: last.uid }) }
-        : {}),
+      error_events: page.items.map((e) => eventView(principal.envName, e)),
+      next_page_token: page.next_page_token,
     };
   },
 });

@@ -1,18 +1,22 @@
 // Error groups: list, get, and the three triage calls (SPEC.md, CONTRACT.md "Error tracking").
 import type { Context } from 'koa';
 import { groupQueries } from '../../../domain/observability/groups/queries.ts';
-import { decodePageToken, encodePageToken } from '../../../domain/observability/groups/page-token.ts';
-import { pageTokenKey } from '../../../pagination.ts';
 import { triage, type TriageAction } from '../../../domain/observability/groups/state.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute, type RouteDef } from '../../route.ts';
-import type { AppDeps } from '../../context.ts';
-import { groupList, groupParams, groupResource, groupsQuery, groupView, envParams, triageBody } from './schema.ts';
+import {
+  envParams,
+  groupList,
+  groupPages,
+  groupParams,
+  groupResource,
+  groupsQuery,
+  groupView,
+  triageBody,
+} from '../../../contract/error-groups.ts';
+import { paginate } from '../../../contract/pages.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
-
-/** Page tokens are signed with the key derived for them (CONTRACT.md: tampered → invalid_request). */
-export const pageSecret = (deps: AppDeps): Buffer => pageTokenKey(deps.config);
 
 export const listGroups = defineRoute({
   method: 'get',
@@ -26,15 +30,12 @@ export const listGroups = defineRoute({
   query: groupsQuery,
   response: { status: 200, description: 'A page of groups', schema: groupList },
   async handle({ query, principal, deps }) {
-    const after = decodePageToken(pageSecret(deps), query.page_token);
-    const rows = await groupQueries(deps.db).listGroups(principal.envId, query, after, query.page_size + 1);
-    const page = rows.slice(0, query.page_size);
-    const last = page.at(-1);
+    const page = await paginate(deps.config, query, groupPages, (after, limit) =>
+      groupQueries(deps.db).listGroups(principal.envId, query, after, limit),
+    );
     return {
-      error_groups: page.map((g) => groupView(principal.envName, g)),
-      ...(rows.length > query.page_size && last
-        ? { next_page_token: encodePageToken(pageSecret(deps), { t: last.last_seen_time.toISOString(), id: last.id }) }
-        : {}),
+      error_groups: page.items.map((g) => groupView(principal.envName, g)),
+      next_page_token: page.next_page_token,
     };
   },
 });

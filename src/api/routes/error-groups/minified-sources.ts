@@ -4,11 +4,11 @@
 import { z } from 'zod';
 import { uploadMinifiedSource } from '../../../domain/observability/source-maps/uploads.ts';
 import { defineRoute } from '../../route.ts';
-import { listReleaseFiles, releaseFileResource, releaseFileView } from './release-files.ts';
-import { releaseParams } from './schema.ts';
+import { listReleaseFiles } from './release-files.ts';
+import { minifiedSourceResource, releaseFileView, releaseParams } from '../../../contract/error-groups.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/releases/{release}/minified_sources';
-const resource = releaseFileResource('MinifiedSource');
+const resource = minifiedSourceResource;
 
 export const uploadMinified = defineRoute({
   method: 'put',

@@ -2,32 +2,10 @@
 import { z } from 'zod';
 import { scrubbingQueries } from '../../../domain/observability/scrubbing/queries.ts';
 import { scrubbingPolicy } from '../../../domain/observability/scrubbing/scrub.ts';
-import { defaultRuleNames } from '../../../domain/observability/scrubbing/rules.ts';
 import { defineRoute } from '../../route.ts';
-import { envParams } from './schema.ts';
+import { envParams, policyResource, policyView as view } from '../../../contract/error-groups.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/scrubbing_policy';
-
-const policyResource = z
-  .object({
-    name: z.string(),
-    policy: scrubbingPolicy,
-    /** Every default rule, for reference. */
-    default_rules: z.array(z.string()),
-    update_time: z.string().optional(),
-  })
-  .meta({ id: 'ScrubbingPolicyResource' });
-
-const view = (
-  envName: string,
-  policy: z.infer<typeof scrubbingPolicy>,
-  updateTime: Date | null,
-): z.input<typeof policyResource> => ({
-  name: `${envName}/scrubbing_policy`,
-  policy,
-  default_rules: [...defaultRuleNames, 'sensitive_key'],
-  ...(updateTime ? { update_time: new Date(updateTime).toISOString() } : {}),
-});
 
 export const getPolicy = defineRoute({
   method: 'get',

@@ -3,12 +3,10 @@
 import { z } from 'zod';
 import { uploadSourceMap } from '../../../domain/observability/source-maps/uploads.ts';
 import { defineRoute } from '../../route.ts';
-import { listReleaseFiles, releaseFileResource, releaseFileView } from './release-files.ts';
-import { releaseParams } from './schema.ts';
+import { listReleaseFiles } from './release-files.ts';
+import { sourceMapResource, releaseFileView, releaseParams } from '../../../contract/error-groups.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/releases/{release}/source_maps';
-
-const sourceMapResource = releaseFileResource('SourceMap');
 
 export const uploadMap = defineRoute({
   method: 'put',

@@ -7,12 +7,22 @@ import { acceptSignUp } from '../../../domain/identity/signup/signup.ts';
 import { confirmPasswordReset, requestPasswordReset, verifyEmail } from '../../../domain/identity/links/links.ts';
 import { consumeLimit } from '../../../domain/identity/limits.ts';
 import { signInWithPassword } from '../../../domain/identity/signin.ts';
-import { endUserResource, sessionResource } from '../../../domain/identity/resources.ts';
 import { identityQueries } from '../../../domain/identity/queries.ts';
 import { redeemTicket } from '../../../domain/identity/tickets/tickets.ts';
 import type { SessionState } from '../../middleware/session-auth.ts';
 import { defineRoute } from '../../route.ts';
-import { accepted, email, endUser, factorProof, password, redirectUrl, session, sessionAnswer } from './schema.ts';
+import {
+  accepted,
+  email,
+  endUser,
+  endUserResource,
+  factorProof,
+  password,
+  redirectUrl,
+  session,
+  sessionAnswer,
+  sessionResource,
+} from '../../../contract/identity.ts';
 
 export function clientFrom(ctx: Context): { ip: string; userAgent: string | null } {
   return { ip: ctx.ip || 'unknown', userAgent: ctx.get('user-agent').slice(0, 500) || null };

@@ -1,10 +1,7 @@
 // End users, sessions and sign-in history for the application's server (secret key, CONTRACT.md
 // "Identity"). Every query is scoped by the key's environment.
 import { z } from 'zod';
-import type { Config } from '../../../config.ts';
-import { decodePageToken, paginate } from '../../../domain/identity/pages.ts';
 import { identityQueries } from '../../../domain/identity/queries.ts';
-import { endUserResource, sessionResource, signInResource } from '../../../domain/identity/resources.ts';
 import { normaliseEmail } from '../../../domain/identity/tokens.ts';
 import { resetTotp } from '../../../domain/identity/factors/totp.ts';
 import {
@@ -13,15 +10,28 @@ import {
   requireEndUser,
   revokeEndUserSessions,
 } from '../../../domain/identity/users/users.ts';
-import { pageTokenKey } from '../../../pagination.ts';
+import {
+  email,
+  endUser,
+  endUserList,
+  endUserPages,
+  endUserParams,
+  endUserResource,
+  envParams,
+  pageQuery,
+  password,
+  sessionList,
+  sessionPages,
+  sessionResource,
+  signInList,
+  signInPages,
+  signInResource,
+} from '../../../contract/identity.ts';
+import { paginate } from '../../../contract/pages.ts';
 import { defineRoute } from '../../route.ts';
-import { envParams } from '../tenancy/schema.ts';
-import { email, endUser, endUserParams, pageQuery, password, session, signIn } from './schema.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/end_users';
 const tags = ['End users'];
-
-const pageKey = (config: Config): Buffer => pageTokenKey(config);
 
 export const createEndUserRoute = defineRoute({
   method: 'post',
@@ -49,22 +59,15 @@ export const listEndUsers = defineRoute({
   scope: 'auth:read',
   params: envParams,
   query: pageQuery.extend({ email: z.string().max(320).optional() }),
-  response: {
-    status: 200,
-    description: 'A page of end users',
-    schema: z.object({ end_users: z.array(endUser), next_page_token: z.string().optional() }),
-  },
+  response: { status: 200, description: 'A page of end users', schema: endUserList },
   async handle({ query, principal, deps }) {
-    const key = pageKey(deps.config);
-    const rows = await identityQueries(deps.db).listUsers(
-      principal.envId,
-      { pageSize: query.page_size, before: decodePageToken(key, query.page_token) },
-      query.email ? normaliseEmail(query.email) : undefined,
+    const email = query.email ? normaliseEmail(query.email) : undefined;
+    const page = await paginate(deps.config, query, endUserPages, (before, limit) =>
+      identityQueries(deps.db).listUsers(principal.envId, { limit, before }, email),
     );
-    const page = paginate(key, rows, query.page_size);
     return {
       end_users: page.items.map((u) => endUserResource(principal.envName, u)),
-      ...(page.next ? { next_page_token: page.next } : {}),
+      next_page_token: page.next_page_token,
     };
   },
 });
@@ -110,22 +113,15 @@ export const listSessions = defineRoute({
   scope: 'auth:read',
   params: endUserParams,
   query: pageQuery,
-  response: {
-    status: 200,
-    description: 'A page of sessions',
-    schema: z.object({ sessions: z.array(session), next_page_token: z.string().optional() }),
-  },
+  response: { status: 200, description: 'A page of sessions', schema: sessionList },
   async handle({ params, query, principal, deps }) {
     await requireEndUser(deps.db, principal.envId, params.end_user);
-    const key = pageKey(deps.config);
-    const rows = await identityQueries(deps.db).listSessions(params.end_user, {
-      pageSize: query.page_size,
-      before: decodePageToken(key, query.page_token),
-    });
-    const page = paginate(key, rows, query.page_size);
+    const page = await paginate(deps.config, query, sessionPages, (before, limit) =>
+      identityQueries(deps.db).listSessions(params.end_user, { limit, before }),
+    );
     return {
       sessions: page.items.map((s) => sessionResource(principal.envName, s)),
-      ...(page.next ? { next_page_token: page.next } : {}),
+      next_page_token: page.next_page_token,
     };
   },
 });
@@ -155,20 +151,13 @@ export const listSignIns = defineRoute({
   scope: 'auth:read',
   params: endUserParams,
   query: pageQuery,
-  response: {
-    status: 200,
-    description: 'A page of sign-ins',
-    schema: z.object({ sign_ins: z.array(signIn), next_page_token: z.string().optional() }),
-  },
+  response: { status: 200, description: 'A page of sign-ins', schema: signInList },
   async handle({ params, query, principal, deps }) {
     await requireEndUser(deps.db, principal.envId, params.end_user);
-    const key = pageKey(deps.config);
-    const rows = await identityQueries(deps.db).listSignIns(params.end_user, {
-      pageSize: query.page_size,
-      before: decodePageToken(key, query.page_token),
-    });
-    const page = paginate(key, rows, query.page_size);
-    return { sign_ins: page.items.map(signInResource), ...(page.next ? { next_page_token: page.next } : {}) };
+    const page = await paginate(deps.config, query, signInPages, (before, limit) =>
+      identityQueries(deps.db).listSignIns(params.end_user, { limit, before }),
+    );
+    return { sign_ins: page.items.map(signInResource), next_page_token: page.next_page_token };
   },
 });
 

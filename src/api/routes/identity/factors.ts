@@ -5,7 +5,7 @@ import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
 import { activateTotp, disableTotp, enrollTotp } from '../../../domain/identity/factors/totp.ts';
 import { defineRoute } from '../../route.ts';
 import { currentSession } from './client.ts';
-import { factorProof } from './schema.ts';
+import { factorProof } from '../../../contract/identity.ts';
 
 export const enroll = defineRoute({
   method: 'post',

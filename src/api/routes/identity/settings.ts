@@ -4,7 +4,7 @@
 import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
 import { identitySettingsSchema, saveIdentitySettings } from '../../../domain/identity/settings.ts';
 import { defineRoute } from '../../route.ts';
-import { envParams } from '../tenancy/schema.ts';
+import { envParams } from '../../../contract/tenancy.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/identity_settings';
 const settings = identitySettingsSchema.meta({ id: 'IdentitySettings' });

@@ -5,7 +5,8 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { completeSocialSignIn, startSocialSignIn } from '../../../domain/social/flow.ts';
-import { providerInput, providerNames, providerResource, putProvider } from '../../../domain/social/providers.ts';
+import { providerInput, providerNames, putProvider } from '../../../domain/social/providers.ts';
+import { providerResource, providerSchema } from '../../../contract/social.ts';
 import { socialQueries } from '../../../domain/social/queries.ts';
 import { consumeLimit } from '../../../domain/identity/limits.ts';
 import { AppError } from '../../../errors.ts';
@@ -13,27 +14,11 @@ import { setPortalSession } from '../../../portal/cookies.ts';
 import type { AppDeps } from '../../context.ts';
 import { defineRoute } from '../../route.ts';
 import { clientFrom } from '../identity/client.ts';
-import { envParams } from '../tenancy/schema.ts';
+import { envParams } from '../../../contract/tenancy.ts';
 
 const provider = z.enum(providerNames);
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/social_providers';
 const tags = ['Social sign-in'];
-
-const providerSchema = z
-  .object({
-    provider,
-    enabled: z.boolean(),
-    uses_shared_client: z.boolean(),
-    client_id: z.string().nullable(),
-    has_client_secret: z.boolean(),
-    apple: z.object({ team_id: z.string(), key_id: z.string().nullable() }).optional(),
-    issuer: z.string().nullable(),
-    authorization_endpoint: z.string().nullable(),
-    token_endpoint: z.string().nullable(),
-    api_base_url: z.string().nullable(),
-    update_time: z.string(),
-  })
-  .meta({ id: 'SocialProvider' });
 
 export const startRoute = defineRoute({
   method: 'get',

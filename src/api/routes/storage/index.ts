@@ -3,7 +3,6 @@
 // a key is never read as "…:listVersions" (an encoded key's ":" arrives as %3A and cannot clash).
 import { z } from 'zod';
 import {
-  bucketResource,
   createBucket,
   deleteObject,
   enableVersioning,
@@ -13,22 +12,23 @@ import {
   maxObjectBytes,
   putObject,
   restoreVersion,
-  versionResource,
 } from '../../../domain/storage/buckets.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute } from '../../route.ts';
-import { envParams } from '../tenancy/schema.ts';
 import {
   bucket,
   bucketList,
+  bucketResource,
   bucketParams,
   createBucketBody,
+  envParams,
   objectParams,
   restoreVersionBody,
   versionList,
   versionQuery,
+  versionResource,
   writeResult,
-} from './schema.ts';
+} from '../../../contract/storage.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/buckets';
 

@@ -2,7 +2,7 @@
 import { AppError } from '../../../errors.ts';
 import { tenancyQueries } from '../../../domain/tenancy/queries.ts';
 import { defineRoute } from '../../route.ts';
-import { envParams, envResource } from './schema.ts';
+import { envParams, envResource } from '../../../contract/tenancy.ts';
 
 export const getEnv = defineRoute({
   method: 'get',

@@ -83,10 +83,7 @@ export function sessionQueries(db: Db) {
     },
 
     async listSessions(endUserId: string, page: Page): Promise<SessionRow[]> {
-      const q = db('end_user_sessions')
-        .where({ end_user_id: endUserId })
-        .orderBy('id', 'desc')
-        .limit(page.pageSize + 1);
+      const q = db('end_user_sessions').where({ end_user_id: endUserId }).orderBy('id', 'desc').limit(page.limit);
       if (page.before) q.where('id', '<', page.before);
       return q.select(sessionColumns);
     },

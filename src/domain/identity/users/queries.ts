@@ -27,7 +27,8 @@ export interface SignInRow {
 }
 
 export interface Page {
-  pageSize: number;
+  /** At most this many rows (the page and one more, to learn whether another follows). */
+  limit: number;
   /** Rows with ids below this one (ids are ULIDs, so newest first). */
   before?: string;
 }
@@ -71,10 +72,7 @@ export function usersQueries(db: Db) {
     },
 
     async listUsers(envId: string, page: Page, email?: string): Promise<EndUserRow[]> {
-      const q = users(db)
-        .where('u.env_id', envId)
-        .orderBy('u.id', 'desc')
-        .limit(page.pageSize + 1);
+      const q = users(db).where('u.env_id', envId).orderBy('u.id', 'desc').limit(page.limit);
       if (email) q.where('u.email_normalized', email);
       if (page.before) q.where('u.id', '<', page.before);
       return q;
@@ -116,10 +114,7 @@ export function usersQueries(db: Db) {
     },
 
     async listSignIns(endUserId: string, page: Page): Promise<SignInRow[]> {
-      const q = db('end_user_sign_ins')
-        .where({ end_user_id: endUserId })
-        .orderBy('id', 'desc')
-        .limit(page.pageSize + 1);
+      const q = db('end_user_sign_ins').where({ end_user_id: endUserId }).orderBy('id', 'desc').limit(page.limit);
       if (page.before) q.where('id', '<', page.before);
       return q.select('id', 'end_user_id', 'time', 'method', 'outcome', 'ip', 'user_agent');
     },

@@ -5,7 +5,6 @@ import type { Db } from '../../../db.ts';
 import { unpackBody } from '../pipeline/event-body.ts';
 import type { EventBody } from '../pipeline/process.ts';
 import { newEtagSql } from '../intake/queries.ts';
-import type { PageKey } from './page-token.ts';
 
 export type GroupState = 'unresolved' | 'acknowledged' | 'resolved';
 
@@ -82,7 +81,12 @@ export interface TriageOutcome {
 
 export function groupQueries(db: Db) {
   return {
-    async listGroups(envId: string, f: GroupFilter, after: PageKey | undefined, limit: number): Promise<GroupRow[]> {
+    async listGroups(
+      envId: string,
+      f: GroupFilter,
+      after: { t: string; id: string } | undefined,
+      limit: number,
+    ): Promise<GroupRow[]> {
       const q = db('error_groups')
         .where({ env_id: envId })
         .select(groupColumns)
@@ -103,7 +107,12 @@ export function groupQueries(db: Db) {
       return db('error_groups').where({ env_id: envId, id }).first(groupColumns);
     },
 
-    async listEvents(envId: string, groupId: string, after: PageKey | undefined, limit: number): Promise<EventRow[]> {
+    async listEvents(
+      envId: string,
+      groupId: string,
+      after: { t: string; id: string } | undefined,
+      limit: number,
+    ): Promise<EventRow[]> {
       const q = db('error_events')
         .where({ env_id: envId, group_id: groupId })
         .select(eventColumns)

@@ -1,11 +1,15 @@
 // Request and response shapes of the error-tracking routes (SPEC.md Error Group / Error Event,
 // CONTRACT.md "Error tracking"); the same schemas validate requests and feed the OpenAPI document.
 import { z } from 'zod';
-import { envParams } from '../tenancy/schema.ts';
-import { errorEventInput } from '../../../domain/observability/intake/event-schema.ts';
-import type { GroupRow, EventRow } from '../../../domain/observability/groups/queries.ts';
+import { errorEventInput } from '../domain/observability/intake/event-schema.ts';
+import type { EventRow, GroupRow } from '../domain/observability/groups/queries.ts';
+import type { SourceMapRow } from '../domain/observability/source-maps/queries.ts';
+import { defaultRuleNames } from '../domain/observability/scrubbing/rules.ts';
+import { scrubbingPolicy } from '../domain/observability/scrubbing/scrub.ts';
+import { byId, byTimeAndId, pageOf, pageQuery } from './pages.ts';
+import { envParams } from './tenancy.ts';
 
-export { envParams };
+export { envParams, pageQuery };
 
 const groupId = z.string().regex(/^eg_[0-9a-z]{26}$/, 'an error group id such as eg_01j…');
 const eventUid = z.string().regex(/^err_[a-z0-9]{2}[0-9a-z]{26}$/, 'an event uid such as err_c001j…');
@@ -20,11 +24,6 @@ export const releaseParams = envParams.extend({
     .min(1)
     .max(200)
     .regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]*$/),
-});
-
-export const pageQuery = z.object({
-  page_size: z.coerce.number().int().min(1).max(1000).default(50),
-  page_token: z.string().max(512).optional(),
 });
 
 export const captureBody = z.strictObject({ error_event: errorEventInput });
@@ -44,10 +43,10 @@ export const batchCaptureResponse = z
   })
   .meta({ id: 'BatchCaptureResult' });
 
-const state = z.enum(['unresolved', 'acknowledged', 'resolved']);
+export const errorGroupState = z.enum(['unresolved', 'acknowledged', 'resolved']);
 
 export const groupsQuery = pageQuery.extend({
-  state: state.optional(),
+  state: errorGroupState.optional(),
   service_name: z.string().max(200).optional(),
   last_seen_after: z.iso.datetime({ offset: true }).optional(),
   last_seen_before: z.iso.datetime({ offset: true }).optional(),
@@ -95,7 +94,7 @@ export const groupResource = z
     title: z.string(),
     culprit: z.string(),
     service_name: z.string(),
-    state,
+    state: errorGroupState,
     first_seen_time: z.string(),
     last_seen_time: z.string(),
     occurrence_count: z.number().int(),
@@ -140,10 +139,29 @@ export const eventResource = z
   })
   .meta({ id: 'ErrorEvent' });
 
-export const groupList = z.object({ error_groups: z.array(groupResource), next_page_token: z.string().optional() });
-export const eventList = z.object({ error_events: z.array(eventResource), next_page_token: z.string().optional() });
+export const groupList = pageOf('error_groups', groupResource);
+export const eventList = pageOf('error_events', eventResource);
+
+/** Groups page by (last_seen_time, id), newest first; events by (event_time, uid). */
+export const groupPages = byTimeAndId<GroupRow>('error_groups', (g) => ({
+  t: g.last_seen_time.toISOString(),
+  id: g.id,
+}));
+export const eventPages = byTimeAndId<EventRow>('error_events', (e) => ({ t: e.event_time.toISOString(), id: e.uid }));
 
 export const triageBody = z.strictObject({ etag: z.string().min(1).max(128).optional() }).optional();
+
+export type ErrorGroupState = z.output<typeof errorGroupState>;
+export type StackFrame = z.output<typeof frame>;
+export type LinkedException = z.output<typeof linkedException>;
+export type ErrorGroup = z.output<typeof groupResource>;
+export type ErrorEvent = z.output<typeof eventResource>;
+/** What an application sends: `event_id` is optional, the SDK makes one when absent. */
+export type CaptureEvent = z.input<typeof errorEventInput>;
+export type BatchResult = z.output<typeof batchCaptureResponse>['results'][number];
+/** A scrubbing policy as stored and answered; a PUT may leave out any field (its default applies). */
+export type ScrubbingPolicy = z.output<typeof scrubbingPolicy>;
+export type ScrubbingPolicyResource = z.output<typeof policyResource>;
 
 export function groupView(envName: string, g: GroupRow): z.input<typeof groupResource> {
   return {
@@ -173,3 +191,53 @@ export function eventView(envName: string, e: EventRow): z.input<typeof eventRes
     breadcrumbs: e.body.breadcrumbs as Record<string, unknown>[],
   };
 }
+
+/** Source maps and minified files, the files of a release; one schema per collection, for OpenAPI. */
+export const releaseFileResource = (id: string) =>
+  z
+    .object({
+      name: z.string(),
+      release: z.string(),
+      file: z.string(),
+      size_bytes: z.number().int(),
+      sha256: z.string(),
+      create_time: z.string(),
+    })
+    .meta({ id });
+export const sourceMapResource = releaseFileResource('SourceMap');
+export const minifiedSourceResource = releaseFileResource('MinifiedSource');
+export type ReleaseFile = z.output<ReturnType<typeof releaseFileResource>>;
+
+/** A release's files page by id, oldest upload first. */
+export const releaseFilePages = (collection: string) => byId<SourceMapRow>(collection);
+
+export const releaseFileView = (envName: string, collection: string, r: SourceMapRow): ReleaseFile => ({
+  name: `${envName}/releases/${r.release}/${collection}/${r.id}`,
+  release: r.release,
+  file: r.file,
+  size_bytes: r.size_bytes,
+  sha256: r.sha256,
+  create_time: new Date(r.create_time).toISOString(),
+});
+
+/** The environment's scrubbing policy, answered with every default rule for reference. */
+export const policyResource = z
+  .object({
+    name: z.string(),
+    policy: scrubbingPolicy,
+    /** Every default rule, for reference. */
+    default_rules: z.array(z.string()),
+    update_time: z.string().optional(),
+  })
+  .meta({ id: 'ScrubbingPolicyResource' });
+
+export const policyView = (
+  envName: string,
+  policy: z.infer<typeof scrubbingPolicy>,
+  updateTime: Date | null,
+): z.input<typeof policyResource> => ({
+  name: `${envName}/scrubbing_policy`,
+  policy,
+  default_rules: [...defaultRuleNames, 'sensitive_key'],
+  ...(updateTime ? { update_time: new Date(updateTime).toISOString() } : {}),
+});

@@ -1,5 +1,11 @@
+// Request and response shapes of storage buckets and object versions (SPEC.md "Object versioning"),
+// and their presenters. Version fields keep S3's names, as the SDK's method names do.
 import { z } from 'zod';
-import { envParams } from '../tenancy/schema.ts';
+import type { BucketRow } from '../domain/storage/queries.ts';
+import type { ObjectVersion as StoredVersion } from '../storage/object-store.ts';
+import { envParams } from './tenancy.ts';
+
+export { envParams };
 
 export const bucketParams = envParams.extend({ bucket: z.string().min(1).max(63) });
 // The object key is one path segment, URL-encoded ("/" as %2F), as in the GCS JSON API.
@@ -41,3 +47,27 @@ export const writeResult = z
     restoredFrom: z.string().optional(),
   })
   .meta({ id: 'ObjectWrite' });
+
+export type Bucket = z.output<typeof bucket>;
+export type ObjectVersion = z.output<typeof objectVersion>;
+export type ObjectWrite = z.output<typeof writeResult>;
+
+export function bucketResource(b: BucketRow, envName: string): Bucket {
+  return {
+    name: `${envName}/buckets/${b.name}`,
+    bucket: b.name,
+    versioning: b.versioning,
+    create_time: b.create_time.toISOString(),
+  };
+}
+
+export function versionResource(v: StoredVersion): ObjectVersion {
+  return {
+    versionId: v.versionId,
+    lastModified: v.lastModified.toISOString(),
+    isLatest: v.isLatest,
+    isDeleteMarker: v.isDeleteMarker,
+    size: v.size,
+    ...(v.etag ? { etag: v.etag } : {}),
+  };
+}

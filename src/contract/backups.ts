@@ -1,7 +1,11 @@
+// Request and response shapes of backups and restores (SPEC.md "Backups", CONTRACT.md "Backups"),
+// and the presenters that turn stored rows into them.
 import { z } from 'zod';
-import { envParams } from '../tenancy/schema.ts';
+import type { BackupRow, OperationRow, Verification } from '../domain/backups/queries.ts';
+import { byId, pageOf, pageQuery } from './pages.ts';
+import { envParams } from './tenancy.ts';
 
-export { envParams };
+export { envParams, pageQuery };
 
 export const backupIdParams = z.object({
   backup_id: z.string().regex(/^backup_[0-9a-z]{26}$/, 'a backup id, backup_…'),
@@ -37,11 +41,6 @@ export const restoreBody = z
   .object({ targetEnv: z.string().min(1).max(300).meta({ example: 'orgs/acme/projects/shop/envs/staging' }) })
   .strict();
 
-export const listQuery = z.object({
-  page_size: z.coerce.number().int().min(1).max(1000).default(50),
-  page_token: z.string().max(500).optional(),
-});
-
 export const backup = z
   .object({
     id: z.string(),
@@ -74,9 +73,9 @@ export const backup = z
   })
   .meta({ id: 'Backup' });
 
-export const backupList = z
-  .object({ backups: z.array(backup), next_page_token: z.string().optional() })
-  .meta({ id: 'BackupList' });
+export const backupList = pageOf('backups', backup).meta({ id: 'BackupList' });
+/** Backups page by id (ULIDs), newest first. */
+export const backupPages = byId<BackupRow>('backups');
 
 export const operation = z
   .object({
@@ -140,3 +139,72 @@ export const settings = z
 export const settingsBody = settings
   .extend({ drill_schedule: drillSchedule.optional() })
   .meta({ id: 'BackupSettingsUpdate' });
+
+export type { Verification };
+export type BackupState = Backup['state'];
+export type Backup = z.output<typeof backup>;
+export type Operation = z.output<typeof operation>;
+export type RestorePreview = z.output<typeof restorePreview>;
+export type BackupUsage = z.output<typeof usage>;
+export type BackupSettings = z.output<typeof settings>;
+export type BackupSettingsUpdate = z.input<typeof settingsBody>;
+
+export function backupResource(b: BackupRow): Backup {
+  return {
+    id: b.id,
+    state: b.state,
+    type: b.type,
+    trigger: b.trigger,
+    key: b.object_key,
+    size_bytes: b.size_bytes === null ? null : Number(b.size_bytes),
+    sha256: b.sha256,
+    billable: b.billable,
+    duration_ms: b.duration_ms,
+    pg_version: b.pg_version,
+    pg_dump_version: b.pg_dump_version,
+    encryption: b.key_id ? { format: 'cairn-bk1', algorithm: 'AES-256-GCM', key_id: b.key_id } : null,
+    error: b.error,
+    verified_time: b.verified_time?.toISOString() ?? null,
+    verification: b.verification,
+    create_time: b.create_time.toISOString(),
+    start_time: b.start_time?.toISOString() ?? null,
+    finish_time: b.finish_time?.toISOString() ?? null,
+    expire_time: b.expire_time.toISOString(),
+  };
+}
+
+export function operationResource(
+  op: OperationRow,
+  targetEnvName: string,
+  verification: Verification | null = null,
+): Operation {
+  const done = op.state === 'succeeded' || op.state === 'failed';
+  const metadata = {
+    kind: op.kind,
+    backup_id: op.backup_id,
+    target_env: targetEnvName,
+    pre_restore_backup_id: op.pre_backup_id,
+    state: op.state,
+    phase: op.phase,
+    bytes_read: Number(op.bytes_read),
+    bytes_total: Number(op.bytes_total),
+    create_time: op.create_time.toISOString(),
+    update_time: op.update_time.toISOString(),
+  };
+  return {
+    name: `operations/${op.id}`,
+    done,
+    metadata,
+    ...(op.state === 'failed' && op.error ? { error: op.error } : {}),
+    ...(op.state === 'succeeded'
+      ? {
+          response: {
+            backup_id: op.backup_id,
+            target_env: targetEnvName,
+            pre_restore_backup_id: op.pre_backup_id,
+            ...(op.kind === 'drill' && verification ? { verification } : {}),
+          },
+        }
+      : {}),
+  };
+}

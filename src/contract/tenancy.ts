@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { segmentPattern } from '../../../domain/tenancy/names.ts';
+import { segmentPattern } from '../domain/tenancy/names.ts';
 
 const segment = z.string().regex(segmentPattern, 'lower-case letters, digits and dashes');
 
@@ -13,3 +13,5 @@ export const envResource = z
     create_time: z.string(),
   })
   .meta({ id: 'Environment' });
+
+export type Environment = z.output<typeof envResource>;
