@@ -6,7 +6,6 @@
 //   and never a live environment's;
 // - outbox rows go after 7 days (the hourly mail.prune job the worker schedules).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open } from '../../src/crypto.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
