@@ -28,7 +28,8 @@ import { enqueueEvents } from '../src/domain/observability/intake/writer.ts';
 import { operationsQueries } from '../src/domain/operations/queries.ts';
 import { createBoss, Jobs, queues } from '../src/jobs.ts';
 import { sealPayload } from '../src/domain/observability/intake/sealed-payload.ts';
-import { compiledPolicy, defaultPolicy } from '../src/domain/observability/scrubbing/scrub.ts';
+import { defaultPolicy } from '../src/domain/observability/scrubbing/scrub.ts';
+import { createPipelineCaches } from '../src/domain/observability/pipeline/caches.ts';
 import { parseMap } from '../src/domain/observability/source-maps/cache.ts';
 import { sourceMapBucket, uploadSourceMap } from '../src/domain/observability/source-maps/uploads.ts';
 import { filePath } from '../src/domain/observability/pipeline/paths.ts';
@@ -325,10 +326,11 @@ async function processed(env: Env, payloads: ErrorEventInput[], map: Record<stri
   const json = JSON.stringify(map);
   const parsed = parseMap(json);
   const refs = [{ file, file_path: filePath(file), sha256: 'bench', size_bytes: json.length, object_key: 'bench' }];
-  const policy = compiledPolicy(defaultPolicy);
-  for (const p of payloads.slice(0, 500)) await processEvent(p, refs, async () => parsed, policy.scrubber()); // warm up
+  const caches = createPipelineCaches();
+  const input = { maps: refs, load: async () => parsed, policy: caches.policies.get(defaultPolicy), caches };
+  for (const p of payloads.slice(0, 500)) await processEvent(p, input); // warm up
   const t = performance.now();
-  for (const p of payloads) await processEvent(p, refs, async () => parsed, policy.scrubber());
+  for (const p of payloads) await processEvent(p, input);
   const alone = (n / ms(t)) * 1000;
   const worker = start('worker', { LOG_LEVEL: 'info' });
   await until('the worker', () => readFileSync(worker.log, 'utf8').includes('worker started'), 60_000, 50);

@@ -14,6 +14,7 @@ import {
 } from '../src/domain/observability/intake/ingest.ts';
 import type { ingestJobSchema, IngestJob } from '../src/domain/observability/intake/job.ts';
 import { SourceMapCache } from '../src/domain/observability/source-maps/cache.ts';
+import { createPipelineCaches } from '../src/domain/observability/pipeline/caches.ts';
 import { indexMinified } from '../src/domain/observability/source-maps/scope-naming.ts';
 import { sourceMapBucket } from '../src/domain/observability/source-maps/uploads.ts';
 import type { MapLoader } from '../src/domain/observability/pipeline/symbolicate.ts';
@@ -130,7 +131,8 @@ export function errorsIngest(
   given: Partial<Pick<IngestDeps, 'keyring' | 'load'>> = {},
 ): JobHandler<typeof ingestJobSchema, AppRegistry> {
   const o = { ...ingestWorkerDefaults, ...options };
-  // One per worker process: parsed maps are reused across batches, under a memory bound.
+  // One per worker process: parsed maps, compiled policies and ready stacks are reused across
+  // batches, each under a memory bound.
   let deps: IngestDeps | undefined;
   return async (jobs, ctx, tx) => {
     if (!tx) throw new Error(`${queue} must run transactional (src/jobs.ts)`);
@@ -138,6 +140,7 @@ export function errorsIngest(
       db: ctx.db,
       keyring: given.keyring ?? keyringFromConfig(ctx.config),
       load: given.load ?? mapLoader(ctx, o),
+      caches: createPipelineCaches(),
     };
     const events: JobEvent[] = jobs.flatMap((j) =>
       j.data.events.map((e) => ({

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
 import { newEventUid } from '../../src/domain/observability/intake/capture.ts';
 import { errorEventInput, type ErrorEventInput } from '../../src/domain/observability/intake/event-schema.ts';
-import { unpackBody } from '../../src/domain/observability/pipeline/event-body.ts';
+import { createPipelineCaches } from '../../src/domain/observability/pipeline/caches.ts';
+import { unpackBody } from '../../src/domain/observability/pipeline/event-codec.ts';
 import {
   ingestEvents,
   type IngestDeps,
@@ -39,7 +40,7 @@ const noMaps: MapLoader = () => Promise.reject(new Error('no maps in this test')
 beforeAll(async () => {
   h = await createHarness();
   env = await createTestEnv(h.db);
-  deps = { db: h.db, keyring: keyringFromConfig(h.config), load: noMaps };
+  deps = { db: h.db, keyring: keyringFromConfig(h.config), load: noMaps, caches: createPipelineCaches() };
   jobs = await testJobs(h);
   txPool = createDb(h.config, { poolMax: 8 });
   // This file's database only: two attempts, a second apart, so retries and dead letters show in seconds.

@@ -1,5 +1,5 @@
-// Processing remembers whole stacks per scrubbing policy (process.ts) and stores a body as three
-// segments of one deflate stream (event-body.ts). What these tests hold it to: an event processed
+// Processing keeps whole stacks per scrubbing policy in the worker's StackCache (process.ts,
+// stack-cache.ts) and stores a body as three segments of one deflate stream (event-codec.ts). What these tests hold it to: an event processed
 // with everything remembered is stored byte for byte as when nothing was, scrub counts included;
 // what one policy remembered never serves another; a frame whose map could not be read is not
 // remembered; and any three segments inflate to the whole body (stored blocks over 64 KiB too).
@@ -7,11 +7,12 @@ import { inflateRawSync } from 'node:zlib';
 import { transform } from 'esbuild';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { framesSegment, packBody, unpackBody } from '../../src/domain/observability/pipeline/event-body.ts';
+import { createPipelineCaches } from '../../src/domain/observability/pipeline/caches.ts';
+import { packBody, StackEncoder, unpackBody } from '../../src/domain/observability/pipeline/event-codec.ts';
 import { errorEventInput } from '../../src/domain/observability/intake/event-schema.ts';
 import { filePath } from '../../src/domain/observability/pipeline/paths.ts';
 import { processEvent } from '../../src/domain/observability/pipeline/process.ts';
-import { compiledPolicy, defaultPolicy } from '../../src/domain/observability/scrubbing/scrub.ts';
+import { defaultPolicy } from '../../src/domain/observability/scrubbing/scrub.ts';
 import { parseMap } from '../../src/domain/observability/source-maps/cache.ts';
 import type { MapLoader, MapRef } from '../../src/domain/observability/pipeline/symbolicate.ts';
 
@@ -61,15 +62,18 @@ async function fixture() {
   return { ref, load, event };
 }
 
+// One worker's caches for the whole file: each test's policy is its own, so nothing is kept for it yet.
+const caches = createPipelineCaches();
+
 const inflate = (b: Buffer) => JSON.parse(inflateRawSync(b).toString('utf8')) as Record<string, unknown>;
 
 describe('remembered stacks', () => {
   it('store an event byte for byte as processing it afresh does, scrub counts included', async () => {
     const { ref, load, event } = await fixture();
     // A policy object of its own, so that nothing is remembered yet.
-    const policy = compiledPolicy({ ...defaultPolicy, sensitive_keys: ['memo-test-1'] });
-    const cold = await processEvent(event, [ref], load, policy.scrubber());
-    const warm = await processEvent(event, [ref], load, policy.scrubber());
+    const policy = caches.policies.get({ ...defaultPolicy, sensitive_keys: ['memo-test-1'] });
+    const cold = await processEvent(event, { maps: [ref], load, policy, caches });
+    const warm = await processEvent(event, { maps: [ref], load, policy, caches });
     expect(warm.stored.equals(cold.stored)).toBe(true);
     const body = inflate(warm.stored);
     const frames = body.stack_frames as { context_line?: string; pre_context?: string[]; function?: string }[];
@@ -85,21 +89,21 @@ describe('remembered stacks', () => {
 
   it('never serve another policy', async () => {
     const { ref, load, event } = await fixture();
-    const strict = compiledPolicy({ ...defaultPolicy, sensitive_keys: ['memo-test-2'] });
-    const lax = compiledPolicy({ ...defaultPolicy, disabled_rules: ['url_password', 'email'] });
-    await processEvent(event, [ref], load, strict.scrubber());
-    const body = inflate((await processEvent(event, [ref], load, lax.scrubber())).stored);
+    const strict = caches.policies.get({ ...defaultPolicy, sensitive_keys: ['memo-test-2'] });
+    const lax = caches.policies.get({ ...defaultPolicy, disabled_rules: ['url_password', 'email'] });
+    await processEvent(event, { maps: [ref], load, policy: strict, caches });
+    const body = inflate((await processEvent(event, { maps: [ref], load, policy: lax, caches })).stored);
     expect(JSON.stringify(body)).toContain('hunter2');
     expect(body.scrub_counts).not.toHaveProperty('url_password');
   });
 
   it('leave out a frame whose map could not be read, so a later attempt maps it', async () => {
     const { ref, load, event } = await fixture();
-    const policy = compiledPolicy({ ...defaultPolicy, sensitive_keys: ['memo-test-3'] });
+    const policy = caches.policies.get({ ...defaultPolicy, sensitive_keys: ['memo-test-3'] });
     const down: MapLoader = () => Promise.reject(new Error('connect ECONNREFUSED'));
-    const failed = await processEvent(event, [ref], down, policy.scrubber());
+    const failed = await processEvent(event, { maps: [ref], load: down, policy: policy, caches });
     expect(failed.frames.map((f) => f.unmapped_reason)).toEqual(['map_unavailable', 'map_unavailable']);
-    const later = await processEvent(event, [ref], load, policy.scrubber());
+    const later = await processEvent(event, { maps: [ref], load, policy, caches });
     expect(later.frames.map((f) => f.unmapped_reason)).toEqual([undefined, undefined]);
     expect(later.frames[0]!.function).toBe('checkout');
   });
@@ -108,15 +112,13 @@ describe('remembered stacks', () => {
 describe('a remembered stack', () => {
   it('keeps each event its own message lines, scrubbed, while the frame lines come from the memo', async () => {
     const { ref, load, event } = await fixture();
-    const policy = compiledPolicy({ ...defaultPolicy, sensitive_keys: ['memo-test-4'] });
+    const policy = caches.policies.get({ ...defaultPolicy, sensitive_keys: ['memo-test-4'] });
     const frameLines = event.stack!.slice(event.stack!.indexOf('\n') + 1);
     const first = inflate(
       (
         await processEvent(
           { ...event, stack: `RangeError: for jane@example.com\n${frameLines}` },
-          [ref],
-          load,
-          policy.scrubber(),
+          { maps: [ref], load, policy, caches },
         )
       ).stored,
     );
@@ -124,9 +126,7 @@ describe('a remembered stack', () => {
       (
         await processEvent(
           { ...event, stack: `RangeError: for 10.1.2.3 and me\n${frameLines}` },
-          [ref],
-          load,
-          policy.scrubber(),
+          { maps: [ref], load, policy, caches },
         )
       ).stored,
     );
@@ -142,9 +142,7 @@ describe('a remembered stack', () => {
       (
         await processEvent(
           { ...event, stack_frames: given, stack: 'A\n    at x (a.js:1:1)' },
-          [ref],
-          load,
-          policy.scrubber(),
+          { maps: [ref], load, policy, caches },
         )
       ).stored,
     );
@@ -152,9 +150,7 @@ describe('a remembered stack', () => {
       (
         await processEvent(
           { ...event, stack_frames: given, stack: 'B\n    at y (b.js:2:2)' },
-          [ref],
-          load,
-          policy.scrubber(),
+          { maps: [ref], load, policy, caches },
         )
       ).stored,
     );
@@ -176,7 +172,7 @@ describe('a stored body in three segments', () => {
     fc.assert(
       fc.property(fc.array(json, { maxLength: 40 }), head, fc.string(), text, (frameJsons, rest, time, stack) => {
         const h = { event_time: time, ...rest } as never;
-        const body = inflate(packBody(framesSegment(frameJsons, stack?.[1]), stack?.[0], h));
+        const body = inflate(packBody(new StackEncoder().framesSegment(frameJsons, stack?.[1]), stack?.[0], h));
         const expected = {
           stack_frames: frameJsons.map((j) => JSON.parse(j) as unknown),
           ...(h as object),

@@ -6,9 +6,9 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
-import { unpackBody } from '../../src/domain/observability/pipeline/event-body.ts';
+import { unpackBody } from '../../src/domain/observability/pipeline/event-codec.ts';
 import { isCardNumber } from '../../src/domain/observability/scrubbing/rules.ts';
-import { compiledPolicy, defaultPolicy } from '../../src/domain/observability/scrubbing/scrub.ts';
+import { createScrubber, defaultPolicy } from '../../src/domain/observability/scrubbing/scrub.ts';
 import { openPayload } from '../../src/domain/observability/intake/sealed-payload.ts';
 import type { Keyring } from '../../src/crypto.ts';
 import type { Jobs } from '../../src/jobs.ts';
@@ -82,7 +82,7 @@ async function expectNoSecretAnywhere(): Promise<string> {
 
 describe('captured secrets at rest', () => {
   it('are secrets the default policy finds (the premise of these tests)', () => {
-    const scrubber = compiledPolicy(defaultPolicy).scrubber();
+    const scrubber = createScrubber(defaultPolicy);
     expect(isCardNumber(secrets.card)).toBe(true);
     const text = JSON.stringify(secretEvent('premise'));
     const scrubbed = scrubber.text(text);

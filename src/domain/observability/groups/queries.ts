@@ -2,7 +2,7 @@
 // statement: of concurrent calls carrying one etag exactly one matches the row once it holds the
 // row lock, and the others see the new etag.
 import type { Db } from '../../../db.ts';
-import { unpackBody } from '../pipeline/event-body.ts';
+import { unpackBody } from '../pipeline/event-codec.ts';
 import type { EventBody } from '../pipeline/process.ts';
 import { newEtagSql } from '../intake/queries.ts';
 

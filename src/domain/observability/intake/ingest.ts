@@ -11,10 +11,10 @@ import { newId } from '../../../ids.ts';
 import { scrubbingQueries } from '../scrubbing/queries.ts';
 import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
 import { ingestQueries, type NewEvent, type NewGroup, type SqlExecutor } from './queries.ts';
-import { compiledPolicy } from '../scrubbing/scrub.ts';
 import { openPayload, UnopenablePayload, type SealedPayloadRow } from './sealed-payload.ts';
 import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from '../source-maps/queries.ts';
 import type { MapLoader } from '../pipeline/symbolicate.ts';
+import type { PipelineCaches } from '../pipeline/caches.ts';
 
 /** An event of a fetched job, with what its job says of it. */
 export interface JobEvent extends SealedPayloadRow {
@@ -57,6 +57,8 @@ export interface IngestDeps {
   /** Opens the sealed payloads (`keyringFromConfig(config)`). */
   keyring: Keyring;
   load: MapLoader;
+  /** The worker's own (createPipelineCaches): compiled policies, ready stacks, the stack encoder. */
+  caches: PipelineCaches;
 }
 
 /**
@@ -87,7 +89,7 @@ function withMinified(maps: Map<string, SourceMapRow[]>, minified: Map<string, S
 
 /** Processes the events in order; `flush` is handed what is ready whenever it reaches `maxStoreBytes`, and at the end. */
 async function processAll(
-  { db, keyring, load }: IngestDeps,
+  { db, keyring, load, caches }: IngestDeps,
   all: JobEvent[],
   options: IngestOptions,
   flush: (ready: Ready[]) => Promise<void>,
@@ -110,10 +112,10 @@ async function processAll(
   const failed: Failure[] = [];
   for (const row of rows) {
     try {
-      const policy = compiledPolicy(policies.get(row.env_id)!);
+      const policy = caches.policies.get(policies.get(row.env_id)!);
       const refs = row.release ? (maps.get(`${row.env_id}\n${row.release}`) ?? []) : [];
       // Opened now, not with the batch: a loop holds one event in plaintext, only while processing it.
-      const processed = await processEvent(openPayload(keyring, row), refs, load, policy.scrubber());
+      const processed = await processEvent(openPayload(keyring, row), { maps: refs, load, policy, caches });
       // The object store failed: try again later, while attempts remain, rather than store the
       // event unsymbolicated for good; the last attempt stores it with `map_unavailable` frames.
       if (!row.lastAttempt && processed.frames.some((f) => f.unmapped_reason === 'map_unavailable')) {

@@ -1,7 +1,7 @@
 // SQL for captures and their storage. Bulk statements take their rows as one JSON parameter, so a
 // batch of 100 or 1000 is one round trip with every value bound, through jsonb_to_recordset (the
 // batch is parsed once). Stored bodies travel deflated, as base64 text, and are stored as bytea
-// (event-body.ts): Postgres never parses or compresses a body. Captured payloads wait for the
+// (event-codec.ts): Postgres never parses or compresses a body. Captured payloads wait for the
 // workers sealed, in `errors.ingest` jobs (job.ts), never in a table of ours.
 import type { Db } from '../../../db.ts';
 import type { SealedPayloadRow } from './sealed-payload.ts';
@@ -35,7 +35,7 @@ export interface NewEvent {
   receive_time: string;
   release: string;
   service_name: string;
-  /** packBody(body) (event-body.ts). */
+  /** packBody(body) (event-codec.ts). */
   body_deflated: string;
 }
 

@@ -38,20 +38,8 @@ export interface Scrubber {
   /** A value under a key: the whole value goes when the key is sensitive, else its secrets. */
   keyed(key: string, value: string): string;
   counts(): ScrubCounts;
-  /**
-   * What `make` (scrubbing with this scrubber) returned under `key` before, under this policy,
-   * counting again the rules it fired then; else undefined. For whole values that recur from event
-   * to event (process.ts's stacks: same maps, same frame lines): the value is shared, never changed.
-   */
-  recall<T>(key: string): T | undefined;
-  /**
-   * Runs `make` and remembers its value and the rules it fired under `key`, those of values it
-   * recalled or remembered itself included; `weigh` is its size in bytes. One event's scrubber runs
-   * one `make` at a time (an event is processed step by step), so the recording may span awaits.
-   */
-  remember<T>(key: string, make: () => T | Promise<T>, weigh: (value: T) => number): Promise<T>;
-  /** Drops what `remember` kept under `key` (it turned out not to be worth keeping). */
-  forget(key: string): void;
+  /** Counts what scrubbing a value elsewhere counted (a stack the worker had made before, StackCache). */
+  absorb(counts: ScrubCounts): void;
 }
 
 function replaceSecrets(value: string, rule: ScrubRule, bump: () => void): string {
@@ -74,7 +62,9 @@ function replaceSecrets(value: string, rule: ScrubRule, bump: () => void): strin
 
 /** A policy made ready to apply: its rules, and what they did to strings seen before. */
 export interface CompiledPolicy {
-  /** A scrubber for one event, counting that event's replacements. */
+  /** Names this policy among those its cache holds (values scrubbed under it are kept under it). */
+  readonly id: number;
+  /** A scrubber for one event (or one stack), counting its replacements. */
   scrubber(): Scrubber;
 }
 
@@ -83,28 +73,22 @@ export interface CompiledPolicy {
 // short strings (the result and which rules fired), bounded in entries.
 const memoLimit = 20_000;
 const memoMaxLength = 512;
-// Whole values (`remember`: process.ts's stacks) are bounded by the weight their maker gives:
-// 12 MiB hold ~1,300 distinct 30-frame stacks (~9 KB each), more than twice the benchmark's 500.
-const valueMemoBytes = 12 * 1024 * 1024;
 
 // A substring can keep its whole parent alive (V8 slices share it): a context line would pin the
 // source text of a map long evicted from the cache. Remembered strings are copies.
 const detached = (s: string): string => (s.length < 13 ? s : ` ${s}`.slice(1));
 
-function compile(policy: ScrubbingPolicy): CompiledPolicy {
+export function compilePolicy(policy: ScrubbingPolicy, id = 0): CompiledPolicy {
   const rules = policy.use_default_rules ? defaultRules.filter((r) => !policy.disabled_rules.includes(r.name)) : [];
   const extraKeys = new Set(policy.sensitive_keys.map((k) => k.toLowerCase()));
   const keyRule = policy.use_default_rules && !policy.disabled_rules.includes('sensitive_key');
   const memo = new Map<string, { out: string; fired: number[] }>();
-  const values = new Map<string, { value: unknown; fired: string[]; bytes: number }>();
-  let valueBytes = 0;
   return {
+    id,
     scrubber(): Scrubber {
       const counts: ScrubCounts = {};
-      let recording: string[] | undefined;
       const count = (name: string) => {
         counts[name] = (counts[name] ?? 0) + 1;
-        recording?.push(name);
       };
       const apply = (value: string, fired?: number[]): string => {
         let out = value;
@@ -142,63 +126,35 @@ function compile(policy: ScrubbingPolicy): CompiledPolicy {
           return text(value);
         },
         counts: () => ({ ...counts }),
-        recall<T>(key: string): T | undefined {
-          const seen = values.get(key);
-          if (!seen) return undefined;
-          for (const name of seen.fired) count(name);
-          return seen.value as T;
-        },
-        async remember<T>(key: string, make: () => T | Promise<T>, weigh: (value: T) => number): Promise<T> {
-          const outer = recording;
-          const fired: string[] = [];
-          recording = fired;
-          let value: T;
-          try {
-            value = await make();
-          } finally {
-            recording = outer;
-          }
-          outer?.push(...fired);
-          const bytes = weigh(value) + key.length;
-          // Over the bound, the oldest quarter goes (a Map iterates in insertion order): clearing
-          // all at once would make every event after it a miss at the same time.
-          if (valueBytes + bytes > valueMemoBytes) {
-            for (const [k, v] of values) {
-              if (valueBytes + bytes <= valueMemoBytes * 0.75) break;
-              values.delete(k);
-              valueBytes -= v.bytes;
-            }
-          }
-          const old = values.get(key);
-          if (old) valueBytes -= old.bytes;
-          values.set(detached(key), { value, fired, bytes });
-          valueBytes += bytes;
-          return value;
-        },
-        forget(key: string): void {
-          const old = values.get(key);
-          if (old) valueBytes -= old.bytes;
-          values.delete(key);
+        absorb(more) {
+          for (const name in more) counts[name] = (counts[name] ?? 0) + more[name]!;
         },
       };
     },
   };
 }
 
-const compiled = new Map<string, CompiledPolicy>();
+/**
+ * The compiled policies a worker applies, shared by every event under each (a few are kept, the
+ * oldest going first). One per worker, passed in with the pipeline's other caches.
+ */
+export class PolicyCache {
+  private readonly compiled = new Map<string, CompiledPolicy>();
+  private made = 0;
 
-/** The compiled form of a policy, shared by every event under it (a few policies are kept). */
-export function compiledPolicy(policy: ScrubbingPolicy): CompiledPolicy {
-  const key = JSON.stringify(policy);
-  let c = compiled.get(key);
-  if (!c) {
-    if (compiled.size >= 8) compiled.delete(compiled.keys().next().value!);
-    c = compile(policy);
-    compiled.set(key, c);
+  get(policy: ScrubbingPolicy): CompiledPolicy {
+    const key = JSON.stringify(policy);
+    let c = this.compiled.get(key);
+    if (!c) {
+      if (this.compiled.size >= 8) this.compiled.delete(this.compiled.keys().next().value!);
+      c = compilePolicy(policy, ++this.made);
+      this.compiled.set(key, c);
+    }
+    return c;
   }
-  return c;
 }
 
+/** A scrubber of its own policy, for one value (tests, and one-off uses). */
 export function createScrubber(policy: ScrubbingPolicy): Scrubber {
-  return compiledPolicy(policy).scrubber();
+  return compilePolicy(policy).scrubber();
 }
