@@ -1,13 +1,13 @@
 // createApp(deps): the middleware order, visible in one place.
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { AppDeps } from './context.ts';
-import { cors } from './middleware/cors.ts';
-import { errorHandler } from './middleware/errors.ts';
-import { requestContext } from './middleware/request.ts';
+import type { AppDeps } from '../http/context.ts';
+import { cors } from '../http/middleware/cors.ts';
+import { errorHandler } from '../http/middleware/errors.ts';
+import { requestContext } from '../http/middleware/request.ts';
 import { createMetrics } from './metrics.ts';
-import { buildOpenApi } from './openapi.ts';
-import { mountRoutes, type RouteDef } from './route.ts';
+import { buildOpenApi } from '../http/openapi.ts';
+import { mountRoutes, type RouteDef } from '../http/route.ts';
 import { allRoutes } from './routes/index.ts';
 import { oauthRouter } from './routes/oauth/index.ts';
 import { callbackRouter } from './routes/social/index.ts';

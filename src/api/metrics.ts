@@ -9,7 +9,7 @@ import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { readStatus } from '../domain/operations/status.ts';
 import { sha256 } from '../crypto.ts';
 import { queues } from '../jobs.ts';
-import type { AppDeps } from './context.ts';
+import type { AppDeps } from '../http/context.ts';
 
 export interface Metrics {
   /** Times every request; mount first. */

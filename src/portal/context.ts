@@ -3,14 +3,14 @@
 // any, and how to answer a page with the portal's security headers.
 import type { Context } from 'koa';
 import { randomBytes } from 'node:crypto';
-import type { AppDeps } from '../api/context.ts';
+import type { AppDeps } from '../http/context.ts';
 import { resolveSession } from '../domain/identity/sessions/sessions.ts';
 import type { EndUserRow } from '../domain/identity/queries.ts';
 import { envIdentity, type EnvIdentity } from '../domain/identity/sessions/sessions.ts';
 import { hashKey, parseKey } from '../domain/tenancy/keys.ts';
 import { tenancyQueries } from '../domain/tenancy/queries.ts';
 import { AppError } from '../errors.ts';
-import { sessionCookie } from './cookies.ts';
+import { sessionCookie } from '../http/cookies.ts';
 import { brandOf, page, type Html } from './html.ts';
 
 export async function envFromPublishableKey(deps: AppDeps, key: string | undefined): Promise<EnvIdentity> {

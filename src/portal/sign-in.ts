@@ -3,7 +3,7 @@
 // a hidden field sealed with the service key (AES-256-GCM, bound to its purpose), valid five
 // minutes, so the browser only ever holds ciphertext and the second step re-runs the full check.
 import type { Context } from 'koa';
-import type { AppDeps } from '../api/context.ts';
+import type { AppDeps } from '../http/context.ts';
 import { clientFrom } from '../api/routes/identity/client.ts';
 import { signInWithPassword } from '../domain/identity/signin.ts';
 import type { EnvIdentity } from '../domain/identity/sessions/sessions.ts';
@@ -11,7 +11,7 @@ import type { FactorProof } from '../domain/identity/factors/totp.ts';
 import { allowedRedirect, isPortalPage } from '../domain/identity/redirects.ts';
 import { keyringFromConfig, open, seal } from '../crypto.ts';
 import { AppError } from '../errors.ts';
-import { setPortalSession } from './cookies.ts';
+import { setPortalSession } from '../http/cookies.ts';
 
 const stateSeconds = 300;
 const stateContext = 'portal-mfa';

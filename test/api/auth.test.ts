@@ -1,7 +1,7 @@
 // The key middleware: every failure has its code and status, and nothing is read before it passes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineRoute } from '../../src/api/route.ts';
+import { defineRoute } from '../../src/http/route.ts';
 import { envParams } from '../../src/contract/tenancy.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createKey } from '../../src/domain/tenancy/envs.ts';

@@ -2,7 +2,7 @@
 // through one paginate() whose tokens belong to one list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineRoute } from '../../src/api/route.ts';
+import { defineRoute } from '../../src/http/route.ts';
 import { envParams } from '../../src/contract/tenancy.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';

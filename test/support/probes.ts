@@ -1,6 +1,6 @@
 // Test-only routes that exercise the shared middleware (validation, limits, failures, slowness).
 import { z } from 'zod';
-import { defineRoute, type RouteDef } from '../../src/api/route.ts';
+import { defineRoute, type RouteDef } from '../../src/http/route.ts';
 
 export function probeRoutes(gate?: { wait: () => Promise<void> }): RouteDef[] {
   return [

@@ -1,5 +1,5 @@
 // Every /v1 route, in one list: mounted by the app and described by the OpenAPI document.
-import type { RouteDef } from '../route.ts';
+import type { RouteDef } from '../../http/route.ts';
 import { backupRoutes } from './backups/index.ts';
 import { errorGroupRoutes } from './error-groups/index.ts';
 import { identityRoutes } from './identity/index.ts';

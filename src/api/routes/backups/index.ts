@@ -13,7 +13,7 @@ import {
   requestRestore,
   saveSettings,
 } from '../../../domain/backups/service.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 import { paginate } from '../../../contract/pages.ts';
 import {
   backup,

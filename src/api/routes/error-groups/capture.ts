@@ -1,8 +1,8 @@
 // Capture and batchCapture (CONTRACT.md): validate, give uids, queue them as jobs in one statement, 202.
 import { keyringFromConfig } from '../../../crypto.ts';
 import { acceptBatch, acceptEvents, type CaptureDeps } from '../../../domain/observability/intake/capture.ts';
-import { defineRoute } from '../../route.ts';
-import type { AppDeps } from '../../context.ts';
+import { defineRoute } from '../../../http/route.ts';
+import type { AppDeps } from '../../../http/context.ts';
 import {
   batchCaptureBody,
   batchCaptureResponse,

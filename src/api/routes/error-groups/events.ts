@@ -1,7 +1,7 @@
 // Error events of a group, one event, and the AIP-159 wildcard read by uid (CONTRACT.md).
 import { groupQueries } from '../../../domain/observability/groups/queries.ts';
 import { AppError } from '../../../errors.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 import {
   eventList,
   eventPages,

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { groupQueries } from '../../../domain/observability/groups/queries.ts';
 import { triage, type TriageAction } from '../../../domain/observability/groups/state.ts';
 import { AppError } from '../../../errors.ts';
-import { defineRoute, type RouteDef } from '../../route.ts';
+import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import {
   envParams,
   groupList,

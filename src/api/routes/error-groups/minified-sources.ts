@@ -3,7 +3,7 @@
 // function around them in the minified code (docs/api.md). Bundles are megabytes: bodies up to 50 MiB.
 import { z } from 'zod';
 import { uploadMinifiedSource } from '../../../domain/observability/source-maps/uploads.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 import { listReleaseFiles } from './release-files.ts';
 import { minifiedSourceResource, releaseFileView, releaseParams } from '../../../contract/error-groups.ts';
 

@@ -9,7 +9,7 @@ import {
   type releaseFileResource,
 } from '../../../contract/error-groups.ts';
 import { pageOf, paginate } from '../../../contract/pages.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 
 /** `GET` on a release's collection: a page of its files, oldest upload first. */
 export function listReleaseFiles(o: {

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { scrubbingQueries } from '../../../domain/observability/scrubbing/queries.ts';
 import { scrubbingPolicy } from '../../../domain/observability/scrubbing/scrub.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 import { envParams, policyResource, policyView as view } from '../../../contract/error-groups.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/scrubbing_policy';

@@ -2,7 +2,7 @@
 // Maps of real bundles are megabytes, so this route takes bodies up to 50 MiB (docs/api.md).
 import { z } from 'zod';
 import { uploadSourceMap } from '../../../domain/observability/source-maps/uploads.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 import { listReleaseFiles } from './release-files.ts';
 import { sourceMapResource, releaseFileView, releaseParams } from '../../../contract/error-groups.ts';
 

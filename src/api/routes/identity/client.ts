@@ -9,8 +9,8 @@ import { consumeLimit } from '../../../domain/identity/limits.ts';
 import { signInWithPassword } from '../../../domain/identity/signin.ts';
 import { identityQueries } from '../../../domain/identity/queries.ts';
 import { redeemTicket } from '../../../domain/identity/tickets/tickets.ts';
-import type { SessionState } from '../../middleware/session-auth.ts';
-import { defineRoute } from '../../route.ts';
+import type { SessionState } from '../../../http/middleware/session-auth.ts';
+import { defineRoute } from '../../../http/route.ts';
 import {
   accepted,
   email,

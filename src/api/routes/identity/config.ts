@@ -5,7 +5,7 @@ import { minPasswordLength, maxPasswordLength } from '../../../domain/identity/p
 import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
 import { providerLabels } from '../../../domain/social/providers.ts';
 import { socialQueries } from '../../../domain/social/queries.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 
 const method = z.object({ enabled: z.boolean() });
 

@@ -28,7 +28,7 @@ import {
   signInResource,
 } from '../../../contract/identity.ts';
 import { paginate } from '../../../contract/pages.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/end_users';
 const tags = ['End users'];

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { appName } from '../../../domain/identity/links/links.ts';
 import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
 import { activateTotp, disableTotp, enrollTotp } from '../../../domain/identity/factors/totp.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 import { currentSession } from './client.ts';
 import { factorProof } from '../../../contract/identity.ts';
 

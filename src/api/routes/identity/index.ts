@@ -1,5 +1,5 @@
 // Every identity route: the client API and the secret-key end-user routes.
-import type { RouteDef } from '../../route.ts';
+import type { RouteDef } from '../../../http/route.ts';
 import { clientRoutes } from './client.ts';
 import { getClientConfig } from './config.ts';
 import { endUserRoutes } from './end-users.ts';

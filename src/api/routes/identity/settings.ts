@@ -3,7 +3,7 @@
 // defaults, which a GET shows filled in.
 import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
 import { identitySettingsSchema, saveIdentitySettings } from '../../../domain/identity/settings.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 import { envParams } from '../../../contract/tenancy.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/identity_settings';

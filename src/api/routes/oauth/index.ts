@@ -5,11 +5,11 @@
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
-import { findUnstorable } from '../../unstorable.ts';
+import { findUnstorable } from '../../../http/unstorable.ts';
 import { isDeviceGrant, pollDeviceToken, startDeviceAuthorization } from '../../../domain/oauth/device.ts';
 import { OAuthError } from '../../../domain/oauth/errors.ts';
 import { isStoreUnavailable } from '../../../errors.ts';
-import type { AppDeps, RequestState } from '../../context.ts';
+import type { AppDeps, RequestState } from '../../../http/context.ts';
 import { clientFrom } from '../identity/client.ts';
 
 type Form = Record<string, string | undefined>;

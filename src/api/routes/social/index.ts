@@ -10,9 +10,9 @@ import { providerResource, providerSchema } from '../../../contract/social.ts';
 import { socialQueries } from '../../../domain/social/queries.ts';
 import { consumeLimit } from '../../../domain/identity/limits.ts';
 import { AppError } from '../../../errors.ts';
-import { setPortalSession } from '../../../portal/cookies.ts';
-import type { AppDeps } from '../../context.ts';
-import { defineRoute } from '../../route.ts';
+import { setPortalSession } from '../../../http/cookies.ts';
+import type { AppDeps } from '../../../http/context.ts';
+import { defineRoute } from '../../../http/route.ts';
 import { clientFrom } from '../identity/client.ts';
 import { envParams } from '../../../contract/tenancy.ts';
 

@@ -14,7 +14,7 @@ import {
   restoreVersion,
 } from '../../../domain/storage/buckets.ts';
 import { AppError } from '../../../errors.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 import {
   bucket,
   bucketList,

@@ -4,7 +4,7 @@
 // of rotation, but where an operator's monitoring already looks. Only a count: the route is
 // public, and which backup failed and why is for the key holders (GET …/backups).
 import type { Middleware } from 'koa';
-import type { AppDeps } from '../../context.ts';
+import type { AppDeps } from '../../../http/context.ts';
 import { isStoreUnavailable } from '../../../errors.ts';
 import { backupQueries } from '../../../domain/backups/queries.ts';
 

@@ -1,7 +1,7 @@
 // The environment a secret key belongs to: the simplest authenticated call, for checking a key.
 import { AppError } from '../../../errors.ts';
 import { tenancyQueries } from '../../../domain/tenancy/queries.ts';
-import { defineRoute } from '../../route.ts';
+import { defineRoute } from '../../../http/route.ts';
 import { envParams, envResource } from '../../../contract/tenancy.ts';
 
 export const getEnv = defineRoute({

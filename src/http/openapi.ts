@@ -3,7 +3,7 @@
 import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
 import { errorStatus } from '../errors.ts';
-import { oauthPaths } from './openapi-oauth.ts';
+import { oauthPaths } from '../api/openapi-oauth.ts';
 import type { RouteDef } from './route.ts';
 
 export const errorBody = z
