@@ -9,9 +9,6 @@ import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import { mountRoutes, type RouteDef } from '../http/route.ts';
 import { allRoutes } from './routes/index.ts';
-import { oauthRouter } from './routes/oauth/index.ts';
-import { callbackRouter } from './routes/social/index.ts';
-import { portalRouter } from '../portal/router.ts';
 import { healthz, readyz } from './routes/system/index.ts';
 
 export interface AppOptions {
@@ -31,7 +28,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   // client's as the last entry), while every entry left of those is whatever the client wrote.
   // Koa's maxIpsCount keeps exactly the last `hops` entries and ctx.ip is the first of them; with
   // 0 hops no header is trusted and ctx.ip is the socket's address. Every per-address limit keys
-  // on ctx.ip (clientFrom in routes/identity/client.ts). X-Forwarded-Proto/Host are trusted only
+  // on ctx.ip (clientFrom in src/http/client.ts). X-Forwarded-Proto/Host are trusted only
   // with a proxy in front, for the same reason.
   const hops = deps.config.CAIRN_TRUSTED_PROXY_HOPS;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
@@ -60,11 +57,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     await next();
   });
   app.use(cors());
+  // One router for everything: /v1, OAuth, the social callback and the Account Portal's pages.
   app.use(router.routes());
-  // RFC 8628 endpoints answer errors in the RFC's form.
-  app.use(oauthRouter(deps).routes());
-  app.use(callbackRouter(deps).routes());
-  // The Account Portal's pages, outside /v1.
-  app.use(portalRouter(deps).routes());
   return app;
 }

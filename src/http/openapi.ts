@@ -1,9 +1,9 @@
 // The OpenAPI 3.1 document, generated from the same route declarations that validate requests,
-// so the document cannot drift from the behaviour.
+// so the document cannot drift from the behaviour: the /v1 API, the OAuth endpoints, the social
+// callback and the Account Portal's pages alike.
 import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
 import { errorStatus } from '../errors.ts';
-import { oauthPaths } from '../api/openapi-oauth.ts';
 import type { RouteDef } from './route.ts';
 
 export const errorBody = z
@@ -15,9 +15,27 @@ export const errorBody = z
   })
   .meta({ id: 'Error' });
 
-function errorResponses(
-  def: RouteDef,
-): Record<string, { description: string; content: { 'application/json': { schema: typeof errorBody } } }> {
+const oauthErrorBody = z
+  .object({ error: z.string().meta({ example: 'authorization_pending' }), error_description: z.string().optional() })
+  .meta({ id: 'OAuthError', description: 'RFC 6749 §5.2 / RFC 8628 §3.5 error' });
+
+type Content = Record<string, { schema: z.ZodType }>;
+
+function errorResponses(def: RouteDef): Record<string, { description: string; content?: Content }> {
+  if (def.errors && def.errors !== 'api' && def.errors !== 'oauth')
+    return { '4XX': { description: 'A page that says what went wrong', content: html } };
+  if (def.errors === 'oauth')
+    return {
+      400: {
+        description:
+          'invalid_request, invalid_client, invalid_scope, authorization_pending, slow_down, access_denied, expired_token, invalid_grant',
+        content: { 'application/json': { schema: oauthErrorBody } },
+      },
+      503: {
+        description: 'temporarily_unavailable (with Retry-After)',
+        content: { 'application/json': { schema: oauthErrorBody } },
+      },
+    };
   const statuses: Record<string, string> = {
     400: 'invalid_request',
     500: 'internal',
@@ -34,10 +52,18 @@ function errorResponses(
   );
 }
 
+const html: Content = { 'text/html': { schema: z.string() } };
+
+function answer(def: RouteDef): { description: string; content?: Content } {
+  const { description, schema, type = 'json' } = def.response;
+  if (type === 'redirect') return { description };
+  if (type === 'html') return { description, content: html };
+  return { description, content: { 'application/json': { schema } } };
+}
+
 export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): ReturnType<typeof createDocument> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const def of routes) {
-    if (!def.path.startsWith('/v1/')) continue;
     const security = {
       none: [],
       secret: [{ secretKey: def.scope ? [def.scope] : [] }],
@@ -50,14 +76,19 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       tags: def.tags,
       security,
       requestParams: { ...(def.params ? { path: def.params } : {}), ...(def.query ? { query: def.query } : {}) },
-      ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: def.body } } } } : {}),
-      responses: {
-        [def.response.status]: {
-          description: def.response.description,
-          content: { 'application/json': { schema: def.response.schema } },
-        },
-        ...errorResponses(def),
-      },
+      ...(def.body
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                [def.bodyType === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: {
+                  schema: def.body,
+                },
+              },
+            },
+          }
+        : {}),
+      responses: { [def.response.status]: answer(def), ...errorResponses(def) },
     };
   }
   return createDocument({
@@ -84,6 +115,6 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
         },
       },
     },
-    paths: { ...paths, ...oauthPaths } as Parameters<typeof createDocument>[0]['paths'],
+    paths: paths as Parameters<typeof createDocument>[0]['paths'],
   });
 }

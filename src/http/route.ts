@@ -1,9 +1,13 @@
-// A route is declared once, with its zod schemas; the same declaration mounts it on the router,
-// validates the request, and describes it in the OpenAPI document (logto's koaGuard, Outline's
-// validate). Handlers stay short: they get parsed input and return the response body.
+// The route kernel. A route is declared once, with its zod schemas; the same declaration mounts it
+// on the router, authenticates, validates the request, and describes it in the OpenAPI document
+// (logto's koaGuard, Outline's validate). Handlers stay short: they get parsed input and return
+// the response body. Every HTTP surface is declared this way: the /v1 API (JSON bodies, the /v1
+// error body), the OAuth endpoints (form bodies, RFC 6749 errors), the social callback and the
+// Account Portal's pages (forms, errors as HTML pages).
 import type { Router, RouterMiddleware } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { refuseUnstorable } from './unstorable.ts';
+import { oauthErrors } from './oauth-errors.ts';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { SecretScope } from '../domain/tenancy/keys.ts';
@@ -15,6 +19,19 @@ import { authenticateSession } from './middleware/session-auth.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type AuthKind = 'none' | 'publishable' | 'secret' | 'session';
+/** How the body arrives: JSON (the /v1 default), or form-encoded (OAuth, RFC 6749 §3.2; HTML forms). */
+export type BodyType = 'json' | 'form';
+
+/** Errors of a route answered as an HTML page: a 4xx AppError becomes the page `page` renders. */
+export interface PageErrors {
+  page(ctx: Context, err: AppError): void;
+}
+
+/**
+ * How a route answers errors: `api`, the /v1 body of the app's error middleware (CONTRACT.md
+ * "Errors"); `oauth`, RFC 6749 §5.2's `{error, error_description}` (oauth-errors.ts); or pages.
+ */
+export type ErrorStyle = 'api' | 'oauth' | PageErrors;
 
 type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
@@ -53,7 +70,7 @@ export interface RouteDef<
   path: string;
   operationId: string;
   summary: string;
-  tags: string[];
+  tags: readonly string[];
   auth: A;
   scope?: SecretScope;
   params?: P;
@@ -61,9 +78,14 @@ export interface RouteDef<
   body?: B;
   /** Bytes; CONTRACT.md: 100 KiB unless a route says otherwise. */
   bodyLimit?: number;
+  /** `json` unless said. A form route parses its body whenever one comes, declared or not. */
+  bodyType?: BodyType;
+  /** `api` unless said. */
+  errors?: ErrorStyle;
   /** The body is free text stored as sent: its schema replaces what Postgres cannot store (unstorable.ts). */
   freeText?: boolean;
-  response: { status: number; description: string; schema: R };
+  /** `type`: JSON unless said; `html` for a page; `redirect` for a route that sends the browser on. */
+  response: { status: number; description: string; schema: R; type?: 'json' | 'html' | 'redirect' };
   handle(input: HandlerInput<P, Q, B, A>): Promise<z.input<R>> | z.input<R>;
 }
 
@@ -78,6 +100,32 @@ export function defineRoute<
 }
 
 export const defaultBodyLimit = 100 * 1024;
+
+const jsonBody = (limit: number): Middleware =>
+  bodyParser({ enableTypes: ['json'], jsonLimit: limit, encoding: 'utf-8' }) as Middleware;
+const formBody = (limit: number): Middleware =>
+  bodyParser({ enableTypes: ['form'], formLimit: limit, encoding: 'utf-8' }) as Middleware;
+
+/** A body sent to a form route must be form-encoded: a JSON one is a client's mistake, said so. */
+const formOnly: Middleware = async (ctx, next) => {
+  if (ctx.request.length && !ctx.is('application/x-www-form-urlencoded')) {
+    throw new AppError('invalid_request', 'send the parameters as application/x-www-form-urlencoded');
+  }
+  await next();
+};
+
+/** A 4xx AppError becomes the route's error page; anything else goes on to the error middleware. */
+function pageErrors(style: PageErrors): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
+      style.page(ctx, err);
+    }
+  };
+}
 
 /** `/v1/envs/{env}/x:verb` → `/v1/envs/:env/x\:verb` for path-to-regexp v8. */
 export function koaPath(path: string): string {
@@ -150,10 +198,12 @@ function handlerFor(def: RouteDef, deps: AppDeps, checkResponses: boolean): Midd
       Schema,
       Schema
     >);
-    // Routes that write the body themselves (a download stream, a redirect) return nothing.
-    if (checkResponses && result !== undefined) checkResponse(def, result);
+    // Routes that answer themselves (a download stream, a redirect, a page) return nothing and
+    // keep the status they set.
+    if (result === undefined) return;
+    if (checkResponses) checkResponse(def, result);
     ctx.status = def.response.status;
-    if (result !== undefined) ctx.body = result;
+    ctx.body = result;
   };
 }
 
@@ -164,29 +214,24 @@ export function mountRoutes(
   options: { checkResponses?: boolean } = {},
 ): void {
   for (const def of routes) {
+    const chain: Middleware[] = [];
+    // Errors in the route's own style are answered here; `api` ones reach the app's error middleware.
+    if (def.errors === 'oauth') chain.push(oauthErrors());
+    else if (def.errors && def.errors !== 'api') chain.push(pageErrors(def.errors));
     // Authentication comes before the body is read, so an anonymous caller costs no parsing.
-    const chain: Middleware[] = [
-      async (ctx, next) => {
-        if (def.auth !== 'none') {
-          const principal =
-            def.auth === 'session'
-              ? await authenticateSession(ctx, deps)
-              : await authenticate(ctx, deps, def.auth, def.scope);
-          (ctx.state as RequestState).principal = principal;
-          checkEnvScope((ctx as unknown as { params: Record<string, string> }).params ?? {}, principal);
-        }
-        await next();
-      },
-    ];
-    if (def.body) {
-      chain.push(
-        bodyParser({
-          enableTypes: ['json'],
-          jsonLimit: def.bodyLimit ?? defaultBodyLimit,
-          encoding: 'utf-8',
-        }) as Middleware,
-      );
-    }
+    chain.push(async (ctx, next) => {
+      if (def.auth !== 'none') {
+        const principal =
+          def.auth === 'session'
+            ? await authenticateSession(ctx, deps)
+            : await authenticate(ctx, deps, def.auth, def.scope);
+        (ctx.state as RequestState).principal = principal;
+        checkEnvScope((ctx as unknown as { params: Record<string, string> }).params ?? {}, principal);
+      }
+      await next();
+    });
+    if (def.bodyType === 'form') chain.push(formOnly, formBody(def.bodyLimit ?? defaultBodyLimit));
+    else if (def.body) chain.push(jsonBody(def.bodyLimit ?? defaultBodyLimit));
     chain.push(handlerFor(def, deps, options.checkResponses ?? false));
     router.register(koaPath(def.path), [def.method.toUpperCase()], chain as RouterMiddleware[], {
       name: def.operationId,

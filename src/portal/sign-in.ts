@@ -4,7 +4,7 @@
 // minutes, so the browser only ever holds ciphertext and the second step re-runs the full check.
 import type { Context } from 'koa';
 import type { AppDeps } from '../http/context.ts';
-import { clientFrom } from '../api/routes/identity/client.ts';
+import { clientFrom } from '../http/client.ts';
 import { signInWithPassword } from '../domain/identity/signin.ts';
 import type { EnvIdentity } from '../domain/identity/sessions/sessions.ts';
 import type { FactorProof } from '../domain/identity/factors/totp.ts';

@@ -1,8 +1,12 @@
-// Every /v1 route, in one list: mounted by the app and described by the OpenAPI document.
+// Every route of the service, in one list: mounted by the app on its one router and described by
+// the OpenAPI document. The /v1 API, the OAuth endpoints, the social callback, the Account Portal.
 import type { RouteDef } from '../../http/route.ts';
 import { backupRoutes } from './backups/index.ts';
 import { errorGroupRoutes } from './error-groups/index.ts';
 import { identityRoutes } from './identity/index.ts';
+import { oauthRoutes } from './oauth/index.ts';
+import { portalRoutes } from '../../portal/index.ts';
+import { callbackRoutes } from './social/callback.ts';
 import { socialRoutes } from './social/index.ts';
 import { storageRoutes } from './storage/index.ts';
 import { tenancyRoutes } from './tenancy/index.ts';
@@ -14,4 +18,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...errorGroupRoutes,
   ...backupRoutes,
   ...storageRoutes,
+  ...oauthRoutes,
+  ...callbackRoutes,
+  ...portalRoutes,
 ];

@@ -1,11 +1,11 @@
 // The one error middleware (STYLE.md §3): AppError codes → statuses (CONTRACT.md), body-parser
 // failures → invalid_request, a lost database → store_unavailable with Retry-After, constraint
 // names → codes, and anything else → internal with only the request id. Detail goes to the log.
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import { AppError, isStoreUnavailable } from '../../errors.ts';
 import type { RequestState } from '../context.ts';
 
-function toAppError(err: unknown, ctx: Context): AppError {
+export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as { status?: number; type?: string; code?: string; constraint?: string; expose?: boolean };
   if (e?.status === 413 || e?.type === 'entity.too.large') {
@@ -44,7 +44,7 @@ function toAppError(err: unknown, ctx: Context): AppError {
   }
   if (e?.code === '23505')
     return new AppError('conflict', `already exists (${e.constraint ?? 'unique'})`, { cause: err });
-  void ctx;
+
   return new AppError('internal', 'internal error; quote the request id when you report it', { cause: err });
 }
 
@@ -57,7 +57,7 @@ export function errorHandler(): Middleware {
       }
     } catch (err) {
       const state = ctx.state as RequestState;
-      const appError = toAppError(err, ctx);
+      const appError = toAppError(err);
       const level = appError.status >= 500 ? 'error' : 'info';
       state.log?.[level](
         {

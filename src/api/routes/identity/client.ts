@@ -10,6 +10,7 @@ import { signInWithPassword } from '../../../domain/identity/signin.ts';
 import { identityQueries } from '../../../domain/identity/queries.ts';
 import { redeemTicket } from '../../../domain/identity/tickets/tickets.ts';
 import type { SessionState } from '../../../http/middleware/session-auth.ts';
+import { clientFrom } from '../../../http/client.ts';
 import { defineRoute } from '../../../http/route.ts';
 import {
   accepted,
@@ -23,10 +24,6 @@ import {
   sessionAnswer,
   sessionResource,
 } from '../../../contract/identity.ts';
-
-export function clientFrom(ctx: Context): { ip: string; userAgent: string | null } {
-  return { ip: ctx.ip || 'unknown', userAgent: ctx.get('user-agent').slice(0, 500) || null };
-}
 
 export function currentSession(ctx: Context): NonNullable<SessionState['identitySession']> {
   const resolved = (ctx.state as SessionState).identitySession;

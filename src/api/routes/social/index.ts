@@ -1,19 +1,14 @@
-// Social sign-in routes: the start (publishable key), the environment's provider
-// settings (secret key), and the common callback, GET and POST (Apple's form_post).
-import Router from '@koa/router';
-import { bodyParser } from '@koa/bodyparser';
-import type { Middleware } from 'koa';
+// Social sign-in routes: the start (publishable key) and the environment's provider settings
+// (secret key). The providers' common callback is callback.ts.
 import { z } from 'zod';
-import { completeSocialSignIn, startSocialSignIn } from '../../../domain/social/flow.ts';
+import { startSocialSignIn } from '../../../domain/social/flow.ts';
 import { providerInput, providerNames, putProvider } from '../../../domain/social/providers.ts';
 import { providerResource, providerSchema } from '../../../contract/social.ts';
 import { socialQueries } from '../../../domain/social/queries.ts';
 import { consumeLimit } from '../../../domain/identity/limits.ts';
 import { AppError } from '../../../errors.ts';
-import { setPortalSession } from '../../../http/cookies.ts';
-import type { AppDeps } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { clientFrom } from '../identity/client.ts';
+import { clientFrom } from '../../../http/client.ts';
 import { envParams } from '../../../contract/tenancy.ts';
 
 const provider = z.enum(providerNames);
@@ -106,23 +101,3 @@ export const deleteProviderRoute = defineRoute({
 });
 
 export const socialRoutes = [startRoute, listProviders, putProviderRoute, deleteProviderRoute];
-
-/** GET and POST /v1/oidc/callback: plain koa routes, because Apple posts a form, not JSON. */
-export function callbackRouter(deps: AppDeps): Router {
-  const router = new Router();
-  const handle: Middleware = async (ctx) => {
-    const raw = ctx.method === 'POST' ? (ctx.request as { body?: unknown }).body : ctx.query;
-    const params: Record<string, string> = {};
-    for (const [k, v] of Object.entries(typeof raw === 'object' && raw !== null ? raw : {})) {
-      if (typeof v === 'string' && v.length <= 8192) params[k] = v;
-    }
-    const outcome = await completeSocialSignIn(deps.db, deps.config, params, clientFrom(ctx));
-    if (outcome.kind === 'portal') setPortalSession(ctx, deps.config, outcome.sessionToken);
-    // 303: the browser follows with a GET even after Apple's POST.
-    ctx.status = 303;
-    ctx.redirect(outcome.url);
-  };
-  router.get('/v1/oidc/callback', handle);
-  router.post('/v1/oidc/callback', bodyParser({ enableTypes: ['form'], formLimit: '64kb' }) as Middleware, handle);
-  return router;
-}

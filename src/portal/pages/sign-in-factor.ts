@@ -1,0 +1,57 @@
+// POST /sign-in/factor: the TOTP (or recovery code) step of a portal sign-in. Who is signing in
+// travels sealed in the form (../sign-in.ts), so the step re-runs the whole check.
+import { AppError } from '../../errors.ts';
+import { checkCsrf, csrfToken } from '../../http/csrf.ts';
+import { defineRoute } from '../../http/route.ts';
+import { envFromId, render } from '../context.ts';
+import { form, originOf, portalPage, seeOther, showSignIn } from '../page.ts';
+import { openPending, portalSignIn, proofOf } from '../sign-in.ts';
+import * as v from '../views.ts';
+
+export const signInFactor = defineRoute({
+  ...portalPage,
+  method: 'post',
+  path: '/sign-in/factor',
+  operationId: 'signInFactorForm',
+  summary: 'The second step of a portal sign-in: a TOTP or recovery code',
+  body: form('csrf', 'state', 'code'),
+  async handle({ body: f, deps, ctx }) {
+    checkCsrf(ctx, deps.config, f.csrf);
+    const pending = openPending(deps, f.state);
+    const env = await envFromId(deps, pending.env);
+    try {
+      return seeOther(
+        ctx,
+        await portalSignIn(ctx, deps, env, {
+          email: pending.email,
+          password: pending.password,
+          redirectUrl: pending.redirect_url,
+          proofs: [proofOf(f.code ?? '')],
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      if (err.details?.reason === 'invalid_factor') {
+        render(ctx, {
+          env,
+          title: 'Two-step verification',
+          status: 401,
+          formTargets: originOf(deps, pending.redirect_url),
+          body: v.totpView({
+            csrf: csrfToken(ctx, deps.config),
+            state: f.state!,
+            error: 'That code is not valid or was already used. Try the current code.',
+          }),
+        });
+        return undefined;
+      }
+      if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
+      return showSignIn(ctx, deps, env, {
+        redirectUrl: pending.redirect_url,
+        email: pending.email,
+        error: `${err.message}.`,
+        status: err.status,
+      });
+    }
+  },
+});
