@@ -429,10 +429,11 @@ export async function failOperation(
   op: OperationRow,
   error: { code: string; message: string },
 ): Promise<void> {
-  await deps
-    .db('backup_operations')
-    .where({ id: op.id })
-    .update({ state: 'failed', error: JSON.stringify(error), finish_time: new Date(), update_time: new Date() });
+  await backupQueries(deps.db).updateOperation(op.id, {
+    state: 'failed',
+    error: JSON.stringify(error),
+    finish_time: new Date(),
+  });
 }
 
 async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> {
