@@ -1,5 +1,7 @@
+// Environments: the path parameters every environment-scoped route takes, and the resource.
 import { z } from 'zod';
 import { segmentPattern } from '../domain/tenancy/names.ts';
+import type { EnvRow } from '../domain/tenancy/queries.ts';
 
 const segment = z.string().regex(segmentPattern, 'lower-case letters, digits and dashes');
 
@@ -15,3 +17,7 @@ export const envResource = z
   .meta({ id: 'Environment' });
 
 export type Environment = z.output<typeof envResource>;
+
+export function envView(env: Pick<EnvRow, 'name' | 'id' | 'mode' | 'create_time'>): Environment {
+  return { name: env.name, uid: env.id, mode: env.mode, create_time: env.create_time.toISOString() };
+}

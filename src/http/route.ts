@@ -163,13 +163,29 @@ function checkEnvScope(params: Record<string, string>, principal: Principal | un
  */
 function checkResponse(def: RouteDef, result: unknown): void {
   const parsed = def.response.schema.safeParse(result);
-  if (parsed.success) return;
-  const fields = parsed.error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
-    .join('; ');
-  throw new Error(`the answer of ${def.operationId} does not match its response schema: ${fields}`);
+  const fields = parsed.success
+    ? undeclared(result, parsed.data).map((path) => `${path}: not in the schema`)
+    : parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
+  if (fields.length === 0) return;
+  throw new Error(
+    `the answer of ${def.operationId} does not match its response schema: ${fields.slice(0, 5).join('; ')}`,
+  );
 }
+
+/** Fields of an answer its schema does not declare (zod drops them from `parsed`): the document would hide them. */
+function undeclared(answer: unknown, parsed: unknown, path = ''): string[] {
+  if (Array.isArray(answer) && Array.isArray(parsed))
+    return answer.flatMap((v, i) => undeclared(v, parsed[i], `${path}[${i}]`));
+  if (!isPlainObject(answer) || !isPlainObject(parsed)) return [];
+  return Object.entries(answer).flatMap(([k, v]) => {
+    const at = path ? `${path}.${k}` : k;
+    if (v === undefined) return [];
+    return k in parsed ? undeclared(v, parsed[k], at) : [at];
+  });
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 
 function handlerFor(def: RouteDef, deps: AppDeps, checkResponses: boolean): Middleware {
   return async (ctx) => {

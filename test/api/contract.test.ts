@@ -21,6 +21,23 @@ const drifted = defineRoute({
   handle: () => ({ count: '3' }) as unknown as { count: number },
 });
 
+// A handler that answers a field its declaration does not name: the document would hide it.
+const undocumented = defineRoute({
+  method: 'get',
+  path: '/v1/orgs/{org}/projects/{project}/envs/{env}/probe_undocumented',
+  operationId: 'probeUndocumented',
+  summary: 'test probe',
+  tags: ['Test'],
+  auth: 'secret',
+  params: envParams,
+  response: {
+    status: 200,
+    description: 'ok',
+    schema: z.object({ items: z.array(z.object({ id: z.string() })) }),
+  },
+  handle: () => ({ items: [{ id: 'a' }, { id: 'b', secret_hash: 'x' }] }),
+});
+
 let h: Harness;
 let checked: WebHandle;
 let unchecked: WebHandle;
@@ -29,7 +46,7 @@ const base = () => `/v1/${env.env.name}`;
 
 beforeAll(async () => {
   h = await createHarness();
-  checked = await startTestWeb(h, { routes: [drifted] });
+  checked = await startTestWeb(h, { routes: [drifted, undocumented] });
   unchecked = await startTestWeb(h, { routes: [drifted], checkResponses: false });
   env = await createTestEnv(h.db);
 });
@@ -42,6 +59,14 @@ afterAll(async () => {
 describe('response schemas', () => {
   it('are checked under tests: an answer that drifts from its schema fails loudly', async () => {
     const res = await call<{ code: string }>(checked.url, 'GET', `${base()}/probe_drifted`, {
+      key: env.secretKey,
+    });
+    expect(res.status).toBe(500);
+    expect(res.body.code).toBe('internal');
+  });
+
+  it('name every field: one the schema does not declare fails too', async () => {
+    const res = await call<{ code: string }>(checked.url, 'GET', `${base()}/probe_undocumented`, {
       key: env.secretKey,
     });
     expect(res.status).toBe(500);

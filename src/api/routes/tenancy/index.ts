@@ -2,7 +2,7 @@
 import { AppError } from '../../../errors.ts';
 import { tenancyQueries } from '../../../domain/tenancy/queries.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { envParams, envResource } from '../../../contract/tenancy.ts';
+import { envParams, envResource, envView } from '../../../contract/tenancy.ts';
 
 export const getEnv = defineRoute({
   method: 'get',
@@ -16,7 +16,7 @@ export const getEnv = defineRoute({
   async handle({ principal, deps }) {
     const env = await tenancyQueries(deps.db).envById(principal.envId);
     if (!env) throw new AppError('not_found', 'the environment no longer exists');
-    return { name: env.name, uid: env.id, mode: env.mode, create_time: env.create_time.toISOString() };
+    return envView(env);
   },
 });
 

@@ -1,8 +1,8 @@
 // The `errors.ingest` job (src/jobs.ts): a group of accepted events, each sealed with the plain
 // columns its seal is bound to (sealed-payload.ts). A capture request's events are packed into
 // jobs of at most `jobLimits` so that a worker's fetch of `batchSize` jobs is a bounded batch
-// (pg-boss fetches by job count, never by bytes): 16 jobs of at most 32 KB sealed is at most
-// 512 KB, plus an event larger than that alone in its own job. A job of 50 ordinary events keeps
+// (pg-boss fetches by job count, never by bytes): 4 jobs of at most 32 KB sealed is at most
+// 128 KB, plus an event larger than that alone in its own job. A job of 50 ordinary events keeps
 // pg-boss's per-job cost (~0.1 ms to fetch and settle, docs/queues.md) off the per-event path.
 import { z } from 'zod';
 import type { SealedPayloadRow } from './sealed-payload.ts';
