@@ -1,5 +1,5 @@
 // Resource ids are a type prefix and a ULID (time-ordered, 128 bits), lower-cased for URLs.
-import { monotonicFactory } from 'ulid';
+import { decodeTime, monotonicFactory } from 'ulid';
 
 const next = monotonicFactory();
 
@@ -9,4 +9,13 @@ export function newUlid(now: number = Date.now()): string {
 
 export function newId(prefix: string, now?: number): string {
   return `${prefix}_${newUlid(now)}`;
+}
+
+/** When a ULID was made (ms since the epoch); undefined when `ulid` is not one. */
+export function ulidTime(ulid: string): number | undefined {
+  try {
+    return decodeTime(ulid.toUpperCase());
+  } catch {
+    return undefined;
+  }
 }

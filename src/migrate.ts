@@ -6,6 +6,7 @@ import { loadConfigOrExit, type Config } from './config.ts';
 import { createDb } from './db.ts';
 import { createBoss, queues, syncQueues, type Registry } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
+import { ensurePartitions } from './domain/observability/retention/prune.ts';
 
 /**
  * Before the first release, migrations were folded into one per area; knex refuses a database that
@@ -33,6 +34,8 @@ export async function runMigrations(
   try {
     const [, applied] = (await db.migrate.latest().catch(explainMissing)) as [number, string[]];
     for (const name of applied) log?.info({ migration: name }, 'migrated');
+    // Error events' day partitions, a fortnight ahead (the daily prune keeps them ahead after).
+    await ensurePartitions(db, new Date());
     const boss = createBoss(config, 'release');
     await boss.start();
     try {

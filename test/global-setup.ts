@@ -16,7 +16,14 @@ export default async function setup(project: TestProject): Promise<void> {
     await c.query('select pg_advisory_lock(727274)');
     try {
       const exists = await c.query('select 1 from pg_database where datname = $1', [template]);
-      if (exists.rowCount) return;
+      if (exists.rowCount) {
+        // A template built on an earlier day: error_events' day partitions must reach past today.
+        await withAdmin(
+          (t) => t.query("select cairn_error_event_partitions((now() at time zone 'UTC')::date - 1, 16)"),
+          databaseUrl(template),
+        );
+        return;
+      }
       const building = `${template}_build`;
       await c.query(`drop database if exists ${building} with (force)`);
       await c.query(`create database ${building}`);

@@ -15,6 +15,8 @@ import {
 import type { ingestJobSchema, IngestJob } from '../src/domain/observability/intake/job.ts';
 import { SourceMapCache } from '../src/domain/observability/source-maps/cache.ts';
 import { createPipelineCaches } from '../src/domain/observability/pipeline/caches.ts';
+import { ensurePartitions } from '../src/domain/observability/retention/prune.ts';
+import { retentionQueries } from '../src/domain/observability/retention/queries.ts';
 import { indexMinified } from '../src/domain/observability/source-maps/scope-naming.ts';
 import { sourceMapBucket } from '../src/domain/observability/source-maps/uploads.ts';
 import type { MapLoader } from '../src/domain/observability/pipeline/symbolicate.ts';
@@ -125,6 +127,25 @@ async function settle(ctx: WorkerContext, tx: BossDb, jobs: JobInput<IngestJob>[
   if (done.length > 0) await boss.deleteJob(queue, done, { db: tx });
 }
 
+/** Postgres found no day partition of error_events for a row (SQLSTATE 23514). */
+const isMissingPartition = (err: unknown): boolean =>
+  (err as { code?: string }).code === '23514' && /no partition of relation/.test(String((err as Error).message));
+
+/**
+ * The batch's days had no partition (no release and no daily prune for a fortnight): they are made
+ * once this transaction has rolled back (making a partition waits for the table's lock, which the
+ * failed insert still holds), and the jobs' retry a second later finds them.
+ */
+function makeDaysFor(ctx: WorkerContext, events: JobEvent[]): void {
+  const first = new Date(Math.min(...events.map((e) => new Date(e.receive_time).getTime())));
+  setImmediate(() => {
+    const days = Math.ceil((Date.now() - first.getTime()) / 86_400_000) + 2;
+    Promise.all([retentionQueries(ctx.db).ensurePartitions(first, days), ensurePartitions(ctx.db, new Date())]).catch(
+      (err: unknown) => ctx.log.error({ err }, 'could not make the day partitions of error_events'),
+    );
+  });
+}
+
 /** `given`: a keyring or map loader of the caller's instead of the worker's own (tests). */
 export function errorsIngest(
   options: Partial<IngestWorkerOptions> = {},
@@ -150,7 +171,10 @@ export function errorsIngest(
         lastAttempt: j.retryCount >= j.retryLimit,
       })),
     );
-    const r = await ingestEvents(deps, tx, events, { maxStoreBytes: o.maxStoreBytes });
+    const r = await ingestEvents(deps, tx, events, { maxStoreBytes: o.maxStoreBytes }).catch((err: unknown) => {
+      if (isMissingPartition(err)) makeDaysFor(ctx as WorkerContext, events);
+      throw err;
+    });
     if (r.failed.length > 0) {
       ctx.log.error(
         { uids: r.failed.map((f) => f.event.uid), error: r.failed[0]!.error },

@@ -1,10 +1,16 @@
-// `errors.prune` (daily cron): accepted event ids past their retention (90 days). Dead-lettered
-// events are pg-boss's to delete, after their 30 days (src/jobs.ts).
+// `errors.prune` (daily cron): events past their environment's retention and the groups left
+// without events (domain/observability/retention/prune.ts), day partitions made ahead, and accepted
+// event ids past their 90 days. Dead-lettered events are pg-boss's to delete, after their 30 days
+// (src/jobs.ts).
 import type { queues } from '../src/jobs.ts';
 import { pruneEventIds } from '../src/domain/observability/intake/event-ids.ts';
+import { pruneErrors } from '../src/domain/observability/retention/prune.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const errorsPrune: JobHandler<(typeof queues)['errors.prune']['schema']> = async (_jobs, ctx) => {
-  const ids = await pruneEventIds(ctx.db, new Date());
-  if (ids > 0) ctx.log.info({ ids }, 'pruned expired event ids');
+  const now = new Date();
+  const pruned = await pruneErrors(ctx.db, now);
+  const ids = await pruneEventIds(ctx.db, now);
+  if (ids > 0 || pruned.deleted_events > 0 || pruned.deleted_groups > 0)
+    ctx.log.info({ ids, ...pruned }, 'pruned expired errors');
 };

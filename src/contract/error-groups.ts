@@ -241,3 +241,28 @@ export const policyView = (
   default_rules: [...defaultRuleNames, 'sensitive_key'],
   ...(updateTime ? { update_time: new Date(updateTime).toISOString() } : {}),
 });
+
+/** CONTRACT.md "Retention" and "Backpressure": how long events stay, how many may wait. */
+export const errorSettingsBody = z.strictObject({
+  retention_days: z.number().int().min(1).max(400).optional(),
+  max_pending: z.number().int().min(1000).max(10_000_000).optional(),
+});
+export const errorSettingsResource = z
+  .object({
+    name: z.string(),
+    retention_days: z.number().int(),
+    max_pending: z.number().int(),
+    update_time: z.string().optional(),
+  })
+  .meta({ id: 'ErrorSettings' });
+export type ErrorSettingsResource = z.output<typeof errorSettingsResource>;
+
+export const errorSettingsView = (
+  envName: string,
+  s: { retention_days: number; max_pending: number; update_time: Date | null },
+): ErrorSettingsResource => ({
+  name: `${envName}/error_settings`,
+  retention_days: s.retention_days,
+  max_pending: s.max_pending,
+  ...(s.update_time ? { update_time: new Date(s.update_time).toISOString() } : {}),
+});

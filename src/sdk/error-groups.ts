@@ -2,7 +2,7 @@
 // triage with etags, source maps and the scrubbing policy. Environment names go through envPath.
 import { envPath, type CairnClient } from './client.ts';
 
-import type { ScrubbingPolicy } from '../contract/error-groups.ts';
+import type { ErrorSettingsResource, ScrubbingPolicy } from '../contract/error-groups.ts';
 import type {
   BatchResult,
   CaptureEvent,
@@ -20,6 +20,7 @@ export type {
   ErrorEvent,
   ErrorGroup,
   ErrorGroupState,
+  ErrorSettingsResource,
   LinkedException,
   ScrubbingPolicy,
   StackFrame,
@@ -184,5 +185,17 @@ export class ErrorGroupsApi {
     policy: Partial<ScrubbingPolicy>,
   ): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
     return this.client.request('PUT', `${envPath(env)}/scrubbing_policy`, { body: { policy } });
+  }
+
+  /** How long events are kept (retention_days) and how many may wait unprocessed (max_pending). */
+  getSettings(env: string): Promise<ErrorSettingsResource> {
+    return this.client.request('GET', `${envPath(env)}/error_settings`);
+  }
+
+  putSettings(
+    env: string,
+    settings: { retention_days?: number; max_pending?: number },
+  ): Promise<ErrorSettingsResource> {
+    return this.client.request('PUT', `${envPath(env)}/error_settings`, { body: settings });
   }
 }

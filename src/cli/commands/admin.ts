@@ -5,6 +5,7 @@ import { seal } from '../../crypto.ts';
 import { checkScopes, createEnvWithKeys, createKey, requireEnv } from '../../domain/tenancy/envs.ts';
 import { tenancyQueries } from '../../domain/tenancy/queries.ts';
 import { readStatus, type OperationalStatus } from '../../domain/operations/status.ts';
+import { pruneErrors } from '../../domain/observability/retention/prune.ts';
 import { createBoss, queues } from '../../jobs.ts';
 import { CliError, type CliContext } from '../context.ts';
 
@@ -24,6 +25,15 @@ export function describeStatus(s: OperationalStatus): string {
   if (s.intake.oldest_seconds > 60)
     lines.push('note: events have waited over a minute; are the workers running? (docs/operations.md)');
   return lines.join('\n');
+}
+
+const ageUnits: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
+
+/** `30d`, `12h`, `90m`, `45s` in milliseconds. */
+export function parseAge(value: string): number {
+  const m = /^(\d{1,6})([dhms])$/.exec(value.trim());
+  if (!m) throw new CliError(`--older-than takes a number and a unit, such as 30d, 12h, 90m or 45s (got "${value}")`);
+  return Number(m[1]) * ageUnits[m[2]!]!;
 }
 
 const modeOption = (value: string): 'test' | 'live' => {
@@ -87,6 +97,30 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
       } finally {
         await boss.stop({ graceful: false, close: true });
       }
+    });
+
+  admin
+    .command('errors')
+    .description('error tracking')
+    .command('prune')
+    .description("delete events past their environment's retention, and groups left without events")
+    .option('--env <name>', 'one environment only')
+    .option('--older-than <age>', 'everything received longer ago than this, e.g. 30d, 12h, 90m, 45s')
+    .option('--json', 'print JSON')
+    .action(async (opts: { env?: string; olderThan?: string; json?: boolean }) => {
+      const { db } = await ctx.admin();
+      const envId = opts.env ? (await requireEnv(db, opts.env)).id : undefined;
+      const olderThanMs = opts.olderThan === undefined ? undefined : parseAge(opts.olderThan);
+      ctx.progress('pruning…');
+      const result = await pruneErrors(db, new Date(), {
+        ...(envId ? { envId } : {}),
+        ...(olderThanMs !== undefined ? { olderThanMs } : {}),
+      });
+      ctx.print(
+        result,
+        Boolean(opts.json),
+        (r: typeof result) => `deleted ${r.deleted_events} events and ${r.deleted_groups} groups`,
+      );
     });
 
   const keys = admin.command('keys').description('API keys');

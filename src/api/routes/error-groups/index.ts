@@ -4,6 +4,7 @@ import { eventRoutes } from './events.ts';
 import { groupRoutes } from './groups.ts';
 import { minifiedSourceRoutes } from './minified-sources.ts';
 import { scrubbingRoutes } from './scrubbing.ts';
+import { errorSettingsRoutes } from './settings.ts';
 import { sourceMapRoutes } from './source-maps.ts';
 
 export const errorGroupRoutes = [
@@ -14,4 +15,5 @@ export const errorGroupRoutes = [
   ...sourceMapRoutes,
   ...minifiedSourceRoutes,
   ...scrubbingRoutes,
+  ...errorSettingsRoutes,
 ];

@@ -2,6 +2,7 @@
 // statement: of concurrent calls carrying one etag exactly one matches the row once it holds the
 // row lock, and the others see the new etag.
 import type { Db } from '../../../db.ts';
+import { ulidTime } from '../../../ids.ts';
 import { unpackBody } from '../pipeline/event-codec.ts';
 import type { EventBody } from '../pipeline/process.ts';
 import { newEtagSql } from '../intake/queries.ts';
@@ -129,6 +130,10 @@ export function groupQueries(db: Db) {
     async getEvent(envId: string, groupId: string | undefined, uid: string): Promise<EventRow | undefined> {
       const q = db('error_events').where({ env_id: envId, uid });
       if (groupId !== undefined) q.where({ group_id: groupId });
+      // An event is received after its uid was made (capture.ts): only partitions from that day on
+      // are read. A minute's slack for clocks of several web processes.
+      const made = ulidTime(uid.slice(6));
+      if (made !== undefined) q.where('receive_time', '>=', new Date(made - 60_000));
       const row = await q.first(eventColumns);
       return row ? eventRow(row) : undefined;
     },

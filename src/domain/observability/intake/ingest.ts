@@ -7,7 +7,7 @@
 // event's turn comes (sealed-payload.ts).
 import type { Knex } from 'knex';
 import { randomBase62, type Keyring } from '../../../crypto.ts';
-import { newId } from '../../../ids.ts';
+import { newId, ulidTime } from '../../../ids.ts';
 import { scrubbingQueries } from '../scrubbing/queries.ts';
 import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
 import { ingestQueries, type NewEvent, type NewGroup, type SqlExecutor } from './queries.ts';
@@ -127,7 +127,9 @@ async function processAll(
         env_id: row.env_id,
         fingerprint: processed.fingerprint,
         event_time: b.event_time,
-        receive_time: new Date(row.receive_time).toISOString(),
+        // When it was accepted: its uid's moment (capture.ts), the same on every run of its job and
+        // after a re-queue, so a re-run meets the stored event on the key (uid, receive_time).
+        receive_time: new Date(ulidTime(row.uid.slice(6)) ?? row.receive_time).toISOString(),
         release: b.release ?? '',
         service_name: b.service_name ?? '',
         body_deflated: processed.stored.toString('base64'),

@@ -106,7 +106,9 @@ export function ingestQueries(db: Db) {
              receive_time timestamptz, release text, service_name text, body_deflated text)
          ),
          mine as (
-           select ev.* from ev where not exists (select 1 from error_events e where e.uid = ev.uid)
+           select ev.* from ev where not exists (
+             select 1 from error_events e where e.uid = ev.uid and e.receive_time = ev.receive_time
+           )
          ),
          counts as (
            select env_id, fingerprint, count(*) as n, min(event_time) as first, max(event_time) as last,
@@ -136,7 +138,7 @@ export function ingestQueries(db: Db) {
            insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body_deflated)
            select m.uid, m.env_id, g.id, m.event_time, m.receive_time, m.release, m.service_name, decode(m.body_deflated, 'base64')
            from mine m join g using (env_id, fingerprint)
-           on conflict (uid) do nothing
+           on conflict (uid, receive_time) do nothing
            returning uid
          )
          select count(*) as stored from stored`,

@@ -1,0 +1,132 @@
+// Retention's SQL: the environment's error settings, the day partitions of error_events, and the
+// deletes of what outlived its retention.
+import type { Db } from '../../../db.ts';
+
+export interface ErrorSettings {
+  retention_days: number;
+  max_pending: number;
+  update_time: Date | null;
+}
+
+export const defaultErrorSettings = { retention_days: 90, max_pending: 100_000 } as const;
+
+/** Which environments a delete reaches: some by id, or every one but some. */
+export type EnvFilter = { only: string[] } | { except: string[] };
+
+const partitionName = /^error_events_(\d{4})(\d{2})(\d{2})$/;
+
+/** The day a partition holds, from its name (the migration names them so). */
+export function partitionDay(name: string): Date | undefined {
+  const m = partitionName.exec(name);
+  return m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
+}
+
+function envClause(filter: EnvFilter): { sql: string; ids: string[] } {
+  return 'only' in filter
+    ? { sql: 'env_id = any(?::text[])', ids: filter.only }
+    : { sql: 'not (env_id = any(?::text[]))', ids: filter.except };
+}
+
+export function retentionQueries(db: Db) {
+  return {
+    async settings(envId: string): Promise<ErrorSettings> {
+      const row = await db('error_settings').where({ env_id: envId }).first();
+      if (!row) return { ...defaultErrorSettings, update_time: null };
+      return { retention_days: row.retention_days, max_pending: Number(row.max_pending), update_time: row.update_time };
+    },
+
+    async putSettings(envId: string, s: Omit<ErrorSettings, 'update_time'>): Promise<Date> {
+      const [row] = await db('error_settings')
+        .insert({ env_id: envId, ...s, update_time: db.fn.now() })
+        .onConflict('env_id')
+        .merge()
+        .returning('update_time');
+      return row.update_time;
+    },
+
+    /** Environments whose retention is not the default, by their retention. */
+    async retentions(): Promise<Map<number, string[]>> {
+      const rows: { env_id: string; retention_days: number }[] = await db('error_settings')
+        .whereNot('retention_days', defaultErrorSettings.retention_days)
+        .select('env_id', 'retention_days');
+      const out = new Map<number, string[]>();
+      for (const r of rows) out.set(r.retention_days, [...(out.get(r.retention_days) ?? []), r.env_id]);
+      return out;
+    },
+
+    /** Day partitions from `first` for `days` days (the migration's function; idempotent). */
+    async ensurePartitions(first: Date, days: number): Promise<void> {
+      await db.raw('select cairn_error_event_partitions(?::date, ?)', [first.toISOString().slice(0, 10), days]);
+    },
+
+    /** error_events' day partitions, oldest first; one detached by a prune cut short is listed too. */
+    async partitions(): Promise<{ name: string; day: Date }[]> {
+      const { rows } = await db.raw<{ rows: { name: string }[] }>(
+        `select relname as name from pg_class
+          where relname ~ '^error_events_[0-9]{8}$' and relkind = 'r'
+            and relnamespace = current_schema()::regnamespace
+          order by 1`,
+      );
+      return rows.flatMap((r) => {
+        const day = partitionDay(r.name);
+        return day ? [{ name: r.name, day }] : [];
+      });
+    },
+
+    /**
+     * Drops a day's partition, answering how many events it held. Detached CONCURRENTLY first
+     * (Postgres 14+): a plain DROP would wait for an ACCESS EXCLUSIVE lock on error_events, and
+     * every insert and read would queue behind it. Only names the migration's function makes are
+     * accepted, so nothing else can be dropped through here.
+     */
+    async dropPartition(name: string): Promise<number> {
+      if (!partitionName.test(name)) throw new Error(`not an error_events partition: ${name}`);
+      const { rows } = await db.raw<{ rows: { n: string }[] }>(`select count(*) as n from ${name}`);
+      const attached = await db.raw<{ rows: unknown[] }>(
+        `select 1 from pg_inherits where inhrelid = ?::regclass and inhparent = 'error_events'::regclass`,
+        [name],
+      );
+      if (attached.rows.length > 0) {
+        // A detach cut short earlier (its session died) is finished rather than started again.
+        const pending = await db.raw<{ rows: { pending: boolean }[] }>(
+          'select inhdetachpending as pending from pg_inherits where inhrelid = ?::regclass',
+          [name],
+        );
+        await db.raw(
+          `alter table error_events detach partition ${name} ${pending.rows[0]?.pending ? 'finalize' : 'concurrently'}`,
+        );
+      }
+      await db.raw(`drop table ${name}`);
+      return Number(rows[0]?.n ?? 0);
+    },
+
+    /** At most `limit` events received before `before`, of the environments `filter` names. */
+    async deleteEvents(filter: EnvFilter, before: Date, limit: number): Promise<number> {
+      const env = envClause(filter);
+      const result = await db.raw(
+        `delete from error_events where (uid, receive_time) in (
+           select uid, receive_time from error_events where ${env.sql} and receive_time < ? limit ?)`,
+        [env.ids, before, limit],
+      );
+      return result.rowCount ?? 0;
+    },
+
+    /**
+     * At most `limit` groups left without events, untouched since `before`. The outer condition on
+     * update_time is checked again on a row a concurrent store has just updated (READ COMMITTED
+     * re-checks a changed row), so a group that gets a new occurrence meanwhile is never deleted
+     * with it: every stored occurrence sets its group's update_time (intake/queries.ts).
+     */
+    async deleteEmptyGroups(filter: EnvFilter, before: Date, limit: number): Promise<number> {
+      const env = envClause(filter);
+      const result = await db.raw(
+        `delete from error_groups g where g.update_time < ? and g.id in (
+           select id from error_groups x where ${env.sql} and x.update_time < ?
+              and not exists (select 1 from error_events e where e.group_id = x.id)
+            limit ?)`,
+        [before, env.ids, before, limit],
+      );
+      return result.rowCount ?? 0;
+    },
+  };
+}
