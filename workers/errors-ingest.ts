@@ -14,6 +14,7 @@ import {
 } from '../src/domain/observability/intake/ingest.ts';
 import type { ingestJobSchema, IngestJob } from '../src/domain/observability/intake/job.ts';
 import { SourceMapCache } from '../src/domain/observability/source-maps/cache.ts';
+import { ulidTime } from '../src/ids.ts';
 import { createPipelineCaches } from '../src/domain/observability/pipeline/caches.ts';
 import { ensurePartitions } from '../src/domain/observability/retention/prune.ts';
 import { retentionQueries } from '../src/domain/observability/retention/queries.ts';
@@ -137,7 +138,10 @@ const isMissingPartition = (err: unknown): boolean =>
  * failed insert still holds), and the jobs' retry a second later finds them.
  */
 function makeDaysFor(ctx: WorkerContext, events: JobEvent[]): void {
-  const first = new Date(Math.min(...events.map((e) => new Date(e.receive_time).getTime())));
+  // An event's day is its uid's moment (intake/ingest.ts), else its job's.
+  const first = new Date(
+    Math.min(...events.map((e) => ulidTime(e.uid.slice(6)) ?? new Date(e.receive_time).getTime())),
+  );
   setImmediate(() => {
     const days = Math.ceil((Date.now() - first.getTime()) / 86_400_000) + 2;
     Promise.all([retentionQueries(ctx.db).ensurePartitions(first, days), ensurePartitions(ctx.db, new Date())]).catch(
