@@ -102,6 +102,13 @@ export async function up(knex: Knex): Promise<void> {
 
   // Per environment: how long events are kept, and how many may wait unprocessed before captures
   // are refused (CONTRACT.md "Retention", "Backpressure"). No row: the defaults.
+  // Events accepted and not yet settled by a worker, per environment: what `max_pending` bounds.
+  // Raised in the transaction that queues the events, lowered in the one that settles their jobs.
+  await knex.schema.createTable('error_intake_pending', (t) => {
+    t.text('env_id').primary().references('envs.id').onDelete('CASCADE');
+    t.bigInteger('pending').notNullable().defaultTo(0);
+  });
+
   await knex.schema.createTable('error_settings', (t) => {
     t.text('env_id').primary().references('envs.id').onDelete('CASCADE');
     t.integer('retention_days').notNullable().defaultTo(90);
@@ -136,6 +143,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop function if exists cairn_error_event_partitions(date, int)');
   for (const table of [
     'error_settings',
+    'error_intake_pending',
     'error_scrubbing_policies',
     'error_minified_sources',
     'error_source_maps',

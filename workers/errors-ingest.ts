@@ -15,6 +15,7 @@ import {
 import type { ingestJobSchema, IngestJob } from '../src/domain/observability/intake/job.ts';
 import { SourceMapCache } from '../src/domain/observability/source-maps/cache.ts';
 import { ulidTime } from '../src/ids.ts';
+import { bumpPending, type PendingDeltas } from '../src/domain/observability/intake/queries.ts';
 import { createPipelineCaches } from '../src/domain/observability/pipeline/caches.ts';
 import { ensurePartitions } from '../src/domain/observability/retention/prune.ts';
 import { retentionQueries } from '../src/domain/observability/retention/queries.ts';
@@ -126,6 +127,14 @@ async function settle(ctx: WorkerContext, tx: BossDb, jobs: JobInput<IngestJob>[
   // Fenced by pg-boss to this worker's claim: a job another worker has taken since is not deleted,
   // and the transaction (the store with it) then rolls back.
   if (done.length > 0) await boss.deleteJob(queue, done, { db: tx });
+  // The deleted jobs' events are no longer pending (stored, dropped or dead-lettered), but for
+  // those queued again on their own. Last, so the counter rows are locked only for the commit.
+  const settled: PendingDeltas = new Map();
+  const doneIds = new Set(done);
+  for (const job of jobs)
+    if (doneIds.has(job.id)) for (const e of job.data.events) settled.set(e.env_id, (settled.get(e.env_id) ?? 0) - 1);
+  for (const { data } of alone) for (const e of data.events) settled.set(e.env_id, (settled.get(e.env_id) ?? 0) + 1);
+  await bumpPending(tx, settled);
 }
 
 /** Postgres found no day partition of error_events for a row (SQLSTATE 23514). */

@@ -9,6 +9,8 @@ import type { z } from 'zod';
 import type { Keyring } from '../../../crypto.ts';
 import { newUlid } from '../../../ids.ts';
 import { errorEventInput, storable, type ErrorEventInput } from './event-schema.ts';
+import { AppError } from '../../../errors.ts';
+import { ingestQueries } from './queries.ts';
 import { intakeWriter } from './writer.ts';
 import type { Jobs } from '../../../jobs.ts';
 import { sealPayload } from './sealed-payload.ts';
@@ -23,8 +25,35 @@ export interface CaptureDeps {
   jobs: Jobs;
 }
 
+/**
+ * Backpressure (CONTRACT.md): while an environment has more than `max_pending` events accepted and
+ * not yet processed, captures are refused with 429 and Retry-After, and nothing is accepted. Each
+ * web process reads the count at most once a second per environment, so the bound is soft by at
+ * most a second of captures, and a capture pays for the read at most once a second.
+ */
+const backlogTtlMs = 1000;
+const backlogs = new WeakMap<Knex, Map<string, { at: number; over: boolean; pending: number; max: number }>>();
+
+async function refuseOverBacklog(db: Knex, envId: string, now = Date.now()): Promise<void> {
+  let seen = backlogs.get(db);
+  if (!seen) backlogs.set(db, (seen = new Map()));
+  let b = seen.get(envId);
+  if (!b || now - b.at > backlogTtlMs) {
+    const { pending, max_pending } = await ingestQueries(db).backlog(envId);
+    b = { at: now, over: pending >= max_pending, pending, max: max_pending };
+    seen.set(envId, b);
+  }
+  if (b.over)
+    throw new AppError(
+      'rate_limited',
+      `this environment has ${b.pending} events waiting to be processed (max_pending ${b.max}); retry later, or raise max_pending in error_settings`,
+      { retryAfter: 5, details: { pending: b.pending, max_pending: b.max } },
+    );
+}
+
 export async function acceptEvents(deps: CaptureDeps, envId: string, events: ErrorEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
+  await refuseOverBacklog(deps.db, envId);
   const rows = events.map((payload) => ({
     ...sealPayload(deps.keyring, envId, newEventUid(deps.cell), storable(payload)),
     event_id: payload.event_id ?? null,

@@ -6,6 +6,7 @@
 import type { Db } from '../../../db.ts';
 import type { SealedPayloadRow } from './sealed-payload.ts';
 import { reopenOnOccurrence as reopen } from '../groups/state.ts';
+import { defaultErrorSettings } from '../retention/queries.ts';
 
 /** An accepted event, with the client's name for it when it gave one (an id of its own choosing, not a secret). */
 export type AcceptedRow = SealedPayloadRow & { event_id?: string | null };
@@ -42,8 +43,39 @@ export interface NewEvent {
 /** A fresh, opaque etag, made in SQL so the state check and the change stay one statement. */
 export const newEtagSql = `substr(md5(random()::text || clock_timestamp()::text), 1, 16)`;
 
+/** How many events of each environment to add to (or, negative, take from) its pending count. */
+export type PendingDeltas = Map<string, number>;
+
+/**
+ * Moves environments' pending counts, on the caller's transaction and as its last statement, so
+ * the counter row is locked only for the commit. Rows are taken in env_id order, so two
+ * transactions moving several environments never deadlock. Never below zero (an operator's
+ * redrive of dead letters queues events that were counted out).
+ */
+export async function bumpPending(tx: SqlExecutor, deltas: PendingDeltas): Promise<void> {
+  const entries = [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (entries.length === 0) return;
+  await tx.executeSql(
+    `insert into error_intake_pending as p (env_id, pending)
+     select env_id, n from unnest($1::text[], $2::bigint[]) with ordinality as d(env_id, n, i)
+      where exists (select 1 from envs e where e.id = d.env_id) order by i
+     on conflict (env_id) do update set pending = greatest(p.pending + excluded.pending, 0)`,
+    [entries.map(([env]) => env), entries.map(([, n]) => n)],
+  );
+}
+
 export function ingestQueries(db: Db) {
   return {
+    /** An environment's pending events and its bound (error_settings, else the default). */
+    async backlog(envId: string): Promise<{ pending: number; max_pending: number }> {
+      const { rows } = await db.raw<{ rows: { pending: string; max_pending: string }[] }>(
+        `select coalesce((select pending from error_intake_pending where env_id = ?), 0) as pending,
+                coalesce((select max_pending from error_settings where env_id = ?), ?) as max_pending`,
+        [envId, envId, defaultErrorSettings.max_pending],
+      );
+      return { pending: Number(rows[0]!.pending), max_pending: Number(rows[0]!.max_pending) };
+    },
+
     /**
      * Claims the named events' ids (in the caller's transaction, which then queues the winners'
      * jobs): an id already claimed, or claimed twice in this batch, is not the caller's to queue.

@@ -10,23 +10,28 @@
 import type { Knex } from 'knex';
 import type { Jobs } from '../../../jobs.ts';
 import { packJobs } from './job.ts';
-import { ingestQueries, type AcceptedRow } from './queries.ts';
+import { fromKnex } from 'pg-boss';
+import { bumpPending, ingestQueries, type AcceptedRow, type PendingDeltas } from './queries.ts';
 
 /** `env_id\nevent_id` → the uid that event was accepted with (this time or an earlier one). */
 export type Accepted = Map<string, string>;
 
 const key = (r: { env_id: string; event_id?: string | null }) => `${r.env_id}\n${r.event_id}`;
 
-/** Queues the rows' jobs on `db`; answers the uids of named events. */
+/**
+ * Queues the rows' jobs on `db`, and counts them pending in their environments (what
+ * `max_pending` bounds) in the same transaction; answers the uids of named events.
+ */
 export async function enqueueEvents(db: Knex, jobs: Jobs, rows: AcceptedRow[]): Promise<Accepted> {
-  if (!rows.some((r) => r.event_id)) {
-    await jobs.enqueueMany(db, 'errors.ingest', packJobs(rows));
-    return new Map();
-  }
   return db.transaction(async (trx) => {
-    const accepted = await ingestQueries(trx).claimEventIds(rows);
-    const mine = rows.filter((r) => !r.event_id || accepted.get(key(r)) === r.uid);
-    if (mine.length > 0) await jobs.enqueueMany(trx, 'errors.ingest', packJobs(mine));
+    const named = rows.some((r) => r.event_id);
+    const accepted = named ? await ingestQueries(trx).claimEventIds(rows) : new Map<string, string>();
+    const mine = named ? rows.filter((r) => !r.event_id || accepted.get(key(r)) === r.uid) : rows;
+    if (mine.length === 0) return accepted;
+    await jobs.enqueueMany(trx, 'errors.ingest', packJobs(mine));
+    const deltas: PendingDeltas = new Map();
+    for (const r of mine) deltas.set(r.env_id, (deltas.get(r.env_id) ?? 0) + 1);
+    await bumpPending(fromKnex(trx), deltas);
     return accepted;
   });
 }
