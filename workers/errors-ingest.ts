@@ -165,17 +165,22 @@ export function errorsIngest(
   given: Partial<Pick<IngestDeps, 'keyring' | 'load'>> = {},
 ): JobHandler<typeof ingestJobSchema, AppRegistry> {
   const o = { ...ingestWorkerDefaults, ...options };
-  // One per worker process: parsed maps, compiled policies and ready stacks are reused across
-  // batches, each under a memory bound.
-  let deps: IngestDeps | undefined;
+  // One set per worker: parsed maps, compiled policies and ready stacks are reused across batches,
+  // each under a memory bound. Keyed by the worker's pool, so a process that starts a second
+  // worker after the first stopped (tests do) never reaches the stopped one's pool through them.
+  const perWorker = new WeakMap<object, IngestDeps>();
   return async (jobs, ctx, tx) => {
     if (!tx) throw new Error(`${queue} must run transactional (src/jobs.ts)`);
-    deps ??= {
-      db: ctx.db,
-      keyring: given.keyring ?? keyringFromConfig(ctx.config),
-      load: given.load ?? mapLoader(ctx, o),
-      caches: createPipelineCaches(),
-    };
+    let deps = perWorker.get(ctx.db);
+    if (!deps) {
+      deps = {
+        db: ctx.db,
+        keyring: given.keyring ?? keyringFromConfig(ctx.config),
+        load: given.load ?? mapLoader(ctx, o),
+        caches: createPipelineCaches(),
+      };
+      perWorker.set(ctx.db, deps);
+    }
     const events: JobEvent[] = jobs.flatMap((j) =>
       j.data.events.map((e) => ({
         ...e,

@@ -66,6 +66,30 @@ export async function bumpPending(tx: SqlExecutor, deltas: PendingDeltas): Promi
 
 export function ingestQueries(db: Db) {
   return {
+    /**
+     * Sets every environment's pending count to the events its queued `errors.ingest` jobs hold
+     * now: counts a web process died before adding, or an operator's redrive of dead letters, are
+     * put right. Counts added meanwhile for commits before this snapshot may count twice, until
+     * the next time: the bound is soft either way.
+     */
+    async reconcilePending(): Promise<number> {
+      const result = await db.raw(
+        `insert into error_intake_pending as p (env_id, pending)
+         select e.id, coalesce(c.n, 0) from envs e
+           left join (
+             select ev->>'env_id' as env_id, count(*) as n
+               from pgboss.job j, jsonb_array_elements(j.data->'events') ev
+              where j.name = 'errors.ingest' and j.state in ('created', 'retry', 'active')
+              group by 1
+           ) c on c.env_id = e.id
+          where c.n is not null or exists (select 1 from error_intake_pending x where x.env_id = e.id)
+          order by e.id
+         on conflict (env_id) do update set pending = excluded.pending
+         where p.pending is distinct from excluded.pending`,
+      );
+      return result.rowCount ?? 0;
+    },
+
     /** An environment's pending events and its bound (error_settings, else the default). */
     async backlog(envId: string): Promise<{ pending: number; max_pending: number }> {
       const { rows } = await db.raw<{ rows: { pending: string; max_pending: string }[] }>(
