@@ -18,7 +18,6 @@ import { ulidTime } from '../src/ids.ts';
 import { bumpPending, type PendingDeltas } from '../src/domain/observability/intake/queries.ts';
 import { createPipelineCaches } from '../src/domain/observability/pipeline/caches.ts';
 import { ensurePartitions } from '../src/domain/observability/retention/prune.ts';
-import { retentionQueries } from '../src/domain/observability/retention/queries.ts';
 import { indexMinified } from '../src/domain/observability/source-maps/scope-naming.ts';
 import { sourceMapBucket } from '../src/domain/observability/source-maps/uploads.ts';
 import type { MapLoader } from '../src/domain/observability/pipeline/symbolicate.ts';
@@ -152,9 +151,8 @@ function makeDaysFor(ctx: WorkerContext, events: JobEvent[]): void {
     Math.min(...events.map((e) => ulidTime(e.uid.slice(6)) ?? new Date(e.receive_time).getTime())),
   );
   setImmediate(() => {
-    const days = Math.ceil((Date.now() - first.getTime()) / 86_400_000) + 2;
-    Promise.all([retentionQueries(ctx.db).ensurePartitions(first, days), ensurePartitions(ctx.db, new Date())]).catch(
-      (err: unknown) => ctx.log.error({ err }, 'could not make the day partitions of error_events'),
+    ensurePartitions(ctx.db, new Date(), first).catch((err: unknown) =>
+      ctx.log.error({ err }, 'could not make the day partitions of error_events'),
     );
   });
 }

@@ -41,6 +41,8 @@ async function refuseOverBacklog(db: Knex, envId: string, now = Date.now()): Pro
   if (!b || now - b.at > backlogTtlMs) {
     const { pending, max_pending } = await ingestQueries(db).backlog(envId);
     b = { at: now, over: pending >= max_pending, pending, max: max_pending };
+    // Bounded: a process serving very many environments forgets them all at once, now and then.
+    if (seen.size >= 10_000) seen.clear();
     seen.set(envId, b);
   }
   if (b.over)

@@ -29,9 +29,13 @@ export interface PruneOptions {
 
 const startOfDay = (t: number): Date => new Date(Math.floor(t / day) * day);
 
-/** Day partitions from yesterday to `partitionsAhead` days from now. */
-export async function ensurePartitions(db: Db, now: Date): Promise<void> {
-  await retentionQueries(db).ensurePartitions(startOfDay(now.getTime() - day), partitionsAhead + 2);
+/** Day partitions from `from` (default yesterday) to `partitionsAhead` days from now. */
+export async function ensurePartitions(db: Db, now: Date, from = new Date(now.getTime() - day)): Promise<void> {
+  const first = startOfDay(Math.min(from.getTime(), now.getTime() - day));
+  await retentionQueries(db).ensurePartitions(
+    first,
+    Math.ceil((now.getTime() - first.getTime()) / day) + partitionsAhead + 1,
+  );
 }
 
 async function deleteAll(db: Db, filter: EnvFilter, before: Date, result: PruneResult): Promise<void> {

@@ -82,20 +82,17 @@ export function retentionQueries(db: Db) {
     async dropPartition(name: string): Promise<number> {
       if (!partitionName.test(name)) throw new Error(`not an error_events partition: ${name}`);
       const { rows } = await db.raw<{ rows: { n: string }[] }>(`select count(*) as n from ${name}`);
-      const attached = await db.raw<{ rows: unknown[] }>(
-        `select 1 from pg_inherits where inhrelid = ?::regclass and inhparent = 'error_events'::regclass`,
+      // Attached, or detached by a prune cut short (its session died): that detach is finished.
+      const link = await db.raw<{ rows: { pending: boolean }[] }>(
+        `select inhdetachpending as pending from pg_inherits
+          where inhrelid = ?::regclass and inhparent = 'error_events'::regclass`,
         [name],
       );
-      if (attached.rows.length > 0) {
-        // A detach cut short earlier (its session died) is finished rather than started again.
-        const pending = await db.raw<{ rows: { pending: boolean }[] }>(
-          'select inhdetachpending as pending from pg_inherits where inhrelid = ?::regclass',
-          [name],
-        );
+      const state = link.rows[0];
+      if (state)
         await db.raw(
-          `alter table error_events detach partition ${name} ${pending.rows[0]?.pending ? 'finalize' : 'concurrently'}`,
+          `alter table error_events detach partition ${name} ${state.pending ? 'finalize' : 'concurrently'}`,
         );
-      }
       await db.raw(`drop table ${name}`);
       return Number(rows[0]?.n ?? 0);
     },
