@@ -175,7 +175,7 @@ export function createBoss(
   role: Role,
   options: Partial<ConstructorOptions> = {},
 ): PgBoss {
-  return new PgBoss({
+  const boss = new PgBoss({
     connectionString: config.DATABASE_URL,
     schema: 'pgboss',
     application_name: `cairn-${role}-boss`,
@@ -194,6 +194,13 @@ export function createBoss(
     useListenNotify: role === 'worker',
     ...options,
   });
+  // pg-boss re-emits its pool's errors on itself, and an EventEmitter with no 'error' listener
+  // throws them, killing the process. Postgres ending an idle connection emits one (a restart, or
+  // a DROP DATABASE … WITH (FORCE) racing stop(): pg-pool's end() resolves before its clients have
+  // closed, brianc/node-postgres#2328). Calls still reject on their own; the web and worker add a
+  // listener that logs.
+  boss.on('error', () => undefined);
+  return boss;
 }
 
 const queueDefaults = {

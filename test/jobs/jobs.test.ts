@@ -7,6 +7,7 @@ import { createBoss, deadLetterName, defineQueues, queues, syncQueues } from '..
 import { assertHandlers, startWorker, type Handlers, type WorkerHandle } from '../../src/worker.ts';
 import { handlers as appHandlers } from '../../workers/handlers.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { withAdmin } from '../support/pg.ts';
 import { createGate, eventually } from '../support/probes.ts';
 
 const registry = defineQueues({
@@ -90,6 +91,28 @@ describe('jobs', () => {
   it("has a handler for every queue of the application's registry", () => {
     expect(() => assertHandlers(queues, appHandlers)).not.toThrow();
     expect(Object.keys(appHandlers).sort()).toEqual(Object.keys(queues).sort());
+  });
+
+  it('keeps a process alive when Postgres ends the idle connections of a boss nobody listens to', async () => {
+    // A CLI or release boss has no 'error' listener of its own; without createBoss's, the pool's
+    // idle-client error would be thrown as an uncaught exception and fail this run.
+    const boss = createBoss(h.config, 'web');
+    await boss.start();
+    try {
+      await boss.send('test.echo', { n: 70 });
+      const ended = await withAdmin(async (c) => {
+        const { rowCount } = await c.query(
+          "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = 'cairn-web-boss'",
+          [h.database.name],
+        );
+        return rowCount;
+      });
+      expect(ended).toBeGreaterThan(0);
+      await boss.send('test.echo', { n: 71 });
+      await eventually(async () => seen.includes(70) && seen.includes(71));
+    } finally {
+      await boss.stop({ graceful: false, close: true });
+    }
   });
 
   it('refuses to start a worker when a queue has no handler', async () => {
