@@ -7,6 +7,7 @@
 import type { Router, RouterMiddleware } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { refuseUnstorable } from './unstorable.ts';
+import { itemsBody } from './middleware/items-body.ts';
 import { oauthErrors } from './oauth-errors.ts';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
@@ -84,6 +85,12 @@ export interface RouteDef<
   errors?: ErrorStyle;
   /** The body is free text stored as sent: its schema replaces what Postgres cannot store (unstorable.ts). */
   freeText?: boolean;
+  /**
+   * The body is `{"<key>": [item, …]}` of at most `max` items, large: read within the process's
+   * budget for large bodies and handed over as `JsonItem`s that the handler parses one at a time
+   * (json-items.ts), so it can give the event loop back between them.
+   */
+  bodyItems?: { key: string; max: number };
   /** `type`: JSON unless said; `html` for a page; `redirect` for a route that sends the browser on. */
   response: { status: number; description: string; schema: R; type?: 'json' | 'html' | 'redirect' };
   handle(input: HandlerInput<P, Q, B, A>): Promise<z.input<R>> | z.input<R>;
@@ -247,6 +254,10 @@ export function mountRoutes(
       await next();
     });
     if (def.bodyType === 'form') chain.push(formOnly, formBody(def.bodyLimit ?? defaultBodyLimit));
+    else if (def.body && def.bodyItems)
+      chain.push(
+        itemsBody(def.bodyItems, def.bodyLimit ?? defaultBodyLimit, jsonBody(def.bodyLimit ?? defaultBodyLimit)),
+      );
     else if (def.body) chain.push(jsonBody(def.bodyLimit ?? defaultBodyLimit));
     chain.push(handlerFor(def, deps, options.checkResponses ?? false));
     router.register(koaPath(def.path), [def.method.toUpperCase()], chain as RouterMiddleware[], {

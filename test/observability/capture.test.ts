@@ -1,5 +1,6 @@
 // Capture and batchCapture over HTTP (CONTRACT.md "Error tracking"): validation naming the field,
 // body limits, uids, 202, the wildcard read after processing, and the scopes.
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
@@ -142,6 +143,44 @@ describe('batchCapture', () => {
     expect(res.status).toBe(400);
     const after = (await queuedEvents(h)).length;
     expect(after).toEqual(before);
+  });
+
+  it('stores nothing when one event of the body is not JSON, and says the body is not JSON', async () => {
+    const before = (await queuedEvents(h)).length;
+    const good = JSON.stringify(sampleEvent());
+    for (const raw of [
+      `{"error_events":[${good},${good.slice(0, -1)},${good}]}`,
+      `{"error_events":[${good},{"__proto__":{"polluted":true}}]}`,
+      `{"error_events":[${good},]}`,
+    ]) {
+      const res = await call(s.web.url, 'POST', `${envBase(env)}/error_groups:batchCapture`, {
+        key: env.secretKey,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'invalid_request', message: 'the request body is not valid JSON' });
+    }
+    expect((await queuedEvents(h)).length).toEqual(before);
+  });
+
+  it('answers other shapes of body as the schema says, and reads a gzip body', async () => {
+    const extra = await post(':batchCapture', { error_events: [sampleEvent()], extra: 1 });
+    expect(extra.status).toBe(400);
+    expect(JSON.stringify(extra.body)).toMatch(/extra/);
+    const res = await fetch(`${s.web.url}${envBase(env)}/error_groups:batchCapture`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${env.secretKey}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      body: gzipSync(JSON.stringify({ error_events: [sampleEvent({ message: 'zipped' }), { nope: 1 }] })),
+    });
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as { results: Record<string, unknown>[] };
+    expect(body.results[0]).toMatchObject({ uid: expect.stringMatching(/^err_k7/) });
+    expect(body.results[1]).toMatchObject({ error: { code: 'invalid_request' } });
   });
 
   it('accepts concurrent captures (sharing INSERTs) and stores every one, counted once', async () => {

@@ -1,6 +1,7 @@
 // Group commit of captures (src/domain/observability/intake/writer.ts) on the real Postgres and
 // pg-boss: requests queued behind an INSERT in flight share the next one, each answers by its own
-// events' fate, and one request's bad events never fail another's.
+// events' fate, one request's bad events never fail another's, and small requests never wait
+// behind batches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntakeWriter } from '../../src/domain/observability/intake/writer.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
@@ -29,7 +30,7 @@ const queued = async (uids: string[]) => (await queuedEvents(h)).filter((q) => u
 
 describe('IntakeWriter', () => {
   it('writes requests queued behind an INSERT in flight together, answering each once committed', async () => {
-    const writer = new IntakeWriter(h.db, jobs, { concurrency: 1, maxRows: 1000 });
+    const writer = new IntakeWriter(h.db, jobs, { concurrency: 1, maxRows: 1000, smallRows: 100 });
     const rows = Array.from({ length: 40 }, () => [row()]);
     let inserts = 0;
     // The jobs' INSERTs (each commit also counts its events pending, with an INSERT of its own).
@@ -46,7 +47,7 @@ describe('IntakeWriter', () => {
   });
 
   it('fails only the request whose events fail, not the others of the same INSERT', async () => {
-    const writer = new IntakeWriter(h.db, jobs, { concurrency: 1, maxRows: 1000 });
+    const writer = new IntakeWriter(h.db, jobs, { concurrency: 1, maxRows: 1000, smallRows: 100 });
     const first = [named()];
     const bad = [named('env_does_not_exist')];
     const good = [named(), row()];
@@ -57,10 +58,26 @@ describe('IntakeWriter', () => {
   });
 
   it('never splits one request across INSERTs, even past the row limit', async () => {
-    const writer = new IntakeWriter(h.db, jobs, { concurrency: 1, maxRows: 5 });
+    const writer = new IntakeWriter(h.db, jobs, { concurrency: 1, maxRows: 5, smallRows: 100 });
     const big = Array.from({ length: 12 }, () => row());
     const small = [row()];
     await Promise.all([writer.write([row()]), writer.write(big), writer.write(small)]);
     expect(await queued([...big, ...small].map((r) => r.uid))).toBe(13);
+  });
+
+  it('writes a small request before the batches queued ahead of it, in an INSERT batches never take', async () => {
+    const writer = new IntakeWriter(h.db, jobs, { concurrency: 2, maxRows: 2, smallRows: 1 });
+    const done: string[] = [];
+    const write = (name: string, rows: ReturnType<typeof row>[]) => writer.write(rows).then(() => done.push(name));
+    // Three batches fill the batches' one INSERT and its line; the single capture after them
+    // takes the other INSERT at once.
+    await Promise.all([
+      write('batch 1', [row(), row()]),
+      write('batch 2', [row(), row()]),
+      write('batch 3', [row(), row()]),
+      write('single', [row()]),
+    ]);
+    expect(done.indexOf('single')).toBeLessThan(done.indexOf('batch 2'));
+    expect(done.filter((d) => d.startsWith('batch'))).toEqual(['batch 1', 'batch 2', 'batch 3']);
   });
 });

@@ -2,6 +2,8 @@
 import { keyringFromConfig } from '../../../crypto.ts';
 import { acceptBatch, acceptEvents, type CaptureDeps } from '../../../domain/observability/intake/capture.ts';
 import { defineRoute } from '../../../http/route.ts';
+import { itemValue } from '../../../http/json-items.ts';
+import { limits } from '../../../domain/observability/intake/event-schema.ts';
 import type { AppDeps } from '../../../http/context.ts';
 import {
   batchCaptureBody,
@@ -53,9 +55,10 @@ export const batchCapture = defineRoute({
   params: envParams,
   body: batchCaptureBody,
   bodyLimit: 20 * 1024 * 1024,
+  bodyItems: { key: 'error_events', max: limits.batch },
   freeText: true,
   response: { status: 202, description: 'One result per event, in order', schema: batchCaptureResponse },
   async handle({ body, principal, deps }) {
-    return { results: await acceptBatch(captureDeps(deps), principal.envId, body.error_events) };
+    return { results: await acceptBatch(captureDeps(deps), principal.envId, body.error_events, itemValue) };
   },
 });

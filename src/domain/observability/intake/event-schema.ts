@@ -98,13 +98,26 @@ export type BreadcrumbInput = z.infer<typeof breadcrumbInput>;
 
 /**
  * Postgres text and jsonb cannot hold U+0000 or unpaired surrogates; both are replaced by U+FFFD
- * so that no client string can make a store fail later.
+ * so that no client string can make a store fail later. A value with neither is returned as it is
+ * (no copy: a batch's events are most of a web process's memory while it is accepted).
  */
 export function storable<T>(value: T): T {
-  if (typeof value === 'string') return value.toWellFormed().replace(/\0/g, '\uFFFD') as T;
-  if (Array.isArray(value)) return value.map((v: unknown) => storable(v)) as T;
+  if (typeof value === 'string')
+    return (value.isWellFormed() && !value.includes('\0') ? value : value.toWellFormed().replace(/\0/g, '\uFFFD')) as T;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = storable(value[i]);
+      if (v !== value[i]) (copy ??= value.slice())[i] = v;
+    }
+    return (copy ?? value) as T;
+  }
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storable(k), storable(v)])) as T;
+    const entries = Object.entries(value);
+    const clean = entries.map(([k, v]) => [storable(k), storable(v)] as const);
+    return clean.some(([k, v], i) => k !== entries[i]![0] || v !== entries[i]![1])
+      ? (Object.fromEntries(clean) as T)
+      : value;
   }
   return value;
 }

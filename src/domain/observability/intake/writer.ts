@@ -85,17 +85,26 @@ export interface IntakeWriterOptions {
   concurrency: number;
   /** Rows per INSERT; a request's rows are never split, so one batchCapture may exceed it. */
   maxRows: number;
+  /** Requests of at most this many rows are small: they go first, and one INSERT is always theirs. */
+  smallRows: number;
 }
 
+/**
+ * Fair intake: small requests (single captures, a Sentry envelope) are written before batches and
+ * always have one INSERT of their own, so a 1000-event batch in flight never makes a single
+ * capture wait for it; batches share the other INSERTs in arrival order.
+ */
 export class IntakeWriter {
-  private readonly queue: Pending[] = [];
+  private readonly small: Pending[] = [];
+  private readonly large: Pending[] = [];
   private inFlight = 0;
+  private largeInFlight = 0;
   private readonly db: Knex;
   private readonly jobs: Jobs;
   private readonly options: IntakeWriterOptions;
   readonly pending: PendingCounts;
 
-  constructor(db: Knex, jobs: Jobs, options: IntakeWriterOptions = { concurrency: 2, maxRows: 2000 }) {
+  constructor(db: Knex, jobs: Jobs, options: IntakeWriterOptions = { concurrency: 2, maxRows: 2000, smallRows: 100 }) {
     this.db = db;
     this.jobs = jobs;
     this.options = options;
@@ -105,23 +114,29 @@ export class IntakeWriter {
   /** Resolves once these rows are committed (with the uids of named events); rejects if they were not. */
   write(rows: AcceptedRow[]): Promise<Accepted> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ rows, resolve, reject });
+      (rows.length <= this.options.smallRows ? this.small : this.large).push({ rows, resolve, reject });
       this.pump();
     });
   }
 
   private pump(): void {
-    while (this.inFlight < this.options.concurrency && this.queue.length > 0) {
-      const group: Pending[] = [this.queue.shift()!];
+    const largeSlots = Math.max(1, this.options.concurrency - 1);
+    while (this.inFlight < this.options.concurrency) {
+      const large = this.small.length === 0;
+      const queue = large ? this.large : this.small;
+      if (queue.length === 0 || (large && this.largeInFlight >= largeSlots)) return;
+      const group: Pending[] = [queue.shift()!];
       let size = group[0]!.rows.length;
-      while (this.queue.length > 0 && size + this.queue[0]!.rows.length <= this.options.maxRows) {
-        const next = this.queue.shift()!;
+      while (queue.length > 0 && size + queue[0]!.rows.length <= this.options.maxRows) {
+        const next = queue.shift()!;
         size += next.rows.length;
         group.push(next);
       }
       this.inFlight += 1;
+      if (large) this.largeInFlight += 1;
       void this.flush(group).finally(() => {
         this.inFlight -= 1;
+        if (large) this.largeInFlight -= 1;
         this.pump();
       });
     }

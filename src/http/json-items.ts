@@ -1,0 +1,139 @@
+// A large JSON body of the form `{"<key>": [item, item, …]}`, kept as its bytes with each item's
+// place, and parsed one item at a time as the handler asks. A 20 MiB batch then never exists as
+// one 20 MiB string plus its whole object graph (web memory stays bounded), and the handler can
+// give the event loop back between items (single requests are not stuck behind the parse).
+//
+// Only that exact shape takes this path; any other body (other keys, a repeated key, an escaped
+// key, anything unexpected) is parsed whole as before, so the answers never change. Scanning bytes
+// is safe for UTF-8: every byte of a multi-byte sequence is ≥ 0x80, so `"`, `\`, brackets and
+// commas are never part of one (RFC 3629 §3), and an invalid sequence decodes to U+FFFD the same
+// whether the whole body or one item is decoded (WHATWG Encoding's decoder stops at an ASCII byte).
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import bourne from '@hapi/bourne';
+import { AppError } from '../errors.ts';
+
+const ws = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
+/** One item of a split body: parsed (once) when the handler asks. */
+export class JsonItem {
+  private readonly bytes: Buffer;
+  private readonly start: number;
+  private readonly end: number;
+
+  constructor(bytes: Buffer, start: number, end: number) {
+    this.bytes = bytes;
+    this.start = start;
+    this.end = end;
+  }
+
+  get size(): number {
+    return this.end - this.start;
+  }
+
+  /** The item's value; a syntax error anywhere means the whole body is not JSON (as a whole parse says). */
+  parse(): unknown {
+    try {
+      // The body parser's own rules: `__proto__` keys are refused (prototype poisoning).
+      return bourne.parse(this.bytes.toString('utf8', this.start, this.end), { protoAction: 'error' }) as unknown;
+    } catch {
+      throw new AppError('invalid_request', 'the request body is not valid JSON');
+    }
+  }
+}
+
+/** An item's value, whether it came split or whole. */
+export const itemValue = (item: unknown): unknown => (item instanceof JsonItem ? item.parse() : item);
+
+/** Bytes scanned between turns given back to the event loop (~1 ms here). */
+const scanSliceBytes = 512 * 1024;
+
+/**
+ * The items of `{"<key>": [ … ]}` (RFC 8259 whitespace anywhere between tokens), or undefined when
+ * the body has any other shape or more than `maxItems` items (the schema refuses those, and a body
+ * of millions of tiny items must not become millions of objects here). Items are checked only for
+ * where they end: each is parsed later. Yields after each slice of bytes, so a caller can give the
+ * event loop back during a 20 MiB scan (splitJsonItemsAsync).
+ */
+function* scanItems(body: Buffer, key: string, maxItems: number): Generator<void, JsonItem[] | undefined> {
+  let i = 0;
+  const skip = () => {
+    while (ws(body[i])) i++;
+  };
+  const expect = (text: string): boolean => {
+    skip();
+    if (body.toString('latin1', i, i + text.length) !== text) return false;
+    i += text.length;
+    return true;
+  };
+  if (!expect('{') || !expect(JSON.stringify(key)) || !expect(':') || !expect('[')) return undefined;
+  const items: JsonItem[] = [];
+  let depth = 0;
+  let start = i;
+  let blank = true;
+  let turn = i + scanSliceBytes;
+  for (; i < body.length; i++) {
+    if (i >= turn) {
+      yield;
+      turn = i + scanSliceBytes;
+    }
+    const b = body[i]!;
+    if (b === 0x22) {
+      // A string: to its closing quote, stepping over escapes.
+      for (i++; i < body.length && body[i] !== 0x22; i++) if (body[i] === 0x5c) i++;
+      blank = false;
+    } else if (b === 0x5b || b === 0x7b) {
+      depth++;
+      blank = false;
+    } else if (b === 0x5d || b === 0x7d) {
+      if (depth > 0) depth--;
+      else if (b === 0x7d) return undefined;
+      else {
+        // The array's end: `[]` has no item; `[1,]` has an empty last one, which will not parse.
+        if (!(blank && items.length === 0)) items.push(new JsonItem(body, start, i));
+        if (items.length > maxItems) return undefined;
+        i++;
+        return expect('}') && (skip(), i === body.length) ? items : undefined;
+      }
+    } else if (b === 0x2c && depth === 0) {
+      if (items.length >= maxItems) return undefined;
+      items.push(new JsonItem(body, start, i));
+      start = i + 1;
+      blank = true;
+    } else if (!ws(b)) blank = false;
+  }
+  return undefined;
+}
+
+export function splitJsonItems(body: Buffer, key: string, maxItems: number): JsonItem[] | undefined {
+  const scan = scanItems(body, key, maxItems);
+  for (;;) {
+    const step = scan.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** splitJsonItems, giving the event loop back between slices of the body. */
+export async function splitJsonItemsAsync(
+  body: Buffer,
+  key: string,
+  maxItems: number,
+): Promise<JsonItem[] | undefined> {
+  const scan = scanItems(body, key, maxItems);
+  for (;;) {
+    const step = scan.next();
+    if (step.done) return step.value;
+    await yieldToEventLoop();
+  }
+}
+
+/** The body parser's strict mode for a body that is parsed whole: an object or an array, or nothing. */
+export function parseWhole(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  if (text === '') return {};
+  try {
+    if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text)) throw new SyntaxError('only an object or an array');
+    return bourne.parse(text, { protoAction: 'error' }) as unknown;
+  } catch {
+    throw new AppError('invalid_request', 'the request body is not valid JSON');
+  }
+}

@@ -1,0 +1,76 @@
+// The body reader of a route with `bodyItems` (route.ts): the bytes are read once, within the
+// process's budget for large bodies (body-budget.ts), and split into items that the handler
+// parses one at a time (json-items.ts). A body of any other shape or type gets the ordinary JSON
+// parser's answer.
+import type { Middleware } from 'koa';
+import { createBrotliDecompress, createUnzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { AppError } from '../../errors.ts';
+import { largeBodies } from '../body-budget.ts';
+import { parseWhole, splitJsonItemsAsync } from '../json-items.ts';
+
+/** How long a body waits for the budget before the client is told to retry. */
+const budgetWaitMs = 10_000;
+
+// What the ordinary parser accepts (co-body via `inflation`); anything else is a 415.
+function decoded(req: Readable, encoding: string): Readable {
+  if (encoding === 'identity') return req;
+  if (encoding === 'gzip' || encoding === 'deflate') return req.pipe(createUnzip());
+  if (encoding === 'br') return req.pipe(createBrotliDecompress());
+  throw new AppError(
+    'invalid_request',
+    'unsupported Content-Encoding: send the body as identity, gzip, deflate or br',
+    {
+      status: 415,
+    },
+  );
+}
+
+/**
+ * The body's bytes, into one buffer of the declared length when there is one (collecting chunks
+ * and joining them would hold a 20 MiB body twice at the end). More bytes than declared, or than
+ * the limit, is refused as soon as it arrives.
+ */
+async function readBody(stream: Readable, limit: number, length: number | undefined): Promise<Buffer> {
+  const whole = length !== undefined ? Buffer.allocUnsafe(length) : undefined;
+  const chunks: Buffer[] = [];
+  let received = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (received + chunk.length > limit)
+        throw new AppError('invalid_request', 'the request body is too large', { status: 413 });
+      if (whole && received + chunk.length > whole.length) break;
+      if (whole) chunk.copy(whole, received);
+      else chunks.push(chunk);
+      received += chunk.length;
+    }
+  } catch (err) {
+    // A decoding failure keeps its zlib code (errors.ts says what it means); a lost client has gone.
+    if (err instanceof AppError || (err as { code?: string }).code?.startsWith('Z_')) throw err;
+    throw new AppError('invalid_request', 'the request body did not arrive whole');
+  }
+  if (whole && received !== whole.length)
+    throw new AppError('invalid_request', 'the request body does not match its Content-Length');
+  return whole ?? Buffer.concat(chunks, received);
+}
+
+export function itemsBody(items: { key: string; max: number }, limit: number, otherwise: Middleware): Middleware {
+  return async (ctx, next) => {
+    if (!ctx.request.is('application/json')) return otherwise(ctx, next);
+    const encoding = (ctx.get('content-encoding') || 'identity').toLowerCase();
+    const lengthHeader = ctx.get('content-length');
+    const declared = encoding === 'identity' && lengthHeader !== '' ? Number(lengthHeader) : undefined;
+    // A declared length over the limit is refused before it costs any budget or any read.
+    if (declared !== undefined && declared > limit)
+      throw new AppError('invalid_request', 'the request body is too large', { status: 413 });
+    const release = await largeBodies.take(declared ?? limit, budgetWaitMs);
+    try {
+      const bytes = await readBody(decoded(ctx.req, encoding), limit, declared);
+      const split = await splitJsonItemsAsync(bytes, items.key, items.max);
+      (ctx.request as { body?: unknown }).body = split ? { [items.key]: split } : parseWhole(bytes);
+      await next();
+    } finally {
+      release();
+    }
+  };
+}

@@ -1,0 +1,170 @@
+// A batch body split into items (src/http/json-items.ts) means exactly what the whole body means:
+// the same items when it is JSON, "not valid JSON" when it is not, and no split at all for any
+// other shape, which then takes the ordinary parser. Golden cases, then properties over random
+// values, layouts and byte-level damage.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.ts';
+import { parseWhole, splitJsonItems, splitJsonItemsAsync } from '../../src/http/json-items.ts';
+import { BodyBudget } from '../../src/http/body-budget.ts';
+
+const key = 'error_events';
+const split = (body: string | Buffer, max = 1000) =>
+  splitJsonItems(typeof body === 'string' ? Buffer.from(body) : body, key, max);
+
+type Outcome = { ok: true; value: unknown } | { ok: false };
+const attempt = (fn: () => unknown): Outcome => {
+  try {
+    return { ok: true, value: fn() };
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).message).toBe('the request body is not valid JSON');
+    return { ok: false };
+  }
+};
+
+/** What the split items say, against what the whole body says, whenever the body was split. */
+function agrees(body: Buffer): void {
+  const items = splitJsonItems(body, key, 1000);
+  if (!items) return;
+  const fromItems = attempt(() => items.map((i) => i.parse()));
+  const whole = attempt(() => parseWhole(body));
+  expect(fromItems.ok).toBe(whole.ok);
+  if (fromItems.ok && whole.ok) {
+    expect(Object.keys(whole.value as object)).toEqual([key]);
+    expect(fromItems.value).toEqual((whole.value as Record<string, unknown>)[key]);
+  }
+}
+
+describe('splitting a batch body', () => {
+  it('finds the items of the exact shape, whatever the whitespace, strings and nesting', () => {
+    const body = ' \r\n{ "error_events" :\t[ {"a":"],[{\\"}"} , [1,[2]] ,"x\\\\" , null,{"b":{"c":[]}} ] } \n';
+    const items = split(body)!;
+    expect(items.map((i) => i.parse())).toEqual([{ a: '],[{"}' }, [1, [2]], 'x\\', null, { b: { c: [] } }]);
+  });
+
+  it('finds no items in an empty array, and an empty item where a comma leads or trails', () => {
+    expect(split('{"error_events":[ ]}')).toEqual([]);
+    expect(split('{"error_events":[1,]}')!.map((i) => i.size)).toEqual([1, 0]);
+    expect(() => split('{"error_events":[,1]}')![0]!.parse()).toThrow(/not valid JSON/);
+  });
+
+  it('finds the same items when it gives the event loop back during a large body', async () => {
+    const values = Array.from({ length: 300 }, (_, i) => ({ i, text: `"[${'x'.repeat(4000)}]"` }));
+    const body = Buffer.from(JSON.stringify({ [key]: values }));
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const items = (await splitJsonItemsAsync(body, key, 1000))!;
+    expect(items.map((i) => i.parse())).toEqual(values);
+    expect(await splitJsonItemsAsync(Buffer.concat([body, Buffer.from('x')]), key, 1000)).toBeUndefined();
+  });
+
+  it('leaves every other shape to the ordinary parser', () => {
+    for (const body of [
+      '',
+      '[]',
+      '{}',
+      '{"error_events":[1],"extra":1}',
+      '{"error_events":[1],"error_events":[2]}',
+      '{"error\\u005fevents":[1]}',
+      '{"error_events":{"0":1}}',
+      '{"error_events":[1}',
+      '{"error_events":[1]',
+      '{"error_events":[1]}x',
+      '{"error_events":["unterminated]}',
+      '\ufeff{"error_events":[1]}',
+    ])
+      expect(split(body), body).toBeUndefined();
+  });
+
+  it('leaves a body of more items than the schema allows to the ordinary parser', () => {
+    expect(split('{"error_events":[1,2,3]}', 3)).toHaveLength(3);
+    expect(split('{"error_events":[1,2,3,4]}', 3)).toBeUndefined();
+  });
+
+  it('refuses an item with a __proto__ key, as the body parser does', () => {
+    expect(() => split('{"error_events":[{"__proto__":{"x":1}}]}')![0]!.parse()).toThrow(/not valid JSON/);
+    expect(() => parseWhole(Buffer.from('{"error_events":[{"__proto__":{"x":1}}]}'))).toThrow(/not valid JSON/);
+  });
+
+  it('decodes broken UTF-8 in an item as the whole body would (U+FFFD)', () => {
+    const body = Buffer.concat([Buffer.from('{"error_events":["a'), Buffer.from([0xe2, 0x82]), Buffer.from('",2]}')]);
+    expect(split(body)!.map((i) => i.parse())).toEqual(['a\ufffd', 2]);
+    agrees(body);
+  });
+
+  it('gives the same items as parsing the whole body, for any JSON values in any layout', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.jsonValue(), { maxLength: 20 }),
+        fc.constantFrom(undefined, 0, 1, 2, '\t', ' \r\n'),
+        (values, indent) => {
+          const body = Buffer.from(JSON.stringify({ [key]: values }, null, indent));
+          const items = splitJsonItems(body, key, 1000);
+          expect(items).toHaveLength(values.length);
+          agrees(body);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('agrees with the whole body after any damage to its bytes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.jsonValue(), { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.record({
+            at: fc.nat(),
+            remove: fc.nat({ max: 3 }),
+            insert: fc.uint8Array({ maxLength: 4 }).map((b) => Buffer.from(b)),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+        (values, edits) => {
+          let body = Buffer.from(JSON.stringify({ [key]: values }));
+          for (const e of edits) {
+            const at = e.at % (body.length + 1);
+            body = Buffer.concat([body.subarray(0, at), e.insert, body.subarray(at + e.remove)]);
+          }
+          agrees(body);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('the budget for large bodies', () => {
+  it('lets bodies through in arrival order as bytes are released, and a body larger than all of it alone', async () => {
+    const budget = new BodyBudget(10);
+    const order: string[] = [];
+    const first = await budget.take(6, 1000);
+    const second = budget.take(6, 1000).then((r) => (order.push('second'), r));
+    const third = budget.take(1, 1000).then((r) => (order.push('third'), r));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(order).toEqual([]); // the small one waits behind the one that came first
+    first();
+    (await second)();
+    (await third)();
+    expect(order).toEqual(['second', 'third']);
+    const huge = await budget.take(50, 1000);
+    expect(
+      await Promise.race([
+        budget.take(1, 1000).then(() => 'granted'),
+        new Promise((r) => setTimeout(() => r('waiting'), 20)),
+      ]),
+    ).toBe('waiting');
+    huge();
+  });
+
+  it('refuses with 429 rate_limited and Retry-After a body that waits too long, and holds nothing for it', async () => {
+    const budget = new BodyBudget(10);
+    const held = await budget.take(10, 1000);
+    const refused = await budget.take(5, 30).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'rate_limited', retryAfter: 1 });
+    held();
+    const again = await budget.take(10, 30);
+    again();
+  });
+});
