@@ -52,7 +52,7 @@ const config = loadConfig({
   DATABASE_URL: databaseUrl(name, admin),
   CAIRN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   LOG_LEVEL: 'silent',
-  CAIRN_DB_POOL_MAX: '10',
+  CAIRN_DB_MAX_CONNECTIONS: '11',
 });
 await runMigrations(config);
 const db = createDb(config);

@@ -51,8 +51,17 @@ const schema = z.object({
   CAIRN_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
   // Bearer token of GET /metrics; unset, the route answers 404.
   CAIRN_METRICS_TOKEN: z.string().min(16, 'use at least 16 random characters, e.g. `openssl rand -hex 24`').optional(),
-  // Heroku's small Postgres plans allow 20 connections in all, shared by every dyno.
-  CAIRN_DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(5),
+  // The most connections one process opens to Cairn's database, all its pools together (db.ts
+  // `connectionShares`). Unset: 4 for web and 6 for worker, so 2 web + 2 worker fit the 20
+  // connections of Heroku's smaller Postgres plans.
+  CAIRN_DB_MAX_CONNECTIONS: z.coerce.number().int().min(4).max(500).optional(),
+  // Replaced by CAIRN_DB_MAX_CONNECTIONS; refused so that a deploy never silently ignores it.
+  CAIRN_DB_POOL_MAX: z
+    .never({
+      error:
+        'was replaced by CAIRN_DB_MAX_CONNECTIONS, the connections of a whole process (all pools): set that instead',
+    })
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

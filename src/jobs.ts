@@ -179,7 +179,8 @@ export function createBoss(
     connectionString: config.DATABASE_URL,
     schema: 'pgboss',
     application_name: `cairn-${role}-boss`,
-    max: role === 'worker' ? 4 : 2,
+    // The process's share of its connection budget comes in `options.max` (db.ts connectionShares).
+    max: role === 'worker' ? 2 : 1,
     migrate: role === 'release',
     createSchema: role === 'release',
     // Only workers run maintenance and cron; web processes only insert jobs.

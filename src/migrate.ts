@@ -26,7 +26,7 @@ function explainMissing(err: unknown): never {
 }
 
 export async function runMigrations(
-  config: Pick<Config, 'DATABASE_URL' | 'CAIRN_DB_POOL_MAX'>,
+  config: Pick<Config, 'DATABASE_URL'>,
   log?: Logger,
   registry: Registry = queues,
 ): Promise<string[]> {

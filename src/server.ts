@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './api/app.ts';
 import type { Config } from './config.ts';
-import { createDb } from './db.ts';
+import { connectionShares, createDb } from './db.ts';
 import { createBoss, Jobs, queues } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createObjectStore } from './storage/index.ts';
@@ -20,8 +20,9 @@ export async function startWeb(
   options: AppOptions & { log?: Logger; host?: string; port?: number } = {},
 ): Promise<WebHandle> {
   const log = options.log ?? createLogger({ name: 'web', level: config.LOG_LEVEL });
-  const db = createDb(config, { applicationName: 'cairn-web' });
-  const boss = createBoss(config, 'web');
+  const shares = connectionShares(config, 'web');
+  const db = createDb(config, { poolMax: shares.knex, applicationName: 'cairn-web' });
+  const boss = createBoss(config, 'web', { max: shares.boss });
   boss.on('error', (err: Error & { code?: string }) =>
     log.warn({ code: err.code, message: err.message }, 'pg-boss error'),
   );

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { ConstructorOptions, Db as BossDb, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { z } from 'zod';
 import type { Config } from './config.ts';
-import { createDb } from './db.ts';
+import { connectionShares, createDb } from './db.ts';
 import { createBoss, Jobs, type Registry, type ScheduleDef } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createObjectStore } from './storage/index.ts';
@@ -84,8 +84,9 @@ export async function startWorker<R extends Registry>(
 ): Promise<WorkerHandle<R>> {
   assertHandlers(registry, handlers as Record<string, unknown>);
   const log = options.log ?? createLogger({ name: 'worker', level: config.LOG_LEVEL });
-  const db = createDb(config, { applicationName: 'cairn-worker' });
-  const boss = createBoss(config, 'worker', options.bossOptions);
+  const shares = connectionShares(config, 'worker');
+  const db = createDb(config, { poolMax: shares.knex, applicationName: 'cairn-worker' });
+  const boss = createBoss(config, 'worker', { max: shares.boss, ...options.bossOptions });
   boss.on('error', (err: Error & { code?: string }) =>
     log.warn({ code: err.code, message: err.message }, 'pg-boss error'),
   );

@@ -27,7 +27,7 @@ export default async function setup(project: TestProject): Promise<void> {
       const building = `${template}_build`;
       await c.query(`drop database if exists ${building} with (force)`);
       await c.query(`create database ${building}`);
-      await runMigrations({ DATABASE_URL: databaseUrl(building), CAIRN_DB_POOL_MAX: 2 });
+      await runMigrations({ DATABASE_URL: databaseUrl(building) });
       await c.query(`alter database ${building} rename to ${template}`);
     } finally {
       await c.query('select pg_advisory_unlock(727274)');

@@ -67,17 +67,27 @@ describe('IntakeWriter', () => {
 
   it('writes a small request before the batches queued ahead of it, in an INSERT batches never take', async () => {
     const writer = new IntakeWriter(h.db, jobs, { concurrency: 2, maxRows: 2, smallRows: 1 });
-    const done: string[] = [];
-    const write = (name: string, rows: ReturnType<typeof row>[]) => writer.write(rows).then(() => done.push(name));
-    // Three batches fill the batches' one INSERT and its line; the single capture after them
-    // takes the other INSERT at once.
-    await Promise.all([
-      write('batch 1', [row(), row()]),
-      write('batch 2', [row(), row()]),
-      write('batch 3', [row(), row()]),
-      write('single', [row()]),
-    ]);
-    expect(done.indexOf('single')).toBeLessThan(done.indexOf('batch 2'));
-    expect(done.filter((d) => d.startsWith('batch'))).toEqual(['batch 1', 'batch 2', 'batch 3']);
+    const requests = {
+      'batch 1': [row(), row()],
+      'batch 2': [row(), row()],
+      'batch 3': [row(), row()],
+      single: [row()],
+    };
+    // The order the INSERTs are sent in, named by the request whose rows each carries.
+    const sent: string[] = [];
+    const record = (q: { sql: string; bindings?: unknown[] }) => {
+      if (!/insert into\s+"?pgboss/i.test(q.sql)) return;
+      const text = JSON.stringify(q.bindings ?? []);
+      for (const [name, rows] of Object.entries(requests)) if (text.includes(rows[0]!.uid)) sent.push(name);
+    };
+    h.db.on('query', record);
+    try {
+      // Three batches fill the batches' one INSERT and its line; the single capture after them
+      // takes the other INSERT at once.
+      await Promise.all(Object.values(requests).map((rows) => writer.write(rows)));
+    } finally {
+      h.db.off('query', record);
+    }
+    expect(sent).toEqual(['batch 1', 'single', 'batch 2', 'batch 3']);
   });
 });

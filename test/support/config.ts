@@ -11,7 +11,6 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
     DATABASE_URL: databaseUrl,
     CAIRN_ENCRYPTION_KEY: testEncryptionKey,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    CAIRN_DB_POOL_MAX: '4',
     ...overrides,
   });
 }

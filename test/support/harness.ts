@@ -19,7 +19,7 @@ export interface Harness {
 export async function createHarness(overrides: Record<string, string> = {}): Promise<Harness> {
   const database = await cloneDatabase(inject('templateDatabase'));
   const config = testConfig(database.url, overrides);
-  const db = createDb(config);
+  const db = createDb(config, { poolMax: 4 });
   return {
     database,
     config,
