@@ -131,7 +131,7 @@ export function parseWhole(body: Buffer): unknown {
   const text = body.toString('utf8');
   if (text === '') return {};
   try {
-    if (!/^[\x20\x09\x0a\x0d]*[[{]/.test(text)) throw new SyntaxError('only an object or an array');
+    if (!/^[ \t\n\r]*[[{]/.test(text)) throw new SyntaxError('only an object or an array');
     return bourne.parse(text, { protoAction: 'error' }) as unknown;
   } catch {
     throw new AppError('invalid_request', 'the request body is not valid JSON');

@@ -33,8 +33,8 @@ interface LockSession {
 const sessions = new Map<string, LockSession>();
 
 function sessionFor(databaseUrl: string): LockSession {
-  let s = sessions.get(databaseUrl);
-  if (s && !s.closed) return s;
+  const existing = sessions.get(databaseUrl);
+  if (existing && !existing.closed) return existing;
   const client = new pg.Client({ connectionString: databaseUrl, application_name: 'cairn-backup-lock' });
   const session: LockSession = { client, ready: client.connect(), held: new Set(), closed: false };
   // A lost session has lost its locks with it: the next lock opens a new one.
@@ -63,7 +63,7 @@ export async function tryLockEnv(databaseUrl: string, envId: string): Promise<En
   // Claimed before the first await: a concurrent call in this process sees it, and the session
   // stays open for it.
   s.held.add(envId);
-  let ok = false;
+  let ok: boolean;
   try {
     await s.ready;
     const res = await s.client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as ok', [
