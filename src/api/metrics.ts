@@ -40,6 +40,16 @@ export function createMetrics(deps: AppDeps): Metrics {
     'cairn_intake_oldest_seconds',
     'Age of the oldest error event accepted and not yet processed (0 when none waits)',
   );
+  const envPending = gauge(
+    'cairn_env_intake_pending',
+    'Error events pending in each of the busiest environments (at most 20), as backpressure counts them',
+    ['env'],
+  );
+  const envMax = gauge(
+    'cairn_env_intake_max_pending',
+    "The busiest environments' max_pending: captures answer 429 while pending is at or over it",
+    ['env'],
+  );
   const leased = gauge('cairn_intake_leased', 'Intake rows claimed by a worker whose lease has not run out');
   const dead = gauge('cairn_dead_letters', 'Error events that kept failing and were set aside');
   const queued = gauge('cairn_jobs_queued', 'Jobs waiting in each queue (retries and delayed jobs included)', [
@@ -91,6 +101,13 @@ export function createMetrics(deps: AppDeps): Metrics {
       pending.set(status.intake.pending);
       oldest.set(status.intake.oldest_seconds);
       leased.set(status.intake.leased);
+      // Environments that drained leave the scrape (their series go stale) rather than read 0.
+      envPending.reset();
+      envMax.reset();
+      for (const e of status.environments) {
+        envPending.set({ env: e.name }, e.pending);
+        envMax.set({ env: e.name }, e.max_pending);
+      }
       dead.set(status.dead_letters);
       drills.set(status.backup_drills_failed);
       for (const q of status.queues) {

@@ -3,7 +3,7 @@
 // once a worker runs; the HTTP latency histogram is labelled by route template.
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { registerAdmin } from '../../src/cli/commands/admin.ts';
+import { describeStatus, registerAdmin } from '../../src/cli/commands/admin.ts';
 import { createCliContext } from '../../src/cli/context.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { queues } from '../../src/jobs.ts';
@@ -75,6 +75,10 @@ describe('GET /metrics', () => {
     expect(value(second, 'cairn_intake_pending')).toBe(7);
     expect(value(second, 'cairn_intake_oldest_seconds')).toBeGreaterThan(0);
     expect(value(second, 'cairn_dead_letters')).toBe(0);
+    // Per environment, as backpressure counts it (a tenth of a second after the commits).
+    const envSeries = (text: string, series: string) => value(text, `${series}{env="${env.env.name}"}`);
+    await eventually(async () => expect(envSeries(await scrape(), 'cairn_env_intake_pending')).toBe(7));
+    expect(envSeries(await scrape(), 'cairn_env_intake_max_pending')).toBe(100_000);
     expect(value(second, 'cairn_backup_drills_failed')).toBe(0);
     expect(second).toMatch(/^cairn_jobs_queued\{queue="backups\.capture"\} \d+$/m);
     expect(second).toMatch(
@@ -91,6 +95,7 @@ describe('GET /metrics', () => {
       const printed = stdout.mock.calls.map((c) => String(c[0])).join('');
       expect(printed).toMatch(/error intake: 7 pending \(oldest \d+\.\d s\), 0 claimed by workers/);
       expect(printed).toContain('dead letters: 0');
+      expect(printed).toContain(`busiest environments (pending / max_pending):\n  ${env.env.name}  7 / 100000\n`);
       expect(printed).toMatch(/backups\.capture\s+\d+\s+\d+\s+\d+/);
     } finally {
       stdout.mockRestore();
@@ -102,8 +107,27 @@ describe('GET /metrics', () => {
       worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
       await eventually(async () => expect(value(await scrape(), 'cairn_intake_pending')).toBe(0));
       expect(value(await scrape(), 'cairn_intake_oldest_seconds')).toBe(0);
+      await eventually(async () => expect(await scrape()).not.toContain('cairn_env_intake_pending{'));
     } finally {
       await worker?.stop();
     }
+  });
+});
+
+describe('cairn admin status', () => {
+  it('names an environment over its max_pending as refusing captures, and says what that means', () => {
+    const text = describeStatus({
+      intake: { pending: 120, oldest_seconds: 3, leased: 0 },
+      environments: [
+        { name: 'orgs/a/projects/b/envs/full', pending: 100, max_pending: 100 },
+        { name: 'orgs/a/projects/b/envs/calm', pending: 20, max_pending: 1000 },
+      ],
+      dead_letters: 0,
+      queues: [],
+      backup_drills_failed: 0,
+    });
+    expect(text).toContain('  orgs/a/projects/b/envs/full  100 / 100  refusing captures (429)\n');
+    expect(text).toContain('  orgs/a/projects/b/envs/calm  20 / 1000\n');
+    expect(text).toMatch(/note: an environment is over its max_pending and its captures are refused/);
   });
 });

@@ -14,6 +14,15 @@ export function describeStatus(s: OperationalStatus): string {
   const age = s.intake.pending === 0 ? 'none waiting' : `oldest ${s.intake.oldest_seconds.toFixed(1)} s`;
   const lines = [
     `error intake: ${s.intake.pending} pending (${age}), ${s.intake.leased} claimed by workers`,
+    ...(s.environments.length > 0
+      ? [
+          'busiest environments (pending / max_pending):',
+          ...s.environments.map(
+            (e) =>
+              `  ${e.name}  ${e.pending} / ${e.max_pending}${e.pending >= e.max_pending ? '  refusing captures (429)' : ''}`,
+          ),
+        ]
+      : []),
     `dead letters: ${s.dead_letters}`,
     `restore drills failed: ${s.backup_drills_failed}${s.backup_drills_failed > 0 ? '  (see `cairn backups list` in each environment)' : ''}`,
     'job queues (queued / active / failed):',
@@ -22,6 +31,10 @@ export function describeStatus(s: OperationalStatus): string {
         `  ${q.name.padEnd(26)} ${String(q.queued).padStart(6)} ${String(q.active).padStart(6)} ${String(q.failed).padStart(6)}`,
     ),
   ];
+  if (s.environments.some((e) => e.pending >= e.max_pending))
+    lines.push(
+      'note: an environment is over its max_pending and its captures are refused until workers catch up (docs/operations.md)',
+    );
   if (s.intake.oldest_seconds > 60)
     lines.push('note: events have waited over a minute; are the workers running? (docs/operations.md)');
   return lines.join('\n');

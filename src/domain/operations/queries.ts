@@ -4,6 +4,7 @@
 // table (`errors.ingest` is partitioned, src/jobs.ts), read-only: pg-boss owns those rows.
 import type { Db } from '../../db.ts';
 import { deadLetterName } from '../../jobs.ts';
+import { defaultErrorSettings } from '../observability/retention/queries.ts';
 
 export interface IntakeFigures {
   /** Events accepted and not yet stored. */
@@ -12,6 +13,13 @@ export interface IntakeFigures {
   oldest_seconds: number;
   /** Events in jobs a worker is working now. */
   leased: number;
+}
+
+export interface EnvironmentIntake {
+  name: string;
+  pending: number;
+  /** Captures are refused (429) while `pending` is at or over it. */
+  max_pending: number;
 }
 
 const intakeQueue = 'errors.ingest';
@@ -34,6 +42,24 @@ export function operationsQueries(db: Db) {
         oldest_seconds: Math.max(0, r.oldest ?? 0),
         leased: Number(r.leased ?? 0),
       };
+    },
+
+    /**
+     * The environments with the most events pending, with the bound that backpressure holds them
+     * to (error_settings.max_pending): the counts the captures' 429 decisions read.
+     */
+    async busiestEnvironments(limit: number): Promise<EnvironmentIntake[]> {
+      const { rows } = await db.raw<{ rows: { name: string; pending: string; max_pending: string }[] }>(
+        `select e.name, p.pending, coalesce(s.max_pending, ?) as max_pending
+           from error_intake_pending p
+           join envs e on e.id = p.env_id
+           left join error_settings s on s.env_id = p.env_id
+          where p.pending > 0
+          order by p.pending desc, e.name
+          limit ?`,
+        [defaultErrorSettings.max_pending, limit],
+      );
+      return rows.map((r) => ({ name: r.name, pending: Number(r.pending), max_pending: Number(r.max_pending) }));
     },
 
     /** Dead-lettered events waiting for an operator (kept 30 days, src/jobs.ts). */

@@ -1,10 +1,14 @@
 // What an operator watches, in one shape for Prometheus (/metrics) and for a person
-// (`cairn admin status`): the error intake's depth and age, dead letters, each job queue's depth,
+// (`cairn admin status`): the error intake's depth and age, the busiest environments against their
+// backpressure bound, dead letters, each job queue's depth,
 // and backups whose latest restore drill failed. docs/operations.md says what each means.
 import type { PgBoss } from 'pg-boss';
 import type { Db } from '../../db.ts';
 import { backupQueries } from '../backups/queries.ts';
-import { operationsQueries, type IntakeFigures } from './queries.ts';
+import { operationsQueries, type EnvironmentIntake, type IntakeFigures } from './queries.ts';
+
+/** How many environments the status names: the busiest (a scrape's label count stays bounded). */
+export const busiestShown = 20;
 
 export interface QueueFigures {
   name: string;
@@ -17,6 +21,8 @@ export interface QueueFigures {
 
 export interface OperationalStatus {
   intake: IntakeFigures;
+  /** The environments with the most events pending, busiest first (at most `busiestShown`). */
+  environments: EnvironmentIntake[];
   dead_letters: number;
   queues: QueueFigures[];
   backup_drills_failed: number;
@@ -32,11 +38,12 @@ export async function queueFigures(boss: PgBoss, names: readonly string[]): Prom
 
 export async function readStatus(db: Db, boss: PgBoss, queueNames: readonly string[]): Promise<OperationalStatus> {
   const ops = operationsQueries(db);
-  const [intake, deadLetters, queues, drills] = await Promise.all([
+  const [intake, environments, deadLetters, queues, drills] = await Promise.all([
     ops.intake(),
+    ops.busiestEnvironments(busiestShown),
     ops.deadLetters(),
     queueFigures(boss, queueNames),
     backupQueries(db).countFailedDrills(),
   ]);
-  return { intake, dead_letters: deadLetters, queues, backup_drills_failed: drills };
+  return { intake, environments, dead_letters: deadLetters, queues, backup_drills_failed: drills };
 }
