@@ -81,6 +81,9 @@ export const queues = defineQueues({
   },
   // Daily: accepted event ids past their 90-day retention (domain/observability/intake/event-ids.ts).
   'errors.prune': { schema: z.object({}), retryLimit: 2 },
+  // Every minute (pg-boss's clock sends each cron job once, whatever the number of workers): the
+  // intake's table vacuumed when autovacuum has left it (intake/vacuum.ts).
+  'errors.vacuum': { schema: z.object({}), retryLimit: 0, expireInSeconds: 600, deleteAfterSeconds: 3600 },
   // Identity. A sign-up job carries only the pending row's id: the password waits there,
   // sealed, and is erased once hashed. Handlers key their writes on the ids, so retries are safe.
   // Batches with burst: a queue of sign-ups drains without waiting a poll interval between jobs.
@@ -156,6 +159,7 @@ export interface ScheduleDef {
 
 export const schedules: ScheduleDef[] = [
   { queue: 'errors.prune', key: 'daily', cron: '23 4 * * *', data: {} },
+  { queue: 'errors.vacuum', key: 'every-minute', cron: '* * * * *', data: {} },
   { queue: 'identity.prune', key: 'daily', cron: '17 4 * * *', data: {} },
   { queue: 'mail.prune', key: 'hourly', cron: '29 * * * *', data: {} },
   // Backups (SPEC "Limits"): daily 03:00 UTC, weekly Sunday 03:00, monthly on the 1st at 03:00.

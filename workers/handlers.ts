@@ -10,6 +10,7 @@ import { backupsRestore } from './backups-restore.ts';
 import { backupsSchedule } from './backups-schedule.ts';
 import { errorsIngest } from './errors-ingest.ts';
 import { errorsPrune } from './errors-prune.ts';
+import { errorsVacuum } from './errors-vacuum.ts';
 import { identityBreachedImport } from './identity-breached-import.ts';
 import { identityPasswordReset } from './identity-password-reset.ts';
 import { identityPrune } from './identity-prune.ts';
@@ -19,6 +20,7 @@ import { mailPrune } from './mail-prune.ts';
 export const handlers: Handlers<AppRegistry> = {
   'errors.ingest': errorsIngest(),
   'errors.prune': errorsPrune,
+  'errors.vacuum': errorsVacuum,
   'identity.sign-up': identitySignUp,
   'identity.password-reset': identityPasswordReset,
   'identity.breached-import': identityBreachedImport,

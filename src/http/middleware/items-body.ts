@@ -27,12 +27,36 @@ function decoded(req: Readable, encoding: string): Readable {
 }
 
 /**
+ * One large body's buffer, kept for the next: a fresh 20 MiB buffer per batch is freed only when
+ * V8 next collects garbage, so a few batches in a row held several at once. Only the bytes a body
+ * sends are ever read from it (its length is checked whole), never what an earlier body left.
+ */
+const spareFrom = 1024 * 1024;
+let spare: Buffer | undefined;
+
+function bodyBuffer(length: number): Buffer {
+  if (length < spareFrom) return Buffer.allocUnsafe(length);
+  if (spare && spare.length >= length) {
+    const b = spare;
+    spare = undefined;
+    return b.subarray(0, length);
+  }
+  return Buffer.allocUnsafeSlow(length);
+}
+
+function giveBack(body: Buffer): void {
+  if (body.length < spareFrom) return;
+  const whole = Buffer.from(body.buffer, 0, body.buffer.byteLength);
+  if (!spare || whole.length > spare.length) spare = whole;
+}
+
+/**
  * The body's bytes, into one buffer of the declared length when there is one (collecting chunks
  * and joining them would hold a 20 MiB body twice at the end). More bytes than declared, or than
  * the limit, is refused as soon as it arrives.
  */
 async function readBody(stream: Readable, limit: number, length: number | undefined): Promise<Buffer> {
-  const whole = length !== undefined ? Buffer.allocUnsafe(length) : undefined;
+  const whole = length !== undefined ? bodyBuffer(length) : undefined;
   const chunks: Buffer[] = [];
   let received = 0;
   try {
@@ -64,12 +88,14 @@ export function itemsBody(items: { key: string; max: number }, limit: number, ot
     if (declared !== undefined && declared > limit)
       throw new AppError('invalid_request', 'the request body is too large', { status: 413 });
     const release = await largeBodies.take(declared ?? limit, budgetWaitMs);
+    let bytes: Buffer | undefined;
     try {
-      const bytes = await readBody(decoded(ctx.req, encoding), limit, declared);
+      bytes = await readBody(decoded(ctx.req, encoding), limit, declared);
       const split = await splitJsonItemsAsync(bytes, items.key, items.max);
       (ctx.request as { body?: unknown }).body = split ? { [items.key]: split } : parseWhole(bytes);
       await next();
     } finally {
+      if (bytes) giveBack(bytes);
       release();
     }
   };

@@ -90,6 +90,25 @@ export function ingestQueries(db: Db) {
       return result.rowCount ?? 0;
     },
 
+    /** The intake's table (pg-boss's partition of `errors.ingest`) and its dead tuples, as the statistics have them. */
+    async intakeGarbage(): Promise<{ table: string; dead_jobs: number; last_autovacuum: Date | null }> {
+      const { rows } = await db.raw<{
+        rows: { table_name: string; dead: string | null; last_autovacuum: Date | null }[];
+      }>(
+        `select q.table_name, s.n_dead_tup as dead, s.last_autovacuum
+           from pgboss.queue q
+           left join pg_stat_user_tables s on s.schemaname = 'pgboss' and s.relname = q.table_name
+          where q.name = 'errors.ingest'`,
+      );
+      const r = rows[0]!;
+      return { table: r.table_name, dead_jobs: Number(r.dead ?? 0), last_autovacuum: r.last_autovacuum };
+    },
+
+    /** VACUUM (outside any transaction: it refuses to run in one). */
+    async vacuumTable(table: string): Promise<void> {
+      await db.raw('vacuum (analyze) ??', [`pgboss.${table}`]);
+    },
+
     /** An environment's pending events and its bound (error_settings, else the default). */
     async backlog(envId: string): Promise<{ pending: number; max_pending: number }> {
       const { rows } = await db.raw<{ rows: { pending: string; max_pending: string }[] }>(
