@@ -10,7 +10,7 @@
 // Env: DATABASE_URL and the S3 variables of the tests; BENCH_BLOAT_SECONDS (150 per way: both
 // autovacuum and the job wake once a minute), BENCH_BLOAT_RATE (events/s, 1000).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { keyringFromConfig } from '../src/crypto.ts';
@@ -69,6 +69,13 @@ try {
     stdio: ['ignore', openSync(`${tmpdir()}/cairn-bench-bloat-worker.log`, 'w'), 'inherit'],
   });
 
+  // The worker schedules its cron jobs as it starts: the ways below change that schedule after.
+  const log = `${tmpdir()}/cairn-bench-bloat-worker.log`;
+  for (let i = 0; !readFileSync(log, 'utf8').includes('worker started'); i++) {
+    if (worker.exitCode !== null || i > 600) throw new Error(`the worker did not start; see ${log}`);
+    await sleep(100);
+  }
+
   const size = async () => {
     const { rows } = await db.raw<{ rows: { bytes: string; dead: string | null; vacuums: string | null }[] }>(
       `select pg_total_relation_size(?::regclass) as bytes,
@@ -101,7 +108,11 @@ try {
       await db.raw(`alter system set autovacuum = ${way.autovacuum ? 'on' : 'off'}`);
       await db.raw('select pg_reload_conf()');
       if (way.job) await boss.schedule('errors.vacuum', '* * * * *', {}, { tz: 'UTC', key: 'every-minute' });
-      else await boss.unschedule('errors.vacuum', 'every-minute');
+      else {
+        // The worker scheduled it at start; a run already sent would still vacuum.
+        await boss.unschedule('errors.vacuum', 'every-minute');
+        await boss.deleteAllJobs('errors.vacuum');
+      }
       const start = await size();
       let peak = start.mb;
       const t0 = performance.now();
