@@ -1,9 +1,9 @@
 // One knex pool per process, small on purpose: Heroku's smaller Postgres plans allow 20
 // connections in all, shared by every web and worker dyno, pg-boss's pools and the worker's
-// LISTEN and lock sessions. CAIRN_DB_MAX_CONNECTIONS bounds a whole process; connectionShares
+// LISTEN session. CAIRN_DB_MAX_CONNECTIONS bounds a whole process; connectionShares
 // splits it.
 import knex, { type Knex } from 'knex';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 
 export type Db = Knex | Knex.Transaction;
 
@@ -12,11 +12,11 @@ export type ProcessRole = 'web' | 'worker';
 export interface ConnectionShares {
   /** The process's budget: every connection below together. */
   total: number;
-  /** knex's pool: requests, handlers. */
+  /** knex's pool: requests, handlers (and, while a backup or restore runs, its lock session). */
   knex: number;
-  /** pg-boss's pool: fetching, completing, maintenance. */
+  /** pg-boss's pool: transactional handlers, fetching, completing, maintenance. */
   boss: number;
-  /** Sessions held open beside the pools (worker: pg-boss's LISTEN, the backup lock session). */
+  /** Sessions held open beside the pools (a worker's pg-boss LISTEN). */
   sessions: number;
 }
 
@@ -24,9 +24,11 @@ const defaultConnections: Record<ProcessRole, number> = { web: 4, worker: 6 };
 
 /**
  * How a process's connections are split. A web process only inserts jobs through knex (in the
- * request's transaction), so pg-boss needs one. A worker keeps pg-boss's LISTEN session and, while
- * a backup or restore runs, the session that holds the environment locks (backups/lock.ts); of the
- * rest, a third (at least one) goes to pg-boss, whose queries are all short, and the rest to knex.
+ * request's transaction), so pg-boss needs one. A worker keeps pg-boss's LISTEN session, and its
+ * pg-boss pool holds a connection for each transactional handler running (`errors.ingest`, two at
+ * a time: jobs.ts) plus one for fetching and settling: 3, or 4 when the budget allows; knex gets
+ * the rest, and lends one to the environment locks while a backup or restore runs
+ * (backups/lock.ts).
  */
 export function connectionShares(
   config: Pick<Config, 'CAIRN_DB_MAX_CONNECTIONS'>,
@@ -34,10 +36,16 @@ export function connectionShares(
 ): ConnectionShares {
   const total = config.CAIRN_DB_MAX_CONNECTIONS ?? defaultConnections[role];
   if (role === 'web') return { total, knex: total - 1, boss: 1, sessions: 0 };
-  const sessions = 2;
-  const boss = Math.max(1, Math.floor((total - sessions) / 3));
+  if (total < minWorkerConnections)
+    throw new ConfigError([
+      `CAIRN_DB_MAX_CONNECTIONS is ${total}, and a worker needs at least ${minWorkerConnections} (pg-boss's LISTEN, 3 for pg-boss, 2 for knex): raise it`,
+    ]);
+  const sessions = 1;
+  const boss = Math.min(4, total - sessions - 2);
   return { total, knex: total - sessions - boss, boss, sessions };
 }
+
+export const minWorkerConnections = 6;
 
 export interface DbOptions {
   poolMax?: number;

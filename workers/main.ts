@@ -1,5 +1,5 @@
 // Procfile `worker`.
-import { loadConfigOrExit } from '../src/config.ts';
+import { ConfigError, loadConfigOrExit } from '../src/config.ts';
 import { queues, schedules } from '../src/jobs.ts';
 import { createLogger } from '../src/log.ts';
 import { onShutdown } from '../src/shutdown.ts';
@@ -8,5 +8,9 @@ import { handlers } from './handlers.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
-const worker = await startWorker(config, queues, handlers, { log, schedules });
+const worker = await startWorker(config, queues, handlers, { log, schedules }).catch((err: unknown) => {
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+});
 onShutdown(log, () => worker.stop());

@@ -1,6 +1,6 @@
 // The environment locks of backups and restores (src/domain/backups/lock.ts): one run per
-// environment across every process, all of a process's locks on one session (one connection of
-// its budget), and no session left once nothing is held.
+// environment across every process, all of a process's locks on one connection of its pool, and
+// none held once they are released.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { tryLockEnv } from '../../src/domain/backups/lock.ts';
@@ -14,26 +14,27 @@ afterAll(async () => {
   await h?.close();
 });
 
+/** The sessions holding this file's environment locks. */
 const lockSessions = async () =>
   Number(
     (
       await h.db.raw<{ rows: { n: string }[] }>(
-        "select count(*) as n from pg_stat_activity where datname = current_database() and application_name = 'cairn-backup-lock'",
+        "select count(distinct pid) as n from pg_locks where locktype = 'advisory' and classid = 727306 and granted",
       )
     ).rows[0]!.n,
   );
 
 describe('environment locks', () => {
   it('hold many environments on one session, refuse a second run of one, and close the session when released', async () => {
-    const a = await tryLockEnv(h.config.DATABASE_URL, 'env_a');
-    const b = await tryLockEnv(h.config.DATABASE_URL, 'env_b');
+    const a = await tryLockEnv(h.db, 'env_a');
+    const b = await tryLockEnv(h.db, 'env_b');
     expect(a).toBeDefined();
     expect(b).toBeDefined();
     // Postgres would grant the same session the lock again; the process must not.
-    expect(await tryLockEnv(h.config.DATABASE_URL, 'env_a')).toBeUndefined();
+    expect(await tryLockEnv(h.db, 'env_a')).toBeUndefined();
     expect(await lockSessions()).toBe(1);
     await a!.release();
-    const again = await tryLockEnv(h.config.DATABASE_URL, 'env_a');
+    const again = await tryLockEnv(h.db, 'env_a');
     expect(again).toBeDefined();
     await again!.release();
     await b!.release();
@@ -44,7 +45,7 @@ describe('environment locks', () => {
     const other = new pg.Client({ connectionString: h.config.DATABASE_URL });
     await other.connect();
     try {
-      const mine = await tryLockEnv(h.config.DATABASE_URL, 'env_c');
+      const mine = await tryLockEnv(h.db, 'env_c');
       const take = async () =>
         (await other.query<{ ok: boolean }>("select pg_try_advisory_lock(727306, hashtext('env_c')) as ok")).rows[0]!
           .ok;
@@ -52,11 +53,11 @@ describe('environment locks', () => {
       await mine!.release();
       expect(await take()).toBe(true);
       // Now the other process holds it: this one is refused until that session ends.
-      expect(await tryLockEnv(h.config.DATABASE_URL, 'env_c')).toBeUndefined();
+      expect(await tryLockEnv(h.db, 'env_c')).toBeUndefined();
     } finally {
       await other.end();
     }
-    const after = await tryLockEnv(h.config.DATABASE_URL, 'env_c');
+    const after = await tryLockEnv(h.db, 'env_c');
     expect(after).toBeDefined();
     await after!.release();
   });

@@ -68,12 +68,15 @@ describe('the connection budget', () => {
     const worker = connectionShares({}, 'worker');
     for (const s of [web, worker]) expect(s.knex + s.boss + s.sessions).toBe(s.total);
     expect(2 * web.total + 2 * worker.total).toBe(20);
+    // A worker's pg-boss pool holds one connection per transactional handler running (2) and one more.
+    expect(worker).toEqual({ total: 6, knex: 2, boss: 3, sessions: 1 });
     expect(connectionShares({ CAIRN_DB_MAX_CONNECTIONS: 12 }, 'worker')).toEqual({
       total: 12,
       knex: 7,
-      boss: 3,
-      sessions: 2,
+      boss: 4,
+      sessions: 1,
     });
+    expect(() => connectionShares({ CAIRN_DB_MAX_CONNECTIONS: 5 }, 'worker')).toThrow(/a worker needs at least 6/);
   });
 
   it('holds 2 web + 2 worker processes within 20 connections while they take and process captures', async () => {

@@ -78,7 +78,7 @@ export async function captureBackup(deps: BackupDeps, backupId: string): Promise
   const q = backupQueries(deps.db);
   const first = await q.backup(backupId);
   if (!first || first.state === 'succeeded' || first.state === 'failed') return;
-  const lock = await tryLockEnv(deps.config.DATABASE_URL, first.env_id);
+  const lock = await tryLockEnv(deps.db, first.env_id);
   if (!lock) throw new EnvBusyError(first.env_id);
   let done: BackupRow | undefined;
   try {

@@ -1,8 +1,9 @@
 // One backup or restore per environment at a time, across every worker: a session
-// advisory lock, held for the whole job on a session kept beside the pools. The lock dies with the
+// advisory lock, held for the whole job on a connection of the worker's own pool. The lock dies with the
 // session, so a killed worker frees it at once, and a free lock on an environment whose row says
 // `running` proves that run is an orphan (see reap.ts).
-import pg from 'pg';
+import type { Knex } from 'knex';
+import type pg from 'pg';
 
 const lockSpace = 727306;
 
@@ -18,82 +19,101 @@ export class EnvBusyError extends Error {
 }
 
 /**
- * One lock session per process and database, open only while it holds a lock: a worker running a
- * backup and a restore holds one connection for both, not one each (the process's connection
- * budget counts one, db.ts). Session locks are reentrant in Postgres, so the process keeps its own
- * set of the environments it holds: a second run in this process is busy, as it is in any other.
+ * The lock session is one connection of the worker's knex pool, taken while the process holds any
+ * environment lock and given back when it holds none: a worker running a backup and a restore
+ * holds one connection for both, and none beside its budget (db.ts). Session locks are reentrant
+ * in Postgres, so the process keeps its own set of the environments it holds: a second run in this
+ * process is busy, as it is in any other. Every lock is unlocked before the connection goes back.
  */
 interface LockSession {
-  client: pg.Client;
-  ready: Promise<unknown>;
+  client: Promise<pg.Client>;
   held: Set<string>;
   closed: boolean;
+  /** Its connection went back to the pool (once). */
+  released: boolean;
+  /** Marks the session lost when its connection fails (its locks went with it). */
+  lost: () => void;
 }
 
-const sessions = new Map<string, LockSession>();
+interface PoolClient {
+  acquireConnection(): Promise<pg.Client>;
+  releaseConnection(connection: pg.Client): Promise<unknown>;
+  destroyRawConnection(connection: pg.Client): Promise<unknown>;
+}
 
-function sessionFor(databaseUrl: string): LockSession {
-  const existing = sessions.get(databaseUrl);
+const sessions = new WeakMap<Knex, LockSession>();
+
+function sessionFor(db: Knex): LockSession {
+  const existing = sessions.get(db);
   if (existing && !existing.closed) return existing;
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'cairn-backup-lock' });
-  const session: LockSession = { client, ready: client.connect(), held: new Set(), closed: false };
-  // A lost session has lost its locks with it: the next lock opens a new one.
-  const lost = () => {
-    session.closed = true;
-    if (sessions.get(databaseUrl) === session) sessions.delete(databaseUrl);
+  const session: LockSession = {
+    client: (db.client as PoolClient).acquireConnection(),
+    held: new Set(),
+    closed: false,
+    released: false,
+    lost: () => {
+      session.closed = true;
+      if (sessions.get(db) === session) sessions.delete(db);
+    },
   };
-  client.on('error', lost);
-  client.on('end', lost);
-  sessions.set(databaseUrl, session);
+  void session.client.then((c) => c.on('error', session.lost), session.lost);
+  sessions.set(db, session);
   return session;
 }
 
-/** Ends the session once it holds nothing (ending it is what frees its locks). */
-async function closeIfIdle(databaseUrl: string, s: LockSession, force = false): Promise<void> {
-  if ((s.held.size > 0 && !force) || s.closed) return;
-  s.closed = true;
-  if (sessions.get(databaseUrl) === s) sessions.delete(databaseUrl);
-  await s.client.end().catch(() => undefined);
+/** Gives the connection back once it holds nothing; one that failed is closed, which frees its locks. */
+async function closeIfIdle(db: Knex, s: LockSession, failed = false): Promise<void> {
+  if ((s.held.size > 0 && !failed) || s.released) return;
+  s.released = true;
+  s.lost();
+  const client = await s.client.catch(() => undefined);
+  if (!client) return;
+  client.off('error', s.lost);
+  const pool = db.client as PoolClient;
+  if (failed) await pool.destroyRawConnection(client).catch(() => undefined);
+  await pool.releaseConnection(client).catch(() => undefined);
 }
 
 /** Takes the environment's lock without waiting; undefined when another run (here or elsewhere) holds it. */
-export async function tryLockEnv(databaseUrl: string, envId: string): Promise<EnvLock | undefined> {
-  const s = sessionFor(databaseUrl);
+export async function tryLockEnv(db: Knex, envId: string): Promise<EnvLock | undefined> {
+  const s = sessionFor(db);
   if (s.held.has(envId)) return undefined;
   // Claimed before the first await: a concurrent call in this process sees it, and the session
   // stays open for it.
   s.held.add(envId);
   let ok: boolean;
   try {
-    await s.ready;
-    const res = await s.client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as ok', [
+    const client = await s.client;
+    const res = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as ok', [
       lockSpace,
       envId,
     ]);
     ok = res.rows[0]?.ok === true;
   } catch (err) {
-    // A session that cannot connect or query is no use to anyone: the next lock opens a new one.
     s.held.delete(envId);
-    await closeIfIdle(databaseUrl, s, true);
+    await closeIfIdle(db, s, true);
     throw err;
   }
   if (!ok) {
     s.held.delete(envId);
-    await closeIfIdle(databaseUrl, s);
+    await closeIfIdle(db, s);
     return undefined;
   }
   return {
     async release() {
       if (!s.held.delete(envId)) return;
-      if (s.held.size === 0) await closeIfIdle(databaseUrl, s);
-      else
-        await s.client.query('select pg_advisory_unlock($1, hashtext($2))', [lockSpace, envId]).catch(() => undefined);
+      const client = await s.client;
+      const unlocked = await client.query('select pg_advisory_unlock($1, hashtext($2))', [lockSpace, envId]).then(
+        () => true,
+        () => false,
+      );
+      await closeIfIdle(db, s, !unlocked);
     },
   };
 }
 
-export async function withEnvLock<T>(databaseUrl: string, envId: string, fn: () => Promise<T>): Promise<T> {
-  const lock = await tryLockEnv(databaseUrl, envId);
+export async function withEnvLock<T>(db: Knex, envId: string, fn: () => Promise<T>): Promise<T> {
+  const lock = await tryLockEnv(db, envId);
   if (!lock) throw new EnvBusyError(envId);
   try {
     return await fn();

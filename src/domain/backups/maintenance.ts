@@ -74,7 +74,7 @@ export async function reapOrphans(deps: BackupDeps): Promise<{ backups: string[]
   const out = { backups: [] as string[], operations: [] as string[] };
   await sweepTempDirs();
   for (const envId of await q.runningEnvIds()) {
-    const lock = await tryLockEnv(deps.config.DATABASE_URL, envId);
+    const lock = await tryLockEnv(deps.db, envId);
     if (!lock) continue;
     try {
       // Cut off: the upload is aborted now; the backup's job runs it again when pg-boss redelivers it.

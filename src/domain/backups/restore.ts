@@ -334,7 +334,7 @@ export async function runRestore(deps: BackupDeps, operationId: string): Promise
   const q = backupQueries(deps.db);
   const first = await q.operation(operationId);
   if (!first || first.state === 'succeeded' || first.state === 'failed') return;
-  const lock = await tryLockEnv(deps.config.DATABASE_URL, first.env_id);
+  const lock = await tryLockEnv(deps.db, first.env_id);
   if (!lock) throw new EnvBusyError(first.env_id);
   try {
     const op = await q.operation(operationId);
