@@ -17,7 +17,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { build } from 'esbuild';
 import { decodedMappings, TraceMap } from '@jridgewell/trace-mapping';
@@ -38,7 +37,7 @@ import { createDb } from '../src/db.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { createObjectStore } from '../src/storage/index.ts';
-import { ms, procfileArgs, procStatusBytes, report, repoRoot, scratchDatabase } from './support.ts';
+import { ms, procfileArgs, procStatusBytes, report, repoRoot, scratchDatabase, freePort } from './support.ts';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const n = num('BENCH_ERRORS_EVENTS', 10_000);
@@ -197,15 +196,6 @@ async function drain(worker: ChildProcess, envId: string, count: number, event: 
     workerMs: (workerCpu * 1000) / count,
     postgresMs: (pgCpu * 1000) / count,
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 type Env = Awaited<ReturnType<typeof createEnvWithKeys>>;

@@ -13,13 +13,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDb } from '../src/db.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
-import { procfileArgs, procStatusBytes, quantile, report, repoRoot, scratchDatabase } from './support.ts';
+import { procfileArgs, procStatusBytes, quantile, report, repoRoot, scratchDatabase, freePort } from './support.ts';
 
 const seconds = Number(process.env.BENCH_FAIR_SECONDS ?? 10);
 const bigBatches = Number(process.env.BENCH_FAIR_BIG ?? 12);
@@ -31,15 +30,6 @@ const scratch = await scratchDatabase();
 const config = scratch.config;
 const db = createDb(config);
 const children: ChildProcess[] = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Web {
   child: ChildProcess;

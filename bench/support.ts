@@ -2,6 +2,7 @@
 // commands and a process's memory as the kernel reports it.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.ts';
 
@@ -62,4 +63,14 @@ export function report(title: string, rows: Record<string, string | number>): vo
   process.stdout.write(`\n${title}\n`);
   for (const [k, v] of Object.entries(rows))
     process.stdout.write(`  ${k.padEnd(44)} ${typeof v === 'number' ? v.toFixed(2) : v}\n`);
+}
+
+/** A TCP port nobody listens on now, for a process this bench starts. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
 }
