@@ -6,5 +6,7 @@ import { onShutdown } from './shutdown.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ name: 'web', level: config.LOG_LEVEL });
-const web = await startWeb(config, { log });
-onShutdown(log, () => web.stop());
+const started = startWeb(config, { log });
+// Before the first await: a SIGTERM during start-up (a deploy, a restart) still stops cleanly.
+onShutdown(log, async () => (await started).stop());
+await started;

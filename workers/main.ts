@@ -8,9 +8,11 @@ import { handlers } from './handlers.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
-const worker = await startWorker(config, queues, handlers, { log, schedules }).catch((err: unknown) => {
+const started = startWorker(config, queues, handlers, { log, schedules }).catch((err: unknown) => {
   if (!(err instanceof ConfigError)) throw err;
   process.stderr.write(`${err.message}\n`);
   process.exit(1);
 });
-onShutdown(log, () => worker.stop());
+// Before the first await: a SIGTERM during start-up (a deploy, a restart) still stops cleanly.
+onShutdown(log, async () => (await started).stop());
+await started;
