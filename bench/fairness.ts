@@ -130,19 +130,21 @@ function event(i: number, bytes: number): Record<string, unknown> {
 const batchBody = (from: number, count: number, eventBytes: number) =>
   Buffer.from(JSON.stringify({ error_events: Array.from({ length: count }, (_, k) => event(from + k, eventBytes)) }));
 
-/** Single captures at `singleRate` for `forSeconds`, open loop: milliseconds from due to answered. */
-async function singles(web: Web, forSeconds: number, stop?: () => boolean): Promise<number[]> {
-  const bodies = Array.from({ length: 100 }, (_, i) => Buffer.from(JSON.stringify({ error_event: event(i, 2000) })));
+/**
+ * Posts `bodies` in turn at `rate` a second until `done`, open loop (each request is sent when it is
+ * due, whatever the earlier ones are doing): milliseconds from due to answered, sorted.
+ */
+async function openLoop(web: Web, path: string, bodies: Buffer[], rate: number, done: (sent: number) => boolean) {
   const latencies: number[] = [];
   const inFlight: Promise<void>[] = [];
   const start = performance.now();
-  for (let i = 0; stop ? !stop() : i < singleRate * forSeconds; i++) {
-    const due = start + (i * 1000) / singleRate;
+  for (let i = 0; !done(i); i++) {
+    const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
     inFlight.push(
-      web.post('/error_groups:capture', bodies[i % bodies.length]!).then((status) => {
-        if (status !== 202) throw new Error(`capture answered ${status}`);
+      web.post(path, bodies[i % bodies.length]!).then((status) => {
+        if (status !== 202) throw new Error(`${path} answered ${status}`);
         latencies.push(performance.now() - due);
       }),
     );
@@ -150,6 +152,16 @@ async function singles(web: Web, forSeconds: number, stop?: () => boolean): Prom
   await Promise.all(inFlight);
   return latencies.sort((a, b) => a - b);
 }
+
+const singleBodies = Array.from({ length: 100 }, (_, i) =>
+  Buffer.from(JSON.stringify({ error_event: event(i, 2000) })),
+);
+
+/** Single captures at `singleRate` for `forSeconds`, or until `stop` says so. */
+const singles = (web: Web, forSeconds: number, stop?: () => boolean) =>
+  openLoop(web, '/error_groups:capture', singleBodies, singleRate, (i) =>
+    stop ? stop() : i >= singleRate * forSeconds,
+  );
 
 const summary = (label: string, l: number[]) => ({
   [`${label}: p50 ms`]: quantile(l, 0.5),
@@ -173,27 +185,10 @@ try {
     const alone = await singles(web, seconds);
     const batches = Array.from({ length: 4 }, (_, b) => batchBody(b * 1000, 1000, 2000));
     let sending = true;
-    const batchTimes: number[] = [];
-    const batchLoop = (async () => {
-      const started: Promise<void>[] = [];
-      const start = performance.now();
-      for (let i = 0; sending; i++) {
-        const due = start + (i * 1000) / batchesPerSecond;
-        const wait = due - performance.now();
-        if (wait > 0) await sleep(wait);
-        started.push(
-          web.post('/error_groups:batchCapture', batches[i % batches.length]!).then((status) => {
-            if (status !== 202) throw new Error(`batchCapture answered ${status}`);
-            batchTimes.push(performance.now() - due);
-          }),
-        );
-      }
-      await Promise.all(started);
-    })();
+    const batchLoop = openLoop(web, '/error_groups:batchCapture', batches, batchesPerSecond, () => !sending);
     const beside = await singles(web, seconds);
     sending = false;
-    await batchLoop;
-    batchTimes.sort((a, b) => a - b);
+    const batchTimes = await batchLoop;
     await web.stop();
     report(
       `singles (${singleRate}/s, open loop) alone and beside ${batchesPerSecond * 1000} batched events/s (${(batches[0]!.length / 1e6).toFixed(1)} MB per batch)`,

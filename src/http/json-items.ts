@@ -10,7 +10,6 @@
 // whether the whole body or one item is decoded (WHATWG Encoding's decoder stops at an ASCII byte).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import bourne from '@hapi/bourne';
-import { AppError } from '../errors.ts';
 
 const ws = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
@@ -30,14 +29,13 @@ export class JsonItem {
     return this.end - this.start;
   }
 
-  /** The item's value; a syntax error anywhere means the whole body is not JSON (as a whole parse says). */
+  /**
+   * The item's value. Its SyntaxError means the whole body is not JSON, and the error middleware
+   * answers it as it answers the body parser's (errors.ts `toAppError`).
+   */
   parse(): unknown {
-    try {
-      // The body parser's own rules: `__proto__` keys are refused (prototype poisoning).
-      return bourne.parse(this.bytes.toString('utf8', this.start, this.end), { protoAction: 'error' }) as unknown;
-    } catch {
-      throw new AppError('invalid_request', 'the request body is not valid JSON');
-    }
+    // The body parser's own rules: `__proto__` keys are refused (prototype poisoning).
+    return bourne.parse(this.bytes.toString('utf8', this.start, this.end), { protoAction: 'error' }) as unknown;
   }
 }
 
@@ -51,10 +49,10 @@ const scanSliceBytes = 512 * 1024;
  * The items of `{"<key>": [ … ]}` (RFC 8259 whitespace anywhere between tokens), or undefined when
  * the body has any other shape or more than `maxItems` items (the schema refuses those, and a body
  * of millions of tiny items must not become millions of objects here). Items are checked only for
- * where they end: each is parsed later. Yields after each slice of bytes, so a caller can give the
- * event loop back during a 20 MiB scan (splitJsonItemsAsync).
+ * where they end: each is parsed later. The event loop is given back after each slice of bytes, so
+ * a 20 MiB scan never holds other requests for long.
  */
-function* scanItems(body: Buffer, key: string, maxItems: number): Generator<void, JsonItem[] | undefined> {
+export async function splitJsonItems(body: Buffer, key: string, maxItems: number): Promise<JsonItem[] | undefined> {
   let i = 0;
   const skip = () => {
     while (ws(body[i])) i++;
@@ -73,7 +71,7 @@ function* scanItems(body: Buffer, key: string, maxItems: number): Generator<void
   let turn = i + scanSliceBytes;
   for (; i < body.length; i++) {
     if (i >= turn) {
-      yield;
+      await yieldToEventLoop();
       turn = i + scanSliceBytes;
     }
     const b = body[i]!;
@@ -104,36 +102,10 @@ function* scanItems(body: Buffer, key: string, maxItems: number): Generator<void
   return undefined;
 }
 
-export function splitJsonItems(body: Buffer, key: string, maxItems: number): JsonItem[] | undefined {
-  const scan = scanItems(body, key, maxItems);
-  for (;;) {
-    const step = scan.next();
-    if (step.done) return step.value;
-  }
-}
-
-/** splitJsonItems, giving the event loop back between slices of the body. */
-export async function splitJsonItemsAsync(
-  body: Buffer,
-  key: string,
-  maxItems: number,
-): Promise<JsonItem[] | undefined> {
-  const scan = scanItems(body, key, maxItems);
-  for (;;) {
-    const step = scan.next();
-    if (step.done) return step.value;
-    await yieldToEventLoop();
-  }
-}
-
 /** The body parser's strict mode for a body that is parsed whole: an object or an array, or nothing. */
 export function parseWhole(body: Buffer): unknown {
   const text = body.toString('utf8');
   if (text === '') return {};
-  try {
-    if (!/^[ \t\n\r]*[[{]/.test(text)) throw new SyntaxError('only an object or an array');
-    return bourne.parse(text, { protoAction: 'error' }) as unknown;
-  } catch {
-    throw new AppError('invalid_request', 'the request body is not valid JSON');
-  }
+  if (!/^[ \t\n\r]*[[{]/.test(text)) throw new SyntaxError('only an object or an array');
+  return bourne.parse(text, { protoAction: 'error' }) as unknown;
 }

@@ -253,12 +253,10 @@ export function mountRoutes(
       }
       await next();
     });
-    if (def.bodyType === 'form') chain.push(formOnly, formBody(def.bodyLimit ?? defaultBodyLimit));
-    else if (def.body && def.bodyItems)
-      chain.push(
-        itemsBody(def.bodyItems, def.bodyLimit ?? defaultBodyLimit, jsonBody(def.bodyLimit ?? defaultBodyLimit)),
-      );
-    else if (def.body) chain.push(jsonBody(def.bodyLimit ?? defaultBodyLimit));
+    const limit = def.bodyLimit ?? defaultBodyLimit;
+    if (def.bodyType === 'form') chain.push(formOnly, formBody(limit));
+    else if (def.body && def.bodyItems) chain.push(itemsBody(def.bodyItems, limit, jsonBody(limit)));
+    else if (def.body) chain.push(jsonBody(limit));
     chain.push(handlerFor(def, deps, options.checkResponses ?? false));
     router.register(koaPath(def.path), [def.method.toUpperCase()], chain as RouterMiddleware[], {
       name: def.operationId,

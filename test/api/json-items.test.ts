@@ -5,17 +5,27 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
-import { parseWhole, splitJsonItems, splitJsonItemsAsync } from '../../src/http/json-items.ts';
+import { parseWhole, splitJsonItems } from '../../src/http/json-items.ts';
+import { toAppError } from '../../src/http/middleware/errors.ts';
 import { BodyBudget } from '../../src/http/body-budget.ts';
 
 const key = 'error_events';
 const split = (body: string | Buffer, max = 1000) =>
   splitJsonItems(typeof body === 'string' ? Buffer.from(body) : body, key, max);
 
+/** `fn`, its error as the error middleware answers it. */
+const answered = (fn: () => unknown) => (): unknown => {
+  try {
+    return fn();
+  } catch (err) {
+    throw toAppError(err);
+  }
+};
+
 type Outcome = { ok: true; value: unknown } | { ok: false };
 const attempt = (fn: () => unknown): Outcome => {
   try {
-    return { ok: true, value: fn() };
+    return { ok: true, value: answered(fn)() };
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).message).toBe('the request body is not valid JSON');
@@ -24,8 +34,8 @@ const attempt = (fn: () => unknown): Outcome => {
 };
 
 /** What the split items say, against what the whole body says, whenever the body was split. */
-function agrees(body: Buffer): void {
-  const items = splitJsonItems(body, key, 1000);
+async function agrees(body: Buffer): Promise<void> {
+  const items = await splitJsonItems(body, key, 1000);
   if (!items) return;
   const fromItems = attempt(() => items.map((i) => i.parse()));
   const whole = attempt(() => parseWhole(body));
@@ -37,28 +47,29 @@ function agrees(body: Buffer): void {
 }
 
 describe('splitting a batch body', () => {
-  it('finds the items of the exact shape, whatever the whitespace, strings and nesting', () => {
+  it('finds the items of the exact shape, whatever the whitespace, strings and nesting', async () => {
     const body = ' \r\n{ "error_events" :\t[ {"a":"],[{\\"}"} , [1,[2]] ,"x\\\\" , null,{"b":{"c":[]}} ] } \n';
-    const items = split(body)!;
+    const items = (await split(body))!;
     expect(items.map((i) => i.parse())).toEqual([{ a: '],[{"}' }, [1, [2]], 'x\\', null, { b: { c: [] } }]);
   });
 
-  it('finds no items in an empty array, and an empty item where a comma leads or trails', () => {
-    expect(split('{"error_events":[ ]}')).toEqual([]);
-    expect(split('{"error_events":[1,]}')!.map((i) => i.size)).toEqual([1, 0]);
-    expect(() => split('{"error_events":[,1]}')![0]!.parse()).toThrow(/not valid JSON/);
+  it('finds no items in an empty array, and an empty item where a comma leads or trails', async () => {
+    expect(await split('{"error_events":[ ]}')).toEqual([]);
+    expect((await split('{"error_events":[1,]}'))!.map((i) => i.size)).toEqual([1, 0]);
+    const leading = (await split('{"error_events":[,1]}'))!;
+    expect(answered(() => leading[0]!.parse())).toThrow(/not valid JSON/);
   });
 
   it('finds the same items when it gives the event loop back during a large body', async () => {
     const values = Array.from({ length: 300 }, (_, i) => ({ i, text: `"[${'x'.repeat(4000)}]"` }));
     const body = Buffer.from(JSON.stringify({ [key]: values }));
     expect(body.length).toBeGreaterThan(1024 * 1024);
-    const items = (await splitJsonItemsAsync(body, key, 1000))!;
+    const items = (await splitJsonItems(body, key, 1000))!;
     expect(items.map((i) => i.parse())).toEqual(values);
-    expect(await splitJsonItemsAsync(Buffer.concat([body, Buffer.from('x')]), key, 1000)).toBeUndefined();
+    expect(await splitJsonItems(Buffer.concat([body, Buffer.from('x')]), key, 1000)).toBeUndefined();
   });
 
-  it('leaves every other shape to the ordinary parser', () => {
+  it('leaves every other shape to the ordinary parser', async () => {
     for (const body of [
       '',
       '[]',
@@ -73,44 +84,47 @@ describe('splitting a batch body', () => {
       '{"error_events":["unterminated]}',
       '\ufeff{"error_events":[1]}',
     ])
-      expect(split(body), body).toBeUndefined();
+      expect(await split(body), body).toBeUndefined();
   });
 
-  it('leaves a body of more items than the schema allows to the ordinary parser', () => {
-    expect(split('{"error_events":[1,2,3]}', 3)).toHaveLength(3);
-    expect(split('{"error_events":[1,2,3,4]}', 3)).toBeUndefined();
+  it('leaves a body of more items than the schema allows to the ordinary parser', async () => {
+    expect(await split('{"error_events":[1,2,3]}', 3)).toHaveLength(3);
+    expect(await split('{"error_events":[1,2,3,4]}', 3)).toBeUndefined();
   });
 
-  it('refuses an item with a __proto__ key, as the body parser does', () => {
-    expect(() => split('{"error_events":[{"__proto__":{"x":1}}]}')![0]!.parse()).toThrow(/not valid JSON/);
-    expect(() => parseWhole(Buffer.from('{"error_events":[{"__proto__":{"x":1}}]}'))).toThrow(/not valid JSON/);
+  it('refuses an item with a __proto__ key, as the body parser does', async () => {
+    const poisoned = (await split('{"error_events":[{"__proto__":{"x":1}}]}'))!;
+    expect(answered(() => poisoned[0]!.parse())).toThrow(/not valid JSON/);
+    expect(answered(() => parseWhole(Buffer.from('{"error_events":[{"__proto__":{"x":1}}]}')))).toThrow(
+      /not valid JSON/,
+    );
   });
 
-  it('decodes broken UTF-8 in an item as the whole body would (U+FFFD)', () => {
+  it('decodes broken UTF-8 in an item as the whole body would (U+FFFD)', async () => {
     const body = Buffer.concat([Buffer.from('{"error_events":["a'), Buffer.from([0xe2, 0x82]), Buffer.from('",2]}')]);
-    expect(split(body)!.map((i) => i.parse())).toEqual(['a\ufffd', 2]);
-    agrees(body);
+    expect((await split(body))!.map((i) => i.parse())).toEqual(['a\ufffd', 2]);
+    await agrees(body);
   });
 
-  it('gives the same items as parsing the whole body, for any JSON values in any layout', () => {
-    fc.assert(
-      fc.property(
+  it('gives the same items as parsing the whole body, for any JSON values in any layout', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(fc.jsonValue(), { maxLength: 20 }),
         fc.constantFrom(undefined, 0, 1, 2, '\t', ' \r\n'),
-        (values, indent) => {
+        async (values, indent) => {
           const body = Buffer.from(JSON.stringify({ [key]: values }, null, indent));
-          const items = splitJsonItems(body, key, 1000);
+          const items = await splitJsonItems(body, key, 1000);
           expect(items).toHaveLength(values.length);
-          agrees(body);
+          await agrees(body);
         },
       ),
       { numRuns: 300 },
     );
   });
 
-  it('agrees with the whole body after any damage to its bytes', () => {
-    fc.assert(
-      fc.property(
+  it('agrees with the whole body after any damage to its bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(fc.jsonValue(), { minLength: 1, maxLength: 6 }),
         fc.array(
           fc.record({
@@ -120,13 +134,13 @@ describe('splitting a batch body', () => {
           }),
           { minLength: 1, maxLength: 3 },
         ),
-        (values, edits) => {
+        async (values, edits) => {
           let body = Buffer.from(JSON.stringify({ [key]: values }));
           for (const e of edits) {
             const at = e.at % (body.length + 1);
             body = Buffer.concat([body.subarray(0, at), e.insert, body.subarray(at + e.remove)]);
           }
-          agrees(body);
+          await agrees(body);
         },
       ),
       { numRuns: 1000 },

@@ -1,4 +1,5 @@
-// src/web.ts in its own OS process, for tests that need several web processes on one database.
+// src/web.ts and workers/main.ts in their own OS processes, for tests that need several of them on
+// one database.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { testEncryptionKey } from './config.ts';
 
@@ -11,7 +12,21 @@ export interface WebProcess {
 
 /** Starts src/web.ts on a free port; answers once it listens. */
 export async function spawnWeb(databaseUrl: string, env: Record<string, string> = {}): Promise<WebProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['src/web.ts'], {
+  const p = await spawnProcess('src/web.ts', databaseUrl, env, /"port":(\d+)[^\n]*"msg":"web listening"/);
+  return { url: `http://127.0.0.1:${p.match[1]}`, stop: p.stop, kill: p.kill };
+}
+
+/** Starts workers/main.ts; answers once its queues are worked. */
+export async function spawnWorker(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<Omit<WebProcess, 'url'>> {
+  const p = await spawnProcess('workers/main.ts', databaseUrl, env, /"msg":"worker started"/);
+  return { stop: p.stop, kill: p.kill };
+}
+
+async function spawnProcess(script: string, databaseUrl: string, env: Record<string, string>, ready: RegExp) {
+  const child: ChildProcess = spawn(process.execPath, [script], {
     env: {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: databaseUrl,
@@ -24,27 +39,25 @@ export async function spawnWeb(databaseUrl: string, env: Record<string, string> 
   });
   let out = '';
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
-      const port = /"port":(\d+)[^\n]*"msg":"web listening"/.exec(out)?.[1];
-      if (port) resolve(`http://127.0.0.1:${port}`);
+      const m = ready.exec(out);
+      if (m) resolve(m);
     });
-    child.once('exit', () => reject(new Error(`web process exited:\n${out}`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited with code ${code}:\n${out}`)));
   });
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill(signal);
+    await exited;
+  };
   return {
-    url,
-    async kill() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    match,
+    /** SIGTERM, as the platform stops it. */
+    stop: () => end('SIGTERM'),
+    /** SIGKILL: the process dies with requests in flight. */
+    kill: () => end('SIGKILL'),
   };
 }

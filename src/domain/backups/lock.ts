@@ -28,10 +28,9 @@ export class EnvBusyError extends Error {
 interface LockSession {
   client: Promise<pg.Client>;
   held: Set<string>;
-  closed: boolean;
   /** Its connection went back to the pool (once). */
   released: boolean;
-  /** Marks the session lost when its connection fails (its locks went with it). */
+  /** Forgets the session when its connection fails (its locks went with it): the next lock takes a new one. */
   lost: () => void;
 }
 
@@ -45,14 +44,12 @@ const sessions = new WeakMap<Knex, LockSession>();
 
 function sessionFor(db: Knex): LockSession {
   const existing = sessions.get(db);
-  if (existing && !existing.closed) return existing;
+  if (existing) return existing;
   const session: LockSession = {
     client: (db.client as PoolClient).acquireConnection(),
     held: new Set(),
-    closed: false,
     released: false,
     lost: () => {
-      session.closed = true;
       if (sessions.get(db) === session) sessions.delete(db);
     },
   };
@@ -110,14 +107,4 @@ export async function tryLockEnv(db: Knex, envId: string): Promise<EnvLock | und
       await closeIfIdle(db, s, !unlocked);
     },
   };
-}
-
-export async function withEnvLock<T>(db: Knex, envId: string, fn: () => Promise<T>): Promise<T> {
-  const lock = await tryLockEnv(db, envId);
-  if (!lock) throw new EnvBusyError(envId);
-  try {
-    return await fn();
-  } finally {
-    await lock.release();
-  }
 }

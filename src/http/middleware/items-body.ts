@@ -3,52 +3,14 @@
 // parses one at a time (json-items.ts). A body of any other shape or type gets the ordinary JSON
 // parser's answer.
 import type { Middleware } from 'koa';
-import { createBrotliDecompress, createUnzip } from 'node:zlib';
+import inflate from 'inflation';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../errors.ts';
 import { largeBodies } from '../body-budget.ts';
-import { parseWhole, splitJsonItemsAsync } from '../json-items.ts';
+import { parseWhole, splitJsonItems } from '../json-items.ts';
 
 /** How long a body waits for the budget before the client is told to retry. */
 const budgetWaitMs = 10_000;
-
-// What the ordinary parser accepts (co-body via `inflation`); anything else is a 415.
-function decoded(req: Readable, encoding: string): Readable {
-  if (encoding === 'identity') return req;
-  if (encoding === 'gzip' || encoding === 'deflate') return req.pipe(createUnzip());
-  if (encoding === 'br') return req.pipe(createBrotliDecompress());
-  throw new AppError(
-    'invalid_request',
-    'unsupported Content-Encoding: send the body as identity, gzip, deflate or br',
-    {
-      status: 415,
-    },
-  );
-}
-
-/**
- * One large body's buffer, kept for the next: a fresh 20 MiB buffer per batch is freed only when
- * V8 next collects garbage, so a few batches in a row held several at once. Only the bytes a body
- * sends are ever read from it (its length is checked whole), never what an earlier body left.
- */
-const spareFrom = 1024 * 1024;
-let spare: Buffer | undefined;
-
-function bodyBuffer(length: number): Buffer {
-  if (length < spareFrom) return Buffer.allocUnsafe(length);
-  if (spare && spare.length >= length) {
-    const b = spare;
-    spare = undefined;
-    return b.subarray(0, length);
-  }
-  return Buffer.allocUnsafeSlow(length);
-}
-
-function giveBack(body: Buffer): void {
-  if (body.length < spareFrom) return;
-  const whole = Buffer.from(body.buffer, 0, body.buffer.byteLength);
-  if (!spare || whole.length > spare.length) spare = whole;
-}
 
 /**
  * The body's bytes, into one buffer of the declared length when there is one (collecting chunks
@@ -56,7 +18,7 @@ function giveBack(body: Buffer): void {
  * the limit, is refused as soon as it arrives.
  */
 async function readBody(stream: Readable, limit: number, length: number | undefined): Promise<Buffer> {
-  const whole = length !== undefined ? bodyBuffer(length) : undefined;
+  const whole = length !== undefined ? Buffer.allocUnsafe(length) : undefined;
   const chunks: Buffer[] = [];
   let received = 0;
   try {
@@ -81,21 +43,20 @@ async function readBody(stream: Readable, limit: number, length: number | undefi
 export function itemsBody(items: { key: string; max: number }, limit: number, otherwise: Middleware): Middleware {
   return async (ctx, next) => {
     if (!ctx.request.is('application/json')) return otherwise(ctx, next);
-    const encoding = (ctx.get('content-encoding') || 'identity').toLowerCase();
+    const encoding = ctx.get('content-encoding') || 'identity';
     const lengthHeader = ctx.get('content-length');
     const declared = encoding === 'identity' && lengthHeader !== '' ? Number(lengthHeader) : undefined;
     // A declared length over the limit is refused before it costs any budget or any read.
     if (declared !== undefined && declared > limit)
       throw new AppError('invalid_request', 'the request body is too large', { status: 413 });
     const release = await largeBodies.take(declared ?? limit, budgetWaitMs);
-    let bytes: Buffer | undefined;
     try {
-      bytes = await readBody(decoded(ctx.req, encoding), limit, declared);
-      const split = await splitJsonItemsAsync(bytes, items.key, items.max);
+      // Decoded as the ordinary parser decodes (co-body uses inflation): the same encodings, the same 415.
+      const bytes = await readBody(inflate(ctx.req), limit, declared);
+      const split = await splitJsonItems(bytes, items.key, items.max);
       (ctx.request as { body?: unknown }).body = split ? { [items.key]: split } : parseWhole(bytes);
       await next();
     } finally {
-      if (bytes) giveBack(bytes);
       release();
     }
   };
