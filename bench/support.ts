@@ -1,10 +1,12 @@
 // Shared bench helpers: a scratch database on the configured Postgres, timing, the Procfile's
 // commands and a process's memory as the kernel reports it.
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.ts';
+import { procfileArgs as procfile } from '../test/support/procfile.ts';
 
 export const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -35,17 +37,15 @@ export const ms = (start: number) => performance.now() - start;
 
 export const repoRoot = new URL('..', import.meta.url).pathname;
 
+let warmed = false;
+
 /** The node arguments of a Procfile process, its flags included, as the platform starts it. */
 export function procfileArgs(role: 'web' | 'worker'): string[] {
-  const line = readFileSync(`${repoRoot}Procfile`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${role}:`));
-  const [node, ...args] = (line ?? '')
-    .slice(role.length + 1)
-    .trim()
-    .split(/\s+/);
-  if (node !== 'node') throw new Error(`the Procfile's ${role} does not start with node`);
-  return args;
+  // Processes start as they do from a built slug: `npm run build` has filled the compile cache
+  // (bin/process.js), so none of them carries Node's TypeScript stripper.
+  if (!warmed) execFileSync(process.execPath, ['bin/process.js', 'warm'], { cwd: repoRoot, stdio: 'inherit' });
+  warmed = true;
+  return procfile(role);
 }
 
 /** A /proc/<pid>/status memory field (VmRSS, VmHWM…) in bytes; NaN when it has none (a zombie). */

@@ -1,4 +1,4 @@
-// Procfile `worker`.
+// Procfile `worker` (through bin/process.js), or `node workers/main.ts`.
 import { ConfigError, loadConfigOrExit } from '../src/config.ts';
 import { queues, schedules } from '../src/jobs.ts';
 import { createLogger } from '../src/log.ts';
@@ -6,13 +6,17 @@ import { onShutdown } from '../src/shutdown.ts';
 import { startWorker } from '../src/worker.ts';
 import { handlers } from './handlers.ts';
 
-const config = loadConfigOrExit();
-const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
-const started = startWorker(config, queues, handlers, { log, schedules }).catch((err: unknown) => {
-  if (!(err instanceof ConfigError)) throw err;
-  process.stderr.write(`${err.message}\n`);
-  process.exit(1);
-});
-// Before the first await: a SIGTERM during start-up (a deploy, a restart) still stops cleanly.
-onShutdown(log, async () => (await started).stop());
-await started;
+export async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
+  const started = startWorker(config, queues, handlers, { log, schedules }).catch((err: unknown) => {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  });
+  // Before the first await: a SIGTERM during start-up (a deploy, a restart) still stops cleanly.
+  onShutdown(log, async () => (await started).stop());
+  await started;
+}
+
+if (import.meta.main) await main();

@@ -12,7 +12,7 @@ interface Waiter {
 
 export class BodyBudget {
   private free: number;
-  private readonly capacity: number;
+  readonly capacity: number;
   private readonly waiting: Waiter[] = [];
 
   constructor(capacity: number) {

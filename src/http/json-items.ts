@@ -13,16 +13,25 @@ import bourne from '@hapi/bourne';
 
 const ws = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
+/** Whether the body's bytes may still be read (a pooled buffer is not, once given back: body-buffers.ts). */
+export interface ItemSource {
+  readonly open: boolean;
+}
+
+const alwaysOpen: ItemSource = { open: true };
+
 /** One item of a split body: parsed (once) when the handler asks. */
 export class JsonItem {
   private readonly bytes: Buffer;
   private readonly start: number;
   private readonly end: number;
+  private readonly source: ItemSource;
 
-  constructor(bytes: Buffer, start: number, end: number) {
+  constructor(bytes: Buffer, start: number, end: number, source: ItemSource = alwaysOpen) {
     this.bytes = bytes;
     this.start = start;
     this.end = end;
+    this.source = source;
   }
 
   get size(): number {
@@ -34,6 +43,8 @@ export class JsonItem {
    * answers it as it answers the body parser's (errors.ts `toAppError`).
    */
   parse(): unknown {
+    // The buffer may hold another request's body by now.
+    if (!this.source.open) throw new Error('a batch item was read after its request ended');
     // The body parser's own rules: `__proto__` keys are refused (prototype poisoning).
     return bourne.parse(this.bytes.toString('utf8', this.start, this.end), { protoAction: 'error' }) as unknown;
   }
@@ -52,7 +63,12 @@ const scanSliceBytes = 512 * 1024;
  * where they end: each is parsed later. The event loop is given back after each slice of bytes, so
  * a 20 MiB scan never holds other requests for long.
  */
-export async function splitJsonItems(body: Buffer, key: string, maxItems: number): Promise<JsonItem[] | undefined> {
+export async function splitJsonItems(
+  body: Buffer,
+  key: string,
+  maxItems: number,
+  source: ItemSource = alwaysOpen,
+): Promise<JsonItem[] | undefined> {
   let i = 0;
   const skip = () => {
     while (ws(body[i])) i++;
@@ -87,14 +103,14 @@ export async function splitJsonItems(body: Buffer, key: string, maxItems: number
       else if (b === 0x7d) return undefined;
       else {
         // The array's end: `[]` has no item; `[1,]` has an empty last one, which will not parse.
-        if (!(blank && items.length === 0)) items.push(new JsonItem(body, start, i));
+        if (!(blank && items.length === 0)) items.push(new JsonItem(body, start, i, source));
         if (items.length > maxItems) return undefined;
         i++;
         return expect('}') && (skip(), i === body.length) ? items : undefined;
       }
     } else if (b === 0x2c && depth === 0) {
       if (items.length >= maxItems) return undefined;
-      items.push(new JsonItem(body, start, i));
+      items.push(new JsonItem(body, start, i, source));
       start = i + 1;
       blank = true;
     } else if (!ws(b)) blank = false;

@@ -8,6 +8,7 @@ import { AppError } from '../../src/errors.ts';
 import { parseWhole, splitJsonItems } from '../../src/http/json-items.ts';
 import { toAppError } from '../../src/http/middleware/errors.ts';
 import { BodyBudget } from '../../src/http/body-budget.ts';
+import { BodyBuffers } from '../../src/http/body-buffers.ts';
 
 const key = 'error_events';
 const split = (body: string | Buffer, max = 1000) =>
@@ -180,5 +181,58 @@ describe('the budget for large bodies', () => {
     held();
     const again = await budget.take(10, 30);
     again();
+  });
+});
+
+describe('reused body buffers', () => {
+  const MiB = 1024 * 1024;
+
+  it('lends a large body the buffer the last one gave back, in whole 4 MiB steps, and a small body a new one', () => {
+    const pool = new BodyBuffers(24 * MiB);
+    const first = pool.lend(19 * MiB + 5);
+    expect(first.buffer.length).toBe(19 * MiB + 5);
+    first.buffer[0] = 1;
+    first.giveBack();
+    expect(pool.spareBytes).toBe(20 * MiB);
+    const second = pool.lend(18 * MiB); // nearly the same size: the same memory
+    expect(second.buffer.length).toBe(18 * MiB);
+    expect(second.buffer.buffer).toBe(first.buffer.buffer);
+    expect(pool.spareBytes).toBe(0);
+    const small = pool.lend(1000);
+    small.giveBack();
+    expect(pool.spareBytes).toBe(0); // small bodies are never kept
+    second.giveBack();
+    // A 2 MiB body does not take the 20 MiB buffer away from the next large one.
+    const modest = pool.lend(2 * MiB);
+    expect(modest.buffer.buffer).not.toBe(first.buffer.buffer);
+    modest.giveBack();
+  });
+
+  it('keeps at most its capacity spare, dropping the longest unused first', () => {
+    const pool = new BodyBuffers(10 * MiB);
+    const a = pool.lend(4 * MiB);
+    const b = pool.lend(4 * MiB);
+    const c = pool.lend(8 * MiB);
+    a.giveBack();
+    b.giveBack();
+    expect(pool.spareBytes).toBe(8 * MiB);
+    c.giveBack();
+    expect(pool.spareBytes).toBe(8 * MiB); // a and b went, c stays
+    expect(pool.lend(8 * MiB).buffer.buffer).toBe(c.buffer.buffer);
+  });
+
+  it('gives a buffer back once only, and its items refuse to be read after', async () => {
+    const pool = new BodyBuffers(24 * MiB);
+    const lease = pool.lend(2 * MiB);
+    const body = Buffer.from(`{"error_events":[{"a":1},{"b":2}]}`);
+    body.copy(lease.buffer);
+    lease.buffer.fill(0x20, body.length); // trailing whitespace is still the same body
+    const items = (await splitJsonItems(lease.buffer, key, 1000, lease))!;
+    expect(items[0]!.parse()).toEqual({ a: 1 });
+    lease.giveBack();
+    lease.giveBack();
+    expect(pool.spareBytes).toBe(4 * MiB);
+    expect(lease.open).toBe(false);
+    expect(() => items[1]!.parse()).toThrow(/read after its request ended/);
   });
 });

@@ -203,6 +203,29 @@ describe('batchCapture', () => {
     expect(Number(group.occurrence_count)).toBe(120);
   });
 
+  it('stores each large batch as it was sent when the bodies reuse the buffers of earlier ones', async () => {
+    const crumbs = Array.from({ length: 20 }, (_, i) => ({ category: 'fetch', message: `${i} ${'x'.repeat(500)}` }));
+    const batches = Array.from({ length: 4 }, (_, b) =>
+      Array.from({ length: 120 }, (_, i) => sampleEvent({ message: `batch ${b} event ${i}`, breadcrumbs: crumbs })),
+    );
+    expect(JSON.stringify({ error_events: batches[0] }).length).toBeGreaterThan(1024 * 1024); // the pooled size
+    // Two at a time: the second pair is read into the buffers the first pair gave back.
+    const send = (events: unknown[]) => post(':batchCapture', { error_events: events });
+    const answers = [
+      ...(await Promise.all(batches.slice(0, 2).map(send))),
+      ...(await Promise.all(batches.slice(2).map(send))),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
+    for (const [b, answer] of answers.entries()) {
+      const uids = (answer.body.results as { uid: string }[]).map((r) => r.uid);
+      expect(uids).toHaveLength(120);
+      for (const i of [0, 59, 119]) {
+        const stored = await readStored(s.web, env, uids[i]!);
+        expect(stored.body.message).toBe(`batch ${b} event ${i}`);
+      }
+    }
+  });
+
   it('uids are unique across a large batch', async () => {
     const res = await post(':batchCapture', {
       error_events: Array.from({ length: 500 }, (_, i) => sampleEvent({ message: `m${i}` })),

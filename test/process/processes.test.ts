@@ -2,11 +2,15 @@
 // environment, stopped by SIGTERM (Heroku gives 30 s; we must be gone within 25 s).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { call, createHarness, startTestWeb, type Harness } from '../support/harness.ts';
 import { createGate, probeRoutes } from '../support/probes.ts';
+import { procfileArgs } from '../support/procfile.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,8 +20,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-function run(script: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [script], {
+function run(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -46,7 +50,7 @@ async function exitWithin(child: ChildProcess, ms: number): Promise<{ code: numb
 
 describe('configuration', () => {
   it('stops start-up naming each bad variable and how to fix it', async () => {
-    const p = run('src/web.ts', { CAIRN_ENCRYPTION_KEY: 'too-short', CAIRN_CELL: 'ABC' });
+    const p = run(procfileArgs('web'), { CAIRN_ENCRYPTION_KEY: 'too-short', CAIRN_CELL: 'ABC' });
     const { code } = await exitWithin(p.child, 20_000);
     expect(code).toBe(1);
     expect(p.output()).toMatch(/DATABASE_URL is missing: set it to a Postgres URL/);
@@ -58,6 +62,42 @@ describe('configuration', () => {
   });
 });
 
+describe('bin/process.js', () => {
+  // Prints, as the process exits, whether Node loaded its TypeScript stripper (amaro).
+  const reportStripper = `data:text/javascript,process.on('exit', () => console.log('stripper loaded: ' + process.moduleLoadList.some((m) => m.includes('amaro'))))`;
+
+  it('fills the compile cache so that the processes start without the TypeScript stripper', async () => {
+    const filled = mkdtempSync(join(tmpdir(), 'cairn-compile-'));
+    const empty = mkdtempSync(join(tmpdir(), 'cairn-compile-'));
+    /** Loads a role's modules (without starting it) under its Procfile flags; whether it stripped any. */
+    const load = async (role: 'web' | 'worker', cache: string) => {
+      const flags = procfileArgs(role).filter((a) => a.startsWith('--'));
+      const p = run(['--import', reportStripper, ...flags, 'bin/process.js', 'warm', role], {
+        NODE_COMPILE_CACHE: cache,
+      });
+      expect((await exitWithin(p.child, 20_000)).code).toBe(0);
+      return /stripper loaded: true/.test(p.output());
+    };
+    try {
+      const warm = run(['bin/process.js', 'warm'], { NODE_COMPILE_CACHE: filled });
+      expect((await exitWithin(warm.child, 30_000)).code).toBe(0);
+      expect(readdirSync(filled)).toHaveLength(2); // one cache per set of V8 flags
+      expect(await load('web', filled)).toBe(false);
+      expect(await load('worker', filled)).toBe(false);
+      expect(await load('web', empty)).toBe(true); // what it costs without
+    } finally {
+      rmSync(filled, { recursive: true, force: true });
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('names its roles when given another', async () => {
+    const p = run(['bin/process.js', 'wbe'], {});
+    expect((await exitWithin(p.child, 20_000)).code).toBe(2);
+    expect(p.output()).toMatch(/usage: node bin\/process.js web\|worker\|warm \(not wbe\)/);
+  });
+});
+
 describe('SIGTERM', () => {
   const env = () => ({
     DATABASE_URL: h.config.DATABASE_URL,
@@ -66,7 +106,7 @@ describe('SIGTERM', () => {
   });
 
   it('stops the web process cleanly and quickly', async () => {
-    const p = run('src/web.ts', { ...env(), PORT: '0' });
+    const p = run(procfileArgs('web'), { ...env(), PORT: '0' });
     await waitFor(p.output, /web listening/, p.child);
     p.child.kill('SIGTERM');
     const { code, ms } = await exitWithin(p.child, 25_000);
@@ -76,7 +116,7 @@ describe('SIGTERM', () => {
   });
 
   it('stops the worker process cleanly and quickly', async () => {
-    const p = run('workers/main.ts', env());
+    const p = run(procfileArgs('worker'), env());
     await waitFor(p.output, /worker started/, p.child);
     p.child.kill('SIGTERM');
     const { code, ms } = await exitWithin(p.child, 25_000);

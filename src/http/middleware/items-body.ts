@@ -7,18 +7,22 @@ import inflate from 'inflation';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../errors.ts';
 import { largeBodies } from '../body-budget.ts';
+import { BodyBuffers, type BodyLease } from '../body-buffers.ts';
 import { parseWhole, splitJsonItems } from '../json-items.ts';
 
 /** How long a body waits for the budget before the client is told to retry. */
 const budgetWaitMs = 10_000;
 
+/** Buffers for declared lengths, reused: at most one budget's worth kept spare. */
+const bodyBuffers = new BodyBuffers(largeBodies.capacity);
+
 /**
- * The body's bytes, into one buffer of the declared length when there is one (collecting chunks
- * and joining them would hold a 20 MiB body twice at the end). More bytes than declared, or than
- * the limit, is refused as soon as it arrives.
+ * The body's bytes, into the lease's buffer when the length is declared (collecting chunks and
+ * joining them would hold a 20 MiB body twice at the end). More bytes than declared, or than the
+ * limit, is refused as soon as it arrives.
  */
-async function readBody(stream: Readable, limit: number, length: number | undefined): Promise<Buffer> {
-  const whole = length !== undefined ? Buffer.allocUnsafe(length) : undefined;
+async function readBody(stream: Readable, limit: number, lease: BodyLease | undefined): Promise<Buffer> {
+  const whole = lease?.buffer;
   const chunks: Buffer[] = [];
   let received = 0;
   try {
@@ -50,13 +54,17 @@ export function itemsBody(items: { key: string; max: number }, limit: number, ot
     if (declared !== undefined && declared > limit)
       throw new AppError('invalid_request', 'the request body is too large', { status: 413 });
     const release = await largeBodies.take(declared ?? limit, budgetWaitMs);
+    const lease = declared !== undefined ? bodyBuffers.lend(declared) : undefined;
     try {
       // Decoded as the ordinary parser decodes (co-body uses inflation): the same encodings, the same 415.
-      const bytes = await readBody(inflate(ctx.req), limit, declared);
-      const split = await splitJsonItems(bytes, items.key, items.max);
+      const bytes = await readBody(inflate(ctx.req), limit, lease);
+      const split = await splitJsonItems(bytes, items.key, items.max, lease);
       (ctx.request as { body?: unknown }).body = split ? { [items.key]: split } : parseWhole(bytes);
       await next();
     } finally {
+      // The items go with the buffer: nothing reads a request's body once it has been answered.
+      (ctx.request as { body?: unknown }).body = undefined;
+      lease?.giveBack();
       release();
     }
   };

@@ -30,11 +30,28 @@ export interface SealedPayloadRow {
 export const payloadContext = (envId: string, uid: string, release: string | null): string =>
   `error-event:${envId}:${uid}:${release ?? ''}`;
 
+/**
+ * The JSON to deflate is written into one reused buffer, and deflate's output comes in 4 KiB
+ * chunks instead of its default 16 KiB: buffers outside the V8 heap are freed only by a GC, and a
+ * fresh input buffer and a 16 KiB output chunk per event held a web process reading 20 MiB batches
+ * tens of MB higher (measured with bench/fairness.ts; the worker's StackEncoder does the same).
+ * Sealing is synchronous, so one buffer serves the whole process; larger events get their own.
+ * The zlib handle each call makes is freed only by a full GC (Node keeps it reachable until then),
+ * which is why the web runs with a smaller heap growing factor (README, Processes).
+ */
+const scratch = Buffer.allocUnsafe(256 * 1024);
+
+function deflateJson(json: string): Buffer {
+  const size = Buffer.byteLength(json);
+  const input = size <= scratch.length ? scratch.subarray(0, scratch.write(json)) : Buffer.from(json);
+  return deflateRawSync(input, { level: 1, chunkSize: 4096 });
+}
+
 /** `payload` must already be `storable` (event-schema.ts). */
 export function sealPayload(keyring: Keyring, envId: string, uid: string, payload: ErrorEventInput): SealedPayloadRow {
   // A string or nothing: the migration seals rows that never passed the capture schema.
   const release = typeof payload.release === 'string' ? payload.release : null;
-  const plaintext = deflateRawSync(JSON.stringify(payload), { level: 1 });
+  const plaintext = deflateJson(JSON.stringify(payload));
   return { uid, env_id: envId, release, payload_sealed: seal(keyring, plaintext, payloadContext(envId, uid, release)) };
 }
 
