@@ -3,25 +3,21 @@
 // needed ~7.7× the JSON on the heap and a 50 MiB map killed the worker, and every event of its
 // batch with it. The map is generated (esbuild output of a big TypeScript source) into a temp dir.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { uploadMap } from '../../src/api/routes/error-groups/source-maps.ts';
+import { procfileArgs } from '../support/procfile.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), 'cairn-bigmap-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The worker's V8 flags, as the Procfile starts it. */
-function workerFlags(): string[] {
-  const line = readFileSync(join(root, 'Procfile'), 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('worker:'))!;
-  return line.split(/\s+/).filter((w) => /^--max-[a-z-]+=\d+$/.test(w));
-}
+const workerFlags = (): string[] => procfileArgs('worker').filter((w) => /^--max-[a-z-]+=\d+$/.test(w));
 
 // Parameters without object types: a source this big is past what the parser takes in the worker
 // (scopes.ts), and the heuristic it falls back to does not see through those.
