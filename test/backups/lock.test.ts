@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { tryLockEnv } from '../../src/domain/backups/lock.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { createHarness, sqlNumber, type Harness } from '../support/harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -15,13 +15,10 @@ afterAll(async () => {
 });
 
 /** The sessions holding this file's environment locks. */
-const lockSessions = async () =>
-  Number(
-    (
-      await h.db.raw<{ rows: { n: string }[] }>(
-        "select count(distinct pid) as n from pg_locks where locktype = 'advisory' and classid = 727306 and granted",
-      )
-    ).rows[0]!.n,
+const lockSessions = () =>
+  sqlNumber(
+    h.db,
+    "select count(distinct pid) from pg_locks where locktype = 'advisory' and classid = 727306 and granted",
   );
 
 describe('environment locks', () => {

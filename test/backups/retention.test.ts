@@ -10,7 +10,7 @@ import { newId } from '../../src/ids.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import type { ObjectStore } from '../../src/storage/object-store.ts';
 import type { PgBoss } from 'pg-boss';
-import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { createHarness, sqlNumber, createTestEnv, type Harness } from '../support/harness.ts';
 import { setEnvDatabase } from './support.ts';
 
 let h: Harness;
@@ -142,10 +142,7 @@ describe('schedules', () => {
     expect(await h.db('backups').whereIn('env_id', envIds).where({ type: 'daily' }).count('* as n').first()).toEqual({
       n: '2',
     });
-    const jobsQueued = await h.db.raw<{ rows: { n: string }[] }>(
-      "select count(*) as n from pgboss.job where name = 'backups.capture'",
-    );
-    expect(Number(jobsQueued.rows[0]!.n)).toBe(3);
+    expect(await sqlNumber(h.db, "select count(*) from pgboss.job where name = 'backups.capture'")).toBe(3);
   });
 
   it('registers the cron slots of SPEC "Limits" in UTC', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vacuumIntake } from '../../src/domain/observability/intake/vacuum.ts';
 import { ingestQueries } from '../../src/domain/observability/intake/queries.ts';
 import { schedules, type Jobs } from '../../src/jobs.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { createHarness, sqlNumber, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { testJobs } from './support.ts';
 
@@ -39,11 +39,7 @@ async function churn(count: number): Promise<void> {
   await h.db.raw('delete from ??', [`pgboss.${table}`]);
 }
 
-const size = async () =>
-  Number(
-    (await h.db.raw<{ rows: { n: string }[] }>('select pg_total_relation_size(?::regclass) as n', [`pgboss.${table}`]))
-      .rows[0]!.n,
-  );
+const size = () => sqlNumber(h.db, 'select pg_total_relation_size(?::regclass)', [`pgboss.${table}`]);
 
 describe('the intake vacuum', () => {
   it('runs every minute', () => {

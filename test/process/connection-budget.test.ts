@@ -3,7 +3,7 @@
 // and process captures, and a retired variable is refused at start-up with what to set instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionShares } from '../../src/db.ts';
-import { createHarness, createTestEnv, call, type Harness } from '../support/harness.ts';
+import { createHarness, sqlNumber, createTestEnv, call, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { spawnWeb, spawnWorker } from '../support/web-process.ts';
 import { sampleEvent } from '../observability/support.ts';
@@ -18,13 +18,10 @@ afterAll(async () => {
   await h?.close();
 });
 
-const connections = async () =>
-  Number(
-    (
-      await h.db.raw<{ rows: { n: string }[] }>(
-        "select count(*) as n from pg_stat_activity where datname = current_database() and application_name like 'cairn-%'",
-      )
-    ).rows[0]!.n,
+const connections = () =>
+  sqlNumber(
+    h.db,
+    "select count(*) from pg_stat_activity where datname = current_database() and application_name like 'cairn-%'",
   );
 
 describe('the connection budget', () => {

@@ -34,6 +34,12 @@ export async function createHarness(overrides: Record<string, string> = {}): Pro
 let counter = 0;
 
 /** A new environment with a publishable and a secret key (all scopes). */
+/** The number in the first column of a query's first row (`select count(*) as n …`). */
+export async function sqlNumber(db: Knex, sql: string, bindings: readonly Knex.RawBinding[] = []): Promise<number> {
+  const { rows } = await db.raw<{ rows: Record<string, string | number>[] }>(sql, bindings);
+  return Number(Object.values(rows[0]!)[0]);
+}
+
 export async function createTestEnv(db: Knex, name?: string): Promise<CreatedEnv> {
   counter += 1;
   return createEnvWithKeys(db, name ?? `orgs/test-org/projects/p${process.pid}/envs/e${counter}`, 'test');
