@@ -37,7 +37,16 @@ import { createDb } from '../src/db.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { createObjectStore } from '../src/storage/index.ts';
-import { ms, procfileArgs, procStatusBytes, report, repoRoot, scratchDatabase, freePort } from './support.ts';
+import {
+  ms,
+  procfileArgs,
+  procStatusBytes,
+  report,
+  repoRoot,
+  scratchDatabase,
+  freePort,
+  jsonPoster,
+} from './support.ts';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const n = num('BENCH_ERRORS_EVENTS', 10_000);
@@ -218,29 +227,7 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
   const port = await freePort();
   const web = start('web', { PORT: String(port), LOG_LEVEL: 'info' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...inflights) });
-  const post = (path: string, body: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          method: 'POST',
-          path: `/v1/${env.env.name}/error_groups${path}`,
-          agent,
-          headers: {
-            authorization: `Bearer ${env.secretKey}`,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode!));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const post = jsonPoster(agent, port, env.secretKey, `/v1/${env.env.name}/error_groups`);
   await until(
     'the web process',
     () =>

@@ -18,7 +18,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createDb } from '../src/db.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
-import { procfileArgs, procStatusBytes, quantile, report, repoRoot, scratchDatabase, freePort } from './support.ts';
+import {
+  procfileArgs,
+  procStatusBytes,
+  quantile,
+  report,
+  repoRoot,
+  scratchDatabase,
+  freePort,
+  jsonPoster,
+} from './support.ts';
 
 const seconds = Number(process.env.BENCH_FAIR_SECONDS ?? 10);
 const bigBatches = Number(process.env.BENCH_FAIR_BIG ?? 12);
@@ -54,29 +63,7 @@ async function startWeb(envName: string, key: string): Promise<Web> {
   });
   children.push(child);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const post = (path: string, body: Buffer) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          method: 'POST',
-          path: `/v1/${envName}${path}`,
-          agent,
-          headers: {
-            authorization: `Bearer ${key}`,
-            'content-type': 'application/json',
-            'content-length': body.length,
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode!));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const post = jsonPoster(agent, port, key, `/v1/${envName}`);
   for (let i = 0; ; i++) {
     const status = await post('/error_groups:capture', Buffer.from('{}')).catch(() => 0);
     if (status === 400) break;

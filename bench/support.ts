@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.ts';
@@ -73,4 +74,34 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * POSTs JSON to `http://127.0.0.1:<port><prefix><path>` with a Bearer key over the agent's
+ * keep-alive connections; answers the status once the response has been read.
+ */
+export function jsonPoster(agent: http.Agent, port: number, key: string, prefix: string) {
+  return (path: string, body: string | Buffer) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `${prefix}${path}`,
+          agent,
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
 }
