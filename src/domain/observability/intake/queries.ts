@@ -3,7 +3,6 @@
 // batch is parsed once). Stored bodies travel deflated, as base64 text, and are stored as bytea
 // (event-codec.ts): Postgres never parses or compresses a body. Captured payloads wait for the
 // workers sealed, in `errors.ingest` jobs (job.ts), never in a table of ours.
-import type { Knex } from 'knex';
 import type { Db } from '../../../db.ts';
 import type { SealedPayloadRow } from './sealed-payload.ts';
 import { reopenOnOccurrence as reopen } from '../groups/state.ts';
@@ -82,7 +81,21 @@ export function ingestQueries(db: Db) {
     async reconcilePending(): Promise<number> {
       return db.transaction(async (trx) => {
         await trx.raw('select 1 from error_intake_pending order by env_id for update');
-        return reconcileLocked(trx);
+        const result = await trx.raw(
+          `insert into error_intake_pending as p (env_id, pending)
+         select e.id, coalesce(c.n, 0) from envs e
+           left join (
+             select ev->>'env_id' as env_id, count(*) as n
+               from pgboss.job j, jsonb_array_elements(j.data->'events') ev
+              where j.name = 'errors.ingest' and j.state in ('created', 'retry', 'active')
+              group by 1
+           ) c on c.env_id = e.id
+          where c.n is not null or exists (select 1 from error_intake_pending x where x.env_id = e.id)
+          order by e.id
+         on conflict (env_id) do update set pending = excluded.pending
+         where p.pending is distinct from excluded.pending`,
+        );
+        return result.rowCount ?? 0;
       });
     },
 
@@ -219,23 +232,4 @@ export function ingestQueries(db: Db) {
       return Number((rows as { stored: string }[])[0]?.stored ?? 0);
     },
   };
-}
-
-/** reconcilePending's upsert, with the pending rows locked. */
-async function reconcileLocked(trx: Knex.Transaction): Promise<number> {
-  const result = await trx.raw(
-    `insert into error_intake_pending as p (env_id, pending)
-     select e.id, coalesce(c.n, 0) from envs e
-       left join (
-         select ev->>'env_id' as env_id, count(*) as n
-           from pgboss.job j, jsonb_array_elements(j.data->'events') ev
-          where j.name = 'errors.ingest' and j.state in ('created', 'retry', 'active')
-          group by 1
-       ) c on c.env_id = e.id
-      where c.n is not null or exists (select 1 from error_intake_pending x where x.env_id = e.id)
-      order by e.id
-     on conflict (env_id) do update set pending = excluded.pending
-     where p.pending is distinct from excluded.pending`,
-  );
-  return result.rowCount ?? 0;
 }
