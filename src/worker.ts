@@ -7,6 +7,8 @@ import type { ConstructorOptions, Db as BossDb, JobWithMetadata, PgBoss } from '
 import type { z } from 'zod';
 import type { Config } from './config.ts';
 import { connectionShares, createDb } from './db.ts';
+import { lockClaims } from './claims/queries.ts';
+import { startClaimReaper, type ClaimReaperOptions } from './claims/reaper.ts';
 import { createBoss, Jobs, type Registry, type ScheduleDef } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createObjectStore } from './storage/index.ts';
@@ -74,6 +76,8 @@ export interface WorkerOptions {
   stopTimeoutMs?: number;
   /** Cron schedules to register (the app passes `schedules` from src/jobs.ts). */
   schedules?: readonly ScheduleDef[];
+  /** The gone-worker reaper's timing (src/claims/reaper.ts); tests lengthen it to watch the heartbeat alone. */
+  claimReaper?: Omit<ClaimReaperOptions, 'queues'>;
 }
 
 export async function startWorker<R extends Registry>(
@@ -95,6 +99,7 @@ export async function startWorker<R extends Registry>(
   const stopping = new AbortController();
   const ctx: WorkerContext<R> = { config, db, jobs, log, store: createObjectStore(config), stopping: stopping.signal };
 
+  const workerIds = new Map<string, string>();
   for (const [name, def] of Object.entries(registry)) {
     const handler = handlers[name as keyof R] as JobHandler;
     const batchSize = def.batchSize ?? 1;
@@ -107,6 +112,12 @@ export async function startWorker<R extends Registry>(
         retryLimit: job.retryLimit,
         createdOn: job.createdOn,
       }));
+      // First, so the claim is visibly held while the handler works (src/claims/reaper.ts).
+      if (tx)
+        await lockClaims(
+          tx,
+          inputs.map((j) => j.id),
+        );
       await handler(inputs, ctx, tx);
       log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
     };
@@ -119,7 +130,12 @@ export async function startWorker<R extends Registry>(
       burstWhenBatchFull: batchSize > 1,
     } as const;
     if (def.transactional) {
-      await boss.work(name, { ...work, transactional: true }, (batch: JobWithMetadata<object>[], tx) => run(batch, tx));
+      workerIds.set(
+        name,
+        await boss.work(name, { ...work, transactional: true }, (batch: JobWithMetadata<object>[], tx) =>
+          run(batch, tx),
+        ),
+      );
     } else {
       await boss.work(name, work, (batch: JobWithMetadata<object>[]) => run(batch));
     }
@@ -127,6 +143,14 @@ export async function startWorker<R extends Registry>(
   for (const s of options.schedules ?? []) {
     await boss.schedule(s.queue, s.cron, s.data, { tz: 'UTC', key: s.key });
   }
+  const reaper = startClaimReaper(db, boss, log, {
+    queues: Object.entries(registry).flatMap(([name, def]) => (def.transactional ? [name] : [])),
+    wake: (queue) => {
+      const id = workerIds.get(queue);
+      if (id) boss.notifyWorker(id);
+    },
+    ...options.claimReaper,
+  });
   log.info({ queues: Object.keys(registry).length }, 'worker started');
 
   return {
@@ -135,6 +159,7 @@ export async function startWorker<R extends Registry>(
     db,
     async stop() {
       stopping.abort();
+      await reaper.stop();
       await boss.stop({ graceful: true, timeout: options.stopTimeoutMs ?? 20_000, close: true });
       await db.destroy();
     },

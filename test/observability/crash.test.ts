@@ -15,6 +15,7 @@ import { createBoss, Jobs, queues } from '../../src/jobs.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
+import { procfileArgs } from '../support/procfile.ts';
 import { sampleEvent } from './support.ts';
 
 let h: Harness;
@@ -35,14 +36,18 @@ afterAll(async () => {
   await h?.close();
 });
 
-function startWorkerProcess(): { child: ChildProcess; output: () => string; started: Date } {
+type WorkerProcess = { child: ChildProcess; output: () => string; started: Date };
+
+/** The test's worker (supervisor every second), or with `procfile` the Procfile's own command. */
+function startWorkerProcess(procfile = false): WorkerProcess {
   const started = new Date(Date.now() - 1000); // the database's clock may run a little behind
-  const child = spawn(process.execPath, ['test/observability/fixtures/ingest-worker.ts'], {
+  const args = procfile ? procfileArgs('worker') : ['test/observability/fixtures/ingest-worker.ts'];
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       DATABASE_URL: h.config.DATABASE_URL,
       CAIRN_ENCRYPTION_KEY: testEncryptionKey,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: procfile ? 'info' : 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,54 +81,70 @@ const heldSince = async (since: Date) =>
  * already on the wire, so the rows listed are exactly what the worker held. If the frozen worker
  * holds nothing, it is thawed and the look repeats.
  */
-async function killMidBatch(
-  worker: { child: ChildProcess; output: () => string; started: Date },
-  storedBefore: number,
-): Promise<string[]> {
+async function killMidBatch(worker: WorkerProcess, storedBefore: number): Promise<string[]> {
+  const held = await freezeHolding(worker, async () => (await state()).stored > storedBefore);
+  worker.child.kill('SIGKILL');
+  await once(worker.child, 'exit');
+  // An uncommitted transaction of the frozen worker rolls back on the kill, so every job it
+  // held is still queued for the next worker.
+  return held;
+}
+
+/** Freezes the worker (SIGSTOP) once `ready` and while it holds claimed rows; returns what it holds. */
+async function freezeHolding(worker: WorkerProcess, ready: () => Promise<boolean>): Promise<string[]> {
   for (;;) {
     await eventually(
       async () => {
         if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
-        const s = await state();
-        return s.stored > storedBefore && (await heldSince(worker.started)).length > 0;
+        return (await ready()) && (await heldSince(worker.started)).length > 0;
       },
       { timeoutMs: 45_000, intervalMs: 10 },
     );
     worker.child.kill('SIGSTOP');
     await new Promise((r) => setTimeout(r, 50));
     const held = await heldSince(worker.started);
-    if (held.length > 0) {
-      worker.child.kill('SIGKILL');
-      await once(worker.child, 'exit');
-      // An uncommitted transaction of the frozen worker rolls back on the kill, so every job it
-      // held is still queued for the next worker.
-      return held;
-    }
+    if (held.length > 0) return held;
     worker.child.kill('SIGCONT');
   }
 }
 
+const types = ['KillError', 'CrashError', 'AbortError', 'LostError', 'DeadError'];
+
+async function acceptMany(envId: string, n: number): Promise<string[]> {
+  const payloads = Array.from({ length: n }, (_, i) =>
+    errorEventInput.parse(
+      sampleEvent({
+        exception_type: types[i % types.length],
+        message: `crash ${i}`,
+        event_time: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, i)).toISOString(),
+      }),
+    ),
+  );
+  const accepted: string[] = [];
+  for (let i = 0; i < payloads.length; i += 1000)
+    accepted.push(
+      ...(await acceptEvents(
+        { db: h.db, cell: 'c0', keyring: keyringFromConfig(h.config), jobs },
+        envId,
+        payloads.slice(i, i + 1000),
+      )),
+    );
+  return accepted;
+}
+
+const storedOf = async (uids: string[]) =>
+  Number(
+    await h
+      .db('error_events')
+      .whereIn('uid', uids)
+      .count({ n: '*' })
+      .first()
+      .then((r) => r?.n),
+  );
+
 describe('a worker killed with SIGKILL mid-batch', () => {
   it('loses nothing and stores nothing twice once a fresh worker takes over', async () => {
-    const types = ['KillError', 'CrashError', 'AbortError', 'LostError', 'DeadError'];
-    const payloads = Array.from({ length: 3000 }, (_, i) =>
-      errorEventInput.parse(
-        sampleEvent({
-          exception_type: types[i % types.length],
-          message: `crash ${i}`,
-          event_time: new Date(Date.UTC(2026, 10, 21, 12, 0, 0, i)).toISOString(),
-        }),
-      ),
-    );
-    const accepted: string[] = [];
-    for (let i = 0; i < payloads.length; i += 1000)
-      accepted.push(
-        ...(await acceptEvents(
-          { db: h.db, cell: 'c0', keyring: keyringFromConfig(h.config), jobs },
-          env.env.id,
-          payloads.slice(i, i + 1000),
-        )),
-      );
+    const accepted = await acceptMany(env.env.id, 3000);
 
     // Two workers in turn die holding batches; the second starts while the first one's claims still look active.
     const first = startWorkerProcess();
@@ -159,5 +180,33 @@ describe('a worker killed with SIGKILL mid-batch', () => {
     fresh.child.kill('SIGTERM');
     const [code] = (await once(fresh.child, 'exit')) as [number | null];
     expect(code).toBe(0);
+  });
+
+  it('has its batch taken over by a running worker within 10 s, not after the heartbeat', async () => {
+    const other = await createTestEnv(h.db);
+    const accepted = await acceptMany(other.env.id, 12_000);
+    const stored = async () =>
+      Number((await h.db('error_events').where({ env_id: other.env.id }).count({ n: '*' }).first())?.n);
+    // Both run the Procfile's command, with production settings: pg-boss's heartbeat (10 s) and
+    // its supervisor's pass (10 s) would take 10-20 s; the claim lock is what makes it quick.
+    const doomed = startWorkerProcess(true);
+    // Frozen while it holds a batch, before the survivor starts, so that what it holds is known.
+    const held = await freezeHolding(doomed, async () => (await stored()) > 0);
+    const survivor = startWorkerProcess(true);
+    await eventually(() => /worker started/.test(survivor.output()), { timeoutMs: 45_000, intervalMs: 20 });
+    doomed.child.kill('SIGKILL');
+    await once(doomed.child, 'exit');
+    const killed = Date.now();
+    await eventually(async () => (await storedOf(held)) === held.length, { timeoutMs: 30_000, intervalMs: 50 });
+    const tookMs = Date.now() - killed;
+    expect(tookMs).toBeLessThan(10_000);
+    expect(survivor.output()).toMatch(/took over the jobs of a worker that is gone/);
+
+    await eventually(async () => (await state()).queued === 0, { timeoutMs: 60_000, intervalMs: 50 });
+    const uids = await h.db('error_events').where({ env_id: other.env.id }).pluck('uid');
+    expect(uids.length).toBe(accepted.length);
+    expect(new Set(uids)).toEqual(new Set(accepted));
+    survivor.child.kill('SIGTERM');
+    expect(((await once(survivor.child, 'exit')) as [number | null])[0]).toBe(0);
   });
 });
