@@ -206,8 +206,18 @@ try {
   const baselineBackup = () =>
     shell('"$1" --format=plain --no-owner --no-privileges --dbname="$2" | gzip -6 > "$3"', dump.path, sourceUrl, gz);
 
-  const source = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/source', 'test');
-  const target = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/target', 'test');
+  const source = await createEnvWithKeys(
+    db,
+    'orgs/bench/projects/bench/envs/source',
+    'test',
+    keyringFromConfig(config),
+  );
+  const target = await createEnvWithKeys(
+    db,
+    'orgs/bench/projects/bench/envs/target',
+    'test',
+    keyringFromConfig(config),
+  );
   const setDatabase = (envId: string, url: string) =>
     db('envs')
       .where({ id: envId })

@@ -385,7 +385,7 @@ try {
   const boss = createBoss(config, 'web');
   await boss.start();
   jobs = new Jobs(boss, queues);
-  const env = await createEnvWithKeys(db, 'orgs/bench/projects/errors/envs/prod', 'test');
+  const env = await createEnvWithKeys(db, 'orgs/bench/projects/errors/envs/prod', 'test', keyring);
   const main = await bigBundle('release-0');
   await uploadSourceMap({ db, store, config }, env.env.id, 'r0', file, main.map);
   const payloads = Array.from({ length: n }, (_, i) => stackEvent(main.positions, 'r0', i));

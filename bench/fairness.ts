@@ -10,6 +10,7 @@
 // Env: DATABASE_URL and the S3 variables of the tests; BENCH_FAIR_SECONDS (10), BENCH_FAIR_BIG
 // (20 MiB batches sent, 12), BENCH_FAIR_PARTS (singles,big), BENCH_FAIR_NODE_FLAGS (extra node flags
 // for the web process).
+import { keyringFromConfig } from '../src/crypto.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import http from 'node:http';
@@ -158,7 +159,7 @@ const summary = (label: string, l: number[]) => ({
 
 try {
   await runMigrations(config);
-  const env = await createEnvWithKeys(db, 'orgs/bench/projects/fairness/envs/prod', 'test');
+  const env = await createEnvWithKeys(db, 'orgs/bench/projects/fairness/envs/prod', 'test', keyringFromConfig(config));
   // The intake only grows here (no worker): no backpressure may engage.
   await db('error_settings')
     .insert({ env_id: env.env.id, retention_days: 90, max_pending: 10_000_000 })

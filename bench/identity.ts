@@ -3,6 +3,7 @@
 // event loop is ever blocked), then sign-ins/s at saturation against bare argon2 verifications/s
 // measured in the same run. Uses a throw-away database on DATABASE_URL's server.
 // Run: node bench/identity.ts   (env: DATABASE_URL, BENCH_SECONDS=5)
+import { keyringFromConfig } from '../src/crypto.ts';
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import { loadConfig } from '../src/config.ts';
@@ -58,7 +59,7 @@ await runMigrations(config);
 const db = createDb(config);
 const web = await startWeb(config, { host: '127.0.0.1', port: 0 });
 try {
-  const env = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/bench', 'test');
+  const env = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/bench', 'test', keyringFromConfig(config));
   const unlimited = { points: 1_000_000, seconds: 60 };
   await db('envs')
     .where({ id: env.env.id })

@@ -58,7 +58,7 @@ try {
   boss = createBoss(config, 'web');
   await boss.start();
   const jobs = new Jobs(boss, queues);
-  const env = await createEnvWithKeys(db, 'orgs/bench/projects/bloat/envs/prod', 'test');
+  const env = await createEnvWithKeys(db, 'orgs/bench/projects/bloat/envs/prod', 'test', keyring);
   const { rows } = await db.raw<{ rows: { table_name: string }[] }>(
     "select table_name from pgboss.queue where name = 'errors.ingest'",
   );

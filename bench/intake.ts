@@ -23,8 +23,8 @@ const scratch = await scratchDatabase();
 const db = createDb(scratch.config);
 try {
   await runMigrations(scratch.config);
-  const env = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/intake', 'test');
   const keyring = keyringFromConfig(scratch.config);
+  const env = await createEnvWithKeys(db, 'orgs/bench/projects/bench/envs/intake', 'test', keyring);
   const event = errorEventInput.parse({
     event_time: '2026-11-25T10:00:00Z',
     exception_type: 'TypeError',

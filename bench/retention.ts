@@ -2,6 +2,7 @@
 // DELETE of as many rows of the same shape in the same run, and again with the table holding twice
 // as many unexpired events, to show that the prune's time does not grow with the table.
 // Env: DATABASE_URL; BENCH_RETENTION_EVENTS (expired events, 1000000).
+import { keyringFromConfig } from '../src/crypto.ts';
 import pg from 'pg';
 import { createDb } from '../src/db.ts';
 import { runMigrations } from '../src/migrate.ts';
@@ -43,7 +44,12 @@ async function main(): Promise<void> {
     await runMigrations(scratch.config);
     const db = createDb(scratch.config, { poolMax: 4 });
     try {
-      const env = await createEnvWithKeys(db, 'orgs/bench/projects/retention/envs/prod', 'test');
+      const env = await createEnvWithKeys(
+        db,
+        'orgs/bench/projects/retention/envs/prod',
+        'test',
+        keyringFromConfig(scratch.config),
+      );
       // The days the events go in (a running service has one day a day to drop, as here).
       const days = () =>
         db.raw(

@@ -3,6 +3,8 @@
 // npm; data in .data/postgres) and keeps objects on the local disk (.data/objects), creates a demo
 // environment on first run, and prints the base URL with its keys. With DATABASE_URL and the S3
 // variables set, it uses those and starts nothing embedded.
+import { dsnFor } from './domain/observability/sentry/client-keys.ts';
+import { keyringFromConfig } from './crypto.ts';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
@@ -124,15 +126,20 @@ async function main(): Promise<void> {
   say('Running migrations…');
   await runMigrations(config, log);
 
-  let demo: { name: string; publishable_key: string; secret_key: string } | undefined;
+  let demo: { name: string; publishable_key: string; secret_key: string; dsn?: string } | undefined;
   if (embedded) {
     if (existsSync(demoFile)) {
       demo = JSON.parse(await readFile(demoFile, 'utf8')) as typeof demo;
     } else {
       const db = createDb(config, { poolMax: 1 });
-      const created = await createEnvWithKeys(db, demoEnvName, 'test');
+      const created = await createEnvWithKeys(db, demoEnvName, 'test', keyringFromConfig(config));
       await db.destroy();
-      demo = { name: created.env.name, publishable_key: created.publishableKey, secret_key: created.secretKey };
+      demo = {
+        name: created.env.name,
+        publishable_key: created.publishableKey,
+        secret_key: created.secretKey,
+        dsn: dsnFor(config.CAIRN_BASE_URL, created.clientKey.publicKey, created.clientKey.projectNumber),
+      };
       await writeFile(demoFile, JSON.stringify(demo, null, 2));
       await chmod(demoFile, 0o600);
     }
@@ -154,6 +161,7 @@ async function main(): Promise<void> {
     say(`  environment:     ${demo.name}`);
     say(`  publishable key: ${demo.publishable_key}`);
     say(`  secret key:      ${demo.secret_key}`);
+    if (demo.dsn) say(`  Sentry DSN:      ${demo.dsn}`);
     say('');
     say(`  try: curl -H "Authorization: Bearer ${demo.secret_key}" ${base}/v1/${demo.name}`);
   } else {

@@ -17,7 +17,12 @@ const eventUid = z.string().regex(/^err_[a-z0-9]{2}[0-9a-z]{26}$/, 'an event uid
 export const groupParams = envParams.extend({ error_group: groupId });
 export const eventsParams = groupParams;
 /** AIP-159: `-` reads an event by uid whatever its group. */
-export const eventParams = envParams.extend({ error_group: z.union([groupId, z.literal('-')]), error_event: eventUid });
+export const eventParams = envParams.extend({
+  error_group: z.union([groupId, z.literal('-')]),
+  error_event: z.union([eventUid, z.string().regex(/^[0-9a-f]{32}$/)], {
+    message: 'an event uid such as err_c001j…, or the 32-hex event_id its SDK gave it',
+  }),
+});
 export const releaseParams = envParams.extend({
   release: z
     .string()
@@ -136,6 +141,10 @@ export const eventResource = z
       .optional()
       .meta({ description: 'Lines of `stack` that no known format reads (set when the stack was parsed)' }),
     unparsed_lines: z.array(z.string()).optional().meta({ description: 'The first 50 of those lines, scrubbed' }),
+    sentry: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        'For events from a Sentry SDK: level, platform, environment, user, request, contexts, extra, sdk, causes (scrubbed)',
+    }),
   })
   .meta({ id: 'ErrorEvent' });
 

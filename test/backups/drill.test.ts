@@ -2,6 +2,7 @@
 // checksum compared with the figures recorded at dump time, the scratch database dropped, and the
 // verdict on the backup (API, CLI, /readyz). A real backup passes; a tampered one fails with the
 // reason; schedules default by mode and the hourly cron starts only what is due.
+import { testKeyring } from '../support/config.ts';
 import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -75,7 +76,7 @@ beforeAll(async () => {
   web = await startTestWeb(h);
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   source = await createAppDatabase(seedSource);
-  env = await createEnvWithKeys(h.db, `${project}/envs/prod`, 'test');
+  env = await createEnvWithKeys(h.db, `${project}/envs/prod`, 'test', testKeyring());
   await setEnvDatabase(h.db, h.config, env.env.id, source.url);
 });
 
@@ -89,7 +90,7 @@ afterAll(async () => {
 
 describe('settings', () => {
   it('defaults to weekly drills in a test environment and none in a live one, and keeps a chosen schedule', async () => {
-    const live = await createEnvWithKeys(h.db, `${project}/envs/live`, 'live');
+    const live = await createEnvWithKeys(h.db, `${project}/envs/live`, 'live', testKeyring());
     const ofTest = await call<Json>(web.url, 'GET', `/v1/${env.env.name}/backup_settings`, { key: env.secretKey });
     const ofLive = await call<Json>(web.url, 'GET', `/v1/${live.env.name}/backup_settings`, { key: live.secretKey });
     expect(ofTest.body).toMatchObject({ drill_schedule: 'weekly' });

@@ -3,6 +3,7 @@
 // statement (the transaction id recorded, COMMIT let through or not), the operation ends done and
 // its outcome matches the target: `failed … not changed` only when the target is unchanged,
 // `succeeded` when the restore committed. No temporary file remains.
+import { testKeyring } from '../support/config.ts';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -60,8 +61,8 @@ beforeAll(async () => {
       "create table leftovers (id int primary key, note text); insert into leftovers values (1, 'only in the target');",
     ),
   ]);
-  prod = await createEnvWithKeys(h.db, `${project}/envs/prod`, 'test');
-  staging = await createEnvWithKeys(h.db, `${project}/envs/staging`, 'test');
+  prod = await createEnvWithKeys(h.db, `${project}/envs/prod`, 'test', testKeyring());
+  staging = await createEnvWithKeys(h.db, `${project}/envs/staging`, 'test', testKeyring());
   await setEnvDatabase(h.db, h.config, prod.env.id, source.url);
   await setEnvDatabase(h.db, h.config, staging.env.id, target.url);
   boss = createBoss(h.config, 'web');

@@ -5,6 +5,7 @@
 // - the log shows the links of the test environment (how a developer without SMTP follows them)
 //   and never a live environment's;
 // - outbox rows go after 7 days (the hourly mail.prune job the worker schedules).
+import { testKeyring } from '../support/config.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open } from '../../src/crypto.ts';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   h = await createHarness();
   web = await startTestWeb(h);
   testEnv = await createTestEnv(h.db);
-  liveEnv = await createEnvWithKeys(h.db, `orgs/sec-outbox/projects/p${process.pid}/envs/live`, 'live');
+  liveEnv = await createEnvWithKeys(h.db, `orgs/sec-outbox/projects/p${process.pid}/envs/live`, 'live', testKeyring());
   worker = spawn(process.execPath, ['workers/main.ts'], {
     env: {
       PATH: process.env.PATH ?? '',

@@ -2,6 +2,7 @@
 // live environment's database (test → live is 403 and nothing is queued), while live → test,
 // test → test and live → live are allowed; a restore preview names the target environment and
 // what it would replace, never where the database lives (host, port, name, user, password).
+import { testKeyring } from '../support/config.ts';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
@@ -30,7 +31,7 @@ beforeAll(async () => {
     ['prod', 'live'],
     ['prod-eu', 'live'],
   ] as const) {
-    envs[name] = await createEnvWithKeys(h.db, `${project}/envs/${name}`, mode);
+    envs[name] = await createEnvWithKeys(h.db, `${project}/envs/${name}`, mode, testKeyring());
     await setEnvDatabase(h.db, h.config, envs[name].env.id, app.url);
     backups[name] = newId('backup');
     await h.db('backups').insert({

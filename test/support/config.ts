@@ -1,6 +1,7 @@
 // A Config for tests: the real services from the environment (scripts/test.ts provisions them),
 // a fixed test encryption key, and the given database.
 import { loadConfig, type Config } from '../../src/config.ts';
+import { keyringFromConfig, type Keyring } from '../../src/crypto.ts';
 
 export const testEncryptionKey = Buffer.alloc(32, 7).toString('base64');
 
@@ -14,3 +15,6 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
     ...overrides,
   });
 }
+
+/** The keyring of `testConfig`: what the web and worker of a test seal and open with. */
+export const testKeyring = (): Keyring => keyringFromConfig(testConfig('postgres://unused@127.0.0.1/unused'));

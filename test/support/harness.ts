@@ -1,4 +1,5 @@
 // One fresh database per test file, and helpers to run the real web and worker against it.
+import { testKeyring } from './config.ts';
 import { inject } from 'vitest';
 import type { Knex } from 'knex';
 import type { Config } from '../../src/config.ts';
@@ -42,7 +43,12 @@ export async function sqlNumber(db: Knex, sql: string, bindings: readonly Knex.R
 
 export async function createTestEnv(db: Knex, name?: string): Promise<CreatedEnv> {
   counter += 1;
-  return createEnvWithKeys(db, name ?? `orgs/test-org/projects/p${process.pid}/envs/e${counter}`, 'test');
+  return createEnvWithKeys(
+    db,
+    name ?? `orgs/test-org/projects/p${process.pid}/envs/e${counter}`,
+    'test',
+    testKeyring(),
+  );
 }
 
 export async function startTestWeb(h: Harness, options: AppOptions = {}): Promise<WebHandle> {

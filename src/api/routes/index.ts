@@ -7,6 +7,7 @@ import { identityRoutes } from './identity/index.ts';
 import { oauthRoutes } from './oauth/index.ts';
 import { portalRoutes } from '../../portal/index.ts';
 import { callbackRoutes } from './social/callback.ts';
+import { sentryRoutes } from './sentry/index.ts';
 import { socialRoutes } from './social/index.ts';
 import { storageRoutes } from './storage/index.ts';
 import { tenancyRoutes } from './tenancy/index.ts';
@@ -21,4 +22,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...oauthRoutes,
   ...callbackRoutes,
   ...portalRoutes,
+  ...sentryRoutes,
 ];

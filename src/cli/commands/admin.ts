@@ -1,5 +1,6 @@
 // `cairn admin …`: the operator's commands. They talk to the database directly (DATABASE_URL),
 // never through the API, and print each plaintext key exactly once.
+import { dsnFor } from '../../domain/observability/sentry/client-keys.ts';
 import type { Command } from 'commander';
 import { seal } from '../../crypto.ts';
 import { checkScopes, createEnvWithKeys, createKey, requireEnv } from '../../domain/tenancy/envs.ts';
@@ -65,19 +66,21 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
     .option('--mode <mode>', 'test or live', modeOption, 'test')
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { mode: 'test' | 'live'; json?: boolean }) => {
-      const { db } = await ctx.admin();
-      const created = await createEnvWithKeys(db, name, opts.mode);
+      const { db, config, keyring } = await ctx.admin();
+      const created = await createEnvWithKeys(db, name, opts.mode, keyring());
+      const { publicKey, projectNumber } = created.clientKey;
       const out = {
         name: created.env.name,
         mode: created.env.mode,
         publishable_key: created.publishableKey,
         secret_key: created.secretKey,
+        dsn: dsnFor(config.CAIRN_BASE_URL, publicKey, projectNumber),
       };
       ctx.print(
         out,
         Boolean(opts.json),
         (o: typeof out) =>
-          `${created.created ? 'Created' : 'New keys for'} ${o.name} (${o.mode})\n  publishable key: ${o.publishable_key}\n  secret key:      ${o.secret_key}\nThe secret key is shown once; store it now.`,
+          `${created.created ? 'Created' : 'New keys for'} ${o.name} (${o.mode})\n  publishable key: ${o.publishable_key}\n  secret key:      ${o.secret_key}\n  Sentry DSN:      ${o.dsn}\nThe secret key is shown once; store it now.`,
       );
     });
   env

@@ -1,6 +1,9 @@
 // Creating environments and their keys: the operator's side of tenancy (the `cairn admin` commands
 // and the embedded demo). Plaintext keys are returned once and never stored.
 import type { Knex } from 'knex';
+import type { Keyring } from '../../crypto.ts';
+import { createClientKey, openPublicKey } from '../observability/sentry/client-keys.ts';
+import { clientKeyQueries } from '../observability/sentry/queries.ts';
 import { AppError } from '../../errors.ts';
 import {
   generateKey,
@@ -57,10 +60,15 @@ export interface CreatedEnv {
   created: boolean;
   publishableKey: string;
   secretKey: string;
+  /** The environment's first Sentry client key (made with it), for its DSN. */
+  clientKey: { id: string; publicKey: string; projectNumber: string };
 }
 
-/** `cairn admin env create`: the org, project and env where missing, and a fresh key pair. */
-export async function createEnvWithKeys(db: Knex, name: string, mode: EnvMode): Promise<CreatedEnv> {
+/**
+ * `cairn admin env create`: the org, project and env where missing, and a fresh key pair. A new
+ * environment also gets its Sentry client key; an existing one keeps the DSN its SDKs already use.
+ */
+export async function createEnvWithKeys(db: Knex, name: string, mode: EnvMode, keyring: Keyring): Promise<CreatedEnv> {
   const path = parseEnvName(name);
   if (!path) {
     throw new AppError(
@@ -75,7 +83,18 @@ export async function createEnvWithKeys(db: Knex, name: string, mode: EnvMode): 
     }
     const publishable = await createKey(trx, env, 'publishable');
     const secret = await createKey(trx, env, 'secret');
-    return { env, created, publishableKey: publishable.token, secretKey: secret.token };
+    const clients = clientKeyQueries(trx);
+    const existing = (await clients.list(env.id))[0];
+    const client = existing
+      ? { id: existing.id, publicKey: openPublicKey(keyring, existing) }
+      : await createClientKey(trx, keyring, env.id).then(({ row, publicKey }) => ({ id: row.id, publicKey }));
+    return {
+      env,
+      created,
+      publishableKey: publishable.token,
+      secretKey: secret.token,
+      clientKey: { ...client, projectNumber: await clients.projectNumber(env.id) },
+    };
   });
 }
 

@@ -1,5 +1,6 @@
 // Error events of a group, one event, and the AIP-159 wildcard read by uid (CONTRACT.md).
 import { groupQueries } from '../../../domain/observability/groups/queries.ts';
+import { ingestQueries } from '../../../domain/observability/intake/queries.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute } from '../../../http/route.ts';
 import {
@@ -53,7 +54,11 @@ export const getEvent = defineRoute({
   response: { status: 200, description: 'The stored occurrence; its name holds its group', schema: eventResource },
   async handle({ params, principal, deps }) {
     const group = params.error_group === '-' ? undefined : params.error_group;
-    const e = await groupQueries(deps.db).getEvent(principal.envId, group, params.error_event);
+    // A Sentry SDK's (or a capture's) event_id names the event as well as its uid does.
+    const uid = params.error_event.startsWith('err_')
+      ? params.error_event
+      : await ingestQueries(deps.db).uidOfEventId(principal.envId, params.error_event);
+    const e = uid ? await groupQueries(deps.db).getEvent(principal.envId, group, uid) : undefined;
     if (!e)
       throw new AppError(
         'not_found',

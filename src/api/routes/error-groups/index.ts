@@ -1,5 +1,6 @@
 // Error tracking routes.
 import { batchCapture, capture } from './capture.ts';
+import { clientKeyRoutes } from './client-keys.ts';
 import { eventRoutes } from './events.ts';
 import { groupRoutes } from './groups.ts';
 import { minifiedSourceRoutes } from './minified-sources.ts';
@@ -16,4 +17,5 @@ export const errorGroupRoutes = [
   ...minifiedSourceRoutes,
   ...scrubbingRoutes,
   ...errorSettingsRoutes,
+  ...clientKeyRoutes,
 ];

@@ -157,6 +157,12 @@ export function ingestQueries(db: Db) {
       return winners;
     },
 
+    /** The uid an event named `eventId` (a Sentry SDK's id) was accepted with in the environment. */
+    async uidOfEventId(envId: string, eventId: string): Promise<string | undefined> {
+      const row = await db('error_event_ids').where({ env_id: envId, event_id: eventId }).first('uid');
+      return (row as { uid: string } | undefined)?.uid;
+    },
+
     /** Event ids accepted before `before`: their retention is over. */
     async pruneEventIds(before: Date, limit: number): Promise<number> {
       const result = await db.raw(

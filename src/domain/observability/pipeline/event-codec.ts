@@ -48,6 +48,8 @@ export interface EventBody {
   unparsed_lines?: string[];
   /** How many values each scrubbing rule replaced. */
   scrub_counts: ScrubCounts;
+  /** What a Sentry SDK's event brought beyond a capture (sentry/event.ts), scrubbed. */
+  sentry?: Record<string, unknown>;
 }
 
 /** A linked error as stored: its frames mapped and scrubbed like the outer exception's. */

@@ -5,6 +5,7 @@
 // comes before grouping and storage, so no secret reaches a key, a title or a row.
 import { createHash } from 'node:crypto';
 import type { ErrorEventInput } from '../intake/event-schema.ts';
+import type { SentryEventInput } from '../sentry/event.ts';
 import type { CompiledPolicy, Scrubber } from '../scrubbing/scrub.ts';
 import { eventHeadSchema, frameSchema, linkedExceptionSchema, scrubBySchema } from '../scrubbing/schema.ts';
 import type { PipelineCaches } from './caches.ts';
@@ -184,6 +185,8 @@ export async function processEvent(input: ErrorEventInput, p: PipelineInput): Pr
   if (input.release !== undefined) raw.release = input.release;
   if (input.trace_id !== undefined) raw.trace_id = input.trace_id;
   if (input.span_id !== undefined) raw.span_id = input.span_id;
+  const sentry = (input as Partial<SentryEventInput>).sentry;
+  if (sentry !== undefined) raw.sentry = sentry;
   const head = scrubBySchema(raw, eventHeadSchema, s) as ProcessedEvent['head'];
   const messageLines = split ? s.text(split.message) : undefined;
   head.scrub_counts = s.counts();
@@ -192,7 +195,14 @@ export async function processEvent(input: ErrorEventInput, p: PipelineInput): Pr
     { exception_type: head.exception_type, message: head.message, fingerprint: head.fingerprint, frames: stack.frames },
     stack.keys,
   );
-  const title = (head.message ? `${head.exception_type}: ${head.message}` : head.exception_type).slice(0, 1024);
+  // A Sentry message event (captureMessage) is titled by its message alone, as Sentry titles it.
+  const title = (
+    sentry?.kind === 'message' && head.message
+      ? head.message
+      : head.message
+        ? `${head.exception_type}: ${head.message}`
+        : head.exception_type
+  ).slice(0, 1024);
   // Encode.
   const stored = packBody(stack.segment, messageLines, head);
   if (messageLines !== undefined) head.stack = messageLines + (stack.frameLines ?? '');

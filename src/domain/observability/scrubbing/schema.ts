@@ -75,6 +75,28 @@ export const linkedExceptionSchema: ScrubNode = {
 };
 
 /**
+ * What a Sentry SDK's event brings beyond a capture (sentry/event.ts). Request headers, cookies
+ * and `extra` are keyed maps (an `Authorization` or `Cookie` value goes whole); the user, the URL,
+ * query string and body, and contexts are free text. Levels, platform and SDK name are the SDK's
+ * own words; debug ids and minified file names say where code came from, as frames do.
+ */
+const sentrySchema: ScrubNode = {
+  fields: {
+    kind: 'safe',
+    level: 'safe',
+    platform: 'safe',
+    sdk: 'safe',
+    debug_ids: 'safe',
+    request: { fields: { method: 'safe', headers: { keyed: true }, cookies: { keyed: true }, env: { keyed: true } } },
+    extra: { keyed: true },
+    contexts: {
+      fields: { trace: { fields: { trace_id: 'safe', span_id: 'safe', parent_span_id: 'safe', op: 'safe' } } },
+    },
+    causes: { items: { fields: { stack_frames: { items: frameSchema } } } },
+  },
+};
+
+/**
  * The stored event but its stack (process.ts scrubs the stack's parts: frame lines and frames once per
  * stack, message lines per event). `release` and `service_name` are validated labels, the trace ids hex.
  */
@@ -88,5 +110,6 @@ export const eventHeadSchema: ScrubNode = {
     scrub_counts: 'safe',
     tags: { keyed: true },
     breadcrumbs: { items: breadcrumbSchema },
+    sentry: sentrySchema,
   },
 };

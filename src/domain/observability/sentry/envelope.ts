@@ -2,7 +2,9 @@
 // relay reads it: a line of JSON headers, then items, each a line of JSON headers and a payload.
 // A payload whose headers give `length` is exactly that many bytes (and may hold newlines); one
 // without runs to the next newline or the end. One newline may end the envelope. Payloads stay
-// slices of the body (no copy): the caller decides what to parse and what to drop by item type.
+// read as they stream in (EnvelopeReader): the caller says which item types it keeps, and the
+// payloads of the others are counted and dropped as they pass, so an envelope of replays and
+// attachments costs a web process no more memory than its headers.
 //
 // Every answer to a malformed envelope says where it broke, so that a developer writing a tunnel
 // or an SDK can act on it (CONTRACT.md "Sentry compatibility": malformed → 400 with a message).
@@ -13,7 +15,10 @@ export interface EnvelopeItem {
   /** The item's `type` (event, transaction, session, attachment…). */
   type: string;
   headers: Record<string, unknown>;
+  /** Empty for an item the reader was told to drop. */
   payload: Buffer;
+  /** The payload's bytes, kept or not. */
+  size: number;
 }
 
 export interface Envelope {
@@ -21,16 +26,25 @@ export interface Envelope {
   items: EnvelopeItem[];
 }
 
+export interface EnvelopeReaderOptions {
+  /** Whether an item's payload is kept (all are, unless said). */
+  keep?: (type: string) => boolean;
+  /** Most bytes a kept payload may have; more is 413. */
+  maxKept?: number;
+  /** Most bytes of a header line; more is 400. */
+  maxLine?: number;
+}
+
 const newline = 0x0a;
 
 const malformed = (message: string) => new AppError('invalid_request', `malformed envelope: ${message}`);
 
 /** A line of JSON that must be an object; `what` names it in the error. */
-function headersAt(body: Buffer, start: number, end: number, what: string): Record<string, unknown> {
+function headersOf(line: Buffer, what: string): Record<string, unknown> {
   let value: unknown;
   try {
     // The body parser's rule: a `__proto__` key is refused, never merged (prototype poisoning).
-    value = bourne.parse(body.toString('utf8', start, end), { protoAction: 'error' });
+    value = bourne.parse(line.toString('utf8'), { protoAction: 'error' });
   } catch {
     throw malformed(`the ${what} are not a line of JSON`);
   }
@@ -39,49 +53,168 @@ function headersAt(body: Buffer, start: number, end: number, what: string): Reco
   return value as Record<string, unknown>;
 }
 
-/** Where the line starting at `start` ends: its newline, or the end of the body. */
-const lineEnd = (body: Buffer, start: number): number => {
-  const at = body.indexOf(newline, start);
-  return at < 0 ? body.length : at;
-};
+interface OpenItem {
+  type: string;
+  headers: Record<string, unknown>;
+  keep: boolean;
+  /** Declared `length`, and the bytes of it still to come; undefined for a payload that runs to a newline. */
+  length?: number;
+  remaining?: number;
+  parts: Buffer[];
+  size: number;
+}
 
-export function parseEnvelope(body: Buffer): Envelope {
-  const headerEnd = lineEnd(body, 0);
-  const headers = headersAt(body, 0, headerEnd, 'envelope headers');
-  const items: EnvelopeItem[] = [];
-  let at = headerEnd + 1;
-  while (at < body.length) {
-    const n = items.length + 1;
-    const end = lineEnd(body, at);
-    // Blank lines between items are tolerated, as relay does for SDKs that pad them.
-    if (body.subarray(at, end).toString('latin1').trim() === '') {
-      at = end + 1;
-      continue;
+/** Reads an envelope chunk by chunk (`push`), then `end()` answers it or throws 400/413. */
+export class EnvelopeReader {
+  private state: 'headers' | 'itemHeaders' | 'payload' | 'afterPayload' = 'headers';
+  private line: Buffer[] = [];
+  private lineBytes = 0;
+  private current: OpenItem | undefined;
+  private headers: Record<string, unknown> | undefined;
+  private readonly items: EnvelopeItem[] = [];
+  private readonly keep: (type: string) => boolean;
+  private readonly maxKept: number;
+  private readonly maxLine: number;
+
+  constructor(options: EnvelopeReaderOptions = {}) {
+    this.keep = options.keep ?? (() => true);
+    this.maxKept = options.maxKept ?? Number.MAX_SAFE_INTEGER;
+    this.maxLine = options.maxLine ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  push(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.state === 'headers' || this.state === 'itemHeaders') {
+        const nl = chunk.indexOf(newline, at);
+        this.addLine(chunk.subarray(at, nl < 0 ? chunk.length : nl));
+        if (nl < 0) return;
+        at = nl + 1;
+        this.lineDone();
+      } else if (this.state === 'payload') {
+        const c = this.current!;
+        if (c.remaining !== undefined) {
+          const take = Math.min(c.remaining, chunk.length - at);
+          this.addPayload(chunk.subarray(at, at + take));
+          c.remaining -= take;
+          at += take;
+          if (c.remaining === 0) {
+            this.finishItem();
+            this.state = 'afterPayload';
+          }
+        } else {
+          const nl = chunk.indexOf(newline, at);
+          this.addPayload(chunk.subarray(at, nl < 0 ? chunk.length : nl));
+          if (nl < 0) return;
+          at = nl + 1;
+          this.finishItem();
+          this.state = 'itemHeaders';
+        }
+      } else {
+        const last = this.items.at(-1)!;
+        if (chunk[at] !== newline)
+          throw malformed(
+            `item ${this.items.length} (${last.type}) is not followed by a newline after its ${last.size} bytes`,
+          );
+        at += 1;
+        this.state = 'itemHeaders';
+      }
     }
-    const itemHeaders = headersAt(body, at, end, `headers of item ${n}`);
-    const type = itemHeaders.type;
+  }
+
+  end(): Envelope {
+    if (this.state === 'headers') this.lineDone();
+    else if (this.state === 'itemHeaders' && this.lineBytes > 0) {
+      this.lineDone();
+    }
+    if (this.state === 'payload') {
+      const c = this.current!;
+      if (c.remaining !== undefined && c.remaining > 0)
+        throw malformed(
+          `item ${this.items.length + 1} (${c.type}) declares ${c.length} bytes but ${c.length! - c.remaining} follow its headers`,
+        );
+      this.finishItem();
+    }
+    this.state = 'afterPayload';
+    return { headers: this.headers!, items: this.items };
+  }
+
+  private addLine(part: Buffer): void {
+    if (part.length === 0) return;
+    this.lineBytes += part.length;
+    if (this.lineBytes > this.maxLine) {
+      const what =
+        this.state === 'headers' ? 'the envelope headers are' : `the headers of item ${this.items.length + 1} are`;
+      throw malformed(`${what} longer than ${this.maxLine} bytes`);
+    }
+    this.line.push(Buffer.from(part));
+  }
+
+  private takeLine(): Buffer {
+    const line = Buffer.concat(this.line, this.lineBytes);
+    this.line = [];
+    this.lineBytes = 0;
+    return line;
+  }
+
+  private lineDone(): void {
+    const line = this.takeLine();
+    if (this.state === 'headers') {
+      this.headers = headersOf(line, 'envelope headers');
+      this.state = 'itemHeaders';
+      return;
+    }
+    // Blank lines between items are tolerated, as relay does for SDKs that pad them.
+    if (line.toString('latin1').trim() === '') return;
+    const n = this.items.length + 1;
+    const headers = headersOf(line, `headers of item ${n}`);
+    const type = headers.type;
     if (typeof type !== 'string' || type === '') throw malformed(`item ${n} has no "type"`);
-    const length = itemHeaders.length;
-    let payload: Buffer;
-    if (length === undefined || length === null) {
-      const payloadEnd = lineEnd(body, end + 1);
-      payload = body.subarray(Math.min(end + 1, body.length), payloadEnd);
-      at = payloadEnd + 1;
-    } else {
+    const length = headers.length;
+    const item: OpenItem = { type, headers, keep: this.keep(type), parts: [], size: 0 };
+    if (length !== undefined && length !== null) {
       if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
         throw malformed(`item ${n} has a "length" that is not a whole number of bytes`);
-      const start = end + 1;
-      if (start + length > body.length)
-        throw malformed(
-          `item ${n} (${type}) declares ${length} bytes but ${Math.max(0, body.length - start)} follow its headers`,
-        );
-      payload = body.subarray(start, start + length);
-      at = start + length;
-      if (at < body.length && body[at] !== newline)
-        throw malformed(`item ${n} (${type}) is not followed by a newline after its ${length} bytes`);
-      at += 1;
+      if (item.keep && length > this.maxKept) throw tooLarge(n, type, this.maxKept);
+      item.length = length;
+      item.remaining = length;
     }
-    items.push({ type, headers: itemHeaders, payload });
+    this.current = item;
+    this.state = 'payload';
+    if (item.remaining === 0) {
+      this.finishItem();
+      this.state = 'afterPayload';
+    }
   }
-  return { headers, items };
+
+  private addPayload(part: Buffer): void {
+    if (part.length === 0) return;
+    const c = this.current!;
+    c.size += part.length;
+    if (!c.keep) return;
+    if (c.size > this.maxKept) throw tooLarge(this.items.length + 1, c.type, this.maxKept);
+    // Copied: a chunk of a stream may be reused once it is handed on.
+    c.parts.push(Buffer.from(part));
+  }
+
+  private finishItem(): void {
+    const c = this.current!;
+    this.items.push({
+      type: c.type,
+      headers: c.headers,
+      payload: Buffer.concat(c.parts, c.keep ? c.size : 0),
+      size: c.size,
+    });
+    this.current = undefined;
+  }
+}
+
+const tooLarge = (n: number, type: string, max: number) =>
+  new AppError('invalid_request', `item ${n} (${type}) is larger than ${max} bytes`, { status: 413 });
+
+/** A whole envelope in one buffer, every payload kept. */
+export function parseEnvelope(body: Buffer, options: EnvelopeReaderOptions = {}): Envelope {
+  const reader = new EnvelopeReader(options);
+  reader.push(body);
+  return reader.end();
 }

@@ -1,0 +1,77 @@
+// The Sentry ingest routes (CONTRACT.md "Sentry compatibility"): what every Sentry SDK posts to
+// once its DSN points at Cairn. The client key is the SDK's; errors keep the /v1 body, and a 429
+// also says `X-Sentry-Rate-Limits`, which the SDKs read to back off.
+import { z } from 'zod';
+import { keyringFromConfig } from '../../../crypto.ts';
+import { ingestAnswer } from '../../../contract/sentry.ts';
+import type { CaptureDeps } from '../../../domain/observability/intake/capture.ts';
+import { keyFromAuthHeader } from '../../../domain/observability/sentry/auth.ts';
+import { ingestEnvelope, ingestStore, type SentryRequest } from '../../../domain/observability/sentry/ingest.ts';
+import { AppError } from '../../../errors.ts';
+import type { AppDeps } from '../../../http/context.ts';
+import { defineRoute } from '../../../http/route.ts';
+import type { Context } from 'koa';
+
+const params = z.object({
+  project_id: z.string().regex(/^[1-9][0-9]{0,17}$/, 'the DSN project id: a positive number'),
+});
+const query = z.looseObject({ sentry_key: z.string().max(128).optional() });
+
+const captureDeps = (deps: AppDeps): CaptureDeps => ({
+  db: deps.db,
+  cell: deps.config.CAIRN_CELL,
+  keyring: keyringFromConfig(deps.config),
+  jobs: deps.jobs,
+});
+
+/** Runs an ingest, adding the rate-limit header Sentry SDKs read to the 429s. */
+async function run<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'rate_limited') {
+      const scope = err.details?.sentry_rate_limits ? undefined : `${err.retryAfter ?? 1}:error:project`;
+      ctx.set('X-Sentry-Rate-Limits', String(err.details?.sentry_rate_limits ?? scope));
+    }
+    throw err;
+  }
+}
+
+const request = (ctx: Context, projectNumber: string, sentryKey: string | undefined): SentryRequest => ({
+  req: ctx.req,
+  projectNumber,
+  publicKey: sentryKey ?? keyFromAuthHeader(ctx.get('x-sentry-auth') || undefined),
+});
+
+const common = {
+  method: 'post',
+  tags: ['Sentry compatibility'],
+  auth: 'none',
+  params,
+  query,
+  errors: 'api',
+} as const;
+
+export const envelopeRoute = defineRoute({
+  ...common,
+  path: '/api/{project_id}/envelope/',
+  operationId: 'sentryEnvelope',
+  summary: "A Sentry SDK's envelope: event items are captured, every other item is dropped",
+  response: { status: 200, description: "The event's id", schema: ingestAnswer },
+  async handle({ params, query, deps, ctx }) {
+    return run(ctx, () => ingestEnvelope(captureDeps(deps), request(ctx, params.project_id, query.sentry_key)));
+  },
+});
+
+export const storeRoute = defineRoute({
+  ...common,
+  path: '/api/{project_id}/store/',
+  operationId: 'sentryStore',
+  summary: 'One Sentry event as JSON (the store endpoint of SDKs that predate envelopes)',
+  response: { status: 200, description: "The event's id", schema: ingestAnswer },
+  async handle({ params, query, deps, ctx }) {
+    return run(ctx, () => ingestStore(captureDeps(deps), request(ctx, params.project_id, query.sentry_key)));
+  },
+});
+
+export const sentryRoutes = [envelopeRoute, storeRoute];

@@ -1,0 +1,98 @@
+// Who sent a Sentry request (CONTRACT.md "Sentry compatibility"): the DSN's public key, from the
+// `sentry_key` query parameter (the JavaScript SDKs), the `X-Sentry-Auth` header (most others), or
+// an envelope's `dsn` header (tunnels). The key must be live and belong to the environment whose
+// number is in the path. Lookups are kept for 2 s per web process, so a revoked key is refused
+// within 5 s (the contract's bound) without a query per event.
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Knex } from 'knex';
+import { AppError } from '../../../errors.ts';
+import { hashPublicKey, publicKeyPattern } from './client-keys.ts';
+import { clientKeyQueries, type ResolvedClientKey } from './queries.ts';
+
+/** `Sentry sentry_key=…, sentry_version=7, sentry_client=…` (the `Sentry ` prefix is optional). */
+export function keyFromAuthHeader(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /(?:^|[\s,])sentry_key\s*=\s*([^,\s]+)/.exec(header.replace(/^\s*Sentry\s+/i, ' '));
+  return m?.[1];
+}
+
+/** The public key of a DSN (`https://<key>@host/<n>`), or undefined. */
+export function keyFromDsn(dsn: unknown): string | undefined {
+  if (typeof dsn !== 'string') return undefined;
+  try {
+    return decodeURIComponent(new URL(dsn).username) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const ttlMs = 2000;
+const cache = new WeakMap<Knex, Map<string, { at: number; key: ResolvedClientKey | undefined }>>();
+
+async function resolve(db: Knex, publicKey: string): Promise<ResolvedClientKey | undefined> {
+  let seen = cache.get(db);
+  if (!seen) cache.set(db, (seen = new Map()));
+  const hit = seen.get(publicKey);
+  if (hit && Date.now() - hit.at < ttlMs) return hit.key;
+  const key = await clientKeyQueries(db).resolve(hashPublicKey(publicKey));
+  // Bounded: a flood of made-up keys empties the cache rather than growing it.
+  if (seen.size >= 10_000) seen.clear();
+  seen.set(publicKey, { at: Date.now(), key });
+  return key;
+}
+
+/** The live key of `projectNumber`'s environment, or 401/403 saying what to fix. */
+export async function authenticateClientKey(
+  db: Knex,
+  projectNumber: string,
+  publicKey: string | undefined,
+): Promise<ResolvedClientKey> {
+  if (!publicKey)
+    throw new AppError(
+      'unauthorized',
+      'no client key: send the DSN public key as sentry_key in the query or in X-Sentry-Auth',
+    );
+  if (!publicKeyPattern.test(publicKey))
+    throw new AppError('unauthorized', 'the client key is not 32 lower-case hex characters: check the DSN');
+  const key = await resolve(db, publicKey);
+  if (!key) throw new AppError('unauthorized', 'unknown client key: check the DSN');
+  if (key.revoke_time) throw new AppError('unauthorized', 'this client key was revoked: use a current DSN');
+  if (key.project_number !== projectNumber)
+    throw new AppError('forbidden', `this client key belongs to project ${key.project_number}, not ${projectNumber}`);
+  return key;
+}
+
+const limiters = new WeakMap<Knex, Map<string, RateLimiterPostgres>>();
+
+/** The key's own rate limit, shared by every web process; 429 with the seconds to wait. */
+export async function consumeKeyLimit(db: Knex, key: ResolvedClientKey, events: number): Promise<void> {
+  if (key.rate_limit_count === null || key.rate_limit_window_seconds === null || events === 0) return;
+  let byLimit = limiters.get(db);
+  if (!byLimit) limiters.set(db, (byLimit = new Map()));
+  const id = `${key.rate_limit_count}:${key.rate_limit_window_seconds}`;
+  let limiter = byLimit.get(id);
+  if (!limiter) {
+    limiter = new RateLimiterPostgres({
+      storeClient: db,
+      storeType: 'knex',
+      tableName: 'client_key_rate_limits',
+      tableCreated: true,
+      keyPrefix: 'ck',
+      points: key.rate_limit_count,
+      duration: key.rate_limit_window_seconds,
+    });
+    byLimit.set(id, limiter);
+  }
+  try {
+    await limiter.consume(key.id, events);
+  } catch (err) {
+    if (err instanceof RateLimiterRes) {
+      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+      throw new AppError('rate_limited', `this client key's rate limit is ${id.replace(':', ' events per ')} s`, {
+        retryAfter,
+        details: { sentry_rate_limits: `${retryAfter}:error:key` },
+      });
+    }
+    throw err;
+  }
+}

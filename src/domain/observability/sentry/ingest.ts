@@ -1,0 +1,64 @@
+// Sentry ingestion (CONTRACT.md "Sentry compatibility"): as thin as capture. Authenticate the
+// client key, read the body as it streams (body.ts) keeping only event items, map each event to a
+// capture (event.ts), count it against the key's rate limit, and accept it: sealed and queued like
+// any capture, so the worker's pipeline (symbolication, scrubbing, grouping) is the same. The
+// SDK's event id is the capture's idempotency key, so an SDK's retry stores nothing twice.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../../../errors.ts';
+import { acceptEvents, type CaptureDeps } from '../intake/capture.ts';
+import { authenticateClientKey, consumeKeyLimit, keyFromDsn } from './auth.ts';
+import { readSentryBody } from './body.ts';
+import { EnvelopeReader } from './envelope.ts';
+import { fromSentryEvent, parseSentryJson, type SentryEventInput } from './event.ts';
+
+/** An event item (or a store body) larger than this is refused with 413, as relay refuses it. */
+export const maxEventBytes = 1024 * 1024;
+
+export interface SentryRequest {
+  req: IncomingMessage;
+  projectNumber: string;
+  /** From the query (`sentry_key`) or `X-Sentry-Auth`; an envelope may carry it in its `dsn` header instead. */
+  publicKey: string | undefined;
+}
+
+const eventIdOf = (input: SentryEventInput): string => (input.event_id ??= randomBytes(16).toString('hex'));
+
+async function accept(deps: CaptureDeps, envId: string, inputs: SentryEventInput[]): Promise<void> {
+  if (inputs.length > 0) await acceptEvents(deps, envId, inputs);
+}
+
+/** POST /api/{n}/envelope/: the id of the envelope's event, or of the envelope when it holds none. */
+export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string | null }> {
+  // A key in the query or header is checked before the body is read: a wrong one costs nothing.
+  let key = r.publicKey ? await authenticateClientKey(deps.db, r.projectNumber, r.publicKey) : undefined;
+  const reader = new EnvelopeReader({ keep: (type) => type === 'event', maxKept: maxEventBytes, maxLine: 64 * 1024 });
+  await readSentryBody(r.req, (chunk) => reader.push(chunk));
+  const envelope = reader.end();
+  key ??= await authenticateClientKey(deps.db, r.projectNumber, keyFromDsn(envelope.headers.dsn));
+  const now = new Date();
+  const headerId = typeof envelope.headers.event_id === 'string' ? envelope.headers.event_id : undefined;
+  const inputs = envelope.items
+    .filter((i) => i.type === 'event')
+    .map((i, n) => fromSentryEvent(parseSentryJson(i.payload, `payload of event item ${n + 1}`), now, headerId));
+  await consumeKeyLimit(deps.db, key, inputs.length);
+  const ids = inputs.map(eventIdOf);
+  await accept(deps, key.env_id, inputs);
+  return { id: ids[0] ?? headerId?.replace(/-/g, '').toLowerCase() ?? null };
+}
+
+/** POST /api/{n}/store/: one event as the body (the SDKs before envelopes). */
+export async function ingestStore(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string }> {
+  const key = await authenticateClientKey(deps.db, r.projectNumber, r.publicKey);
+  const parts: Buffer[] = [];
+  await readSentryBody(r.req, (chunk) => parts.push(Buffer.from(chunk)), {
+    compressed: maxEventBytes,
+    decoded: maxEventBytes,
+  });
+  if (parts.length === 0) throw new AppError('invalid_request', 'the body is empty: send the event as JSON');
+  const input = fromSentryEvent(parseSentryJson(Buffer.concat(parts), 'event'), new Date());
+  await consumeKeyLimit(deps.db, key, 1);
+  const id = eventIdOf(input);
+  await accept(deps, key.env_id, [input]);
+  return { id };
+}
