@@ -32,17 +32,35 @@ describe('cairn admin', () => {
   const name = 'orgs/acme/projects/shop/envs/prod';
 
   it('creates an environment and prints its name and keys as JSON', async () => {
-    const res = await cairn(['admin', 'env', 'create', name, '--json']);
+    // The encryption key seals the environment's Sentry client key.
+    const sealing = { CAIRN_ENCRYPTION_KEY: testEncryptionKey };
+    expect((await cairn(['admin', 'env', 'create', name, '--json'])).stderr).toMatch(/set CAIRN_ENCRYPTION_KEY/);
+    const res = await cairn(['admin', 'env', 'create', name, '--json'], sealing);
     expect(res.code).toBe(0);
     const out = JSON.parse(res.stdout) as Record<string, string>;
     expect(out).toMatchObject({ name, mode: 'test' });
     expect(out.publishable_key).toMatch(/^cairn_pk_test_[0-9A-Za-z]{32}$/);
     expect(out.secret_key).toMatch(/^cairn_sk_test_[0-9A-Za-z]{32}$/);
+    // The Sentry DSN: the base URL's scheme and host, a 32-hex public key, a numeric project id.
+    const base = new URL(h.config.CAIRN_BASE_URL);
+    expect(out.dsn).toMatch(
+      new RegExp(`^${base.protocol}//[0-9a-f]{32}@${base.host.replace('.', '\\.')}/[1-9][0-9]*$`),
+    );
 
     const web = await startTestWeb(h);
     try {
       const got = await call(web.url, 'GET', `/v1/${name}`, { key: out.secret_key });
       expect(got).toMatchObject({ status: 200, body: { name } });
+      // The DSN printed is the environment's client key; running create again keeps it.
+      const keys = await call<{ client_keys: { dsn: string }[] }>(web.url, 'GET', `/v1/${name}/client_keys`, {
+        key: out.secret_key,
+      });
+      expect(keys.body.client_keys.map((k) => k.dsn)).toEqual([out.dsn]);
+      const again = JSON.parse((await cairn(['admin', 'env', 'create', name, '--json'], sealing)).stdout) as Record<
+        string,
+        string
+      >;
+      expect(again.dsn).toBe(out.dsn);
     } finally {
       await web.stop();
     }

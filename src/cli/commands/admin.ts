@@ -3,7 +3,7 @@
 import { dsnFor } from '../../domain/observability/sentry/client-keys.ts';
 import type { Command } from 'commander';
 import { seal } from '../../crypto.ts';
-import { checkScopes, createEnvWithKeys, createKey, requireEnv } from '../../domain/tenancy/envs.ts';
+import { checkScopes, createEnvWithKeys, createKey, requireEnv, requireEnvPath } from '../../domain/tenancy/envs.ts';
 import { tenancyQueries } from '../../domain/tenancy/queries.ts';
 import { readStatus, type OperationalStatus } from '../../domain/operations/status.ts';
 import { pruneErrors } from '../../domain/observability/retention/prune.ts';
@@ -66,6 +66,7 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
     .option('--mode <mode>', 'test or live', modeOption, 'test')
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { mode: 'test' | 'live'; json?: boolean }) => {
+      requireEnvPath(name);
       const { db, config, keyring } = await ctx.admin();
       const created = await createEnvWithKeys(db, name, opts.mode, keyring());
       const { publicKey, projectNumber } = created.clientKey;

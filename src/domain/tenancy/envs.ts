@@ -15,7 +15,7 @@ import {
   type Scope,
   type SecretScope,
 } from './keys.ts';
-import { parseEnvName } from './names.ts';
+import { parseEnvName, type EnvPath } from './names.ts';
 import { tenancyQueries, type EnvRow, type KeyRow } from './queries.ts';
 
 export interface CreatedKey {
@@ -64,11 +64,8 @@ export interface CreatedEnv {
   clientKey: { id: string; publicKey: string; projectNumber: string };
 }
 
-/**
- * `cairn admin env create`: the org, project and env where missing, and a fresh key pair. A new
- * environment also gets its Sentry client key; an existing one keeps the DSN its SDKs already use.
- */
-export async function createEnvWithKeys(db: Knex, name: string, mode: EnvMode, keyring: Keyring): Promise<CreatedEnv> {
+/** The parts of an environment's name, or 400 saying what a name looks like. */
+export function requireEnvPath(name: string): EnvPath {
   const path = parseEnvName(name);
   if (!path) {
     throw new AppError(
@@ -76,6 +73,15 @@ export async function createEnvWithKeys(db: Knex, name: string, mode: EnvMode, k
       `"${name}" is not an environment name; use orgs/{org}/projects/{project}/envs/{env} with lower-case letters, digits and dashes`,
     );
   }
+  return path;
+}
+
+/**
+ * `cairn admin env create`: the org, project and env where missing, and a fresh key pair. A new
+ * environment also gets its Sentry client key; an existing one keeps the DSN its SDKs already use.
+ */
+export async function createEnvWithKeys(db: Knex, name: string, mode: EnvMode, keyring: Keyring): Promise<CreatedEnv> {
+  const path = requireEnvPath(name);
   return db.transaction(async (trx) => {
     const { env, created } = await tenancyQueries(trx).ensureEnv(path, mode);
     if (env.mode !== mode && !created) {

@@ -1,11 +1,12 @@
 // The Sentry envelope reader (src/domain/observability/sentry/envelope.ts): the examples of
 // Sentry's envelope documentation, envelopes as the JavaScript SDKs write them, each way an
 // envelope can break, and properties: what is written is read back item for item, and any bytes
-// at all either read or answer 400 invalid_request.
+// at all either read or answer 400 invalid_request, and a body read in chunks of any sizes reads as
+// it does whole, with dropped items' payloads counted, never kept.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.ts';
-import { parseEnvelope, type Envelope } from '../../../src/domain/observability/sentry/envelope.ts';
+import { EnvelopeReader, parseEnvelope, type Envelope } from '../../../src/domain/observability/sentry/envelope.ts';
 
 const read = (text: string | Buffer) => parseEnvelope(Buffer.isBuffer(text) ? text : Buffer.from(text));
 const payloads = (e: Envelope) => e.items.map((i) => [i.type, i.payload.toString('utf8')]);
@@ -154,6 +155,47 @@ describe('properties', () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+
+  it('reads a body pushed in chunks of any sizes as it reads it whole, and drops what it is told to', () => {
+    const body = fc
+      .array(
+        fc.record({
+          type: fc.constantFrom('event', 'attachment', 'session'),
+          payload: fc.uint8Array({ maxLength: 100 }),
+          withLength: fc.boolean(),
+        }),
+        { maxLength: 5 },
+      )
+      .map((items) => {
+        const parts = [Buffer.from('{"event_id":"x"}')];
+        for (const i of items) {
+          const payload = i.withLength ? Buffer.from(i.payload) : Buffer.from(i.payload.filter((b) => b !== 0x0a));
+          const h = { type: i.type, ...(i.withLength ? { length: payload.length } : {}) };
+          parts.push(Buffer.from(`\n${JSON.stringify(h)}\n`), payload);
+        }
+        return Buffer.concat(parts);
+      });
+    fc.assert(
+      fc.property(body, fc.array(fc.nat(), { maxLength: 8 }), (whole, cuts) => {
+        const expected = parseEnvelope(whole);
+        const reader = new EnvelopeReader({ keep: (type) => type === 'event' });
+        const points = [...new Set(cuts.map((c) => c % (whole.length + 1)))].sort((a, b) => a - b);
+        let at = 0;
+        for (const p of [...points, whole.length]) {
+          reader.push(whole.subarray(at, p));
+          at = p;
+        }
+        const chunked = reader.end();
+        expect(chunked.headers).toEqual(expected.headers);
+        expect(chunked.items.map((i) => [i.type, i.size])).toEqual(
+          expected.items.map((i) => [i.type, i.payload.length]),
+        );
+        for (const [n, i] of chunked.items.entries())
+          expect(i.payload).toEqual(i.type === 'event' ? expected.items[n]!.payload : Buffer.alloc(0));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

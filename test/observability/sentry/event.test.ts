@@ -1,0 +1,268 @@
+// Sentry events as captures (src/domain/observability/sentry/event.ts): golden cases in the shapes
+// the JavaScript, Python and browser SDKs send, and the property that any JSON object maps to a
+// capture that capture's own schema accepts (Sentry's rule: normalise, never refuse a value).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { errorEventInput } from '../../../src/domain/observability/intake/event-schema.ts';
+import { fromSentryEvent, sentryLabel } from '../../../src/domain/observability/sentry/event.ts';
+
+const now = new Date('2026-11-26T10:00:00.000Z');
+
+describe('golden events', () => {
+  it('maps a browser error with causes, breadcrumbs, request, user, tags and debug ids', () => {
+    const event = {
+      event_id: '9EC79C33-EC99-42AB-8353-589FCB2E04DC',
+      timestamp: 1795687200.5,
+      platform: 'javascript',
+      level: 'error',
+      release: 'shop web 2.4.1/rc',
+      environment: 'production',
+      tags: [
+        ['browser', 'Chrome 131'],
+        ['a key with spaces and far too many characters to keep', 'v'],
+      ],
+      user: { id: '42', email: 'ann@example.com', ip_address: '203.0.113.9' },
+      request: {
+        url: 'https://shop.example/cart?token=abc',
+        method: 'GET',
+        headers: [
+          ['User-Agent', 'Mozilla/5.0'],
+          ['Authorization', 'Bearer xyz'],
+        ],
+      },
+      contexts: {
+        trace: { trace_id: 'b3e2c59eb7f848bd93aaab1ea97b0952', span_id: '851ba26bb5543c13', op: 'pageload' },
+      },
+      breadcrumbs: {
+        values: [
+          { timestamp: 1795687199, category: 'ui.click', level: 'log', message: 'button#buy', data: { x: { y: 1 } } },
+        ],
+      },
+      fingerprint: ['checkout', 'payment'],
+      exception: {
+        values: [
+          {
+            type: 'NetworkError',
+            value: 'fetch failed',
+            stacktrace: { frames: [{ filename: 'https://shop.example/assets/vendor.js', lineno: 1, colno: 99 }] },
+            mechanism: { type: 'chained', exception_id: 1, parent_id: 0 },
+          },
+          {
+            type: 'CheckoutError',
+            value: 'could not place the order',
+            stacktrace: {
+              frames: [
+                {
+                  abs_path: 'https://shop.example/assets/app.min.js',
+                  function: 'main',
+                  lineno: 1,
+                  colno: 10,
+                  in_app: true,
+                },
+                {
+                  abs_path: 'https://shop.example/assets/app.min.js',
+                  function: 'buy',
+                  lineno: 1,
+                  colno: 532,
+                  in_app: true,
+                },
+              ],
+            },
+            mechanism: { type: 'onerror', handled: false, exception_id: 0 },
+          },
+        ],
+      },
+      debug_meta: {
+        images: [
+          {
+            type: 'sourcemap',
+            code_file: 'https://shop.example/assets/app.min.js',
+            debug_id: 'C0FFEE00-1234-4abc-8def-0123456789AB',
+          },
+          { type: 'macho', code_file: 'x', debug_id: 'y' },
+        ],
+      },
+      sdk: { name: 'sentry.javascript.browser', version: '11.12.0', integrations: ['x'] },
+    };
+    expect(fromSentryEvent(event, now)).toEqual({
+      event_id: '9ec79c33ec9942ab8353589fcb2e04dc',
+      event_time: '2026-11-26T10:00:00.500Z',
+      exception_type: 'CheckoutError',
+      message: 'could not place the order',
+      stack_frames: [
+        { function: 'main', file: 'https://shop.example/assets/app.min.js', line: 1, column: 10, in_app: true },
+        { function: 'buy', file: 'https://shop.example/assets/app.min.js', line: 1, column: 532, in_app: true },
+      ],
+      release: 'shop-web-2.4.1-rc',
+      tags: { environment: 'production', browser: 'Chrome 131', a_key_with_spaces_and_far_too_ma: 'v' },
+      breadcrumbs: [
+        {
+          timestamp: '2026-11-26T09:59:59.000Z',
+          category: 'ui.click',
+          level: 'info',
+          message: 'button#buy',
+          data: { x: '{"y":1}' },
+        },
+      ],
+      fingerprint: 'checkout\npayment',
+      trace_id: 'b3e2c59eb7f848bd93aaab1ea97b0952',
+      span_id: '851ba26bb5543c13',
+      sentry: {
+        level: 'error',
+        platform: 'javascript',
+        environment: 'production',
+        user: { id: '42', email: 'ann@example.com', ip_address: '203.0.113.9' },
+        request: {
+          url: 'https://shop.example/cart?token=abc',
+          method: 'GET',
+          headers: { 'User-Agent': 'Mozilla/5.0', Authorization: 'Bearer xyz' },
+        },
+        contexts: event.contexts,
+        sdk: { name: 'sentry.javascript.browser', version: '11.12.0' },
+        causes: [
+          {
+            exception_type: 'NetworkError',
+            message: 'fetch failed',
+            stack_frames: [{ file: 'https://shop.example/assets/vendor.js', line: 1, column: 99 }],
+          },
+        ],
+        debug_ids: { 'https://shop.example/assets/app.min.js': 'c0ffee00-1234-4abc-8def-0123456789ab' },
+      },
+    });
+  });
+
+  it('maps captureMessage, with or without the synthetic stack Node attaches', () => {
+    const plain = fromSentryEvent({ message: 'disk almost full', level: 'warning' }, now, 'a'.repeat(32));
+    expect(plain).toMatchObject({
+      event_id: 'a'.repeat(32),
+      exception_type: 'Message',
+      message: 'disk almost full',
+      event_time: now.toISOString(),
+      sentry: { kind: 'message', level: 'warning' },
+    });
+    const withStack = fromSentryEvent(
+      {
+        logentry: { message: 'user %s signed in', formatted: 'user 7 signed in' },
+        exception: {
+          values: [{ value: 'user 7 signed in', stacktrace: { frames: [{ filename: '/srv/a.js', lineno: 3 }] } }],
+        },
+      },
+      now,
+    );
+    expect(withStack).toMatchObject({
+      exception_type: 'Message',
+      message: 'user 7 signed in',
+      stack_frames: [{ file: '/srv/a.js', line: 3 }],
+      sentry: { kind: 'message' },
+    });
+  });
+
+  it("uses Cairn's grouping for {{ default }}, and hashes a fingerprint longer than 512 characters", () => {
+    expect(fromSentryEvent({ fingerprint: ['{{ default }}', 'x'] }, now).fingerprint).toBeUndefined();
+    expect(fromSentryEvent({ fingerprint: ['x'.repeat(600)] }, now).fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('keeps both ends of a stack longer than 256 frames', () => {
+    const frames = Array.from({ length: 300 }, (_, i) => ({ function: `f${i}`, lineno: i + 1 }));
+    const mapped = fromSentryEvent(
+      { exception: { values: [{ type: 'E', stacktrace: { frames } }] } },
+      now,
+    ).stack_frames!;
+    expect(mapped).toHaveLength(256);
+    expect(mapped[0]!.function).toBe('f0');
+    expect(mapped.at(-1)!.function).toBe('f299');
+  });
+
+  it('normalises releases to labels', () => {
+    expect(sentryLabel('my-app@1.2.3+build.4')).toBe('my-app@1.2.3+build.4');
+    expect(sentryLabel('  /leading junk')).toBe('leading-junk');
+    expect(sentryLabel('---')).toBeUndefined();
+    expect(sentryLabel(12)).toBe('12');
+  });
+});
+
+describe('properties', () => {
+  it('maps any JSON object to a capture that capture itself accepts', () => {
+    const frame = fc.record(
+      {
+        filename: fc.oneof(fc.string(), fc.integer()),
+        abs_path: fc.string({ maxLength: 3000 }),
+        function: fc.oneof(fc.string({ maxLength: 1100 }), fc.constant(null)),
+        lineno: fc.oneof(fc.integer(), fc.double(), fc.string()),
+        colno: fc.integer({ min: -5, max: 200_000_000 }),
+        in_app: fc.oneof(fc.boolean(), fc.string()),
+      },
+      { requiredKeys: [] },
+    );
+    const exception = fc.record(
+      {
+        type: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()),
+        value: fc.string({ maxLength: 9000 }),
+        stacktrace: fc.record({ frames: fc.array(frame, { maxLength: 5 }) }),
+      },
+      { requiredKeys: [] },
+    );
+    const event = fc.record(
+      {
+        event_id: fc.oneof(fc.string(), fc.uuid(), fc.stringMatching(/^[0-9a-f]{32}$/)),
+        timestamp: fc.oneof(
+          fc.double(),
+          fc.string(),
+          fc.date({ noInvalidDate: false }).map((d) => String(d)),
+        ),
+        release: fc.oneof(fc.string({ maxLength: 300 }), fc.integer(), fc.constant(null)),
+        environment: fc.string({ maxLength: 300 }),
+        tags: fc.oneof(
+          fc.dictionary(fc.string({ maxLength: 40 }), fc.jsonValue({ maxDepth: 1 })),
+          fc.array(fc.tuple(fc.jsonValue(), fc.jsonValue()), { maxLength: 80 }),
+        ),
+        message: fc.oneof(
+          fc.string({ maxLength: 9000 }),
+          fc.record({ formatted: fc.string(), message: fc.string() }, { requiredKeys: [] }),
+        ),
+        exception: fc.oneof(
+          fc.record({ values: fc.array(exception, { maxLength: 3 }) }),
+          fc.jsonValue({ maxDepth: 2 }),
+        ),
+        breadcrumbs: fc.oneof(
+          fc.record({
+            values: fc.array(
+              fc.dictionary(
+                fc.constantFrom('timestamp', 'type', 'category', 'level', 'message', 'data'),
+                fc.jsonValue({ maxDepth: 2 }),
+              ),
+              { maxLength: 120 },
+            ),
+          }),
+          fc.jsonValue({ maxDepth: 2 }),
+        ),
+        fingerprint: fc.array(fc.oneof(fc.string({ maxLength: 300 }), fc.jsonValue({ maxDepth: 1 })), { maxLength: 4 }),
+        contexts: fc.record(
+          {
+            trace: fc.record(
+              { trace_id: fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-f]{32}$/)), span_id: fc.string() },
+              { requiredKeys: [] },
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        request: fc.record(
+          { headers: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.array(fc.tuple(fc.string(), fc.jsonValue()))) },
+          { requiredKeys: [] },
+        ),
+        debug_meta: fc.jsonValue({ maxDepth: 3 }),
+        sdk: fc.jsonValue({ maxDepth: 2 }),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(event, (e) => {
+        const { sentry, ...capture } = fromSentryEvent(e as Record<string, unknown>, now);
+        const parsed = errorEventInput.safeParse(capture);
+        expect(parsed.success, JSON.stringify(parsed.error?.issues.slice(0, 3))).toBe(true);
+        expect(typeof sentry).toBe('object');
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
