@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createScrubber, defaultPolicy } from '../../src/domain/observability/scrubbing/scrub.ts';
+import { frameSchema, scrubBySchema } from '../../src/domain/observability/scrubbing/schema.ts';
 import { isCardNumber, luhn } from '../../src/domain/observability/scrubbing/rules.ts';
 
 const corpus = JSON.parse(readFileSync(new URL('./fixtures/secrets.json', import.meta.url), 'utf8')) as {
@@ -82,5 +83,26 @@ describe('policies', () => {
     const s = createScrubber({ use_default_rules: false, disabled_rules: [], sensitive_keys: ['ssn'] });
     expect(s.text('password=hunter2')).toBe('password=hunter2');
     expect(s.keyed('ssn', 'x')).toBe('[Filtered]');
+  });
+});
+
+describe('code locations', () => {
+  it("keeps the host a frame's script was served from, and still takes secrets out of its URL", () => {
+    const frame = {
+      file: 'http://127.0.0.1:8080/app.js?token=sk_live_abcdefghijklmnop1234',
+      function: 'handlers.[::1]',
+      context_line: 'fetch("http://10.0.0.7/api")',
+      generated: { file: 'http://[2001:db8::1]/bundle.min.js', function: 'a', line: 1, column: 2 },
+    };
+    const s = createScrubber(defaultPolicy);
+    const out = scrubBySchema(frame, frameSchema, s);
+    expect(out.file).toBe('http://127.0.0.1:8080/app.js?token=[Filtered]');
+    expect(out.function).toBe('handlers.[::1]');
+    expect(out.generated.file).toBe('http://[2001:db8::1]/bundle.min.js');
+    // Context lines are the application's code: addresses in them are still free text.
+    expect(out.context_line).toBe('fetch("http://[Filtered]/api")');
+    expect(s.counts()).toEqual({ query_secret: 1, ipv4: 1 });
+    // And the same strings as free text lose their hosts.
+    expect(createScrubber(defaultPolicy).text(frame.file)).toBe('http://[Filtered]:8080/app.js?token=[Filtered]');
   });
 });

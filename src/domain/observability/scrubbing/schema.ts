@@ -11,6 +11,8 @@ export type ScrubNode =
   | 'text'
   /** Scrubbed, and remembered per policy: strings that recur from event to event (frame files, context lines). */
   | 'recurring'
+  /** `recurring` but for the host-name rules: a frame's file and function (Scrubber.location). */
+  | 'location'
   /** A map of strings under keys: a value under a sensitive key goes whole, others are scrubbed as text. */
   | { keyed: true }
   /** An object: its fields by name, any other field by `other` (text when unset). */
@@ -27,6 +29,7 @@ function walk(value: unknown, node: ScrubNode, s: Scrubber, key: string | undefi
   if (typeof value === 'string') {
     if (node === 'safe') return value;
     if (node === 'recurring') return s.recurring(value);
+    if (node === 'location') return s.location(value);
     if (key !== undefined) return s.keyed(key, value);
     return s.text(value);
   }
@@ -48,16 +51,19 @@ function walk(value: unknown, node: ScrubNode, s: Scrubber, key: string | undefi
   return out;
 }
 
-/** A frame after symbolication: names, files and context recur from stack to stack. */
+/**
+ * A frame after symbolication: names, files and context recur from stack to stack. Files and
+ * functions are code locations: scrubbed of secrets but not of the hosts scripts are served from.
+ */
 export const frameSchema: ScrubNode = {
   fields: {
-    function: 'recurring',
-    file: 'recurring',
+    function: 'location',
+    file: 'location',
     eval_origin: 'recurring',
     pre_context: { items: 'recurring' },
     context_line: 'recurring',
     post_context: { items: 'recurring' },
-    generated: { fields: { function: 'recurring', file: 'recurring', line: 'safe', column: 'safe' } },
+    generated: { fields: { function: 'location', file: 'location', line: 'safe', column: 'safe' } },
     line: 'safe',
     column: 'safe',
     in_app: 'safe',

@@ -35,6 +35,13 @@ export interface Scrubber {
    * which would only churn the memory.
    */
   recurring(value: string): string;
+  /**
+   * `recurring` for a code location (a frame's file and function): every rule but the host-name
+   * ones. A host in a script's URL (`http://127.0.0.1:8080/app.js`) says where code was served
+   * from, not who ran it, and scrubbing it breaks reading the frame (CONTRACT.md "Sentry
+   * compatibility"); secrets in its query string or path are still replaced.
+   */
+  location(value: string): string;
   /** A value under a key: the whole value goes when the key is sensitive, else its secrets. */
   keyed(key: string, value: string): string;
   counts(): ScrubCounts;
@@ -72,6 +79,8 @@ export interface CompiledPolicy {
 // to stack (a stack not seen before is scrubbed frame by frame): each policy remembers what it made of
 // short strings (the result and which rules fired), bounded in entries.
 const memoLimit = 20_000;
+/** The rules that find host names and addresses, which a code location keeps (Scrubber.location). */
+const hostRules = new Set(['ipv4', 'ipv6']);
 const memoMaxLength = 512;
 
 // A substring can keep its whole parent alive (V8 slices share it): a context line would pin the
@@ -82,7 +91,9 @@ export function compilePolicy(policy: ScrubbingPolicy, id = 0): CompiledPolicy {
   const rules = policy.use_default_rules ? defaultRules.filter((r) => !policy.disabled_rules.includes(r.name)) : [];
   const extraKeys = new Set(policy.sensitive_keys.map((k) => k.toLowerCase()));
   const keyRule = policy.use_default_rules && !policy.disabled_rules.includes('sensitive_key');
+  const locationRules = rules.filter((r) => !hostRules.has(r.name));
   const memo = new Map<string, { out: string; fired: number[] }>();
+  const locationMemo = new Map<string, { out: string; fired: number[] }>();
   return {
     id,
     scrubber(): Scrubber {
@@ -90,34 +101,37 @@ export function compilePolicy(policy: ScrubbingPolicy, id = 0): CompiledPolicy {
       const count = (name: string) => {
         counts[name] = (counts[name] ?? 0) + 1;
       };
-      const apply = (value: string, fired?: number[]): string => {
+      const apply = (value: string, fired?: number[], using: readonly ScrubRule[] = rules): string => {
         let out = value;
-        for (let i = 0; i < rules.length; i++) {
-          out = replaceSecrets(out, rules[i]!, () => {
+        for (let i = 0; i < using.length; i++) {
+          out = replaceSecrets(out, using[i]!, () => {
             fired?.push(i);
-            count(rules[i]!.name);
+            count(using[i]!.name);
           });
         }
         return out;
       };
       const text = (value: string): string => apply(value);
-      const recurring = (value: string): string => {
-        if (value.length > memoMaxLength) return apply(value);
-        const seen = memo.get(value);
-        if (seen) {
-          for (const i of seen.fired) count(rules[i]!.name);
-          return seen.out;
-        }
-        const fired: number[] = [];
-        const out = apply(value, fired);
-        if (memo.size >= memoLimit) memo.clear();
-        const key = detached(value);
-        memo.set(key, { out: out === value ? key : detached(out), fired });
-        return out;
-      };
+      const remembered =
+        (seenBefore: Map<string, { out: string; fired: number[] }>, using: readonly ScrubRule[]) =>
+        (value: string): string => {
+          if (value.length > memoMaxLength) return apply(value, undefined, using);
+          const seen = seenBefore.get(value);
+          if (seen) {
+            for (const i of seen.fired) count(using[i]!.name);
+            return seen.out;
+          }
+          const fired: number[] = [];
+          const out = apply(value, fired, using);
+          if (seenBefore.size >= memoLimit) seenBefore.clear();
+          const key = detached(value);
+          seenBefore.set(key, { out: out === value ? key : detached(out), fired });
+          return out;
+        };
       return {
         text,
-        recurring,
+        recurring: remembered(memo, rules),
+        location: remembered(locationMemo, locationRules),
         keyed(key, value) {
           if (value !== filtered && (extraKeys.has(key.toLowerCase()) || (keyRule && sensitiveKeyPattern.test(key)))) {
             count('sensitive_key');
