@@ -82,8 +82,9 @@ export const linkedExceptionSchema: ScrubNode = {
 
 /**
  * What a Sentry SDK's event brings beyond a capture (sentry/event.ts). Request headers, cookies
- * and `extra` are keyed maps (an `Authorization` or `Cookie` value goes whole); the user, the URL,
- * query string and body, and contexts are free text. Levels, platform and SDK name are the SDK's
+ * and `extra` are keyed maps (an `Authorization` or `Cookie` value goes whole); the request's URL
+ * is a location (the page's host stays, secrets in its query go); the user, query string and body,
+ * and contexts are free text. Levels, platform and SDK name are the SDK's
  * own words; debug ids and minified file names say where code came from, as frames do.
  */
 const sentrySchema: ScrubNode = {
@@ -93,7 +94,15 @@ const sentrySchema: ScrubNode = {
     platform: 'safe',
     sdk: 'safe',
     debug_ids: 'safe',
-    request: { fields: { method: 'safe', headers: { keyed: true }, cookies: { keyed: true }, env: { keyed: true } } },
+    request: {
+      fields: {
+        method: 'safe',
+        url: 'location',
+        headers: { keyed: true },
+        cookies: { keyed: true },
+        env: { keyed: true },
+      },
+    },
     extra: { keyed: true },
     contexts: {
       fields: { trace: { fields: { trace_id: 'safe', span_id: 'safe', parent_span_id: 'safe', op: 'safe' } } },
