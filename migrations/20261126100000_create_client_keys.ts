@@ -2,7 +2,9 @@
 // number of its own, the project id of its DSNs (the Sentry SDKs refuse a DSN whose project id is
 // not numeric), and client keys: the DSN's 32-hex public key. A public key is found by its SHA-256
 // and kept sealed with the service key for lists (STYLE.md §8: no plaintext key in a table, even
-// one that ships in browser bundles). A key may carry its own rate limit.
+// one that ships in browser bundles). A key may carry its own rate limit. Source maps and minified
+// files gain the debug id their contents declare (`debugId` in a map, as sentry-cli and Sentry's
+// bundler plugins write it), by which an event's frames find their map whatever the file's URL.
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
@@ -21,6 +23,10 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`alter table client_keys add constraint client_keys_rate_limit_check check (
     (rate_limit_count is null) = (rate_limit_window_seconds is null)
     and coalesce(rate_limit_count, 1) > 0 and coalesce(rate_limit_window_seconds, 1) > 0)`);
+  for (const table of ['error_source_maps', 'error_minified_sources']) {
+    await knex.raw(`alter table ${table} add column debug_id uuid`);
+    await knex.raw(`create index ${table}_debug_id on ${table} (env_id, debug_id) where debug_id is not null`);
+  }
   // rate-limiter-flexible's table (its Postgres store's own layout): one count per key and window.
   await knex.raw(`create table client_key_rate_limits (
     key varchar(255) primary key,
@@ -31,6 +37,8 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('client_key_rate_limits');
+  for (const table of ['error_source_maps', 'error_minified_sources'])
+    await knex.raw(`alter table ${table} drop column debug_id`);
   await knex.schema.dropTable('client_keys');
   await knex.raw('alter table envs drop column dsn_project_id');
 }

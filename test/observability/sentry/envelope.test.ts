@@ -88,7 +88,10 @@ describe('reading envelopes', () => {
 });
 
 describe('properties', () => {
-  const json = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
+  // A `__proto__` key at any depth is refused by design (prototype poisoning): not a round trip.
+  const json = fc
+    .dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })
+    .filter((d) => !JSON.stringify(d).includes('"__proto__"'));
   const item = fc.record({
     type: fc.constantFrom('event', 'transaction', 'session', 'attachment', 'client_report', 'x-custom'),
     extra: json,

@@ -13,7 +13,9 @@ import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
 import { ingestQueries, type NewEvent, type NewGroup, type SqlExecutor } from './queries.ts';
 import { openPayload, UnopenablePayload, type SealedPayloadRow } from './sealed-payload.ts';
 import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from '../source-maps/queries.ts';
-import type { MapLoader } from '../pipeline/symbolicate.ts';
+import type { MapLoader, MapRef } from '../pipeline/symbolicate.ts';
+import { filePath } from '../pipeline/paths.ts';
+import { normalDebugId } from '../source-maps/debug-ids.ts';
 import type { PipelineCaches } from '../pipeline/caches.ts';
 
 /** An event of a fetched job, with what its job says of it. */
@@ -87,6 +89,57 @@ function withMinified(maps: Map<string, SourceMapRow[]>, minified: Map<string, S
   }
 }
 
+const noMaps: MapRef[] = [];
+
+/** A Sentry event's `debug_meta` images: minified file → debug id (sentry/event.ts). */
+const debugIdsOf = (payload: object): Record<string, string> | undefined =>
+  (payload as { sentry?: { debug_ids?: Record<string, string> } }).sentry?.debug_ids;
+
+/**
+ * The maps of an event's debug ids (CONTRACT.md "Symbolication"): each found in the environment
+ * whatever its release, and named by the file the event says it served (so a frame of that URL
+ * finds it first), ahead of the release's maps. Looked up once per batch per id; an event's list
+ * is kept for the batch, so the stack cache sees the same list (and key) for events of one build.
+ */
+function debugIdMaps(db: Knex) {
+  const found = new Map<string, SourceMapRow | null>();
+  // Per release list (the same array for every event of an environment's release), then per ids.
+  const lists = new WeakMap<MapRef[], Map<string, MapRef[]>>();
+  return {
+    async refs(envId: string, ids: Record<string, string> | undefined, release: MapRef[]): Promise<MapRef[]> {
+      const files = Object.entries(ids ?? {});
+      if (files.length === 0) return release;
+      const listKey = `${envId}\n${JSON.stringify(files)}`;
+      let forRelease = lists.get(release);
+      if (!forRelease) lists.set(release, (forRelease = new Map()));
+      const kept = forRelease.get(listKey);
+      if (kept) return kept;
+      const missing = [...new Set(files.map(([, id]) => normalDebugId(id)))].filter(
+        (id) => !found.has(`${envId}\n${id}`),
+      );
+      if (missing.length > 0) {
+        const rows = await sourceMapQueries(db).forDebugIds(envId, missing);
+        for (const id of missing) found.set(`${envId}\n${id}`, rows.get(id) ?? null);
+      }
+      const refs: MapRef[] = [];
+      for (const [file, id] of files) {
+        const row = found.get(`${envId}\n${normalDebugId(id)}`);
+        if (row)
+          refs.push({
+            file,
+            file_path: filePath(file),
+            sha256: row.sha256,
+            size_bytes: row.size_bytes,
+            object_key: row.object_key,
+          });
+      }
+      const list = refs.length > 0 ? [...refs, ...release] : release;
+      forRelease.set(listKey, list);
+      return list;
+    },
+  };
+}
+
 /** Processes the events in order; `flush` is handed what is ready whenever it reaches `maxStoreBytes`, and at the end. */
 async function processAll(
   { db, keyring, load, caches }: IngestDeps,
@@ -105,6 +158,7 @@ async function processAll(
     minifiedSourceQueries(db).forReleases(pairs),
   ]);
   withMinified(maps, minified);
+  const byDebugId = debugIdMaps(db);
   // Only existing environments have a policy: the events of one deleted since are dropped.
   const rows = all.filter((r) => policies.has(r.env_id));
   let ready: Ready[] = [];
@@ -113,9 +167,11 @@ async function processAll(
   for (const row of rows) {
     try {
       const policy = caches.policies.get(policies.get(row.env_id)!);
-      const refs = row.release ? (maps.get(`${row.env_id}\n${row.release}`) ?? []) : [];
+      const releaseRefs = (row.release && maps.get(`${row.env_id}\n${row.release}`)) || noMaps;
       // Opened now, not with the batch: a loop holds one event in plaintext, only while processing it.
-      const processed = await processEvent(openPayload(keyring, row), { maps: refs, load, policy, caches });
+      const payload = openPayload(keyring, row);
+      const refs = await byDebugId.refs(row.env_id, debugIdsOf(payload), releaseRefs);
+      const processed = await processEvent(payload, { maps: refs, load, policy, caches });
       // The object store failed: try again later, while attempts remain, rather than store the
       // event unsymbolicated for good; the last attempt stores it with `map_unavailable` frames.
       if (!row.lastAttempt && processed.frames.some((f) => f.unmapped_reason === 'map_unavailable')) {

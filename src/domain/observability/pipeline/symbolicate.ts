@@ -120,7 +120,7 @@ async function mapFrame(
   return out;
 }
 
-/** One frame through the release's maps; unmapped, it says why. */
+/** One frame through the event's maps (its debug ids', then its release's); unmapped, it says why. */
 export async function symbolicateFrame(
   frame: RawFrame,
   release: string | undefined,
@@ -128,8 +128,8 @@ export async function symbolicateFrame(
   load: MapLoader,
 ): Promise<StackFrame> {
   const base: StackFrame = { ...frame, in_app: false };
-  if (!release) return { ...base, unmapped_reason: 'no_release' };
-  if (maps.length === 0) return { ...base, unmapped_reason: 'no_maps_for_release' };
+  // Maps found by debug id serve an event whatever its release, and with none.
+  if (maps.length === 0) return { ...base, unmapped_reason: release ? 'no_maps_for_release' : 'no_release' };
   const mapped = await mapFrame(frame, maps, load);
   return typeof mapped === 'string' ? { ...base, unmapped_reason: mapped } : mapped;
 }

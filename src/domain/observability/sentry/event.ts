@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import bourne from '@hapi/bourne';
 import { AppError } from '../../../errors.ts';
+import { parseDebugId } from '../source-maps/debug-ids.ts';
 import { limits, type BreadcrumbInput, type ErrorEventInput, type StackFrameInput } from '../intake/event-schema.ts';
 
 /** What a Sentry event brings beyond a capture: kept in the stored event, scrubbed like all of it. */
@@ -248,8 +249,8 @@ export function fromSentryEvent(event: Obj, now: Date, eventId?: string): Sentry
   const images = isObj(event.debug_meta) && Array.isArray(event.debug_meta.images) ? event.debug_meta.images : [];
   for (const image of images.filter(isObj)) {
     const file = str(image.code_file, 2048);
-    const debugId = typeof image.debug_id === 'string' ? image.debug_id.toLowerCase() : undefined;
-    if (image.type === 'sourcemap' && file && debugId && /^[0-9a-f-]{32,36}$/.test(debugId))
+    const debugId = parseDebugId(image.debug_id);
+    if (image.type === 'sourcemap' && file && debugId && Object.keys(sentry.debug_ids ?? {}).length < 100)
       (sentry.debug_ids ??= {})[file] = debugId;
   }
   return input;

@@ -10,6 +10,8 @@ export interface SourceMapRow extends MapRef {
   env_id: string;
   release: string;
   create_time: Date;
+  /** The debug id the file declares (`debugId` in a map), lower-case; null when it declares none. */
+  debug_id: string | null;
 }
 
 const columns = [
@@ -22,6 +24,7 @@ const columns = [
   'size_bytes',
   'sha256',
   'create_time',
+  'debug_id',
 ] as const;
 
 const toRow = (r: SourceMapRow): SourceMapRow => ({ ...r, size_bytes: Number(r.size_bytes) });
@@ -42,10 +45,10 @@ export function releaseFileQueries(db: Db, table: ReleaseFileTable) {
         .where({ env_id: row.env_id, release: row.release, file: row.file })
         .first('object_key');
       const { rows } = await db.raw<{ rows: SourceMapRow[] }>(
-        `insert into ${table} (id, env_id, release, file, file_path, object_key, size_bytes, sha256)
-         values (?, ?, ?, ?, ?, ?, ?, ?)
+        `insert into ${table} (id, env_id, release, file, file_path, object_key, size_bytes, sha256, debug_id)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?)
          on conflict (env_id, release, file) do update set file_path = excluded.file_path, object_key = excluded.object_key,
-           size_bytes = excluded.size_bytes, sha256 = excluded.sha256, create_time = now()
+           size_bytes = excluded.size_bytes, sha256 = excluded.sha256, debug_id = excluded.debug_id, create_time = now()
          returning ${columns.join(', ')}`,
         [
           newId(idPrefix[table]),
@@ -56,6 +59,7 @@ export function releaseFileQueries(db: Db, table: ReleaseFileTable) {
           row.object_key,
           row.size_bytes,
           row.sha256,
+          row.debug_id,
         ],
       );
       const replaced =
@@ -72,6 +76,20 @@ export function releaseFileQueries(db: Db, table: ReleaseFileTable) {
       const q = db(table).where({ env_id: envId, release }).orderBy('id', 'asc').limit(limit).select(columns);
       if (after) q.where('id', '>', after);
       return (await q).map(toRow);
+    },
+
+    /**
+     * The files declaring these debug ids in the environment, whatever their release: the newest
+     * upload of each id wins (the same build uploaded under two releases is the same file).
+     */
+    async forDebugIds(envId: string, debugIds: string[]): Promise<Map<string, SourceMapRow>> {
+      const { rows } = await db.raw<{ rows: SourceMapRow[] }>(
+        `select distinct on (debug_id) ${columns.join(', ')}
+           from ${table} where env_id = ? and debug_id = any(?::uuid[])
+          order by debug_id, create_time desc, id desc`,
+        [envId, debugIds],
+      );
+      return new Map(rows.map((r) => [r.debug_id!, toRow(r)]));
     },
 
     /** The maps of several (environment, release) pairs, keyed `env_id\nrelease`. */

@@ -9,6 +9,7 @@ import { AppError } from '../../../errors.ts';
 import type { ObjectStore } from '../../../storage/object-store.ts';
 import { filePath } from '../pipeline/paths.ts';
 import { parseMap } from './cache.ts';
+import { debugIdOf } from './debug-ids.ts';
 import { releaseFileQueries, type ReleaseFileTable, type SourceMapRow } from './queries.ts';
 
 /** Source maps are service data, kept apart from backups and from applications' buckets. */
@@ -42,6 +43,7 @@ export async function uploadSourceMap(
     file,
     text: json,
     contentType: 'application/json',
+    debugId: debugIdOf(sourceMap),
   });
 }
 
@@ -74,7 +76,7 @@ const objectDir: Record<ReleaseFileTable, string> = {
 async function storeReleaseFile(
   deps: UploadDeps,
   table: ReleaseFileTable,
-  f: { envId: string; release: string; file: string; text: string; contentType: string },
+  f: { envId: string; release: string; file: string; text: string; contentType: string; debugId?: string | null },
 ): Promise<SourceMapRow> {
   const queries = releaseFileQueries(deps.db, table);
   const sha256 = createHash('sha256').update(f.text).digest('hex');
@@ -96,6 +98,7 @@ async function storeReleaseFile(
       object_key: objectKey,
       size_bytes: Buffer.byteLength(f.text),
       sha256,
+      debug_id: f.debugId ?? null,
     });
   } catch (err) {
     // No row vouches for the object: remove it, unless an earlier upload of the same file does.
