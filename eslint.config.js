@@ -27,4 +27,9 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // Applications the tests bundle for a real browser (test/observability/sentry/browser-sdk.test.ts).
+  {
+    files: ['test/**/fixtures/browser-*.js'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly' } },
+  },
 );
