@@ -5,6 +5,9 @@
 // one that ships in browser bundles). A key may carry its own rate limit. Source maps and minified
 // files gain the debug id their contents declare (`debugId` in a map, as sentry-cli and Sentry's
 // bundler plugins write it), by which an event's frames find their map whatever the file's URL.
+// sentry-cli uploads artifact bundles in chunks named by their SHA-1 (the chunks are objects in the
+// store; their rows say which an environment holds), then asks for them to be assembled: one row
+// per bundle and environment holds the assembly's state for the CLI to poll.
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
@@ -27,6 +30,26 @@ export async function up(knex: Knex): Promise<void> {
     await knex.raw(`alter table ${table} add column debug_id uuid`);
     await knex.raw(`create index ${table}_debug_id on ${table} (env_id, debug_id) where debug_id is not null`);
   }
+  await knex.schema.createTable('sentry_chunks', (t) => {
+    t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
+    t.specificType('sha1', 'char(40)').notNullable();
+    t.integer('size_bytes').notNullable();
+    t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.primary(['env_id', 'sha1']);
+    t.index(['create_time']);
+  });
+  await knex.schema.createTable('artifact_bundle_assemblies', (t) => {
+    t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
+    t.specificType('checksum', 'char(40)').notNullable();
+    t.specificType('chunks', 'text[]').notNullable();
+    t.text('release');
+    t.text('dist');
+    t.text('state').notNullable().checkIn(['created', 'ok', 'error'], 'artifact_bundle_assemblies_state_check');
+    t.text('detail');
+    t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamp('update_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.primary(['env_id', 'checksum']);
+  });
   // rate-limiter-flexible's table (its Postgres store's own layout): one count per key and window.
   await knex.raw(`create table client_key_rate_limits (
     key varchar(255) primary key,
@@ -37,6 +60,8 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('client_key_rate_limits');
+  await knex.schema.dropTable('artifact_bundle_assemblies');
+  await knex.schema.dropTable('sentry_chunks');
   for (const table of ['error_source_maps', 'error_minified_sources'])
     await knex.raw(`alter table ${table} drop column debug_id`);
   await knex.schema.dropTable('client_keys');

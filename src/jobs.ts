@@ -79,6 +79,16 @@ export const queues = defineQueues({
     localConcurrency: 2,
     transactional: true,
   },
+  // sentry-cli's artifact bundles (domain/observability/sentry/cli/assemble.ts): the bundle's
+  // chunks read from the store, its maps and minified files stored. Idempotent on the assembly's
+  // row; a store outage is waited out with backoff.
+  'errors.assemble-bundle': {
+    schema: z.object({ env_id: z.string(), checksum: z.string().regex(/^[0-9a-f]{40}$/) }),
+    retryLimit: 8,
+    retryDelay: 2,
+    expireInSeconds: 600,
+    deleteAfterSeconds: 3600,
+  },
   // Daily: accepted event ids past their 90-day retention (domain/observability/intake/event-ids.ts).
   'errors.prune': { schema: z.object({}), retryLimit: 2 },
   // Every minute (pg-boss's clock sends each cron job once, whatever the number of workers): the

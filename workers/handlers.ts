@@ -8,6 +8,7 @@ import { backupsPrune } from './backups-prune.ts';
 import { backupsReap } from './backups-reap.ts';
 import { backupsRestore } from './backups-restore.ts';
 import { backupsSchedule } from './backups-schedule.ts';
+import { errorsAssembleBundle } from './errors-assemble-bundle.ts';
 import { errorsIngest } from './errors-ingest.ts';
 import { errorsPrune } from './errors-prune.ts';
 import { errorsVacuum } from './errors-vacuum.ts';
@@ -19,6 +20,7 @@ import { mailPrune } from './mail-prune.ts';
 
 export const handlers: Handlers<AppRegistry> = {
   'errors.ingest': errorsIngest(),
+  'errors.assemble-bundle': errorsAssembleBundle,
   'errors.prune': errorsPrune,
   'errors.vacuum': errorsVacuum,
   'identity.sign-up': identitySignUp,

@@ -10,6 +10,7 @@ import { ingestEnvelope, ingestStore, type SentryRequest } from '../../../domain
 import { AppError } from '../../../errors.ts';
 import type { AppDeps } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
+import { sentryCliRoutes } from './cli.ts';
 import type { Context } from 'koa';
 
 const params = z.object({
@@ -74,4 +75,4 @@ export const storeRoute = defineRoute({
   },
 });
 
-export const sentryRoutes = [envelopeRoute, storeRoute];
+export const sentryRoutes = [envelopeRoute, storeRoute, ...sentryCliRoutes];

@@ -2,11 +2,15 @@
 // same path once scheme, host, query and fragment are dropped) and for grouping (no
 // hashed bundle names, no vendor code in the key).
 
-/** `https://cdn.example.com/static/app.js?v=3#x` → `/static/app.js`; `C:\app\x.js` → `C:/app/x.js`. */
+/**
+ * `https://cdn.example.com/static/app.js?v=3#x` → `/static/app.js`; `C:\app\x.js` → `C:/app/x.js`;
+ * `~/static/app.js` (sentry-cli's "any host") → `/static/app.js`.
+ */
 export function filePath(file: string): string {
   let f = file.replace(/[?#].*$/, '').replace(/\\/g, '/');
   const url = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)(.*)$/i.exec(f);
   if (url) f = url[2] || '/';
+  else if (f.startsWith('~/')) f = f.slice(1);
   return f;
 }
 

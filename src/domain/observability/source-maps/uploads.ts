@@ -18,6 +18,16 @@ export const sourceMapBucket = (config: Pick<Config, 'CAIRN_STORAGE_BUCKET_PREFI
 
 const ensured = new WeakSet<ObjectStore>();
 
+/** The source-map bucket, made on first use by each store client. */
+export async function ensureSourceMapBucket(deps: Pick<UploadDeps, 'store' | 'config'>): Promise<string> {
+  const bucket = sourceMapBucket(deps.config);
+  if (!ensured.has(deps.store)) {
+    await deps.store.ensureBucket(bucket);
+    ensured.add(deps.store);
+  }
+  return bucket;
+}
+
 export interface UploadDeps {
   db: Knex;
   store: ObjectStore;
@@ -82,11 +92,7 @@ async function storeReleaseFile(
   const sha256 = createHash('sha256').update(f.text).digest('hex');
   const fileHash = createHash('sha256').update(`${f.release}\n${f.file}`).digest('hex').slice(0, 32);
   const objectKey = `${objectDir[table]}/${f.envId}/${fileHash}/${sha256}${table === 'error_source_maps' ? '.map' : '.js'}`;
-  const bucket = sourceMapBucket(deps.config);
-  if (!ensured.has(deps.store)) {
-    await deps.store.ensureBucket(bucket);
-    ensured.add(deps.store);
-  }
+  const bucket = await ensureSourceMapBucket(deps);
   await deps.store.put(bucket, objectKey, f.text, { contentType: f.contentType });
   let upserted;
   try {

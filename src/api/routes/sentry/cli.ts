@@ -1,0 +1,112 @@
+// The part of Sentry's web API that `sentry-cli sourcemaps upload` calls (CONTRACT.md "Sentry
+// compatibility", sentry-cli), with SENTRY_URL the service, SENTRY_AUTH_TOKEN a secret key with
+// observability:write, SENTRY_ORG and SENTRY_PROJECT the key's org and project. Chunks are kept
+// here; a bundle is assembled by a worker (`errors.assemble-bundle`), which the CLI need not wait for.
+import { z } from 'zod';
+import { bundleQueries } from '../../../domain/observability/sentry/cli/queries.ts';
+import { chunkUploadOptions, receiveChunks } from '../../../domain/observability/sentry/cli/chunks.ts';
+import { parseEnvName } from '../../../domain/tenancy/names.ts';
+import { AppError } from '../../../errors.ts';
+import type { Principal } from '../../../http/context.ts';
+import { defineRoute } from '../../../http/route.ts';
+
+const orgParams = z.object({ org: z.string().min(1).max(64) });
+const sha1 = z.string().regex(/^[0-9a-f]{40}$/, 'a SHA-1 in lower-case hex');
+
+/** The key's org must be the one in the path: sentry-cli's SENTRY_ORG. */
+function requireOrg(principal: Principal, org: string): { org: string; project: string } {
+  const path = parseEnvName(principal.envName)!;
+  if (path.org !== org)
+    throw new AppError('forbidden', `this key belongs to the org ${path.org}, not ${org}: set SENTRY_ORG=${path.org}`);
+  return path;
+}
+
+// The URL sentry-cli posts chunks to, relative: sentry-cli resolves it against SENTRY_URL's
+// /api/0/, so it reaches this service however it was addressed, and no Host header is trusted.
+const chunkPath = (org: string) => `organizations/${encodeURIComponent(org)}/chunk-upload/`;
+
+const common = {
+  tags: ['Sentry compatibility'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: orgParams,
+} as const;
+
+export const chunkUploadOptionsRoute = defineRoute({
+  ...common,
+  method: 'get',
+  path: '/api/0/organizations/{org}/chunk-upload/',
+  operationId: 'sentryChunkUploadOptions',
+  summary: "sentry-cli's upload parameters: chunk size, request size, concurrency, what it may send",
+  response: { status: 200, description: "Sentry's chunk-upload options", schema: z.looseObject({ url: z.string() }) },
+  handle({ params, principal }) {
+    requireOrg(principal, params.org);
+    return chunkUploadOptions(chunkPath(params.org));
+  },
+});
+
+export const chunkUploadRoute = defineRoute({
+  ...common,
+  method: 'post',
+  path: '/api/0/organizations/{org}/chunk-upload/',
+  operationId: 'sentryChunkUpload',
+  summary: 'Chunks of an artifact bundle, as multipart parts named by their SHA-1',
+  response: { status: 200, description: 'The chunks are kept', schema: z.object({ chunks: z.number().int() }) },
+  async handle({ params, principal, deps, ctx }) {
+    requireOrg(principal, params.org);
+    return { chunks: await receiveChunks(deps, principal.envId, ctx.req) };
+  },
+});
+
+const assembleBody = z.looseObject({
+  checksum: sha1,
+  chunks: z.array(sha1).min(1).max(1000),
+  projects: z.array(z.string().max(64)).max(100).default([]),
+  version: z.string().max(400).optional(),
+  dist: z.string().max(64).optional(),
+});
+
+export const assembleRoute = defineRoute({
+  ...common,
+  method: 'post',
+  path: '/api/0/organizations/{org}/artifactbundle/assemble/',
+  operationId: 'sentryAssembleArtifactBundle',
+  summary: 'Assemble an uploaded artifact bundle into source maps and minified files',
+  body: assembleBody,
+  response: {
+    status: 200,
+    description: "The bundle's state: not_found (with missingChunks), created, ok or error",
+    schema: z.object({
+      state: z.enum(['not_found', 'created', 'ok', 'error']),
+      missingChunks: z.array(z.string()),
+      detail: z.string().nullable(),
+    }),
+  },
+  async handle({ params, body, principal, deps }) {
+    const { project } = requireOrg(principal, params.org);
+    if (body.projects.length > 0 && !body.projects.includes(project))
+      throw new AppError('forbidden', `this key belongs to the project ${project}: set SENTRY_PROJECT=${project}`);
+    const q = bundleQueries(deps.db);
+    const missing = await q.missingChunks(principal.envId, body.chunks);
+    const known = await q.assembly(principal.envId, body.checksum);
+    if (!known && missing.length > 0) return { state: 'not_found' as const, missingChunks: missing, detail: null };
+    const row = await deps.db.transaction(async (trx) => {
+      const started = await bundleQueries(trx).startAssembly({
+        env_id: principal.envId,
+        checksum: body.checksum,
+        chunks: body.chunks,
+        release: body.version ?? null,
+        dist: body.dist ?? null,
+      });
+      // A failed bundle asked for again is tried again (its chunks may have been uploaded anew).
+      const retry = !started.created && started.row.state === 'error' && missing.length === 0;
+      if (retry) await bundleQueries(trx).restartAssembly(principal.envId, body.checksum);
+      if (started.created || retry)
+        await deps.jobs.enqueue(trx, 'errors.assemble-bundle', { env_id: principal.envId, checksum: body.checksum });
+      return retry ? { ...started.row, state: 'created' as const, detail: null } : started.row;
+    });
+    return { state: row.state, missingChunks: [], detail: row.detail };
+  },
+});
+
+export const sentryCliRoutes = [chunkUploadOptionsRoute, chunkUploadRoute, assembleRoute];

@@ -1,0 +1,135 @@
+// sentry-cli's chunk upload (CONTRACT.md "Sentry compatibility", sentry-cli): the CLI asks for the
+// upload's parameters, then posts `multipart/form-data` whose parts (`file_gzip`, or `file`) are
+// chunks of an artifact bundle, each named by the SHA-1 of its bytes. A chunk is kept only when
+// its bytes hash to its name, as an object in the store, and the environment's row says it holds it.
+// Parameters are ours, smaller than Sentry's (8 MiB chunks, 32 MiB requests, 8 at once), so that
+// one CLI's upload holds at most `maxRequestSize` x `concurrency` (16 MiB) of a web process.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import busboy from 'busboy';
+import type { Config } from '../../../../config.ts';
+import type { Db } from '../../../../db.ts';
+import { AppError } from '../../../../errors.ts';
+import type { ObjectStore } from '../../../../storage/object-store.ts';
+import { ensureSourceMapBucket } from '../../source-maps/uploads.ts';
+import { bundleQueries } from './queries.ts';
+
+export const chunkLimits = {
+  chunkSize: 4 * 1024 * 1024,
+  chunksPerRequest: 16,
+  maxRequestSize: 8 * 1024 * 1024,
+  concurrency: 2,
+  /** The largest artifact bundle assembled (its maps are each at most the 50 MiB a map upload takes). */
+  maxFileSize: 100 * 1024 * 1024,
+} as const;
+
+/** What GET chunk-upload answers: Sentry's field names, which sentry-cli reads. */
+export function chunkUploadOptions(url: string) {
+  return {
+    url,
+    chunkSize: chunkLimits.chunkSize,
+    chunksPerRequest: chunkLimits.chunksPerRequest,
+    maxFileSize: chunkLimits.maxFileSize,
+    maxRequestSize: chunkLimits.maxRequestSize,
+    concurrency: chunkLimits.concurrency,
+    hashAlgorithm: 'sha1',
+    compression: ['gzip'],
+    accept: ['artifact_bundles'],
+  };
+}
+
+export const chunkKey = (envId: string, sha1: string): string => `sentry-chunks/${envId}/${sha1}`;
+
+const bad = (message: string, status = 400) => new AppError('invalid_request', message, { status });
+
+export interface ChunkDeps {
+  db: Db;
+  store: ObjectStore;
+  config: Pick<Config, 'CAIRN_STORAGE_BUCKET_PREFIX'>;
+}
+
+async function readPart(stream: Readable, gzip: boolean, budget: { left: number }): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  const source = gzip ? stream.pipe(createGunzip()) : stream;
+  for await (const chunk of source as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    budget.left -= chunk.length;
+    if (size > chunkLimits.chunkSize) throw bad(`a chunk is larger than ${chunkLimits.chunkSize} bytes`, 413);
+    if (budget.left < 0) throw bad(`the request holds more than ${chunkLimits.maxRequestSize} bytes of chunks`, 413);
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts, size);
+}
+
+/** Reads, checks and keeps the chunks of one request; answers how many. */
+export async function receiveChunks(deps: ChunkDeps, envId: string, req: IncomingMessage): Promise<number> {
+  if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? ''))
+    throw bad('send the chunks as multipart/form-data parts named file_gzip (or file)');
+  const budget = { left: chunkLimits.maxRequestSize };
+  const kept: Promise<{ sha1: string; size_bytes: number }>[] = [];
+  const bucket = await ensureSourceMapBucket(deps);
+  await new Promise<void>((resolve, reject) => {
+    const parser = busboy({
+      headers: req.headers,
+      limits: {
+        files: chunkLimits.chunksPerRequest,
+        fields: 8,
+        fieldSize: 1024,
+        parts: chunkLimits.chunksPerRequest + 8,
+      },
+    });
+    const fail = (err: unknown) => {
+      req.unpipe(parser);
+      req.resume();
+      reject(err);
+    };
+    parser.on('file', (field, stream, info) => {
+      if (field !== 'file_gzip' && field !== 'file') {
+        stream.resume();
+        return;
+      }
+      const name = info.filename ?? '';
+      const read = readPart(stream, field === 'file_gzip', budget).then(async (bytes) => {
+        const sha1 = createHash('sha1').update(bytes).digest('hex');
+        if (name.toLowerCase() !== sha1)
+          throw bad(`chunk "${name.slice(0, 64)}" is not named by the SHA-1 of its bytes`);
+        await deps.store.put(bucket, chunkKey(envId, sha1), bytes, { contentType: 'application/octet-stream' });
+        return { sha1, size_bytes: bytes.length };
+      });
+      read.catch(() => stream.resume());
+      kept.push(read);
+    });
+    parser.on('filesLimit', () => fail(bad(`at most ${chunkLimits.chunksPerRequest} chunks per request`)));
+    parser.on('error', (err) => fail(bad(`the multipart body does not parse: ${(err as Error).message}`)));
+    parser.on('close', resolve);
+    req.on('error', fail);
+    req.pipe(parser);
+  });
+  const chunks = await Promise.all(kept);
+  await bundleQueries(deps.db).addChunks(envId, chunks);
+  return chunks.length;
+}
+
+/**
+ * Chunks uploaded more than a day ago are spent or abandoned (sentry-cli assembles within seconds
+ * of its upload): their objects go, then their rows. Answers how many.
+ */
+export async function pruneChunks(deps: ChunkDeps, now: Date): Promise<number> {
+  const q = bundleQueries(deps.db);
+  const bucket = await ensureSourceMapBucket(deps);
+  let total = 0;
+  for (;;) {
+    const stale = await q.staleChunks(new Date(now.getTime() - 24 * 3600 * 1000), 500);
+    for (const c of stale) await deps.store.delete(bucket, chunkKey(c.env_id, c.sha1)).catch(() => undefined);
+    for (const envId of new Set(stale.map((c) => c.env_id)))
+      await q.dropChunks(
+        envId,
+        stale.filter((c) => c.env_id === envId).map((c) => c.sha1),
+      );
+    total += stale.length;
+    if (stale.length < 500) return total;
+  }
+}
