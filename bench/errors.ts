@@ -2,7 +2,8 @@
 // same run. The web and the worker run as their own processes (src/web.ts, workers/main.ts, as
 // the Procfile runs them) against a scratch database; this process is the client.
 //   accepted:  batchCapture events/s against a plain multi-row INSERT of the same payloads from this
-//              process; single capture events/s with N requests in flight over keep-alive HTTP;
+//              process; single capture events/s with N requests in flight over keep-alive HTTP,
+//              and the same events as Sentry envelopes (one per request, each named), all accepted;
 //   processed: one worker process, 30-frame minified stacks through a ≥ 1 MB esbuild map, fed as
 //              captures are (1000-event INSERTs) until all are stored; CPU per event of the worker
 //              and of Postgres (steadier than rates on a shared machine); again after the store grows;
@@ -15,6 +16,7 @@
 // BENCH_ERRORS_PARTS (accepted,processed,memory), BENCH_ERRORS_NODE_FLAGS (extra node flags for the
 // web and worker processes, e.g. to profile them).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -208,6 +210,29 @@ async function drain(worker: ChildProcess, envId: string, count: number, event: 
 }
 
 type Env = Awaited<ReturnType<typeof createEnvWithKeys>>;
+
+/**
+ * A capture as a Sentry SDK would send it: an envelope with one event item, its frames from the
+ * stack; made once per payload, as the parts around its event id (each request names its own).
+ */
+function envelopeParts(p: ErrorEventInput): string[] {
+  const id = '@@event_id@@';
+  const frames = [...(p.stack ?? '').matchAll(/at (\S+) \((.*):(\d+):(\d+)\)/g)]
+    .map(([, fn, file, line, col]) => ({ function: fn, abs_path: file, lineno: Number(line), colno: Number(col) }))
+    .reverse();
+  const event = {
+    event_id: id,
+    timestamp: p.event_time,
+    platform: 'javascript',
+    release: p.release,
+    exception: { values: [{ type: p.exception_type, value: p.message, stacktrace: { frames } }] },
+    sdk: { name: 'sentry.javascript.browser', version: '11.12.0' },
+  };
+  return `{"event_id":"${id}","sent_at":"${new Date().toISOString()}"}\n{"type":"event"}\n${JSON.stringify(event)}`.split(
+    id,
+  );
+}
+
 const store = createObjectStore(config);
 
 /** batchCapture and single capture through a web process, against plain INSERTs from here. */
@@ -228,6 +253,12 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
   const web = start('web', { PORT: String(port), LOG_LEVEL: 'info' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...inflights) });
   const post = jsonPoster(agent, port, env.secretKey, `/v1/${env.env.name}/error_groups`);
+  const postEnvelope = jsonPoster(
+    agent,
+    port,
+    '',
+    `/api/${env.clientKey.projectNumber}/envelope/?sentry_key=${env.clientKey.publicKey}&sentry_version=7`,
+  );
   await until(
     'the web process',
     () =>
@@ -245,6 +276,7 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
   }
   const batch = (n / ms(t)) * 1000;
   const bodies = payloads.slice(0, 1000).map((p) => JSON.stringify({ error_event: p }));
+  const envelopes = payloads.slice(0, 1000).map(envelopeParts);
   const singleRates: Record<string, number> = {};
   const get = (path: string) =>
     new Promise<number>((resolve, reject) => {
@@ -277,10 +309,29 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
       }),
     );
     const single = (singles / ms(t)) * 1000;
+    // The same events as a Sentry SDK sends them: one envelope per event, each with its own id.
+    let sent = 0;
+    t = performance.now();
+    await Promise.all(
+      Array.from({ length: inflight }, async () => {
+        while (sent < singles) {
+          const i = sent++;
+          const eventId = createHash('md5').update(`${inflight}-${i}`).digest('hex');
+          const status = await postEnvelope('', envelopes[i % 1000]!.join(eventId));
+          if (status !== 200) throw new Error(`envelope answered ${status}`);
+        }
+      }),
+    );
+    const envelope = (singles / ms(t)) * 1000;
     singleRates[`GET /healthz, ${inflight} in flight, requests/s`] = floor;
     singleRates[`single capture, ${inflight} in flight, events/s (≥ 2000)`] = single;
     singleRates[`  capture / healthz, ${inflight} in flight`] = single / floor;
+    singleRates[`Sentry envelope, ${inflight} in flight, events/s (≥ 2000)`] = envelope;
+    singleRates[`  envelope / capture, ${inflight} in flight`] = envelope / single;
   }
+  // Nothing lost: every envelope's event was accepted under its own id.
+  const named = await db('error_event_ids').where({ env_id: env.env.id }).count({ n: '*' }).first();
+  singleRates['Sentry envelopes not accepted (= 0)'] = inflights.length * singles - Number(named?.n);
   agent.destroy();
   web.child.kill('SIGTERM');
   report('accepted (web process; requests from this process over keep-alive HTTP)', {

@@ -8,13 +8,13 @@ import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { Keyring } from '../../../crypto.ts';
 import { newUlid } from '../../../ids.ts';
-import { errorEventInput, storable, type ErrorEventInput } from './event-schema.ts';
+import { errorEventInput, storableJson, type ErrorEventInput } from './event-schema.ts';
 import { AppError } from '../../../errors.ts';
 import { ingestQueries, type AcceptedRow } from './queries.ts';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { intakeWriter } from './writer.ts';
 import type { Jobs } from '../../../jobs.ts';
-import { sealPayload } from './sealed-payload.ts';
+import { sealPayloadJson } from './sealed-payload.ts';
 
 export const newEventUid = (cell: string, now?: number): string => `err_${cell}${newUlid(now)}`;
 
@@ -56,7 +56,7 @@ async function refuseOverBacklog(db: Knex, envId: string, now = Date.now()): Pro
 
 /** A valid event, sealed under its new uid, as the intake writes it. */
 const sealedRow = (deps: CaptureDeps, envId: string, payload: ErrorEventInput): AcceptedRow => ({
-  ...sealPayload(deps.keyring, envId, newEventUid(deps.cell), storable(payload)),
+  ...sealPayloadJson(deps.keyring, envId, newEventUid(deps.cell), payload.release ?? null, storableJson(payload)),
   event_id: payload.event_id ?? null,
 });
 

@@ -51,7 +51,18 @@ function deflateJson(json: string): Buffer {
 export function sealPayload(keyring: Keyring, envId: string, uid: string, payload: ErrorEventInput): SealedPayloadRow {
   // A string or nothing: the migration seals rows that never passed the capture schema.
   const release = typeof payload.release === 'string' ? payload.release : null;
-  const plaintext = deflateJson(JSON.stringify(payload));
+  return sealPayloadJson(keyring, envId, uid, release, JSON.stringify(payload));
+}
+
+/** `sealPayload` of an event already written as JSON (`storableJson`, event-schema.ts). */
+export function sealPayloadJson(
+  keyring: Keyring,
+  envId: string,
+  uid: string,
+  release: string | null,
+  json: string,
+): SealedPayloadRow {
+  const plaintext = deflateJson(json);
   return { uid, env_id: envId, release, payload_sealed: seal(keyring, plaintext, payloadContext(envId, uid, release)) };
 }
 

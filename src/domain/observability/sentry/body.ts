@@ -49,5 +49,6 @@ export async function readSentryBody(
     }
   };
   if (decode) await pipeline(req, counted, decode, consume);
-  else await pipeline(req, counted, consume);
+  // Not encoded (what most SDKs send): read in place, without a pipeline's streams per request.
+  else await consume(counted(req));
 }
