@@ -58,8 +58,9 @@ export const queues = defineQueues({
   // plaintext; domain/observability/intake/job.ts), so a fetch of 4 jobs is a bounded batch. Its
   // own partition keeps the busiest queue from slowing the others. The store commits with the
   // jobs' settlement (transactional), so each event is stored exactly once even when a job's claim
-  // ran out while it was being worked. A killed worker's jobs are found by the heartbeat within
-  // ~10-20 s, not a long expiry. Ten attempts with backoff up to 5 minutes (a source map store
+  // ran out while it was being worked. A killed worker's jobs are retried by another worker within
+  // ~3 s (its claim locks free when its connections close, src/claims/), a frozen one's by the
+  // heartbeat within ~10-20 s, never after a long expiry. Ten attempts with backoff up to 5 minutes (a source map store
   // outage is waited out), then the dead-letter queue, kept 30 days like every other. Stored jobs
   // are deleted in the store's transaction, so the queue never holds events already stored.
   'errors.ingest': {
