@@ -200,8 +200,8 @@ export function createBoss(
     createSchema: role === 'release',
     // Only workers run maintenance and cron; web processes only insert jobs.
     supervise: role === 'worker',
-    // The supervisor's monitor fails jobs whose heartbeat stopped (a killed worker) and retries
-    // them: every 10 s, so a killed worker's error events wait ~10-30 s, not the 60 s defaults.
+    // The supervisor's monitor fails jobs whose heartbeat stopped (a frozen or cut-off worker; a
+    // killed one's are retried sooner, src/claims/) and retries them: every 10 s, not the 60 s default.
     // One worker claims each queue's pass for all of them, so more workers add no load.
     superviseIntervalSeconds: 10,
     monitorIntervalSeconds: 10,
