@@ -1,7 +1,8 @@
 // Backpressure (CONTRACT.md): while an environment has more than `max_pending` events accepted and
 // not yet processed, capture and batchCapture answer 429 rate_limited with Retry-After and accept
 // nothing; other environments are not held back; once workers drain the backlog, captures are
-// accepted again. The pending count rises after the enqueue and falls with the settle.
+// accepted again. The pending count rises after the enqueue and falls with the settle. Sentry
+// envelopes get the same 429, with X-Sentry-Rate-Limits.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { queues } from '../../src/jobs.ts';
@@ -67,6 +68,14 @@ it('refuses captures over max_pending with 429 and Retry-After, and accepts them
     body: { error_events: [event('also too many')] },
   });
   expect(refusedBatch.status).toBe(429);
+  // A Sentry SDK is told to back off the way it understands (CONTRACT.md "Sentry compatibility").
+  const envelope = await fetch(
+    `${web.url}/api/${busy.clientKey.projectNumber}/envelope/?sentry_key=${busy.clientKey.publicKey}`,
+    { method: 'POST', body: `{}\n{"type":"event"}\n{"message":"held back"}` },
+  );
+  expect(envelope.status).toBe(429);
+  expect(envelope.headers.get('x-sentry-rate-limits')).toMatch(/^\d+:error:project$/);
+  expect(Number(envelope.headers.get('retry-after'))).toBeGreaterThan(0);
   expect((await queuedEvents(h)).length).toBe(queued);
   expect(await pending(busy)).toBe(1000);
   // Another environment is not held back.

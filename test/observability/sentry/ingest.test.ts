@@ -232,6 +232,14 @@ describe('browsers and limits', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example');
     expect(res.headers.get('access-control-expose-headers')).toMatch(/X-Sentry-Rate-Limits/);
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    // The store endpoint, and both routes without their trailing slash, answer alike.
+    const store = await post(`/api/${n()}/store?sentry_key=${key()}`, JSON.stringify(sentryEvent()), {
+      origin: 'https://shop.example',
+    });
+    expect(store.status).toBe(200);
+    expect(store.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    const bare = await post(`/api/${n()}/envelope?sentry_key=${key()}`, envelope([eventItem(sentryEvent())]));
+    expect(bare.status).toBe(200);
   });
 
   it("holds a key to its own rate limit, shared by the web's requests, with X-Sentry-Rate-Limits", async () => {
