@@ -1,9 +1,14 @@
 // Sentry events as captures (src/domain/observability/sentry/event.ts): golden cases in the shapes
 // the JavaScript, Python and browser SDKs send, and the property that any JSON object maps to a
-// capture that capture's own schema accepts (Sentry's rule: normalise, never refuse a value).
+// capture that capture's own schema accepts (Sentry's rule: normalise, never refuse a value); and
+// causes, processed, hang on their parents as the SDK linked them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorEventInput } from '../../../src/domain/observability/intake/event-schema.ts';
+import { createPipelineCaches } from '../../../src/domain/observability/pipeline/caches.ts';
+import { unpackBody } from '../../../src/domain/observability/pipeline/event-codec.ts';
+import { processEvent } from '../../../src/domain/observability/pipeline/process.ts';
+import { compilePolicy, defaultPolicy } from '../../../src/domain/observability/scrubbing/scrub.ts';
 import { fromSentryEvent, sentryLabel } from '../../../src/domain/observability/sentry/event.ts';
 
 const now = new Date('2026-11-26T10:00:00.000Z');
@@ -124,8 +129,11 @@ describe('golden events', () => {
             exception_type: 'NetworkError',
             message: 'fetch failed',
             stack_frames: [{ file: 'https://shop.example/assets/vendor.js', line: 1, column: 99 }],
+            exception_id: 1,
+            parent_id: 0,
           },
         ],
+        outer_id: 0,
         debug_ids: { 'https://shop.example/assets/app.min.js': 'c0ffee00-1234-4abc-8def-0123456789ab' },
       },
     });
@@ -264,5 +272,72 @@ describe('properties', () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('causes, processed', () => {
+  const process = async (values: unknown[]) => {
+    const input = fromSentryEvent({ exception: { values } }, now);
+    const out = await processEvent(input, {
+      maps: [],
+      load: () => Promise.reject(new Error('no maps here')),
+      policy: compilePolicy(defaultPolicy),
+      caches: createPipelineCaches(),
+    });
+    return unpackBody(out.stored);
+  };
+  const frame = (fn: string) => ({ stacktrace: { frames: [{ function: fn, filename: '/srv/app.js', lineno: 3 }] } });
+
+  it('hangs each cause on its parent by the mechanism ids, outermost first', async () => {
+    // An AggregateError of two errors, the second of which has a cause of its own (Sentry's order: causes first).
+    const body = await process([
+      {
+        type: 'DeepError',
+        value: 'at the bottom',
+        ...frame('deep'),
+        mechanism: { exception_id: 3, parent_id: 2, source: 'cause' },
+      },
+      {
+        type: 'SecondError',
+        value: 'two',
+        ...frame('two'),
+        mechanism: { exception_id: 2, parent_id: 0, source: 'errors[1]' },
+      },
+      {
+        type: 'FirstError',
+        value: 'one for ann@example.com',
+        ...frame('one'),
+        mechanism: { exception_id: 1, parent_id: 0, source: 'errors[0]' },
+      },
+      {
+        type: 'AggregateError',
+        value: 'many',
+        ...frame('all'),
+        mechanism: { exception_id: 0, is_exception_group: true },
+      },
+    ]);
+    expect(body.exception_type).toBe('AggregateError');
+    expect(
+      body.linked_exceptions!.map((l) => [l.source, l.exception_type, l.parent, l.stack_frames[0]!.function]),
+    ).toEqual([
+      ['errors[0]', 'FirstError', undefined, 'one'],
+      ['errors[1]', 'SecondError', undefined, 'two'],
+      ['cause', 'DeepError', 1, 'deep'],
+    ]);
+    // Scrubbed with the event.
+    expect(body.linked_exceptions![0]!.message).toBe('one for [Filtered]');
+    expect(body.sentry).not.toHaveProperty('causes');
+  });
+
+  it('reads a chain without mechanism ids as each cause of the one before', async () => {
+    const body = await process([
+      { type: 'C', value: 'c', ...frame('c') },
+      { type: 'B', value: 'b', ...frame('b') },
+      { type: 'A', value: 'a', ...frame('a') },
+    ]);
+    expect(body.linked_exceptions!.map((l) => [l.exception_type, l.parent])).toEqual([
+      ['B', undefined],
+      ['C', 0],
+    ]);
   });
 });

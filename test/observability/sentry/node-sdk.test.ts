@@ -37,6 +37,13 @@ interface StoredEvent {
   tags: Record<string, string>;
   stack_frames: { function?: string; file?: string; line?: number; column?: number; in_app?: boolean }[];
   sentry?: Record<string, unknown>;
+  linked_exceptions?: {
+    source: string;
+    parent?: number;
+    exception_type: string;
+    message?: string;
+    stack_frames: { function?: string }[];
+  }[];
 }
 
 /** The events the SDK says it sent, as `event_id`s, from the envelopes Cairn answered. */
@@ -66,7 +73,7 @@ describe('@sentry/node', () => {
     expect(code, out).toBe(1);
 
     const ids = (await h.db('error_event_ids').where({ env_id: env.env.id }).pluck('event_id')) as string[];
-    expect(ids).toHaveLength(3);
+    expect(ids).toHaveLength(4);
     const events = await Promise.all(ids.map(readBySdkId));
     const byType = Object.fromEntries(events.map((e) => [e.exception_type, e]));
 
@@ -78,19 +85,29 @@ describe('@sentry/node', () => {
     const thrower = handled.stack_frames.at(-1)!;
     expect(thrower.function).toBe('chargeCard');
     expect(thrower.file).toMatch(/test\/observability\/sentry\/fixtures\/node-app\.mjs$/);
-    expect(thrower.line).toBe(9);
+    expect(thrower.line).toBe(10);
     expect(handled.sentry).toMatchObject({ platform: 'node', level: 'error', sdk: { name: 'sentry.javascript.node' } });
 
     const message = byType.Message!;
     expect(message.message).toBe('nightly import finished with 3 warnings');
     expect(message.sentry).toMatchObject({ kind: 'message', level: 'info' });
 
+    // The chained error: its cause is a linked exception, with frames, as a printed [cause] is.
+    const chained = byType.Error!;
+    expect(chained.message).toBe('could not save the order');
+    expect(chained.linked_exceptions).toEqual([
+      expect.objectContaining({ source: 'cause', exception_type: 'TypeError', message: 'socket hang up' }),
+    ]);
+    expect(chained.linked_exceptions![0]!.parent).toBeUndefined();
+    expect(chained.linked_exceptions![0]!.stack_frames.at(-1)!.function).toBe('saveOrder');
+    expect(chained.sentry).not.toHaveProperty('causes');
+
     const uncaught = byType.RangeError!;
     expect(uncaught.message).toBe('config value out of range');
     expect(uncaught.stack_frames.at(-1)!.function).toMatch(/parseConfig/);
     expect(uncaught.sentry).toMatchObject({ level: 'fatal' });
 
-    // Three groups, one per kind of error, each readable by its group.
+    // Four groups, one per kind of error.
     const groups = await call<{ error_groups: { title: string }[] }>(
       stack.web.url,
       'GET',
@@ -100,6 +117,7 @@ describe('@sentry/node', () => {
       },
     );
     expect(groups.body.error_groups.map((g) => g.title).sort()).toEqual([
+      'Error: could not save the order',
       'RangeError: config value out of range',
       'TypeError: payment declined for card [Filtered] (password=[Filtered]',
       'nightly import finished with 3 warnings',

@@ -5,7 +5,7 @@
 // comes before grouping and storage, so no secret reaches a key, a title or a row.
 import { createHash } from 'node:crypto';
 import type { ErrorEventInput } from '../intake/event-schema.ts';
-import type { SentryEventInput } from '../sentry/event.ts';
+import type { SentryCause, SentryEventInput } from '../sentry/event.ts';
 import type { CompiledPolicy, Scrubber } from '../scrubbing/scrub.ts';
 import { eventHeadSchema, frameSchema, linkedExceptionSchema, scrubBySchema } from '../scrubbing/schema.ts';
 import type { PipelineCaches } from './caches.ts';
@@ -166,6 +166,43 @@ async function stackOf(
   return stack;
 }
 
+/**
+ * A Sentry event's causes as linked exceptions (the form a stack's printed `[cause]` takes):
+ * outermost first, each frame mapped like the outer exception's, each hung on its parent by the
+ * `mechanism` ids the SDK gave (a plain chain without them). Per event, not part of the kept stack:
+ * two events with the same stack may have different causes. Scrubbed with the rest of the head.
+ */
+async function sentryLinked(
+  causes: readonly SentryCause[],
+  outerId: number | undefined,
+  release: string | undefined,
+  p: PipelineInput,
+): Promise<LinkedExceptionBody[]> {
+  const list = [...causes].reverse();
+  const at = new Map(list.flatMap((c, i) => (c.exception_id === undefined ? [] : [[c.exception_id, i] as const])));
+  const out: LinkedExceptionBody[] = [];
+  for (const [i, c] of list.entries()) {
+    const body: LinkedExceptionBody = {
+      source: c.source && /^errors\[\d+\]$/.test(c.source) ? c.source : 'cause',
+      exception_type: c.exception_type,
+      stack_frames: await symbolicate(c.stack_frames, release, p, (r, m) => r.in_app ?? isInApp(m.file)),
+      unparsed_line_count: 0,
+    };
+    const parent =
+      c.parent_id === undefined
+        ? i === 0
+          ? undefined
+          : i - 1
+        : c.parent_id === outerId
+          ? undefined
+          : at.get(c.parent_id);
+    if (parent !== undefined && parent !== i) body.parent = parent;
+    if (c.message !== undefined) body.message = c.message;
+    out.push(body);
+  }
+  return out;
+}
+
 export async function processEvent(input: ErrorEventInput, p: PipelineInput): Promise<ProcessedEvent> {
   const s = p.policy.scrubber();
   // Parse: the stack text's message lines are the event's own, its frame lines the stack's.
@@ -186,7 +223,11 @@ export async function processEvent(input: ErrorEventInput, p: PipelineInput): Pr
   if (input.trace_id !== undefined) raw.trace_id = input.trace_id;
   if (input.span_id !== undefined) raw.span_id = input.span_id;
   const sentry = (input as Partial<SentryEventInput>).sentry;
-  if (sentry !== undefined) raw.sentry = sentry;
+  if (sentry !== undefined) {
+    const { causes, outer_id, ...rest } = sentry;
+    raw.sentry = rest;
+    if (causes && causes.length > 0) raw.linked_exceptions = await sentryLinked(causes, outer_id, input.release, p);
+  }
   const head = scrubBySchema(raw, eventHeadSchema, s) as ProcessedEvent['head'];
   const messageLines = split ? s.text(split.message) : undefined;
   head.scrub_counts = s.counts();

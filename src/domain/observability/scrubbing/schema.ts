@@ -107,7 +107,6 @@ const sentrySchema: ScrubNode = {
     contexts: {
       fields: { trace: { fields: { trace_id: 'safe', span_id: 'safe', parent_span_id: 'safe', op: 'safe' } } },
     },
-    causes: { items: { fields: { stack_frames: { items: frameSchema } } } },
   },
 };
 
@@ -125,6 +124,8 @@ export const eventHeadSchema: ScrubNode = {
     scrub_counts: 'safe',
     tags: { keyed: true },
     breadcrumbs: { items: breadcrumbSchema },
+    // A Sentry event's causes (a stack's printed ones are scrubbed with the stack).
+    linked_exceptions: { items: linkedExceptionSchema },
     sentry: sentrySchema,
   },
 };

@@ -24,10 +24,26 @@ export interface SentryParts {
   contexts?: Record<string, unknown>;
   extra?: Record<string, unknown>;
   sdk?: { name?: string; version?: string };
-  /** Earlier `exception.values`: the outer exception's causes, cause first (Sentry's order). */
-  causes?: { exception_type: string; message?: string; stack_frames: StackFrameInput[] }[];
+  /**
+   * Earlier `exception.values`: the outer exception's causes, cause first (Sentry's order), with
+   * their `mechanism` links. The worker makes them linked exceptions (pipeline/process.ts).
+   */
+  causes?: SentryCause[];
+  /** The outer exception's `mechanism.exception_id`, which its direct causes name as parent. */
+  outer_id?: number;
   /** `debug_meta.images` of type sourcemap: minified file → debug id. */
   debug_ids?: Record<string, string>;
+}
+
+export interface SentryCause {
+  exception_type: string;
+  message?: string;
+  stack_frames: StackFrameInput[];
+  /** `mechanism.source`: `cause`, or `errors[N]` of an AggregateError. */
+  source?: string;
+  /** `mechanism.exception_id` and `parent_id`: which exception this one hangs on. */
+  exception_id?: number;
+  parent_id?: number;
 }
 
 export type SentryEventInput = ErrorEventInput & { sentry: SentryParts };
@@ -216,15 +232,19 @@ export function fromSentryEvent(event: Obj, now: Date, eventId?: string): Sentry
   if (spanId) input.span_id = spanId;
 
   if (outer && values.length > 1)
-    sentry.causes = values.slice(0, -1).map((v) => {
-      const cause: NonNullable<SentryParts['causes']>[number] = {
-        exception_type: str(v.type, 256) ?? 'Error',
-        stack_frames: frames(v.stacktrace),
-      };
+    sentry.causes = values.slice(-65, -1).map((v) => {
+      const cause: SentryCause = { exception_type: str(v.type, 256) ?? 'Error', stack_frames: frames(v.stacktrace) };
       const m = str(v.value, limits.message);
       if (m !== undefined) cause.message = m;
+      const mechanism = isObj(v.mechanism) ? v.mechanism : {};
+      const source = str(mechanism.source, 64);
+      if (source !== undefined) cause.source = source;
+      if (Number.isSafeInteger(mechanism.exception_id)) cause.exception_id = mechanism.exception_id as number;
+      if (Number.isSafeInteger(mechanism.parent_id)) cause.parent_id = mechanism.parent_id as number;
       return cause;
     });
+  const outerId = isObj(outer?.mechanism) ? outer.mechanism.exception_id : undefined;
+  if (sentry.causes && Number.isSafeInteger(outerId)) sentry.outer_id = outerId as number;
   for (const k of ['level', 'platform', 'logger', 'dist', 'server_name'] as const) {
     const v = str(event[k], 200);
     if (v !== undefined) sentry[k] = v;
