@@ -340,4 +340,28 @@ describe('causes, processed', () => {
       ['C', 0],
     ]);
   });
+
+  it("says so when a cause's map could not be read, so the worker tries the event again", async () => {
+    const input = fromSentryEvent(
+      {
+        release: 'r1',
+        exception: {
+          values: [
+            { type: 'Inner', stacktrace: { frames: [{ filename: '/srv/mapped.js', lineno: 1, colno: 1 }] } },
+            { type: 'Outer', stacktrace: { frames: [{ filename: '/srv/other.js', lineno: 1, colno: 1 }] } },
+          ],
+        },
+      },
+      now,
+    );
+    const ref = { file: '/srv/mapped.js', file_path: '/srv/mapped.js', sha256: 'x', size_bytes: 1, object_key: 'k' };
+    const out = await processEvent(input, {
+      maps: [ref],
+      load: () => Promise.reject(new Error('the store is away')),
+      policy: compilePolicy(defaultPolicy),
+      caches: createPipelineCaches(),
+    });
+    expect(out.frames.map((f) => f.unmapped_reason)).toEqual(['no_map_for_file']);
+    expect(out.mapUnavailable).toBe(true);
+  });
 });

@@ -174,7 +174,8 @@ async function processAll(
       const processed = await processEvent(payload, { maps: refs, load, policy, caches });
       // The object store failed: try again later, while attempts remain, rather than store the
       // event unsymbolicated for good; the last attempt stores it with `map_unavailable` frames.
-      if (!row.lastAttempt && processed.frames.some((f) => f.unmapped_reason === 'map_unavailable')) {
+      const unread = processed.mapUnavailable || processed.frames.some((f) => f.unmapped_reason === 'map_unavailable');
+      if (!row.lastAttempt && unread) {
         throw new Error('a source map could not be read from the object store');
       }
       const b = processed.head;

@@ -27,6 +27,8 @@ export interface ProcessedEvent {
   /** The body but its stack's parts, which are in `stored` only. */
   head: EventHead & { stack?: string };
   frames: KeyFrame[];
+  /** A map of a frame the kept stack does not hold (a Sentry cause's) could not be read. */
+  mapUnavailable?: boolean;
   /** The whole body as it is stored: deflated JSON (event-codec.ts). */
   stored: Buffer;
 }
@@ -228,6 +230,8 @@ export async function processEvent(input: ErrorEventInput, p: PipelineInput): Pr
     raw.sentry = rest;
     if (causes && causes.length > 0) raw.linked_exceptions = await sentryLinked(causes, outer_id, input.release, p);
   }
+  const linked = raw.linked_exceptions as LinkedExceptionBody[] | undefined;
+  const mapUnavailable = linked?.some((l) => unavailable(l.stack_frames)) ?? false;
   const head = scrubBySchema(raw, eventHeadSchema, s) as ProcessedEvent['head'];
   const messageLines = split ? s.text(split.message) : undefined;
   head.scrub_counts = s.counts();
@@ -247,5 +251,5 @@ export async function processEvent(input: ErrorEventInput, p: PipelineInput): Pr
   // Encode.
   const stored = packBody(stack.segment, messageLines, head);
   if (messageLines !== undefined) head.stack = messageLines + (stack.frameLines ?? '');
-  return { ...key, title, head, frames: stack.frames, stored };
+  return { ...key, title, head, frames: stack.frames, stored, ...(mapUnavailable ? { mapUnavailable } : {}) };
 }
