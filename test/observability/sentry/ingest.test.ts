@@ -163,6 +163,9 @@ describe('bodies', () => {
       code: 'invalid_request',
       message: expect.stringMatching(/declares 50 bytes/),
     });
+    const two = await post(envelopePath(), envelope([eventItem(sentryEvent()), eventItem(sentryEvent())]));
+    expect(two.status).toBe(400);
+    expect(two.body.message).toMatch(/more than one event item/);
     const notJson = await post(envelopePath(), envelope([[{ type: 'event' }, '{not json']]));
     expect(notJson.status).toBe(400);
     expect(notJson.body.message).toMatch(/payload of event item 1 is not JSON/);

@@ -32,7 +32,15 @@ async function accept(deps: CaptureDeps, envId: string, inputs: SentryEventInput
 export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string | null }> {
   // A key in the query or header is checked before the body is read: a wrong one costs nothing.
   let key = r.publicKey ? await authenticateClientKey(deps.db, r.projectNumber, r.publicKey) : undefined;
-  const reader = new EnvelopeReader({ keep: (type) => type === 'event', maxKept: maxEventBytes, maxLine: 64 * 1024 });
+  // One event per envelope, as relay reads them: what a request holds in memory is then bounded
+  // (1 MiB) even before a key that comes only in the envelope's header is checked.
+  let events = 0;
+  const keep = (type: string) => {
+    if (type !== 'event') return false;
+    if (++events > 1) throw new AppError('invalid_request', 'malformed envelope: it holds more than one event item');
+    return true;
+  };
+  const reader = new EnvelopeReader({ keep, maxKept: maxEventBytes, maxLine: 64 * 1024 });
   await readSentryBody(r.req, (chunk) => reader.push(chunk));
   const envelope = reader.end();
   key ??= await authenticateClientKey(deps.db, r.projectNumber, keyFromDsn(envelope.headers.dsn));
