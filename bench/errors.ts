@@ -302,6 +302,9 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
     const floor = (singles / ms(t)) * 1000;
     let next = 0;
     for (let i = 0; i < 200; i++) await post(':capture', bodies[i]!); // warm the connections
+    // The web's CPU per event (steadier than rates on a shared machine): /proc, around each phase.
+    const webPid = web.child.pid!;
+    let cpu0 = cpuOf(webPid);
     t = performance.now();
     await Promise.all(
       Array.from({ length: inflight }, async () => {
@@ -312,6 +315,8 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
       }),
     );
     const single = (singles / ms(t)) * 1000;
+    const singleCpu = ((cpuOf(webPid) - cpu0) * 1000) / singles;
+    cpu0 = cpuOf(webPid);
     // The same captures, each named (event_id): what idempotency costs, the baseline for envelopes.
     let named = 0;
     t = performance.now();
@@ -326,6 +331,8 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
       }),
     );
     const namedRate = (singles / ms(t)) * 1000;
+    const namedCpu = ((cpuOf(webPid) - cpu0) * 1000) / singles;
+    cpu0 = cpuOf(webPid);
     // The same events as a Sentry SDK sends them: one envelope per event, each with its own id.
     let sent = 0;
     t = performance.now();
@@ -340,6 +347,7 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
       }),
     );
     const envelope = (singles / ms(t)) * 1000;
+    const envelopeCpu = ((cpuOf(webPid) - cpu0) * 1000) / singles;
     singleRates[`GET /healthz, ${inflight} in flight, requests/s`] = floor;
     singleRates[`single capture, ${inflight} in flight, events/s (≥ 2000)`] = single;
     singleRates[`  capture / healthz, ${inflight} in flight`] = single / floor;
@@ -348,6 +356,9 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
     singleRates[`Sentry envelope, ${inflight} in flight, events/s (≥ 2000)`] = envelope;
     singleRates[`  envelope / capture, ${inflight} in flight`] = envelope / single;
     singleRates[`  envelope / named capture, ${inflight} in flight`] = envelope / namedRate;
+    singleRates[`  web CPU ms per event: capture, ${inflight} in flight`] = singleCpu;
+    singleRates[`  web CPU ms per event: named capture, ${inflight} in flight`] = namedCpu;
+    singleRates[`  web CPU ms per event: envelope, ${inflight} in flight`] = envelopeCpu;
   }
   // Nothing lost: every envelope's event was accepted under its own id.
   const named = await db('error_event_ids').where({ env_id: env.env.id }).count({ n: '*' }).first();
