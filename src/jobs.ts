@@ -296,10 +296,17 @@ export class Jobs<R extends Registry = AppRegistry> {
     return id;
   }
 
-  /** Many jobs in one statement, on `db` (the caller's transaction, or a connection of its pool). */
-  async enqueueMany<N extends keyof R & string>(db: Db, name: N, payloads: z.input<R[N]['schema']>[]): Promise<void> {
+  /**
+   * Many jobs in one statement, on `db`: the caller's knex transaction, a connection of its pool,
+   * or a raw transaction's statements (db.ts rawTransaction).
+   */
+  async enqueueMany<N extends keyof R & string>(
+    db: Db | BossDb,
+    name: N,
+    payloads: z.input<R[N]['schema']>[],
+  ): Promise<void> {
     const schema = this.registry[name]!.schema;
     const jobs = payloads.map((p) => ({ data: schema.parse(p) as object }));
-    await this.boss.insert(name, jobs, { db: fromKnex(db) });
+    await this.boss.insert(name, jobs, { db: 'executeSql' in db ? db : fromKnex(db) });
   }
 }

@@ -52,6 +52,36 @@ export type PendingDeltas = Map<string, number>;
  * transactions moving several environments never deadlock. Never below zero (an operator's
  * redrive of dead letters queues events that were counted out).
  */
+/**
+ * Claims the named events' ids (in the caller's transaction, which then queues the winners'
+ * jobs): an id already claimed, or claimed twice in this batch, is not the caller's to queue.
+ * ON CONFLICT DO NOTHING waits for a concurrent claim of the same id to commit or roll back, so
+ * exactly one wins. Answers `env_id\nevent_id` → the uid each named event was accepted with.
+ */
+export async function claimEventIds(tx: SqlExecutor, rows: AcceptedRow[]): Promise<Map<string, string>> {
+  const named = rows.filter((r) => r.event_id).map((r) => ({ env_id: r.env_id, event_id: r.event_id, uid: r.uid }));
+  type Claim = { env_id: string; event_id: string; uid: string };
+  const { rows: claimed } = (await tx.executeSql(
+    `insert into error_event_ids (env_id, event_id, uid)
+     select env_id, event_id, uid from jsonb_to_recordset($1::jsonb) as x(env_id text, event_id text, uid text)
+     on conflict (env_id, event_id) do nothing
+     returning env_id, event_id, uid`,
+    [JSON.stringify(named)],
+  )) as { rows: Claim[] };
+  const winners = new Map(claimed.map((c) => [`${c.env_id}\n${c.event_id}`, c.uid]));
+  const lost = named.filter((r) => winners.get(`${r.env_id}\n${r.event_id}`) !== r.uid);
+  if (lost.length > 0) {
+    // Accepted before (or by a concurrent request, now committed): answer with that uid.
+    const { rows: earlier } = (await tx.executeSql(
+      `select i.env_id, i.event_id, i.uid from error_event_ids i
+         join jsonb_to_recordset($1::jsonb) as x(env_id text, event_id text) on i.env_id = x.env_id and i.event_id = x.event_id`,
+      [JSON.stringify(lost.map((r) => ({ env_id: r.env_id, event_id: r.event_id })))],
+    )) as { rows: Claim[] };
+    for (const e of earlier) winners.set(`${e.env_id}\n${e.event_id}`, e.uid);
+  }
+  return winners;
+}
+
 export async function bumpPending(tx: SqlExecutor, deltas: PendingDeltas): Promise<void> {
   const entries = [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (entries.length === 0) return;
@@ -126,35 +156,6 @@ export function ingestQueries(db: Db) {
         [envId, envId, defaultErrorSettings.max_pending],
       );
       return { pending: Number(rows[0]!.pending), max_pending: Number(rows[0]!.max_pending) };
-    },
-
-    /**
-     * Claims the named events' ids (in the caller's transaction, which then queues the winners'
-     * jobs): an id already claimed, or claimed twice in this batch, is not the caller's to queue.
-     * ON CONFLICT DO NOTHING waits for a concurrent claim of the same id to commit or roll back, so
-     * exactly one wins. Answers `env_id\nevent_id` → the uid each named event was accepted with.
-     */
-    async claimEventIds(rows: AcceptedRow[]): Promise<Map<string, string>> {
-      const named = rows.filter((r) => r.event_id).map((r) => ({ env_id: r.env_id, event_id: r.event_id, uid: r.uid }));
-      const { rows: claimed } = await db.raw<{ rows: { env_id: string; event_id: string; uid: string }[] }>(
-        `insert into error_event_ids (env_id, event_id, uid)
-         select env_id, event_id, uid from jsonb_to_recordset(?::jsonb) as x(env_id text, event_id text, uid text)
-         on conflict (env_id, event_id) do nothing
-         returning env_id, event_id, uid`,
-        [JSON.stringify(named)],
-      );
-      const winners = new Map(claimed.map((c) => [`${c.env_id}\n${c.event_id}`, c.uid]));
-      const lost = named.filter((r) => winners.get(`${r.env_id}\n${r.event_id}`) !== r.uid);
-      if (lost.length > 0) {
-        // Accepted before (or by a concurrent request, now committed): answer with that uid.
-        const { rows: earlier } = await db.raw<{ rows: { env_id: string; event_id: string; uid: string }[] }>(
-          `select i.env_id, i.event_id, i.uid from error_event_ids i
-             join jsonb_to_recordset(?::jsonb) as x(env_id text, event_id text) on i.env_id = x.env_id and i.event_id = x.event_id`,
-          [JSON.stringify(lost.map((r) => ({ env_id: r.env_id, event_id: r.event_id })))],
-        );
-        for (const e of earlier) winners.set(`${e.env_id}\n${e.event_id}`, e.uid);
-      }
-      return winners;
     },
 
     /** The uid an event named `eventId` (a Sentry SDK's id) was accepted with in the environment. */

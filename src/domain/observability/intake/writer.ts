@@ -11,7 +11,8 @@ import type { Knex } from 'knex';
 import type { Jobs } from '../../../jobs.ts';
 import { packJobs } from './job.ts';
 import { fromKnex } from 'pg-boss';
-import { bumpPending, ingestQueries, type AcceptedRow, type PendingDeltas } from './queries.ts';
+import { rawTransaction } from '../../../db.ts';
+import { bumpPending, claimEventIds, type AcceptedRow, type PendingDeltas } from './queries.ts';
 
 /** `env_id\nevent_id` → the uid that event was accepted with (this time or an earlier one). */
 export type Accepted = Map<string, string>;
@@ -28,10 +29,11 @@ export async function enqueueEvents(
     await jobs.enqueueMany(db, 'errors.ingest', packJobs(rows));
     return { accepted: new Map(), queued: rows };
   }
-  return db.transaction(async (trx) => {
-    const accepted = await ingestQueries(trx).claimEventIds(rows);
+  // Plain BEGIN/COMMIT on one connection: knex's transaction object cost more CPU than the claim.
+  return rawTransaction(db, async (tx) => {
+    const accepted = await claimEventIds(tx, rows);
     const queued = rows.filter((r) => !r.event_id || accepted.get(key(r)) === r.uid);
-    if (queued.length > 0) await jobs.enqueueMany(trx, 'errors.ingest', packJobs(queued));
+    if (queued.length > 0) await jobs.enqueueMany(tx, 'errors.ingest', packJobs(queued));
     return { accepted, queued };
   });
 }
