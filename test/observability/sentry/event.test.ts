@@ -8,6 +8,7 @@ import { errorEventInput } from '../../../src/domain/observability/intake/event-
 import { createPipelineCaches } from '../../../src/domain/observability/pipeline/caches.ts';
 import { unpackBody } from '../../../src/domain/observability/pipeline/event-codec.ts';
 import { processEvent } from '../../../src/domain/observability/pipeline/process.ts';
+import type { MapRef } from '../../../src/domain/observability/pipeline/symbolicate.ts';
 import { compilePolicy, defaultPolicy } from '../../../src/domain/observability/scrubbing/scrub.ts';
 import { fromSentryEvent, sentryLabel } from '../../../src/domain/observability/sentry/event.ts';
 
@@ -276,16 +277,15 @@ describe('properties', () => {
 });
 
 describe('causes, processed', () => {
-  const process = async (values: unknown[]) => {
-    const input = fromSentryEvent({ exception: { values } }, now);
-    const out = await processEvent(input, {
-      maps: [],
-      load: () => Promise.reject(new Error('no maps here')),
+  /** Processes a Sentry event with these maps, whose store is away. */
+  const processWith = (event: Record<string, unknown>, maps: MapRef[] = []) =>
+    processEvent(fromSentryEvent(event, now), {
+      maps,
+      load: () => Promise.reject(new Error('the store is away')),
       policy: compilePolicy(defaultPolicy),
       caches: createPipelineCaches(),
     });
-    return unpackBody(out.stored);
-  };
+  const process = async (values: unknown[]) => unpackBody((await processWith({ exception: { values } })).stored);
   const frame = (fn: string) => ({ stacktrace: { frames: [{ function: fn, filename: '/srv/app.js', lineno: 3 }] } });
 
   it('hangs each cause on its parent by the mechanism ids, outermost first', async () => {
@@ -342,7 +342,8 @@ describe('causes, processed', () => {
   });
 
   it("says so when a cause's map could not be read, so the worker tries the event again", async () => {
-    const input = fromSentryEvent(
+    const ref = { file: '/srv/mapped.js', file_path: '/srv/mapped.js', sha256: 'x', size_bytes: 1, object_key: 'k' };
+    const out = await processWith(
       {
         release: 'r1',
         exception: {
@@ -352,15 +353,8 @@ describe('causes, processed', () => {
           ],
         },
       },
-      now,
+      [ref],
     );
-    const ref = { file: '/srv/mapped.js', file_path: '/srv/mapped.js', sha256: 'x', size_bytes: 1, object_key: 'k' };
-    const out = await processEvent(input, {
-      maps: [ref],
-      load: () => Promise.reject(new Error('the store is away')),
-      policy: compilePolicy(defaultPolicy),
-      caches: createPipelineCaches(),
-    });
     expect(out.frames.map((f) => f.unmapped_reason)).toEqual(['no_map_for_file']);
     expect(out.mapUnavailable).toBe(true);
   });

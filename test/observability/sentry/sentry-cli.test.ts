@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
+import { parseEnvName } from '../../../src/domain/tenancy/names.ts';
 import { call, createHarness, createTestEnv, sqlNumber, type Harness } from '../../support/harness.ts';
 import { eventually } from '../../support/probes.ts';
 import { envBase, startStack, type Stack } from '../support.ts';
@@ -41,10 +42,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function names(e: CreatedEnv) {
-  const [, o, , p] = e.env.name.split('/');
-  return { org: o!, project: p! };
-}
+const names = (e: CreatedEnv) => parseEnvName(e.env.name)!;
 
 async function sentryCli(args: string[], token: string, over: Record<string, string> = {}) {
   const { org, project } = names(env);

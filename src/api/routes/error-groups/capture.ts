@@ -1,10 +1,8 @@
 // Capture and batchCapture (CONTRACT.md): validate, give uids, queue them as jobs in one statement, 202.
-import { keyringFromConfig } from '../../../crypto.ts';
-import { acceptBatch, acceptEvents, type CaptureDeps } from '../../../domain/observability/intake/capture.ts';
+import { acceptBatch, acceptEvents, captureDeps } from '../../../domain/observability/intake/capture.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { itemValue } from '../../../http/json-items.ts';
 import { limits } from '../../../domain/observability/intake/event-schema.ts';
-import type { AppDeps } from '../../../http/context.ts';
 import {
   batchCaptureBody,
   batchCaptureResponse,
@@ -14,13 +12,6 @@ import {
 } from '../../../contract/error-groups.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
-const captureDeps = (deps: AppDeps): CaptureDeps => ({
-  db: deps.db,
-  cell: deps.config.CAIRN_CELL,
-  keyring: keyringFromConfig(deps.config),
-  jobs: deps.jobs,
-});
-
 export const capture = defineRoute({
   method: 'post',
   path: `${base}:capture`,

@@ -2,13 +2,11 @@
 // once its DSN points at Cairn. The client key is the SDK's; errors keep the /v1 body, and a 429
 // also says `X-Sentry-Rate-Limits`, which the SDKs read to back off.
 import { z } from 'zod';
-import { keyringFromConfig } from '../../../crypto.ts';
 import { ingestAnswer } from '../../../contract/sentry.ts';
-import type { CaptureDeps } from '../../../domain/observability/intake/capture.ts';
+import { captureDeps } from '../../../domain/observability/intake/capture.ts';
 import { keyFromAuthHeader } from '../../../domain/observability/sentry/auth.ts';
 import { ingestEnvelope, ingestStore, type SentryRequest } from '../../../domain/observability/sentry/ingest.ts';
 import { AppError } from '../../../errors.ts';
-import type { AppDeps } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { sentryCliRoutes } from './cli.ts';
 import type { Context } from 'koa';
@@ -18,21 +16,17 @@ const params = z.object({
 });
 const query = z.looseObject({ sentry_key: z.string().max(128).optional() });
 
-const captureDeps = (deps: AppDeps): CaptureDeps => ({
-  db: deps.db,
-  cell: deps.config.CAIRN_CELL,
-  keyring: keyringFromConfig(deps.config),
-  jobs: deps.jobs,
-});
-
-/** Runs an ingest, adding the rate-limit header Sentry SDKs read to the 429s. */
+/**
+ * Runs an ingest; a 429 also says `X-Sentry-Rate-Limits: <seconds>:error:<scope>`, which the SDKs
+ * read to back off: `key` for the key's own limit, `project` for the environment's backpressure.
+ */
 async function run<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (err instanceof AppError && err.code === 'rate_limited') {
-      const scope = err.details?.sentry_rate_limits ? undefined : `${err.retryAfter ?? 1}:error:project`;
-      ctx.set('X-Sentry-Rate-Limits', String(err.details?.sentry_rate_limits ?? scope));
+      const scope = err.details?.scope === 'key' ? 'key' : 'project';
+      ctx.set('X-Sentry-Rate-Limits', `${err.retryAfter ?? 1}:error:${scope}`);
     }
     throw err;
   }

@@ -6,7 +6,8 @@
 // plaintext (sealed-payload.ts).
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import type { Keyring } from '../../../crypto.ts';
+import { keyringFromConfig, type Keyring } from '../../../crypto.ts';
+import type { Config } from '../../../config.ts';
 import { newUlid } from '../../../ids.ts';
 import { errorEventInput, storableJson, type ErrorEventInput } from './event-schema.ts';
 import { AppError } from '../../../errors.ts';
@@ -25,6 +26,18 @@ export interface CaptureDeps {
   keyring: Keyring;
   jobs: Jobs;
 }
+
+/** What capture needs, from a web process's dependencies (every capture route: /v1 and Sentry's). */
+export const captureDeps = (deps: {
+  db: Knex;
+  jobs: Jobs;
+  config: Pick<Config, 'CAIRN_CELL' | 'CAIRN_ENCRYPTION_KEY_ID' | 'encryptionKeys'>;
+}): CaptureDeps => ({
+  db: deps.db,
+  cell: deps.config.CAIRN_CELL,
+  keyring: keyringFromConfig(deps.config),
+  jobs: deps.jobs,
+});
 
 /**
  * Backpressure (CONTRACT.md): while an environment has more than `max_pending` events accepted and

@@ -90,7 +90,7 @@ export async function consumeKeyLimit(db: Knex, key: ResolvedClientKey, events: 
       const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
       throw new AppError('rate_limited', `this client key's rate limit is ${id.replace(':', ' events per ')} s`, {
         retryAfter,
-        details: { sentry_rate_limits: `${retryAfter}:error:key` },
+        details: { scope: 'key' },
       });
     }
     throw err;

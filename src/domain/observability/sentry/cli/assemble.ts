@@ -60,8 +60,8 @@ function resolveRef(base: string, ref: string): string {
 const header = (f: ManifestFile, name: string): unknown =>
   Object.entries(f.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
 
-/** Stores the bundle's files; answers how many. Throws BundleError for a bundle no retry can fix. */
-async function storeBundle(deps: UploadDeps, envId: string, release: string, zip: Buffer): Promise<number> {
+/** Stores the bundle's files. Throws BundleError for a bundle no retry can fix. */
+async function storeBundle(deps: UploadDeps, envId: string, release: string, zip: Buffer): Promise<void> {
   let files: Record<string, Uint8Array>;
   try {
     files = unzipSync(zip);
@@ -77,7 +77,6 @@ async function storeBundle(deps: UploadDeps, envId: string, release: string, zip
   const entries = Object.entries(manifest.files ?? {}).filter(
     ([path, f]) => typeof f.url === 'string' && f.url !== '' && files[path] !== undefined,
   );
-  let stored = 0;
   // Each map belongs to the minified file whose `sourcemap` header names it.
   const mapsFor = new Map<string, string>();
   for (const [, f] of entries) {
@@ -102,17 +101,14 @@ async function storeBundle(deps: UploadDeps, envId: string, release: string, zip
         // The map is kept for its minified file's URL, as a map upload names it.
         const file = mapsFor.get(url) ?? url.replace(/\.map$/, '');
         await uploadSourceMap(deps, envId, release, file, map);
-        stored += 1;
       } else if (f.type === 'minified_source') {
         await uploadMinifiedSource(deps, envId, release, url, text);
-        stored += 1;
       }
     } catch (err) {
       if (err instanceof AppError && err.status < 500) throw new BundleError(`${url}: ${err.message}`);
       throw err;
     }
   }
-  return stored;
 }
 
 /** The job: assembles one bundle of an environment, once; a retry after success does nothing. */
