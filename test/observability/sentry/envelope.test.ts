@@ -107,7 +107,9 @@ describe('properties', () => {
         for (const i of items) {
           // Without a length, a payload ends at its first newline: such an item carries no newline.
           const payload = i.withLength ? Buffer.from(i.payload) : Buffer.from(i.payload.filter((b) => b !== 0x0a));
-          const h = { ...i.extra, type: i.type, ...(i.withLength ? { length: payload.length } : {}) };
+          // `length` is the reader's own header: a random one would make the item malformed by design.
+          const { length: _length, ...extra } = i.extra;
+          const h = { ...extra, type: i.type, ...(i.withLength ? { length: payload.length } : {}) };
           delete (h as { __proto__?: unknown }).__proto__;
           parts.push(Buffer.from('\n'), Buffer.from(JSON.stringify(h)), Buffer.from('\n'), payload);
           expected.push([i.type, payload]);
