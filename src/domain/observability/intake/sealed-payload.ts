@@ -17,6 +17,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { open, seal, type Keyring } from '../../../crypto.ts';
 import { AppError } from '../../../errors.ts';
+import { deflateMemory } from '../deflate.ts';
 import type { ErrorEventInput } from './event-schema.ts';
 
 /** The plain columns that travel with a sealed payload, and that its seal is bound to. */
@@ -44,7 +45,7 @@ const scratch = Buffer.allocUnsafe(256 * 1024);
 function deflateJson(json: string): Buffer {
   const size = Buffer.byteLength(json);
   const input = size <= scratch.length ? scratch.subarray(0, scratch.write(json)) : Buffer.from(json);
-  return deflateRawSync(input, { level: 1, chunkSize: 4096 });
+  return deflateRawSync(input, { level: 1, chunkSize: 4096, ...deflateMemory(size) });
 }
 
 /** `payload` must already be `storable` (event-schema.ts). */

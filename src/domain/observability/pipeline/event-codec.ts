@@ -15,6 +15,7 @@
 // An event thus costs no compression at all when its stack recurred: a zlib handle per event cost
 // ~50 µs of CPU and, freed only by GC, held the worker's peak memory ~60 MB higher.
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateMemory } from '../deflate.ts';
 import type { ScrubCounts } from '../scrubbing/scrub.ts';
 import type { StackFrame } from './symbolicate.ts';
 
@@ -106,6 +107,7 @@ export class StackEncoder {
     this.scratch.write(text);
     return deflateRawSync(this.scratch.subarray(0, size), {
       level: 1,
+      ...deflateMemory(size),
       chunkSize: 4096,
       finishFlush: constants.Z_SYNC_FLUSH,
     });
