@@ -13,6 +13,7 @@
 // (distinct stacks among them, 500), BENCH_ERRORS_SINGLES (5000), BENCH_ERRORS_INFLIGHT (16,64),
 // BENCH_ERRORS_STORE (events in the store for the last processing run, 1000000),
 // BENCH_ERRORS_MEMORY_EVENTS (100000), BENCH_ERRORS_RELEASES (50),
+// BENCH_ERRORS_WEB_CONCURRENCY (the web's WEB_CONCURRENCY for single requests; 1, or e.g. 1,2),
 // BENCH_ERRORS_PARTS (accepted,processed,memory), BENCH_ERRORS_NODE_FLAGS (extra node flags for the
 // web and worker processes, e.g. to profile them).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -55,6 +56,7 @@ const n = num('BENCH_ERRORS_EVENTS', 10_000);
 const stacks = num('BENCH_ERRORS_STACKS', 500);
 const singles = num('BENCH_ERRORS_SINGLES', 5000);
 const inflights = (process.env.BENCH_ERRORS_INFLIGHT ?? '16,64').split(',').map(Number);
+const webConcurrency = (process.env.BENCH_ERRORS_WEB_CONCURRENCY ?? '1').split(',').map(Number);
 const storeSize = num('BENCH_ERRORS_STORE', 1_000_000);
 const memoryEvents = num('BENCH_ERRORS_MEMORY_EVENTS', 100_000);
 const releases = num('BENCH_ERRORS_RELEASES', 50);
@@ -112,6 +114,16 @@ const cpuOf = (pid: number): number => {
   } catch {
     return 0; // gone
   }
+};
+/** CPU seconds of a process and its children (a web under WEB_CONCURRENCY). */
+const cpuOfTree = (pid: number): number => {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    // gone
+  }
+  return cpuOf(pid) + children.reduce((sum, c) => sum + cpuOfTree(c), 0);
 };
 const dbName = new URL(config.DATABASE_URL).pathname.slice(1);
 /** CPU seconds of every Postgres backend serving the scratch database (the ones alive now). */
@@ -235,22 +247,10 @@ function envelopeParts(p: ErrorEventInput): string[] {
 
 const store = createObjectStore(config);
 
-/** batchCapture and single capture through a web process, against plain INSERTs from here. */
-async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
-  await db.schema.createTable('bench_plain', (t) => {
-    t.text('uid').primary();
-    t.text('env_id');
-    t.jsonb('payload');
-  });
-  let t = performance.now();
-  for (let i = 0; i < n; i += 1000) {
-    await db('bench_plain').insert(
-      payloads.slice(i, i + 1000).map((p, k) => ({ uid: `u${i + k}`, env_id: env.env.id, payload: JSON.stringify(p) })),
-    );
-  }
-  const plain = (n / ms(t)) * 1000;
+/** Single captures, named captures and Sentry envelopes through a web of `processes` processes. */
+async function singleRequests(env: Env, payloads: ErrorEventInput[], processes: number, withBatches: boolean) {
   const port = await freePort();
-  const web = start('web', { PORT: String(port), LOG_LEVEL: 'info' });
+  const web = start('web', { PORT: String(port), LOG_LEVEL: 'info', WEB_CONCURRENCY: String(processes) });
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(...inflights) });
   const post = jsonPoster(agent, port, env.secretKey, `/v1/${env.env.name}/error_groups`);
   const postEnvelope = jsonPoster(
@@ -269,18 +269,22 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
     60_000,
     50,
   );
-  t = performance.now();
-  for (let i = 0; i < n; i += 1000) {
-    const status = await post(':batchCapture', JSON.stringify({ error_events: payloads.slice(i, i + 1000) }));
-    if (status !== 202) throw new Error(`batchCapture answered ${status}`);
+  let batch: number | undefined;
+  if (withBatches) {
+    const t = performance.now();
+    for (let i = 0; i < n; i += 1000) {
+      const status = await post(':batchCapture', JSON.stringify({ error_events: payloads.slice(i, i + 1000) }));
+      if (status !== 202) throw new Error(`batchCapture answered ${status}`);
+    }
+    batch = (n / ms(t)) * 1000;
   }
-  const batch = (n / ms(t)) * 1000;
   const bodies = payloads.slice(0, 1000).map((p) => JSON.stringify({ error_event: p }));
   const envelopes = payloads.slice(0, 1000).map(envelopeParts);
   const namedBodies = payloads
     .slice(0, 1000)
     .map((p) => JSON.stringify({ error_event: { ...p, event_id: '@@event_id@@' } }).split('@@event_id@@'));
   const singleRates: Record<string, number> = {};
+  let t: number;
   const get = (path: string) =>
     new Promise<number>((resolve, reject) => {
       http
@@ -304,7 +308,7 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
     for (let i = 0; i < 200; i++) await post(':capture', bodies[i]!); // warm the connections
     // The web's CPU per event (steadier than rates on a shared machine): /proc, around each phase.
     const webPid = web.child.pid!;
-    let cpu0 = cpuOf(webPid);
+    let cpu0 = cpuOfTree(webPid);
     t = performance.now();
     await Promise.all(
       Array.from({ length: inflight }, async () => {
@@ -315,8 +319,8 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
       }),
     );
     const single = (singles / ms(t)) * 1000;
-    const singleCpu = ((cpuOf(webPid) - cpu0) * 1000) / singles;
-    cpu0 = cpuOf(webPid);
+    const singleCpu = ((cpuOfTree(webPid) - cpu0) * 1000) / singles;
+    cpu0 = cpuOfTree(webPid);
     // The same captures, each named (event_id): what idempotency costs, the baseline for envelopes.
     let named = 0;
     t = performance.now();
@@ -324,15 +328,17 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
       Array.from({ length: inflight }, async () => {
         while (named < singles) {
           const i = named++;
-          const eventId = createHash('md5').update(`named-${inflight}-${i}`).digest('hex');
+          const eventId = createHash('md5').update(`named-${processes}-${inflight}-${i}`).digest('hex');
           const status = await post(':capture', namedBodies[i % 1000]!.join(eventId));
           if (status !== 202) throw new Error(`capture answered ${status}`);
         }
       }),
     );
     const namedRate = (singles / ms(t)) * 1000;
-    const namedCpu = ((cpuOf(webPid) - cpu0) * 1000) / singles;
-    cpu0 = cpuOf(webPid);
+    const namedCpu = ((cpuOfTree(webPid) - cpu0) * 1000) / singles;
+    cpu0 = cpuOfTree(webPid);
+    const pg0 = await postgresCpu();
+    const client0 = process.cpuUsage();
     // The same events as a Sentry SDK sends them: one envelope per event, each with its own id.
     let sent = 0;
     t = performance.now();
@@ -340,14 +346,18 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
       Array.from({ length: inflight }, async () => {
         while (sent < singles) {
           const i = sent++;
-          const eventId = createHash('md5').update(`${inflight}-${i}`).digest('hex');
+          const eventId = createHash('md5').update(`${processes}-${inflight}-${i}`).digest('hex');
           const status = await postEnvelope('', envelopes[i % 1000]!.join(eventId));
           if (status !== 200) throw new Error(`envelope answered ${status}`);
         }
       }),
     );
     const envelope = (singles / ms(t)) * 1000;
-    const envelopeCpu = ((cpuOf(webPid) - cpu0) * 1000) / singles;
+    const envelopeCpu = ((cpuOfTree(webPid) - cpu0) * 1000) / singles;
+    // Where the box's cores went: this client and Postgres share them with the web.
+    const clientUsage = process.cpuUsage(client0);
+    const envelopeClientCpu = (clientUsage.user + clientUsage.system) / 1000 / singles;
+    const envelopePgCpu = ((await postgresCpuSince(pg0)) * 1000) / singles;
     singleRates[`GET /healthz, ${inflight} in flight, requests/s`] = floor;
     singleRates[`single capture, ${inflight} in flight, events/s (≥ 2000)`] = single;
     singleRates[`  capture / healthz, ${inflight} in flight`] = single / floor;
@@ -359,12 +369,41 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
     singleRates[`  web CPU ms per event: capture, ${inflight} in flight`] = singleCpu;
     singleRates[`  web CPU ms per event: named capture, ${inflight} in flight`] = namedCpu;
     singleRates[`  web CPU ms per event: envelope, ${inflight} in flight`] = envelopeCpu;
+    singleRates[`  Postgres CPU ms per event: envelope, ${inflight} in flight`] = envelopePgCpu;
+    singleRates[`  bench client CPU ms per event: envelope, ${inflight} in flight`] = envelopeClientCpu;
   }
-  // Nothing lost: every envelope's event was accepted under its own id.
-  const named = await db('error_event_ids').where({ env_id: env.env.id }).count({ n: '*' }).first();
-  singleRates['named events not accepted (= 0)'] = 2 * inflights.length * singles - Number(named?.n);
   agent.destroy();
   web.child.kill('SIGTERM');
+  await new Promise((resolve) => web.child.once('exit', resolve));
+  return { batch, figures: singleRates };
+}
+
+/** batchCapture and single capture through a web process, against plain INSERTs from here. */
+async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
+  await db.schema.createTable('bench_plain', (t) => {
+    t.text('uid').primary();
+    t.text('env_id');
+    t.jsonb('payload');
+  });
+  const t = performance.now();
+  for (let i = 0; i < n; i += 1000) {
+    await db('bench_plain').insert(
+      payloads.slice(i, i + 1000).map((p, k) => ({ uid: `u${i + k}`, env_id: env.env.id, payload: JSON.stringify(p) })),
+    );
+  }
+  const plain = (n / ms(t)) * 1000;
+  const singleRates: Record<string, number> = {};
+  let batch = 0;
+  for (const processes of webConcurrency) {
+    const rates = await singleRequests(env, payloads, processes, processes === webConcurrency[0]);
+    batch ||= rates.batch ?? 0;
+    const suffix = processes === 1 ? '' : ` (WEB_CONCURRENCY=${processes})`;
+    for (const [k, v] of Object.entries(rates.figures)) singleRates[`${k}${suffix}`] = v;
+  }
+  // Nothing lost: every named capture and envelope was accepted under its own id.
+  const named = await db('error_event_ids').where({ env_id: env.env.id }).count({ n: '*' }).first();
+  singleRates['named events not accepted (= 0)'] =
+    2 * inflights.length * singles * webConcurrency.length - Number(named?.n);
   report('accepted (web process; requests from this process over keep-alive HTTP)', {
     'plain multi-row INSERT, events/s': plain,
     'batchCapture (1000 per request), events/s': batch,

@@ -14,6 +14,8 @@ const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000), // 0: any free port
+  // Web processes per dyno sharing PORT (node:cluster), as Heroku's Node.js runtime sizes it.
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   CAIRN_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   CAIRN_ENCRYPTION_KEY: base64Key,
   CAIRN_ENCRYPTION_KEY_ID: z

@@ -1,7 +1,8 @@
 // GET /metrics: Prometheus text (prom-client) for the operator's scraper, behind
 // `Authorization: Bearer $CAIRN_METRICS_TOKEN` (unset: no route, 404). The pipeline's gauges are
 // read from Postgres at scrape time, so every web process answers the same figures; the HTTP
-// latency histogram is this process's own (a scraper sums them across processes). Routes are
+// latency histogram and process metrics are this process's own (a scraper sums them across
+// dynos), or, under WEB_CONCURRENCY, summed over the dyno's processes (web-cluster.ts). Routes are
 // labelled by their template (`/v1/orgs/{org}/…`), never the raw path, so labels stay few.
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
@@ -10,6 +11,7 @@ import { readStatus } from '../domain/operations/status.ts';
 import { sha256 } from '../crypto.ts';
 import { queues } from '../jobs.ts';
 import type { AppDeps } from '../http/context.ts';
+import { clusterMetrics, joinClusterMetrics } from '../web-cluster.ts';
 
 export interface Metrics {
   /** Times every request; mount first. */
@@ -24,8 +26,11 @@ export function template(route: string): string {
 }
 
 export function createMetrics(deps: AppDeps): Metrics {
+  // Per process (summed over a cluster's processes) and read from Postgres (this process's answer).
   const registry = new Registry();
+  const fromDb = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'cairn_web_' });
+  joinClusterMetrics(registry);
   const duration = new Histogram({
     name: 'cairn_http_request_duration_seconds',
     help: 'HTTP request duration, by method, route template and status class',
@@ -34,7 +39,7 @@ export function createMetrics(deps: AppDeps): Metrics {
     registers: [registry],
   });
   const gauge = (name: string, help: string, labelNames: string[] = []) =>
-    new Gauge({ name, help, labelNames, registers: [registry] });
+    new Gauge({ name, help, labelNames, registers: [fromDb] });
   const pending = gauge('cairn_intake_pending', 'Error events accepted and not yet processed');
   const oldest = gauge(
     'cairn_intake_oldest_seconds',
@@ -116,7 +121,7 @@ export function createMetrics(deps: AppDeps): Metrics {
         failed.set({ queue: q.name }, q.failed);
       }
       ctx.type = registry.contentType;
-      ctx.body = await registry.metrics();
+      ctx.body = `${await (clusterMetrics() ?? registry.metrics())}\n${await fromDb.metrics()}`;
     },
   };
 }
