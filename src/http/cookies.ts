@@ -29,3 +29,18 @@ export function clearPortalSession(ctx: Context, config: Config): void {
 export function setBrowserId(ctx: Context, config: Config, id: string): void {
   ctx.cookies.set(browserCookie, id, options(config, 365 * 86400));
 }
+
+/**
+ * The console's session (CONTRACT.md "Console"): only for /console, SameSite=Strict (a link from
+ * another site opens the console signed out rather than carrying the session), as long as the
+ * session lasts on the server.
+ */
+export const consoleCookie = 'cairn_console_session';
+
+export function setConsoleSession(ctx: Context, config: Config, token: string, maxAgeSeconds: number): void {
+  ctx.cookies.set(consoleCookie, token, { ...options(config, maxAgeSeconds), sameSite: 'strict', path: '/console' });
+}
+
+export function clearConsoleSession(ctx: Context, config: Config): void {
+  ctx.cookies.set(consoleCookie, '', { ...options(config, 0), sameSite: 'strict', path: '/console', maxAge: 0 });
+}

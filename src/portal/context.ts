@@ -2,7 +2,6 @@
 // the portal's own forms, or a device request), the signed-in end user of that environment if
 // any, and how to answer a page with the portal's security headers.
 import type { Context } from 'koa';
-import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../http/context.ts';
 import { resolveSession } from '../domain/identity/sessions/sessions.ts';
 import type { EndUserRow } from '../domain/identity/queries.ts';
@@ -11,6 +10,7 @@ import { hashKey, parseKey } from '../domain/tenancy/keys.ts';
 import { tenancyQueries } from '../domain/tenancy/queries.ts';
 import { AppError } from '../errors.ts';
 import { sessionCookie } from '../http/cookies.ts';
+import { pageHeaders } from '../http/page-headers.ts';
 import { brandOf, page, type Html } from './html.ts';
 
 export async function envFromPublishableKey(deps: AppDeps, key: string | undefined): Promise<EnvIdentity> {
@@ -47,14 +47,7 @@ export interface RenderOptions {
 }
 
 export function render(ctx: Context, o: RenderOptions): void {
-  const nonce = randomBytes(16).toString('base64');
-  const targets = [...new Set(o.formTargets ?? [])].map((t) => ` ${t}`).join('');
-  ctx.set(
-    'Content-Security-Policy',
-    `default-src 'none'; style-src 'nonce-${nonce}'; img-src https: data:; form-action 'self'${targets}; frame-ancestors 'none'; base-uri 'none'`,
-  );
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  const nonce = pageHeaders(ctx, { formTargets: o.formTargets });
   ctx.status = o.status ?? 200;
   ctx.type = 'text/html; charset=utf-8';
   const brand = brandOf(

@@ -6,6 +6,7 @@ import { errorGroupRoutes } from './error-groups/index.ts';
 import { identityRoutes } from './identity/index.ts';
 import { oauthRoutes } from './oauth/index.ts';
 import { portalRoutes } from '../../portal/index.ts';
+import { consoleRoutes } from '../../console/index.ts';
 import { callbackRoutes } from './social/callback.ts';
 import { sentryRoutes } from './sentry/index.ts';
 import { socialRoutes } from './social/index.ts';
@@ -22,5 +23,6 @@ export const allRoutes: readonly RouteDef[] = [
   ...oauthRoutes,
   ...callbackRoutes,
   ...portalRoutes,
+  ...consoleRoutes,
   ...sentryRoutes,
 ];

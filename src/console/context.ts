@@ -1,0 +1,59 @@
+// What a console request knows: its session (from the console cookie), and how to answer a page
+// with the console's layout and the security headers of every page (http/page-headers.ts).
+import type { Context } from 'koa';
+import { resolveConsoleSession, type ConsoleSession } from '../domain/console/sessions.ts';
+import type { SecretScope } from '../domain/tenancy/keys.ts';
+import { AppError } from '../errors.ts';
+import { consoleCookie } from '../http/cookies.ts';
+import type { AppDeps } from '../http/context.ts';
+import { csrfToken } from '../http/csrf.ts';
+import { pageHeaders } from '../http/page-headers.ts';
+import type { Html } from '../portal/html.ts';
+import { layout, type Section } from './layout.ts';
+
+export async function consoleSession(ctx: Context, deps: AppDeps): Promise<ConsoleSession | undefined> {
+  const token = ctx.cookies.get(consoleCookie);
+  return token ? resolveConsoleSession(deps.db, token) : undefined;
+}
+
+/**
+ * The session, else `unauthorized`, which console pages answer with a redirect to
+ * /console/sign-in (expired, signed out, or its key revoked).
+ */
+export async function requireSession(ctx: Context, deps: AppDeps): Promise<ConsoleSession> {
+  const session = await consoleSession(ctx, deps);
+  if (!session) throw new AppError('unauthorized', 'Sign in to use the console.');
+  return session;
+}
+
+export const can = (session: ConsoleSession, scope: SecretScope): boolean => session.scopes.includes(scope);
+
+/** A write the session's key may not make is refused however it was posted (the page showed it disabled). */
+export function requireScope(session: ConsoleSession, scope: SecretScope): void {
+  if (!can(session, scope))
+    throw new AppError('forbidden', `The key this console was opened with lacks the scope ${scope}.`, {
+      details: { required_scope: scope },
+    });
+}
+
+export interface ConsoleRender {
+  title: string;
+  body: Html;
+  status?: number;
+  /** Signed in: the header with the environment, navigation and "Sign out". */
+  session?: ConsoleSession | undefined;
+  section?: Section;
+}
+
+export function render(ctx: Context, deps: AppDeps | undefined, o: ConsoleRender): void {
+  const nonce = pageHeaders(ctx);
+  // A console page holds the environment's data: never kept by a shared cache or the back button.
+  ctx.set('Cache-Control', 'no-store');
+  ctx.status = o.status ?? 200;
+  ctx.type = 'text/html; charset=utf-8';
+  const signedIn =
+    o.session && deps
+      ? { envName: o.session.envName, csrf: csrfToken(ctx, deps.config), section: o.section }
+      : undefined;
+  ctx.body = layout({ title: o.title, nonce, body: o.body, ...(signedIn ? { signedIn } : {}) });
+}

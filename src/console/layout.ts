@@ -1,0 +1,77 @@
+// The console's page layout: a header with the environment, the navigation ("Errors", "Users",
+// "Backups") and "Sign out", then the page. Readable without JavaScript or CSS; every value is
+// escaped (portal/html.ts). Colours meet WCAG 2.2 §1.4.3 contrast (4.5:1 for text).
+import { html, Html } from '../portal/html.ts';
+
+export type Section = 'errors' | 'users' | 'backups';
+
+export interface LayoutOptions {
+  title: string;
+  nonce: string;
+  body: Html;
+  /** Signed in: the header with navigation and "Sign out". */
+  signedIn?: { envName: string; csrf: string; section?: Section };
+}
+
+const css = `
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;color:#1b1f24}
+header{background:#1b1f24;color:#fff;display:flex;align-items:center;gap:24px;padding:0 24px;min-height:56px;flex-wrap:wrap}
+header .brand{font-weight:700;letter-spacing:.02em}
+header .env{color:#c9ced4;font:13px ui-monospace,SFMono-Regular,Menlo,monospace}
+header nav{display:flex;gap:4px;flex:1}
+header nav a{color:#e4e7ea;text-decoration:none;padding:8px 12px;border-radius:6px}
+header nav a[aria-current=page]{background:#3a4149;color:#fff}
+header nav a:hover{background:#2c3238}
+header form{margin:0}
+header button{background:none;border:1px solid #8a9199;color:#fff;border-radius:6px;padding:6px 12px;font:inherit;cursor:pointer}
+main{max-width:1120px;margin:0 auto;padding:24px}
+main.narrow{max-width:420px;margin-top:10vh;background:#fff;border-radius:12px;box-shadow:0 8px 28px rgba(0,0,0,.08);padding:32px}
+h1{font-size:24px;margin:0 0 16px}
+a{color:#1d4fc4}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #1d4fc4;outline-offset:2px}
+label{display:block;font-weight:600;margin:12px 0 6px}
+input[type=text],input[type=password],select{width:100%;padding:10px 12px;font:inherit;border:1px solid #8a9199;border-radius:8px;background:#fff;color:#1b1f24}
+button.primary{display:block;width:100%;margin-top:18px;padding:11px;font:600 15px/1.2 inherit;border:0;border-radius:8px;background:#1d4fc4;color:#fff;cursor:pointer}
+.alert{border-radius:8px;padding:10px 12px;margin:0 0 16px}
+.alert.error{background:#fdecea;color:#8c1d18;border:1px solid #f3b8b3}
+.alert.ok{background:#e8f5ec;color:#14532d;border:1px solid #b5dfc2}
+.filters{display:flex;gap:6px;flex-wrap:wrap;margin:0 0 16px;padding:0;list-style:none}
+.filters a{display:inline-block;padding:6px 12px;border-radius:999px;border:1px solid #c4c9cf;background:#fff;text-decoration:none;color:#1b1f24}
+.filters a[aria-current=true]{background:#1b1f24;border-color:#1b1f24;color:#fff}
+table{width:100%;border-collapse:collapse;background:#fff;border-radius:10px;overflow:hidden;box-shadow:0 1px 2px rgba(0,0,0,.06)}
+th,td{text-align:left;padding:10px 12px;border-bottom:1px solid #e4e7ea;vertical-align:top}
+th{font-size:13px;color:#4b5259;font-weight:600;background:#fafbfc}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.type{font-weight:600}
+.message{color:#4b5259;overflow-wrap:anywhere}
+.muted{color:#5c636a;font-size:13px}
+.pager{display:flex;justify-content:flex-end;margin-top:12px}
+.empty{background:#fff;border-radius:10px;padding:32px;text-align:center;color:#4b5259}
+`;
+
+const nav: [Section, string, string][] = [
+  ['errors', 'Errors', '/console/errors'],
+  ['users', 'Users', '/console/users'],
+  ['backups', 'Backups', '/console/backups'],
+];
+
+export function layout(o: LayoutOptions): string {
+  const s = o.signedIn;
+  const header = s
+    ? html`<header>
+<span class="brand">Cairn</span><span class="env">${s.envName}</span>
+<nav aria-label="Console">${nav.map(
+        ([id, label, href]) =>
+          html`<a href="${href}"${s.section === id ? new Html(' aria-current="page"') : ''}>${label}</a>`,
+      )}</nav>
+<form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="${s.csrf}"><button type="submit">Sign out</button></form>
+</header>`
+    : html``;
+  return `<!doctype html>${
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${o.title} · Cairn console</title>
+<style nonce="${o.nonce}">${new Html(css)}</style></head>
+<body>${header}<main${s ? '' : new Html(' class="narrow"')}>${o.body}</main></body></html>`.value
+  }`;
+}

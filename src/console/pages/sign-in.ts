@@ -1,0 +1,68 @@
+// /console/sign-in: a secret key opens a console session for its environment and scopes. The key
+// is read once and never kept: the browser gets only the session's random token (cookies.ts).
+import { z } from 'zod';
+import { openConsoleSession, consoleSessionHours, secretKeyFor } from '../../domain/console/sessions.ts';
+import { setConsoleSession } from '../../http/cookies.ts';
+import { browserId, checkCsrf, csrfToken } from '../../http/csrf.ts';
+import { defineRoute } from '../../http/route.ts';
+import type { AppDeps } from '../../http/context.ts';
+import type { Context } from 'koa';
+import { html } from '../../portal/html.ts';
+import { form, seeOther, text } from '../../portal/page.ts';
+import { consoleSession, render } from '../context.ts';
+import { consolePage } from '../page.ts';
+
+function showSignIn(ctx: Context, deps: AppDeps, o: { error?: string; notice?: string; status?: number } = {}) {
+  render(ctx, deps, {
+    title: 'Sign in',
+    status: o.status,
+    body: html`<h1>Sign in to the console</h1>
+${o.error ? html`<div class="alert error" role="alert" id="sign-in-error">${o.error}</div>` : ''}
+${o.notice ? html`<div class="alert ok" role="status">${o.notice}</div>` : ''}
+<form method="post" action="/console/sign-in">
+<input type="hidden" name="csrf" value="${csrfToken(ctx, deps.config)}">
+<label for="key">Secret key</label>
+<input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required${o.error ? html` aria-invalid="true" aria-describedby="sign-in-error"` : ''}>
+<p class="muted">A secret key of the environment (cairn_sk_…). It opens a session for this browser and is not stored in it.</p>
+<button class="primary" type="submit">Sign in</button>
+</form>`,
+  });
+  return undefined;
+}
+
+export const consoleSignInPage = defineRoute({
+  ...consolePage,
+  method: 'get',
+  path: '/console/sign-in',
+  operationId: 'consoleSignInPage',
+  summary: "The console's sign-in page",
+  query: z.looseObject({ error: text(200) }),
+  async handle({ deps, ctx }) {
+    browserId(ctx, deps.config);
+    if (await consoleSession(ctx, deps)) return seeOther(ctx, '/console/errors');
+    return showSignIn(ctx, deps);
+  },
+});
+
+export const consoleSignIn = defineRoute({
+  ...consolePage,
+  method: 'post',
+  path: '/console/sign-in',
+  operationId: 'consoleSignIn',
+  summary: 'Sign in to the console with a secret key',
+  body: form('csrf', 'key'),
+  response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the errors page' },
+  async handle({ body: f, deps, ctx }) {
+    checkCsrf(ctx, deps.config, f.csrf);
+    const key = f.key ? await secretKeyFor(deps.db, f.key.trim()) : undefined;
+    if (!key)
+      return showSignIn(ctx, deps, {
+        status: 401,
+        error:
+          'That is not a live secret key. Copy a secret key (cairn_sk_…) of the environment, or create one with `cairn admin keys create`.',
+      });
+    const token = await openConsoleSession(deps.db, key.env_id, key.id);
+    setConsoleSession(ctx, deps.config, token, consoleSessionHours * 3600);
+    return seeOther(ctx, '/console/errors');
+  },
+});

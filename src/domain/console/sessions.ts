@@ -1,0 +1,51 @@
+// Console sessions (CONTRACT.md "Console"). Signing in with a secret key opens a server-side
+// session bound to the key's environment and scopes; the browser holds only the session's random
+// token, never the key. Sessions last 12 hours at most (as a working day in a dashboard), end on
+// "Sign out", and end at once when their key is revoked.
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../../crypto.ts';
+import { newId } from '../../ids.ts';
+import type { Db } from '../../db.ts';
+import { hashKey, parseKey, secretScopes, type SecretScope } from '../tenancy/keys.ts';
+import { tenancyQueries } from '../tenancy/queries.ts';
+import { consoleQueries } from './queries.ts';
+
+export const consoleSessionHours = 12;
+
+export interface ConsoleSession {
+  id: string;
+  envId: string;
+  envName: string;
+  scopes: readonly SecretScope[];
+}
+
+/** The live secret key `token` names, or undefined (malformed, unknown, publishable or revoked). */
+export async function secretKeyFor(db: Db, token: string) {
+  if (parseKey(token)?.kind !== 'secret') return undefined;
+  const key = await tenancyQueries(db).resolveKey(hashKey(token));
+  return key && key.kind === 'secret' && !key.revoke_time ? key : undefined;
+}
+
+/** Opens a session for the environment (with the key's scopes, or every scope without a key); answers its token. */
+export async function openConsoleSession(db: Db, envId: string, keyId: string | null): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await consoleQueries(db).insertSession({
+    id: newId('cs'),
+    token_hash: sha256(token),
+    env_id: envId,
+    key_id: keyId,
+    expire_time: new Date(Date.now() + consoleSessionHours * 3600_000),
+  });
+  return token;
+}
+
+export async function resolveConsoleSession(db: Db, token: string): Promise<ConsoleSession | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const row = await consoleQueries(db).liveSession(sha256(token));
+  if (!row) return undefined;
+  return { id: row.id, envId: row.env_id, envName: row.env_name, scopes: row.key_scopes ?? secretScopes };
+}
+
+export async function endConsoleSession(db: Db, token: string): Promise<void> {
+  await consoleQueries(db).endSession(sha256(token));
+}
