@@ -4,11 +4,11 @@
 // (https://devcenter.heroku.com/articles/node-concurrency). Each process is a whole web process
 // (its own pools: CAIRN_DB_MAX_CONNECTIONS is per process), and processes already behave as one,
 // as separate dynos do. The primary only supervises: it replaces a process that dies, stops them
-// all on SIGTERM, and sums their HTTP metrics for /metrics.
+// all on SIGTERM (shutdown.ts, as any process), and sums their HTTP metrics for /metrics.
 import cluster from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Logger } from './log.ts';
-import { shutdownDeadlineMs } from './shutdown.ts';
+import { onShutdown } from './shutdown.ts';
 
 /** More deaths than this within a minute stop the dyno: the platform restarts it, and its logs say why. */
 const maxRestartsPerMinute = 5;
@@ -17,24 +17,27 @@ const metricsRequest = 'cairn:cluster-metrics';
 export function runWebCluster(processes: number, log: Logger): void {
   const aggregator = new AggregatorRegistry();
   let stopping = false;
-  let exitCode = 0;
   const deaths: number[] = [];
   for (let i = 0; i < processes; i++) cluster.fork();
 
+  const running = () => Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+  /** Every process is sent SIGTERM (on Heroku each also gets its own); resolves once all have exited. */
+  const stopAll = async () => {
+    stopping = true;
+    const exits = running().map((w) => new Promise((resolve) => w.once('exit', resolve)));
+    for (const w of running()) w.process.kill('SIGTERM');
+    await Promise.all(exits);
+  };
+  onShutdown(log, stopAll);
+
   cluster.on('exit', (worker, code, signal) => {
-    if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) {
-        log.info('stopped');
-        process.exit(exitCode);
-      }
-      return;
-    }
+    if (stopping) return;
     const now = Date.now();
     deaths.push(now);
     while (deaths[0]! < now - 60_000) deaths.shift();
     if (deaths.length > maxRestartsPerMinute) {
       log.fatal({ pid: worker.process.pid, code, signal }, 'web processes keep dying; stopping the dyno');
-      stop(1);
+      void stopAll().finally(() => process.exit(1));
       return;
     }
     log.error({ pid: worker.process.pid, code, signal }, 'a web process died; starting another');
@@ -49,25 +52,6 @@ export function runWebCluster(processes: number, log: Logger): void {
       (err: Error) => worker.send({ type: metricsRequest, id: message.id, error: err.message }),
     );
   });
-
-  const stop = (code = 0) => {
-    if (stopping) return;
-    stopping = true;
-    exitCode = code;
-    // On Heroku every process of the dyno gets the SIGTERM itself; elsewhere it is passed on.
-    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-    setTimeout(() => {
-      log.error('web processes took longer than 25 s to stop; exiting now');
-      process.exit(1);
-    }, shutdownDeadlineMs).unref();
-    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    log.info({ signal, processes }, 'shutting down');
-    stop();
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
   log.info({ processes }, 'web cluster started');
 }
 
@@ -94,8 +78,8 @@ export function clusterMetrics(timeoutMs = 5000): Promise<string> | undefined {
   });
 }
 
-/** In a cluster's web process: answers the primary's metric requests for `registry`, and reads its replies. */
 let joined = false;
+/** In a cluster's web process: answers the primary's metric requests for `registry`, and reads its replies. */
 export function joinClusterMetrics(registry: Registry): void {
   if (!cluster.isWorker || joined) return;
   joined = true;

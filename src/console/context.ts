@@ -28,14 +28,6 @@ export async function requireSession(ctx: Context, deps: AppDeps): Promise<Conso
 
 export const can = (session: ConsoleSession, scope: SecretScope): boolean => session.scopes.includes(scope);
 
-/** A write the session's key may not make is refused however it was posted (the page showed it disabled). */
-export function requireScope(session: ConsoleSession, scope: SecretScope): void {
-  if (!can(session, scope))
-    throw new AppError('forbidden', `The key this console was opened with lacks the scope ${scope}.`, {
-      details: { required_scope: scope },
-    });
-}
-
 export interface ConsoleRender {
   title: string;
   body: Html;

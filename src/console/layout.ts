@@ -43,7 +43,7 @@ table{width:100%;border-collapse:collapse;background:#fff;border-radius:10px;ove
 th,td{text-align:left;padding:10px 12px;border-bottom:1px solid #e4e7ea;vertical-align:top}
 th{font-size:13px;color:#4b5259;font-weight:600;background:#fafbfc}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-.type{font-weight:600}
+.title{font-weight:600;overflow-wrap:anywhere}
 .message{color:#4b5259;overflow-wrap:anywhere}
 .muted{color:#5c636a;font-size:13px}
 .pager{display:flex;justify-content:flex-end;margin-top:12px}

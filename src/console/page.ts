@@ -2,7 +2,7 @@
 // session cookie, HTML answers, errors as pages, form bodies). A signed-out visitor is sent to the
 // sign-in page; any other 4xx is a page saying what went wrong. Every POST is CSRF-checked
 // (http/csrf.ts) before it reads or changes anything.
-import { z } from 'zod';
+import { portalPage } from '../portal/page.ts';
 import { html } from '../portal/html.ts';
 import type { PageErrors } from '../http/route.ts';
 import { render } from './context.ts';
@@ -25,11 +25,4 @@ export const consolePageErrors: PageErrors = {
 };
 
 /** The declaration every console page shares. */
-export const consolePage = {
-  tags: ['Console'],
-  auth: 'none',
-  errors: consolePageErrors,
-  bodyType: 'form',
-  bodyLimit: 16 * 1024,
-  response: { status: 200, type: 'html', description: 'An HTML page', schema: z.undefined() },
-} as const;
+export const consolePage = { ...portalPage, tags: ['Console'], errors: consolePageErrors } as const;

@@ -85,7 +85,9 @@ describe('the console in Chromium', () => {
 
     // A wrong key: an error, and no session cookie.
     await signIn(page, 'cairn_sk_test_' + 'x'.repeat(32));
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('not a live secret key');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain(
+      'does not open the console: the API key is not valid',
+    );
     expect(await sessionCookie(page)).toBeUndefined();
     await page.screenshot({ path: `${shots}/sign-in-error.png`, fullPage: true });
 

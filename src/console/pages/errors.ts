@@ -84,7 +84,7 @@ ${
 <tbody>${groups.map(
         (
           g,
-        ) => html`<tr><td><a class="type" href="/console/errors/${g.id}">${g.title.split(': ')[0]}</a><div class="message">${g.title.split(': ').slice(1).join(': ') || g.culprit}</div></td>
+        ) => html`<tr><td><a class="title" href="/console/errors/${g.id}">${g.title}</a><div class="message">${g.culprit}</div></td>
 <td><a href="${`/console/errors?${new URLSearchParams({ state: state[0], service: g.service_name })}`}">${g.service_name}</a></td>
 <td class="num">${Number(g.occurrence_count).toLocaleString('en')}</td>
 <td><time datetime="${g.last_seen_time.toISOString()}">${when(g.last_seen_time)}</time></td></tr>`,

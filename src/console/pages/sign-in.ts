@@ -1,7 +1,9 @@
 // /console/sign-in: a secret key opens a console session for its environment and scopes. The key
 // is read once and never kept: the browser gets only the session's random token (cookies.ts).
 import { z } from 'zod';
-import { openConsoleSession, consoleSessionHours, secretKeyFor } from '../../domain/console/sessions.ts';
+import { openConsoleSession, consoleSessionHours } from '../../domain/console/sessions.ts';
+import { AppError } from '../../errors.ts';
+import { principalOf } from '../../http/middleware/auth.ts';
 import { setConsoleSession } from '../../http/cookies.ts';
 import { browserId, checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
@@ -54,14 +56,18 @@ export const consoleSignIn = defineRoute({
   response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the errors page' },
   async handle({ body: f, deps, ctx }) {
     checkCsrf(ctx, deps.config, f.csrf);
-    const key = f.key ? await secretKeyFor(deps.db, f.key.trim()) : undefined;
-    if (!key)
+    let key;
+    try {
+      key = await principalOf(deps, (f.key ?? '').trim(), 'secret');
+    } catch (err) {
+      // The API's own reason (malformed, unknown, revoked, publishable), said as a page says it.
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
       return showSignIn(ctx, deps, {
-        status: 401,
-        error:
-          'That is not a live secret key. Copy a secret key (cairn_sk_…) of the environment, or create one with `cairn admin keys create`.',
+        status: err.status,
+        error: `That key does not open the console: ${err.message}. Use a live secret key (cairn_sk_…) of the environment; \`cairn admin keys create\` makes one.`,
       });
-    const token = await openConsoleSession(deps.db, key.env_id, key.id);
+    }
+    const token = await openConsoleSession(deps.db, key.envId, key.keyId);
     setConsoleSession(ctx, deps.config, token, consoleSessionHours * 3600);
     return seeOther(ctx, '/console/errors');
   },

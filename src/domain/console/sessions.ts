@@ -6,8 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { sha256 } from '../../crypto.ts';
 import { newId } from '../../ids.ts';
 import type { Db } from '../../db.ts';
-import { hashKey, parseKey, secretScopes, type SecretScope } from '../tenancy/keys.ts';
-import { tenancyQueries } from '../tenancy/queries.ts';
+import { secretScopes, type SecretScope } from '../tenancy/keys.ts';
 import { consoleQueries } from './queries.ts';
 
 export const consoleSessionHours = 12;
@@ -17,13 +16,6 @@ export interface ConsoleSession {
   envId: string;
   envName: string;
   scopes: readonly SecretScope[];
-}
-
-/** The live secret key `token` names, or undefined (malformed, unknown, publishable or revoked). */
-export async function secretKeyFor(db: Db, token: string) {
-  if (parseKey(token)?.kind !== 'secret') return undefined;
-  const key = await tenancyQueries(db).resolveKey(hashKey(token));
-  return key && key.kind === 'secret' && !key.revoke_time ? key : undefined;
 }
 
 /** Opens a session for the environment (with the key's scopes, or every scope without a key); answers its token. */

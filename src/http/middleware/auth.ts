@@ -59,6 +59,16 @@ export async function authenticate(
         : 'no publishable key: send it as the publishable_key query parameter or the Cairn-Publishable-Key header',
     );
   }
+  return principalOf(deps, token, kind, scope);
+}
+
+/** The principal of a key given by its token (from a header, or typed into the console's sign-in form). */
+export async function principalOf(
+  deps: AppDeps,
+  token: string,
+  kind: 'secret' | 'publishable',
+  scope?: SecretScope,
+): Promise<Principal> {
   const shape = parseKey(token);
   if (!shape)
     throw new AppError('unauthorized', 'the API key is malformed; keys look like cairn_sk_test_… or cairn_pk_test_…');

@@ -49,35 +49,6 @@ export async function readSentryBody(
     }
   };
   if (decode) await pipeline(req, counted, decode, consume);
-  // Not encoded (what most SDKs send): read from the request's own events. An async iterator
-  // over the request costs more than the rest of reading a small envelope.
-  else await readPlain(req, limits.compressed, sink);
-}
-
-/**
- * The body's chunks to `sink`, at most `max` bytes. On an error the rest of the body is left
- * unread: Node discards it once the error answer is sent, and the connection stays usable.
- */
-function readPlain(req: IncomingMessage, max: number, sink: (chunk: Buffer) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let size = 0;
-    const done = (err?: unknown) => {
-      req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
-      if (err === undefined) return resolve();
-      reject(err);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) return done(tooLarge('as sent', max));
-      try {
-        sink(chunk);
-      } catch (err) {
-        done(err);
-      }
-    };
-    const onEnd = () => done();
-    // Closed before its end: the client went away.
-    const onClose = () => done(new AppError('invalid_request', 'the request body ended early'));
-    req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
-  });
+  // Not encoded (what most SDKs send): read in place, without a pipeline's streams per request.
+  else await consume(counted(req));
 }
