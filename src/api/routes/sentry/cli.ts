@@ -87,8 +87,10 @@ export const assembleRoute = defineRoute({
     if (body.projects.length > 0 && !body.projects.includes(project))
       throw new AppError('forbidden', `this key belongs to the project ${project}: set SENTRY_PROJECT=${project}`);
     const q = bundleQueries(deps.db);
-    const missing = await q.missingChunks(principal.envId, body.chunks);
     const known = await q.assembly(principal.envId, body.checksum);
+    // Known and not failed: its state is the answer (sentry-cli polls this until `ok`).
+    if (known && known.state !== 'error') return { state: known.state, missingChunks: [], detail: known.detail };
+    const missing = await q.missingChunks(principal.envId, body.chunks);
     if (!known && missing.length > 0) return { state: 'not_found' as const, missingChunks: missing, detail: null };
     const row = await deps.db.transaction(async (trx) => {
       const started = await bundleQueries(trx).startAssembly({

@@ -16,7 +16,8 @@ import {
   type UploadDeps,
 } from '../../source-maps/uploads.ts';
 import { sentryLabel } from '../event.ts';
-import { chunkKey, chunkLimits } from './chunks.ts';
+import { chunkKey, chunkLimits, discardChunks } from './chunks.ts';
+import { readAll } from '../../../../storage/object-store.ts';
 import { bundleQueries } from './queries.ts';
 
 /** The release a bundle without one is stored under (debug ids find its maps whatever the release). */
@@ -30,21 +31,23 @@ interface ManifestFile {
 
 class BundleError extends Error {}
 
-async function readAll(deps: UploadDeps, envId: string, chunks: string[]): Promise<Buffer> {
+/** The bundle's chunks, in order, read and hashed as they come (each at most a chunk's size). */
+async function readBundle(deps: UploadDeps, envId: string, chunks: string[]): Promise<{ zip: Buffer; sha1: string }> {
   const bucket = await ensureSourceMapBucket(deps);
+  const hash = createHash('sha1');
   const parts: Buffer[] = [];
   let size = 0;
   for (const sha1 of chunks) {
     const got = await deps.store.get(bucket, chunkKey(envId, sha1));
     if (!got) throw new BundleError(`chunk ${sha1} is gone; upload the bundle again`);
-    for await (const b of got.body as AsyncIterable<Buffer>) {
-      size += b.length;
-      if (size > chunkLimits.maxFileSize)
-        throw new BundleError(`the bundle is larger than ${chunkLimits.maxFileSize} bytes`);
-      parts.push(b);
-    }
+    const part = await readAll(got.body);
+    size += part.length;
+    if (size > chunkLimits.maxFileSize)
+      throw new BundleError(`the bundle is larger than ${chunkLimits.maxFileSize} bytes`);
+    hash.update(part);
+    parts.push(part);
   }
-  return Buffer.concat(parts, size);
+  return { zip: Buffer.concat(parts, size), sha1: hash.digest('hex') };
 }
 
 /** A `sourcemap` reference resolved against its file's URL, `~/` URLs included. */
@@ -117,8 +120,7 @@ export async function assembleBundle(deps: UploadDeps, envId: string, checksum: 
   const row = await q.assembly(envId, checksum);
   if (!row || row.state !== 'created') return;
   try {
-    const zip = await readAll(deps, envId, row.chunks);
-    const sha1 = createHash('sha1').update(zip).digest('hex');
+    const { zip, sha1 } = await readBundle(deps, envId, row.chunks);
     if (sha1 !== checksum)
       throw new BundleError(`the chunks hash to ${sha1}, not to the bundle's checksum ${checksum}`);
     const release = (row.release && sentryLabel(row.release)) || debugIdRelease;
@@ -129,8 +131,9 @@ export async function assembleBundle(deps: UploadDeps, envId: string, checksum: 
     return;
   }
   await q.finishAssembly(envId, checksum, 'ok', null);
-  // The chunks are spent: their objects go, then their rows (a chunk another bundle shares is uploaded again).
-  const bucket = await ensureSourceMapBucket(deps);
-  for (const sha1 of new Set(row.chunks)) await deps.store.delete(bucket, chunkKey(envId, sha1)).catch(() => undefined);
-  await q.dropChunks(envId, row.chunks);
+  // The chunks are spent (a chunk another bundle shares is uploaded again).
+  await discardChunks(
+    deps,
+    [...new Set(row.chunks)].map((sha1) => ({ env_id: envId, sha1 })),
+  );
 }

@@ -2,18 +2,15 @@
 // upload's parameters, then posts `multipart/form-data` whose parts (`file_gzip`, or `file`) are
 // chunks of an artifact bundle, each named by the SHA-1 of its bytes. A chunk is kept only when
 // its bytes hash to its name, as an object in the store, and the environment's row says it holds it.
-// Parameters are ours, smaller than Sentry's (8 MiB chunks, 32 MiB requests, 8 at once), so that
+// Parameters are ours, smaller than Sentry's (4 MiB chunks, 8 MiB requests, 2 at once), so that
 // one CLI's upload holds at most `maxRequestSize` x `concurrency` (16 MiB) of a web process.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import busboy from 'busboy';
-import type { Config } from '../../../../config.ts';
-import type { Db } from '../../../../db.ts';
 import { AppError } from '../../../../errors.ts';
-import type { ObjectStore } from '../../../../storage/object-store.ts';
-import { ensureSourceMapBucket } from '../../source-maps/uploads.ts';
+import { ensureSourceMapBucket, type UploadDeps } from '../../source-maps/uploads.ts';
 import { bundleQueries } from './queries.ts';
 
 export const chunkLimits = {
@@ -44,12 +41,6 @@ export const chunkKey = (envId: string, sha1: string): string => `sentry-chunks/
 
 const bad = (message: string, status = 400) => new AppError('invalid_request', message, { status });
 
-export interface ChunkDeps {
-  db: Db;
-  store: ObjectStore;
-  config: Pick<Config, 'CAIRN_STORAGE_BUCKET_PREFIX'>;
-}
-
 async function readPart(stream: Readable, gzip: boolean, budget: { left: number }): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
@@ -65,7 +56,7 @@ async function readPart(stream: Readable, gzip: boolean, budget: { left: number 
 }
 
 /** Reads, checks and keeps the chunks of one request; answers how many. */
-export async function receiveChunks(deps: ChunkDeps, envId: string, req: IncomingMessage): Promise<number> {
+export async function receiveChunks(deps: UploadDeps, envId: string, req: IncomingMessage): Promise<number> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? ''))
     throw bad('send the chunks as multipart/form-data parts named file_gzip (or file)');
   const budget = { left: chunkLimits.maxRequestSize };
@@ -117,19 +108,22 @@ export async function receiveChunks(deps: ChunkDeps, envId: string, req: Incomin
  * Chunks uploaded more than a day ago are spent or abandoned (sentry-cli assembles within seconds
  * of its upload): their objects go, then their rows. Answers how many.
  */
-export async function pruneChunks(deps: ChunkDeps, now: Date): Promise<number> {
-  const q = bundleQueries(deps.db);
-  const bucket = await ensureSourceMapBucket(deps);
+export async function pruneChunks(deps: UploadDeps, now: Date): Promise<number> {
   let total = 0;
   for (;;) {
-    const stale = await q.staleChunks(new Date(now.getTime() - 24 * 3600 * 1000), 500);
-    for (const c of stale) await deps.store.delete(bucket, chunkKey(c.env_id, c.sha1)).catch(() => undefined);
-    for (const envId of new Set(stale.map((c) => c.env_id)))
-      await q.dropChunks(
-        envId,
-        stale.filter((c) => c.env_id === envId).map((c) => c.sha1),
-      );
+    const stale = await bundleQueries(deps.db).staleChunks(new Date(now.getTime() - 24 * 3600 * 1000), 500);
+    await discardChunks(deps, stale);
     total += stale.length;
     if (stale.length < 500) return total;
   }
+}
+
+/** Chunks done with: their objects go, then their rows (a row without its object would be taken as uploaded). */
+export async function discardChunks(
+  deps: UploadDeps,
+  chunks: readonly { env_id: string; sha1: string }[],
+): Promise<void> {
+  const bucket = await ensureSourceMapBucket(deps);
+  for (const c of chunks) await deps.store.delete(bucket, chunkKey(c.env_id, c.sha1)).catch(() => undefined);
+  await bundleQueries(deps.db).dropChunks(chunks);
 }

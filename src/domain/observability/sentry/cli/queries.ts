@@ -31,11 +31,17 @@ export function bundleQueries(db: Db) {
       return [...new Set(sha1s)].filter((s) => !held.has(s));
     },
 
-    async dropChunks(envId: string, sha1s: string[]): Promise<void> {
-      await db('sentry_chunks').where({ env_id: envId }).whereIn('sha1', sha1s).delete();
+    async dropChunks(chunks: readonly { env_id: string; sha1: string }[]): Promise<void> {
+      if (chunks.length === 0) return;
+      await db('sentry_chunks')
+        .whereIn(
+          ['env_id', 'sha1'],
+          chunks.map((c) => [c.env_id, c.sha1]),
+        )
+        .delete();
     },
 
-    /** Chunks uploaded before `before` that no assembly is waiting for. */
+    /** Chunks uploaded before `before`, oldest first. */
     async staleChunks(before: Date, limit: number): Promise<{ env_id: string; sha1: string }[]> {
       return db('sentry_chunks')
         .where('create_time', '<', before)
