@@ -5,7 +5,6 @@ import type { AppDeps } from '../http/context.ts';
 import { cors } from '../http/middleware/cors.ts';
 import { errorHandler } from '../http/middleware/errors.ts';
 import { requestContext } from '../http/middleware/request.ts';
-import { sentryPaths } from '../http/middleware/sentry-paths.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import { mountRoutes, type RouteDef } from '../http/route.ts';
@@ -58,7 +57,6 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     await next();
   });
   app.use(cors());
-  app.use(sentryPaths());
   // One router for everything: /v1, OAuth, the social callback and the Account Portal's pages.
   app.use(router.routes());
   return app;

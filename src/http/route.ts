@@ -134,9 +134,16 @@ function pageErrors(style: PageErrors): Middleware {
   };
 }
 
-/** `/v1/envs/{env}/x:verb` → `/v1/envs/:env/x\:verb` for path-to-regexp v8. */
+/**
+ * `/v1/envs/{env}/x:verb` → `/v1/envs/:env/x\:verb` for path-to-regexp v8. A final slash is left to
+ * the router, which (not strict) takes every path with or without one: Sentry's `/api/{n}/envelope/`
+ * answers bare too, as Sentry's own does, while the OpenAPI document keeps the declared path.
+ */
 export function koaPath(path: string): string {
-  return path.replace(/:/g, '\\:').replace(/\{(\w+)\}/g, ':$1');
+  return path
+    .replace(/(.)\/$/, '$1')
+    .replace(/:/g, '\\:')
+    .replace(/\{(\w+)\}/g, ':$1');
 }
 
 function parsePart(
