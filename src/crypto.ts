@@ -53,19 +53,35 @@ function keyObject(raw: Buffer): KeyObject {
  * Seals a secret as `v1.<keyId>.<iv>.<ciphertext+tag>` (base64url parts). `context` is bound as
  * additional authenticated data, so a sealed value copied to another row or purpose fails to open.
  */
-// Random 96-bit GCM nonces (NIST SP 800-38D §8.2.2), drawn from the CSPRNG 4 KiB at a time: a
-// randomBytes call per seal was 4-6% of a web process's CPU under captures (bench/errors.ts).
-// Each nonce is copied out of the pool, and the pool's bytes are never handed out twice.
-const nonces = Buffer.alloc(4096);
-let nonceAt = nonces.length;
-function nonce(): Buffer {
-  if (nonceAt + 12 > nonces.length) {
-    randomFillSync(nonces);
-    nonceAt = 0;
+/**
+ * The CSPRNG drawn 4 KiB at a time, for the hot paths that want a few bytes each: ULIDs (ids.ts)
+ * and GCM nonces. A call per value was 4-7% of a web process's CPU under captures (bench/errors.ts).
+ * No byte of the pool is handed out twice.
+ */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+/** `n` (≤ 4096) fresh random bytes, copied out of the pool. */
+export function randomPoolBytes(n: number): Buffer {
+  if (poolAt + n > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
   }
-  nonceAt += 12;
-  return Buffer.from(nonces.subarray(nonceAt - 12, nonceAt));
+  poolAt += n;
+  return Buffer.from(pool.subarray(poolAt - n, poolAt));
 }
+
+/** One fresh random byte (0-255) from the pool. */
+export function randomPoolByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
+
+// Random 96-bit GCM nonces (NIST SP 800-38D §8.2.2).
+const nonce = () => randomPoolBytes(12);
 
 export function seal(keyring: Keyring, plaintext: string | Buffer, context: string): string {
   const key = keyring.keys.get(keyring.currentId);

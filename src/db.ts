@@ -80,7 +80,10 @@ export function isTransaction(db: Db): db is Knex.Transaction {
   return (db as Knex.Transaction).isTransaction === true;
 }
 
-/** Statements on one connection, as pg-boss takes them (`executeSql`, `$1` placeholders). */
+/**
+ * Statements on one connection, as pg-boss takes them (`executeSql`, `$1` placeholders): a
+ * worker's job transaction, `fromKnex(db)`, or rawTransaction's connection.
+ */
 export interface SqlTx {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }

@@ -1,20 +1,12 @@
 // Resource ids are a type prefix and a ULID (time-ordered, 128 bits), lower-cased for URLs.
-import { randomFillSync } from 'node:crypto';
+import { randomPoolByte } from './crypto.ts';
 import { decodeTime, monotonicFactory } from 'ulid';
 
 // ulid's own PRNG asks crypto.getRandomValues for one byte per character: 16 calls per new
 // millisecond, 7% of a web process's CPU under single captures (measured, bench/errors.ts). The
-// same CSPRNG, drawn 4 KiB at a time. A byte / 256 is in [0, 1), and x 32 picks each character
+// same CSPRNG through crypto.ts's pool. A byte / 256 is in [0, 1), and x 32 picks each character
 // of Crockford's alphabet with the same odds (256 is a multiple of 32).
-const pool = new Uint8Array(4096);
-let drawn = pool.length;
-function pooledRandom(): number {
-  if (drawn === pool.length) {
-    randomFillSync(pool);
-    drawn = 0;
-  }
-  return pool[drawn++]! / 256;
-}
+const pooledRandom = (): number => randomPoolByte() / 256;
 
 const next = monotonicFactory(pooledRandom);
 

@@ -2,31 +2,16 @@
 // be slow). Two counts: per client IP, and per browser (the portal's CSRF cookie), so one browser
 // cannot guess alone and a NAT full of users still gets its fair share. Only misses count.
 import type { Knex } from 'knex';
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { AppError } from '../../errors.ts';
+import { pgLimiter } from '../../rate-limits.ts';
 
 export const userCodeLimits = { ip: { points: 50, seconds: 900 }, browser: { points: 10, seconds: 900 } } as const;
 
-const cache = new WeakMap<Knex, Record<keyof typeof userCodeLimits, RateLimiterPostgres>>();
-
-function limiters(db: Knex) {
-  let l = cache.get(db);
-  if (!l) {
-    const make = (kind: keyof typeof userCodeLimits) =>
-      new RateLimiterPostgres({
-        storeClient: db,
-        storeType: 'knex',
-        tableName: 'identity_rate_limits',
-        tableCreated: true,
-        keyPrefix: `user_code_${kind}`,
-        points: userCodeLimits[kind].points,
-        duration: userCodeLimits[kind].seconds,
-      });
-    l = { ip: make('ip'), browser: make('browser') };
-    cache.set(db, l);
-  }
-  return l;
-}
+const limiters = (db: Knex) => {
+  const make = (kind: keyof typeof userCodeLimits) =>
+    pgLimiter(db, { table: 'identity_rate_limits', prefix: `user_code_${kind}`, ...userCodeLimits[kind] });
+  return { ip: make('ip'), browser: make('browser') };
+};
 
 export interface Guesser {
   ip: string;

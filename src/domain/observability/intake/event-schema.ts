@@ -19,7 +19,9 @@ export const rfc3339 = z.iso.datetime({
 });
 
 // W3C Trace Context §3.2.2.3: lower-case hex, and all zeros is an invalid id.
-const hexId = (length: number) =>
+export const isHexId = (v: string, length: 16 | 32): boolean =>
+  v.length === length && /^[0-9a-f]+$/.test(v) && /[1-9a-f]/.test(v);
+const hexId = (length: 16 | 32) =>
   z
     .string()
     .regex(new RegExp(`^[0-9a-f]{${length}}$`), `must be ${length} lower-case hex characters`)
@@ -48,11 +50,14 @@ export const breadcrumbInput = z.strictObject({
 });
 
 // Release and service name select source maps and filter lists: printable, path-safe names.
+// The character sets are shared with Sentry's mapping, which normalises into them (sentry/event.ts).
+export const labelChars = 'A-Za-z0-9._@+-';
+export const tagKeyChars = 'A-Za-z0-9_.:-';
 const label = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]*$/, 'letters, digits and . _ @ + - only');
+  .regex(new RegExp(`^[A-Za-z0-9][${labelChars}]*$`), 'letters, digits and . _ @ + - only');
 
 // The client's own name for the event (Sentry's `event_id`): 32 lower-case hex, or a UUID in any
 // case, normalised to 32 lower-case hex. A capture repeating one already accepted is a no-op.
@@ -82,7 +87,7 @@ export const errorEventInput = z.strictObject({
   breadcrumbs: z.array(breadcrumbInput).max(limits.breadcrumbs, `at most ${limits.breadcrumbs} breadcrumbs`).optional(),
   tags: z
     .record(
-      z.string().regex(/^[A-Za-z0-9_.:-]{1,32}$/, 'tag keys are 1-32 of A-Z a-z 0-9 _ . : -'),
+      z.string().regex(new RegExp(`^[${tagKeyChars}]{1,32}$`), 'tag keys are 1-32 of A-Z a-z 0-9 _ . : -'),
       z.string().max(200),
     )
     .refine((t) => Object.keys(t).length <= limits.tags, `at most ${limits.tags} tags`)

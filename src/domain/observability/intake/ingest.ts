@@ -10,7 +10,8 @@ import { randomBase62, type Keyring } from '../../../crypto.ts';
 import { newId, ulidTime } from '../../../ids.ts';
 import { scrubbingQueries } from '../scrubbing/queries.ts';
 import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
-import { ingestQueries, type NewEvent, type NewGroup, type SqlExecutor } from './queries.ts';
+import { ingestQueries, type NewEvent, type NewGroup } from './queries.ts';
+import type { SqlTx } from '../../../db.ts';
 import { openPayload, UnopenablePayload, type SealedPayloadRow } from './sealed-payload.ts';
 import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from '../source-maps/queries.ts';
 import type { MapLoader, MapRef } from '../pipeline/symbolicate.ts';
@@ -239,7 +240,7 @@ function newGroups(ready: Ready[]): NewGroup[] {
  */
 export async function ingestEvents(
   deps: IngestDeps,
-  tx: SqlExecutor,
+  tx: SqlTx,
   events: JobEvent[],
   options: IngestOptions = ingestDefaults,
 ): Promise<IngestResult> {

@@ -3,18 +3,13 @@
 // batch is parsed once). Stored bodies travel deflated, as base64 text, and are stored as bytea
 // (event-codec.ts): Postgres never parses or compresses a body. Captured payloads wait for the
 // workers sealed, in `errors.ingest` jobs (job.ts), never in a table of ours.
-import type { Db } from '../../../db.ts';
+import type { Db, SqlTx } from '../../../db.ts';
 import type { SealedPayloadRow } from './sealed-payload.ts';
 import { reopenOnOccurrence as reopen } from '../groups/state.ts';
 import { defaultErrorSettings } from '../retention/queries.ts';
 
 /** An accepted event, with the client's name for it when it gave one (an id of its own choosing, not a secret). */
 export type AcceptedRow = SealedPayloadRow & { event_id?: string | null };
-
-/** Runs one statement with `$n` parameters: pg-boss's handle on a worker's transaction, or `fromKnex(db)`. */
-export interface SqlExecutor {
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
-}
 
 /** What a new group starts with: the batch's earliest occurrence of it. */
 export interface NewGroup {
@@ -58,7 +53,7 @@ export type PendingDeltas = Map<string, number>;
  * ON CONFLICT DO NOTHING waits for a concurrent claim of the same id to commit or roll back, so
  * exactly one wins. Answers `env_id\nevent_id` → the uid each named event was accepted with.
  */
-export async function claimEventIds(tx: SqlExecutor, rows: AcceptedRow[]): Promise<Map<string, string>> {
+export async function claimEventIds(tx: SqlTx, rows: AcceptedRow[]): Promise<Map<string, string>> {
   const named = rows.filter((r) => r.event_id).map((r) => ({ env_id: r.env_id, event_id: r.event_id, uid: r.uid }));
   type Claim = { env_id: string; event_id: string; uid: string };
   const { rows: claimed } = (await tx.executeSql(
@@ -82,7 +77,7 @@ export async function claimEventIds(tx: SqlExecutor, rows: AcceptedRow[]): Promi
   return winners;
 }
 
-export async function bumpPending(tx: SqlExecutor, deltas: PendingDeltas): Promise<void> {
+export async function bumpPending(tx: SqlTx, deltas: PendingDeltas): Promise<void> {
   const entries = [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (entries.length === 0) return;
   await tx.executeSql(
@@ -190,7 +185,7 @@ export function ingestQueries(db: Db) {
      * deadlock; N workers seeing the first events of one new group meet on its unique key and
      * make exactly one group. A resolved group reopens for a later occurrence (groups/state.ts).
      */
-    async store(tx: SqlExecutor, eventsJson: string, groups: NewGroup[]): Promise<number> {
+    async store(tx: SqlTx, eventsJson: string, groups: NewGroup[]): Promise<number> {
       const { rows } = await tx.executeSql(
         `with ev as (
            select * from jsonb_to_recordset($1::jsonb) as x(uid text, env_id text, fingerprint text, event_time timestamptz,

@@ -3,9 +3,9 @@
 // an envelope's `dsn` header (tunnels). The key must be live and belong to the environment whose
 // number is in the path. Lookups are kept for 2 s per web process, so a revoked key is refused
 // within 5 s (the contract's bound) without a query per event.
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Knex } from 'knex';
 import { AppError } from '../../../errors.ts';
+import { consumeOrRefuse } from '../../../rate-limits.ts';
 import { hashPublicKey, publicKeyPattern } from './client-keys.ts';
 import { clientKeyQueries, type ResolvedClientKey } from './queries.ts';
 
@@ -62,37 +62,13 @@ export async function authenticateClientKey(
   return key;
 }
 
-const limiters = new WeakMap<Knex, Map<string, RateLimiterPostgres>>();
-
 /** The key's own rate limit, shared by every web process; 429 with the seconds to wait. */
 export async function consumeKeyLimit(db: Knex, key: ResolvedClientKey, events: number): Promise<void> {
-  if (key.rate_limit_count === null || key.rate_limit_window_seconds === null || events === 0) return;
-  let byLimit = limiters.get(db);
-  if (!byLimit) limiters.set(db, (byLimit = new Map()));
-  const id = `${key.rate_limit_count}:${key.rate_limit_window_seconds}`;
-  let limiter = byLimit.get(id);
-  if (!limiter) {
-    limiter = new RateLimiterPostgres({
-      storeClient: db,
-      storeType: 'knex',
-      tableName: 'client_key_rate_limits',
-      tableCreated: true,
-      keyPrefix: 'ck',
-      points: key.rate_limit_count,
-      duration: key.rate_limit_window_seconds,
-    });
-    byLimit.set(id, limiter);
-  }
-  try {
-    await limiter.consume(key.id, events);
-  } catch (err) {
-    if (err instanceof RateLimiterRes) {
-      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-      throw new AppError('rate_limited', `this client key's rate limit is ${id.replace(':', ' events per ')} s`, {
-        retryAfter,
-        details: { scope: 'key' },
-      });
-    }
-    throw err;
-  }
+  const points = key.rate_limit_count;
+  const seconds = key.rate_limit_window_seconds;
+  if (points === null || seconds === null || events === 0) return;
+  await consumeOrRefuse(db, { table: 'client_key_rate_limits', prefix: 'ck', points, seconds }, key.id, events, {
+    message: `this client key's rate limit is ${points} events per ${seconds} s`,
+    details: { scope: 'key' },
+  });
 }

@@ -7,7 +7,15 @@ import { createHash } from 'node:crypto';
 import bourne from '@hapi/bourne';
 import { AppError } from '../../../errors.ts';
 import { parseDebugId } from '../source-maps/debug-ids.ts';
-import { limits, type BreadcrumbInput, type ErrorEventInput, type StackFrameInput } from '../intake/event-schema.ts';
+import {
+  isHexId,
+  labelChars,
+  limits,
+  tagKeyChars,
+  type BreadcrumbInput,
+  type ErrorEventInput,
+  type StackFrameInput,
+} from '../intake/event-schema.ts';
 
 /** What a Sentry event brings beyond a capture: kept in the stored event, scrubbed like all of it. */
 export interface SentryParts {
@@ -74,9 +82,12 @@ function eventTime(v: unknown, now: Date): string {
 }
 
 /** A release or name as capture's label: disallowed characters become `-`, cut to 200. */
+const notLabel = new RegExp(`[^${labelChars}]`, 'g');
+const notTagKey = new RegExp(`[^${tagKeyChars}]`, 'g');
+
 export function sentryLabel(v: unknown): string | undefined {
   const s = str(v, 400)
-    ?.replace(/[^A-Za-z0-9._@+-]/g, '-')
+    ?.replace(notLabel, '-')
     .replace(/^[^A-Za-z0-9]+/, '')
     .slice(0, 200);
   return s || undefined;
@@ -111,7 +122,7 @@ function tags(v: unknown, environment: string | undefined): Record<string, strin
   const out: Record<string, string> = {};
   if (environment !== undefined) out.environment = environment.slice(0, 200);
   for (const [k, val] of pairs) {
-    const key = typeof k === 'string' ? k.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 32) : '';
+    const key = typeof k === 'string' ? k.replace(notTagKey, '_').slice(0, 32) : '';
     const value = typeof val === 'string' ? val : val === null || typeof val === 'object' ? undefined : String(val);
     if (key && value !== undefined && Object.keys(out).length < limits.tags) out[key] ??= value.slice(0, 200);
   }
@@ -169,8 +180,8 @@ function fingerprint(v: unknown): string | undefined {
   return joined.length <= 512 ? joined || undefined : createHash('sha256').update(joined).digest('hex');
 }
 
-const hex = (v: unknown, length: number): string | undefined =>
-  typeof v === 'string' && new RegExp(`^[0-9a-f]{${length}}$`).test(v) && /[1-9a-f]/.test(v) ? v : undefined;
+const hex = (v: unknown, length: 16 | 32): string | undefined =>
+  typeof v === 'string' && isHexId(v, length) ? v : undefined;
 
 /** Sentry's headers: an object, or `[[name, value], …]`. */
 function headers(v: unknown): Obj | undefined {
@@ -202,7 +213,8 @@ export function fromSentryEvent(event: Obj, now: Date, eventId?: string): Sentry
   const last = values.at(-1);
   // captureMessage with a stack (attachStacktrace, on by default in Node) sends the message as an
   // exception with no `type` beside its `logentry`/`message`: a message event, as Sentry shows it.
-  const synthetic = last !== undefined && last.type === undefined && messageOf(event) !== undefined;
+  const eventMessage = messageOf(event);
+  const synthetic = last !== undefined && last.type === undefined && eventMessage !== undefined;
   const outer = synthetic ? undefined : last;
   const sentry: SentryParts = {};
   const environment = str(event.environment, 200);
@@ -214,7 +226,7 @@ export function fromSentryEvent(event: Obj, now: Date, eventId?: string): Sentry
   };
   const id = (str(event.event_id, 64) ?? eventId)?.replace(/-/g, '').toLowerCase();
   if (id && /^[0-9a-f]{32}$/.test(id)) input.event_id = id;
-  const message = outer ? str(outer.value, limits.message) : messageOf(event);
+  const message = outer ? str(outer.value, limits.message) : eventMessage;
   if (message !== undefined) input.message = message;
   if (!outer) sentry.kind = 'message';
   const stack = frames((outer ?? last)?.stacktrace ?? event.stacktrace);

@@ -24,10 +24,6 @@ export interface SentryRequest {
 
 const eventIdOf = (input: SentryEventInput): string => (input.event_id ??= randomBytes(16).toString('hex'));
 
-async function accept(deps: CaptureDeps, envId: string, inputs: SentryEventInput[]): Promise<void> {
-  if (inputs.length > 0) await acceptEvents(deps, envId, inputs);
-}
-
 /** POST /api/{n}/envelope/: the id of the envelope's event, or of the envelope when it holds none. */
 export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string | null }> {
   // A key in the query or header is checked before the body is read: a wrong one costs nothing.
@@ -51,7 +47,7 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
     .map((i, n) => fromSentryEvent(parseSentryJson(i.payload, `payload of event item ${n + 1}`), now, headerId));
   await consumeKeyLimit(deps.db, key, inputs.length);
   const ids = inputs.map(eventIdOf);
-  await accept(deps, key.env_id, inputs);
+  await acceptEvents(deps, key.env_id, inputs);
   return { id: ids[0] ?? headerId?.replace(/-/g, '').toLowerCase() ?? null };
 }
 
@@ -67,6 +63,6 @@ export async function ingestStore(deps: CaptureDeps, r: SentryRequest): Promise<
   const input = fromSentryEvent(parseSentryJson(Buffer.concat(parts), 'event'), new Date());
   await consumeKeyLimit(deps.db, key, 1);
   const id = eventIdOf(input);
-  await accept(deps, key.env_id, [input]);
+  await acceptEvents(deps, key.env_id, [input]);
   return { id };
 }
