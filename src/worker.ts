@@ -144,7 +144,7 @@ export async function startWorker<R extends Registry>(
     await boss.schedule(s.queue, s.cron, s.data, { tz: 'UTC', key: s.key });
   }
   const reaper = startClaimReaper(db, boss, log, {
-    queues: Object.entries(registry).flatMap(([name, def]) => (def.transactional ? [name] : [])),
+    queues: [...workerIds.keys()],
     wake: (queue) => {
       const id = workerIds.get(queue);
       if (id) boss.notifyWorker(id);

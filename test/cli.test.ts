@@ -44,7 +44,7 @@ describe('cairn admin', () => {
     // The Sentry DSN: the base URL's scheme and host, a 32-hex public key, a numeric project id.
     const base = new URL(h.config.CAIRN_BASE_URL);
     expect(out.dsn).toMatch(
-      new RegExp(`^${base.protocol}//[0-9a-f]{32}@${base.host.replace('.', '\\.')}/[1-9][0-9]*$`),
+      new RegExp(`^${base.protocol}//[0-9a-f]{32}@${base.host.replaceAll('.', '\\.')}/[1-9][0-9]*$`),
     );
 
     const web = await startTestWeb(h);

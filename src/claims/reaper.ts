@@ -74,7 +74,7 @@ export function startClaimReaper(db: Knex, boss: PgBoss, log: Logger, options: C
   };
 
   const tick = () => {
-    if (running || queues.length === 0) return;
+    if (running) return;
     running = pass()
       .catch((err: unknown) => {
         log.warn({ err }, 'could not look for the claims of gone workers; the heartbeat still finds them');
@@ -82,8 +82,8 @@ export function startClaimReaper(db: Knex, boss: PgBoss, log: Logger, options: C
       })
       .finally(() => (running = undefined));
   };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
+  // A worker with no transactional queue has no claims to look for.
+  const timer = queues.length > 0 ? setInterval(tick, intervalMs).unref() : undefined;
 
   return {
     pass,

@@ -2,7 +2,6 @@
 // checksum compared with the figures recorded at dump time, the scratch database dropped, and the
 // verdict on the backup (API, CLI, /readyz). A real backup passes; a tampered one fails with the
 // reason; schedules default by mode and the hourly cron starts only what is due.
-import { testKeyring } from '../support/config.ts';
 import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,14 +12,14 @@ import { reapOrphans } from '../../src/domain/backups/maintenance.ts';
 import { newId } from '../../src/ids.ts';
 import { createLogger } from '../../src/log.ts';
 import { backupQueries } from '../../src/domain/backups/queries.ts';
-import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { Jobs, createBoss, queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import { readAll, type ObjectStore } from '../../src/storage/object-store.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { call, createHarness, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createHarness, startTestWeb, type Harness, createTestEnv } from '../support/harness.ts';
 import { withAdmin } from '../support/pg.ts';
 import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase } from './support.ts';
 
@@ -76,7 +75,7 @@ beforeAll(async () => {
   web = await startTestWeb(h);
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   source = await createAppDatabase(seedSource);
-  env = await createEnvWithKeys(h.db, `${project}/envs/prod`, 'test', testKeyring());
+  env = await createTestEnv(h.db, `${project}/envs/prod`, 'test');
   await setEnvDatabase(h.db, h.config, env.env.id, source.url);
 });
 
@@ -90,7 +89,7 @@ afterAll(async () => {
 
 describe('settings', () => {
   it('defaults to weekly drills in a test environment and none in a live one, and keeps a chosen schedule', async () => {
-    const live = await createEnvWithKeys(h.db, `${project}/envs/live`, 'live', testKeyring());
+    const live = await createTestEnv(h.db, `${project}/envs/live`, 'live');
     const ofTest = await call<Json>(web.url, 'GET', `/v1/${env.env.name}/backup_settings`, { key: env.secretKey });
     const ofLive = await call<Json>(web.url, 'GET', `/v1/${live.env.name}/backup_settings`, { key: live.secretKey });
     expect(ofTest.body).toMatchObject({ drill_schedule: 'weekly' });

@@ -3,7 +3,6 @@
 // statement (the transaction id recorded, COMMIT let through or not), the operation ends done and
 // its outcome matches the target: `failed … not changed` only when the target is unchanged,
 // `succeeded` when the restore committed. No temporary file remains.
-import { testKeyring } from '../support/config.ts';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -18,7 +17,7 @@ import { reconcileRestore } from '../../src/domain/backups/restore.ts';
 import { newId } from '../../src/ids.ts';
 import { backupQueries, type OperationRow } from '../../src/domain/backups/queries.ts';
 import { requestRestore } from '../../src/domain/backups/service.ts';
-import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createBoss, Jobs, queues } from '../../src/jobs.ts';
 import { createLogger } from '../../src/log.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
@@ -26,7 +25,7 @@ import type { ObjectStore } from '../../src/storage/object-store.ts';
 import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { testEncryptionKey } from '../support/config.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { createHarness, type Harness, createTestEnv } from '../support/harness.ts';
 import {
   createAppDatabase,
   query,
@@ -61,8 +60,8 @@ beforeAll(async () => {
       "create table leftovers (id int primary key, note text); insert into leftovers values (1, 'only in the target');",
     ),
   ]);
-  prod = await createEnvWithKeys(h.db, `${project}/envs/prod`, 'test', testKeyring());
-  staging = await createEnvWithKeys(h.db, `${project}/envs/staging`, 'test', testKeyring());
+  prod = await createTestEnv(h.db, `${project}/envs/prod`, 'test');
+  staging = await createTestEnv(h.db, `${project}/envs/staging`, 'test');
   await setEnvDatabase(h.db, h.config, prod.env.id, source.url);
   await setEnvDatabase(h.db, h.config, staging.env.id, target.url);
   boss = createBoss(h.config, 'web');

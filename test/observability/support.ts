@@ -66,21 +66,18 @@ export async function capture(web: WebHandle, env: CreatedEnv, event: Record<str
   return res.body.uid;
 }
 
-/** The stored event, once the worker has processed it. */
-export async function readStored(
+/** The stored event (by its uid or the client's event_id), once the worker has processed it. */
+export async function readStored<T = Record<string, unknown> & { name: string }>(
   web: WebHandle,
   env: CreatedEnv,
   uid: string,
   timeoutMs = 20_000,
-): Promise<Answer<Record<string, unknown> & { name: string }>> {
+): Promise<Answer<T>> {
   return eventually(
     async () => {
-      const res = await call<Record<string, unknown> & { name: string }>(
-        web.url,
-        'GET',
-        `${envBase(env)}/error_groups/-/error_events/${uid}`,
-        { key: env.secretKey },
-      );
+      const res = await call<T>(web.url, 'GET', `${envBase(env)}/error_groups/-/error_events/${uid}`, {
+        key: env.secretKey,
+      });
       return res.status === 200 ? res : undefined;
     },
     { timeoutMs },

@@ -5,14 +5,13 @@
 // is set up and again where each socket connects (a name that later resolves to 127.0.0.1, or an
 // address a discovery document names, gets nowhere). Test environments keep http and local
 // addresses (development against a local identity provider).
-import { testKeyring } from '../support/config.ts';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardedFetch, isPublicAddress } from '../../src/domain/social/egress.ts';
-import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { call, createTestEnv, type Harness } from '../support/harness.ts';
 import { harnessWithWeb } from '../social/support.ts';
@@ -26,7 +25,7 @@ let connections = 0;
 
 beforeAll(async () => {
   ({ h, web } = await harnessWithWeb());
-  live = await createEnvWithKeys(h.db, `orgs/sec-outbound/projects/p${process.pid}/envs/live`, 'live', testKeyring());
+  live = await createTestEnv(h.db, `orgs/sec-outbound/projects/p${process.pid}/envs/live`, 'live');
   // A port nothing should ever connect to from a live environment's sign-in.
   trap = createTcpServer((socket) => {
     connections += 1;

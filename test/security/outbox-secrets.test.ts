@@ -5,12 +5,11 @@
 // - the log shows the links of the test environment (how a developer without SMTP follows them)
 //   and never a live environment's;
 // - outbox rows go after 7 days (the hourly mail.prune job the worker schedules).
-import { testKeyring } from '../support/config.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open } from '../../src/crypto.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
-import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createBoss } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey } from '../support/config.ts';
@@ -33,7 +32,7 @@ beforeAll(async () => {
   h = await createHarness();
   web = await startTestWeb(h);
   testEnv = await createTestEnv(h.db);
-  liveEnv = await createEnvWithKeys(h.db, `orgs/sec-outbox/projects/p${process.pid}/envs/live`, 'live', testKeyring());
+  liveEnv = await createTestEnv(h.db, `orgs/sec-outbox/projects/p${process.pid}/envs/live`, 'live');
   worker = spawn(process.execPath, ['workers/main.ts'], {
     env: {
       PATH: process.env.PATH ?? '',

@@ -7,13 +7,12 @@
 // - a test environment: the same plus http://localhost and http://127.0.0.1 on any port;
 // - a refusal is 400 invalid_request naming the setting to change;
 // - where a path is expected (sign-out's `next`), only a same-origin path.
-import { testKeyring } from '../support/config.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
-import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, type Harness } from '../support/harness.ts';
+import { call, type Harness, createTestEnv } from '../support/harness.ts';
 import { harnessWithWeb } from '../social/support.ts';
 
 let h: Harness;
@@ -35,12 +34,7 @@ const app = 'https://app.example.com';
 /** A fresh environment (per-IP limits are per environment), set up as the case needs. */
 async function makeEnv(mode: 'test' | 'live', settings: Record<string, unknown> = {}): Promise<CreatedEnv> {
   counter += 1;
-  const env = await createEnvWithKeys(
-    h.db,
-    `orgs/sec-redirects/projects/p${process.pid}/envs/${mode}${counter}`,
-    mode,
-    testKeyring(),
-  );
+  const env = await createTestEnv(h.db, `orgs/sec-redirects/projects/p${process.pid}/envs/${mode}${counter}`, mode);
   const put = (path: string, body: unknown) =>
     call(web.url, 'PUT', `/v1/${env.env.name}/${path}`, { key: env.secretKey, body });
   expect(

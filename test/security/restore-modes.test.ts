@@ -2,13 +2,12 @@
 // live environment's database (test → live is 403 and nothing is queued), while live → test,
 // test → test and live → live are allowed; a restore preview names the target environment and
 // what it would replace, never where the database lives (host, port, name, user, password).
-import { testKeyring } from '../support/config.ts';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { newId } from '../../src/ids.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createHarness, startTestWeb, type Harness, createTestEnv } from '../support/harness.ts';
 import { createAppDatabase, query, setEnvDatabase, type AppDatabase } from '../backups/support.ts';
 
 type Json = Record<string, unknown>;
@@ -31,7 +30,7 @@ beforeAll(async () => {
     ['prod', 'live'],
     ['prod-eu', 'live'],
   ] as const) {
-    envs[name] = await createEnvWithKeys(h.db, `${project}/envs/${name}`, mode, testKeyring());
+    envs[name] = await createTestEnv(h.db, `${project}/envs/${name}`, mode);
     await setEnvDatabase(h.db, h.config, envs[name].env.id, app.url);
     backups[name] = newId('backup');
     await h.db('backups').insert({

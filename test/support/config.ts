@@ -17,4 +17,7 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
 }
 
 /** The keyring of `testConfig`: what the web and worker of a test seal and open with. */
-export const testKeyring = (): Keyring => keyringFromConfig(testConfig('postgres://unused@127.0.0.1/unused'));
+let keyring: Keyring | undefined;
+/** The service key of every test config (testEncryptionKey), made once. */
+export const testKeyring = (): Keyring =>
+  (keyring ??= keyringFromConfig(testConfig('postgres://unused@127.0.0.1/unused')));

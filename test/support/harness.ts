@@ -2,6 +2,7 @@
 import { testKeyring } from './config.ts';
 import { inject } from 'vitest';
 import type { Knex } from 'knex';
+import type { EnvMode } from '../../src/domain/tenancy/keys.ts';
 import type { Config } from '../../src/config.ts';
 import { createDb } from '../../src/db.ts';
 import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
@@ -41,14 +42,9 @@ export async function sqlNumber(db: Knex, sql: string, bindings: readonly Knex.R
   return Number(Object.values(rows[0]!)[0]);
 }
 
-export async function createTestEnv(db: Knex, name?: string): Promise<CreatedEnv> {
+export async function createTestEnv(db: Knex, name?: string, mode: EnvMode = 'test'): Promise<CreatedEnv> {
   counter += 1;
-  return createEnvWithKeys(
-    db,
-    name ?? `orgs/test-org/projects/p${process.pid}/envs/e${counter}`,
-    'test',
-    testKeyring(),
-  );
+  return createEnvWithKeys(db, name ?? `orgs/test-org/projects/p${process.pid}/envs/e${counter}`, mode, testKeyring());
 }
 
 export async function startTestWeb(h: Harness, options: AppOptions = {}): Promise<WebHandle> {

@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../../support/harness.ts';
-import { eventually } from '../../support/probes.ts';
-import { envBase, startStack, type Stack } from '../support.ts';
+import { dsnFor } from '../../../src/domain/observability/sentry/client-keys.ts';
+import { envBase, readStored, startStack, type Stack } from '../support.ts';
 
 let h: Harness;
 let stack: Stack;
@@ -24,10 +24,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const dsn = () => {
-  const url = new URL(stack.web.url);
-  return `http://${env.clientKey.publicKey}@${url.host}/${env.clientKey.projectNumber}`;
-};
+const dsn = () => dsnFor(stack.web.url, env.clientKey.publicKey, env.clientKey.projectNumber);
 
 interface StoredEvent {
   name: string;
@@ -46,18 +43,9 @@ interface StoredEvent {
   }[];
 }
 
-/** The events the SDK says it sent, as `event_id`s, from the envelopes Cairn answered. */
-async function readBySdkId(id: string): Promise<StoredEvent> {
-  return eventually(
-    async () => {
-      const res = await call<StoredEvent>(stack.web.url, 'GET', `${envBase(env)}/error_groups/-/error_events/${id}`, {
-        key: env.secretKey,
-      });
-      return res.status === 200 ? res.body : undefined;
-    },
-    { timeoutMs: 20_000 },
-  );
-}
+/** An event the SDK says it sent, by its `event_id`, from the envelopes Cairn answered. */
+const readBySdkId = async (id: string): Promise<StoredEvent> =>
+  (await readStored<StoredEvent>(stack.web, env, id)).body;
 
 describe('@sentry/node', () => {
   it('sends handled errors, messages and uncaught exceptions that Cairn stores, scrubbed and grouped', async () => {

@@ -14,7 +14,7 @@ import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import { parseEnvName } from '../../../src/domain/tenancy/names.ts';
 import { call, createHarness, createTestEnv, sqlNumber, type Harness } from '../../support/harness.ts';
 import { eventually } from '../../support/probes.ts';
-import { envBase, startStack, type Stack } from '../support.ts';
+import { envBase, readStored, startStack, type Stack } from '../support.ts';
 
 const run = promisify(execFile);
 let h: Harness;
@@ -99,15 +99,8 @@ async function eventAt(file: string, release: string | undefined, debugMeta?: un
     { method: 'POST', body },
   );
   expect(res.status).toBe(200);
-  return eventually(
-    async () => {
-      const r = await call<{
-        stack_frames: { file?: string; line?: number; function?: string; unmapped_reason?: string }[];
-      }>(stack.web.url, 'GET', `${envBase(env)}/error_groups/-/error_events/${eventId}`, { key: env.secretKey });
-      return r.status === 200 ? r.body.stack_frames[0] : undefined;
-    },
-    { timeoutMs: 20_000 },
-  );
+  type Frame = { file?: string; line?: number; function?: string; unmapped_reason?: string };
+  return (await readStored<{ stack_frames: Frame[] }>(stack.web, env, eventId)).body.stack_frames[0];
 }
 
 describe('sentry-cli sourcemaps upload', () => {
