@@ -41,7 +41,18 @@ export async function uploadSourceMap(
   file: string,
   sourceMap: unknown,
 ): Promise<SourceMapRow> {
-  const json = JSON.stringify(sourceMap);
+  return uploadSourceMapText(deps, envId, release, file, JSON.stringify(sourceMap), debugIdOf(sourceMap));
+}
+
+/** A map as its JSON text (an artifact bundle's file, kept as it came), with the debug id it declares. */
+export async function uploadSourceMapText(
+  deps: UploadDeps,
+  envId: string,
+  release: string,
+  file: string,
+  json: string,
+  debugId: string | null,
+): Promise<SourceMapRow> {
   if (parseMap(json) === 'malformed') {
     throw new AppError('invalid_request', 'source_map is not a valid source map (ECMA-426 version 3)', {
       details: { field: 'body.source_map' },
@@ -53,7 +64,7 @@ export async function uploadSourceMap(
     file,
     text: json,
     contentType: 'application/json',
-    debugId: debugIdOf(sourceMap),
+    debugId,
   });
 }
 

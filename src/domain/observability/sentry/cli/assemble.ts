@@ -8,11 +8,11 @@
 import { createHash } from 'node:crypto';
 import { unzipSync } from 'fflate';
 import { AppError } from '../../../../errors.ts';
-import { parseDebugId } from '../../source-maps/debug-ids.ts';
+import { debugIdOf, parseDebugId } from '../../source-maps/debug-ids.ts';
 import {
   ensureSourceMapBucket,
   uploadMinifiedSource,
-  uploadSourceMap,
+  uploadSourceMapText,
   type UploadDeps,
 } from '../../source-maps/uploads.ts';
 import { sentryLabel } from '../event.ts';
@@ -98,12 +98,11 @@ async function storeBundle(deps: UploadDeps, envId: string, release: string, zip
         } catch {
           throw new BundleError(`${url} is not JSON`);
         }
-        const debugId = parseDebugId(header(f, 'debug-id'));
-        if (debugId && typeof map === 'object' && map !== null && !('debugId' in map))
-          (map as { debugId?: string }).debugId = debugId;
+        // The id the map declares, else the one its manifest entry gives; the text is kept as it came.
+        const debugId = debugIdOf(map) ?? parseDebugId(header(f, 'debug-id'));
         // The map is kept for its minified file's URL, as a map upload names it.
         const file = mapsFor.get(url) ?? url.replace(/\.map$/, '');
-        await uploadSourceMap(deps, envId, release, file, map);
+        await uploadSourceMapText(deps, envId, release, file, text, debugId);
       } else if (f.type === 'minified_source') {
         await uploadMinifiedSource(deps, envId, release, url, text);
       }
