@@ -247,6 +247,11 @@ function envelopeParts(p: ErrorEventInput): string[] {
 
 const store = createObjectStore(config);
 
+const expectStatus = async (answer: Promise<number>, want: number, what: string): Promise<void> => {
+  const status = await answer;
+  if (status !== want) throw new Error(`${what} answered ${status}`);
+};
+
 /** Single captures, named captures and Sentry envelopes through a web of `processes` processes. */
 async function singleRequests(env: Env, payloads: ErrorEventInput[], processes: number, withBatches: boolean) {
   const port = await freePort();
@@ -256,7 +261,7 @@ async function singleRequests(env: Env, payloads: ErrorEventInput[], processes: 
   const postEnvelope = jsonPoster(
     agent,
     port,
-    '',
+    undefined,
     `/api/${env.clientKey.projectNumber}/envelope/?sentry_key=${env.clientKey.publicKey}&sentry_version=7`,
   );
   await until(
@@ -284,7 +289,6 @@ async function singleRequests(env: Env, payloads: ErrorEventInput[], processes: 
     .slice(0, 1000)
     .map((p) => JSON.stringify({ error_event: { ...p, event_id: '@@event_id@@' } }).split('@@event_id@@'));
   const singleRates: Record<string, number> = {};
-  let t: number;
   const get = (path: string) =>
     new Promise<number>((resolve, reject) => {
       http
@@ -294,66 +298,39 @@ async function singleRequests(env: Env, payloads: ErrorEventInput[], processes: 
         })
         .on('error', reject);
     });
+  const webPid = web.child.pid!;
+  /** `singles` requests, `inflight` at a time (`send(i)` makes the i-th): requests/s, and the web's CPU ms per request. */
+  const phase = async (inflight: number, send: (i: number) => Promise<unknown>) => {
+    let next = 0;
+    const cpu0 = cpuOfTree(webPid);
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: inflight }, async () => {
+        while (next < singles) await send(next++);
+      }),
+    );
+    return { rate: (singles / ms(t0)) * 1000, webCpu: ((cpuOfTree(webPid) - cpu0) * 1000) / singles };
+  };
   for (const inflight of inflights) {
     // The HTTP floor: GET /healthz (no key, no body, no database) at the same concurrency.
-    let done = 0;
-    t = performance.now();
-    await Promise.all(
-      Array.from({ length: inflight }, async () => {
-        while (done++ < singles) await get('/healthz');
-      }),
-    );
-    const floor = (singles / ms(t)) * 1000;
-    let next = 0;
+    const { rate: floor } = await phase(inflight, () => get('/healthz'));
     for (let i = 0; i < 200; i++) await post(':capture', bodies[i]!); // warm the connections
     // The web's CPU per event (steadier than rates on a shared machine): /proc, around each phase.
-    const webPid = web.child.pid!;
-    let cpu0 = cpuOfTree(webPid);
-    t = performance.now();
-    await Promise.all(
-      Array.from({ length: inflight }, async () => {
-        while (next < singles) {
-          const status = await post(':capture', bodies[next++ % bodies.length]!);
-          if (status !== 202) throw new Error(`capture answered ${status}`);
-        }
-      }),
+    const { rate: single, webCpu: singleCpu } = await phase(inflight, (i) =>
+      expectStatus(post(':capture', bodies[i % bodies.length]!), 202, 'capture'),
     );
-    const single = (singles / ms(t)) * 1000;
-    const singleCpu = ((cpuOfTree(webPid) - cpu0) * 1000) / singles;
-    cpu0 = cpuOfTree(webPid);
     // The same captures, each named (event_id): what idempotency costs, the baseline for envelopes.
-    let named = 0;
-    t = performance.now();
-    await Promise.all(
-      Array.from({ length: inflight }, async () => {
-        while (named < singles) {
-          const i = named++;
-          const eventId = createHash('md5').update(`named-${processes}-${inflight}-${i}`).digest('hex');
-          const status = await post(':capture', namedBodies[i % 1000]!.join(eventId));
-          if (status !== 202) throw new Error(`capture answered ${status}`);
-        }
-      }),
-    );
-    const namedRate = (singles / ms(t)) * 1000;
-    const namedCpu = ((cpuOfTree(webPid) - cpu0) * 1000) / singles;
-    cpu0 = cpuOfTree(webPid);
+    const { rate: namedRate, webCpu: namedCpu } = await phase(inflight, (i) => {
+      const eventId = createHash('md5').update(`named-${processes}-${inflight}-${i}`).digest('hex');
+      return expectStatus(post(':capture', namedBodies[i % 1000]!.join(eventId)), 202, 'capture');
+    });
     const pg0 = await postgresCpu();
     const client0 = process.cpuUsage();
     // The same events as a Sentry SDK sends them: one envelope per event, each with its own id.
-    let sent = 0;
-    t = performance.now();
-    await Promise.all(
-      Array.from({ length: inflight }, async () => {
-        while (sent < singles) {
-          const i = sent++;
-          const eventId = createHash('md5').update(`${processes}-${inflight}-${i}`).digest('hex');
-          const status = await postEnvelope('', envelopes[i % 1000]!.join(eventId));
-          if (status !== 200) throw new Error(`envelope answered ${status}`);
-        }
-      }),
-    );
-    const envelope = (singles / ms(t)) * 1000;
-    const envelopeCpu = ((cpuOfTree(webPid) - cpu0) * 1000) / singles;
+    const { rate: envelope, webCpu: envelopeCpu } = await phase(inflight, (i) => {
+      const eventId = createHash('md5').update(`${processes}-${inflight}-${i}`).digest('hex');
+      return expectStatus(postEnvelope('', envelopes[i % 1000]!.join(eventId)), 200, 'envelope');
+    });
     // Where the box's cores went: this client and Postgres share them with the web.
     const clientUsage = process.cpuUsage(client0);
     const envelopeClientCpu = (clientUsage.user + clientUsage.system) / 1000 / singles;

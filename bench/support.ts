@@ -77,10 +77,10 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * POSTs JSON to `http://127.0.0.1:<port><prefix><path>` with a Bearer key over the agent's
- * keep-alive connections; answers the status once the response has been read.
+ * POSTs JSON to `http://127.0.0.1:<port><prefix><path>` with `key` as the Bearer (when given) over
+ * the agent's keep-alive connections; answers the status once the response has been read.
  */
-export function jsonPoster(agent: http.Agent, port: number, key: string, prefix: string) {
+export function jsonPoster(agent: http.Agent, port: number, key: string | undefined, prefix: string) {
   return (path: string, body: string | Buffer) =>
     new Promise<number>((resolve, reject) => {
       const req = http.request(
@@ -91,7 +91,7 @@ export function jsonPoster(agent: http.Agent, port: number, key: string, prefix:
           path: `${prefix}${path}`,
           agent,
           headers: {
-            authorization: `Bearer ${key}`,
+            ...(key ? { authorization: `Bearer ${key}` } : {}),
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
           },
