@@ -62,15 +62,14 @@ describe('the gone-worker reaper', () => {
   it('leaves a claim whose transaction holds its lock, and retries it once the transaction is gone', async () => {
     const [claimed] = await claim(1);
     const r = reaper();
-    let finish!: () => void;
-    const holding = new Promise<void>((resolve) => (finish = resolve));
+    const holding = createGate();
     const locked = createGate();
     // A worker that holds the claim, then dies: its transaction rolls back and frees the lock.
     const worker = h.db
       .transaction(async (trx) => {
         await lockClaims(fromKnex(trx), [claimed!.id]);
         locked.open();
-        await holding;
+        await holding.wait();
         throw new Error('the process died');
       })
       .catch(() => undefined);
@@ -78,7 +77,7 @@ describe('the gone-worker reaper', () => {
     expect(await r.pass()).toBe(0);
     expect((await job(claimed!.id)).state).toBe('active');
 
-    finish();
+    holding.open();
     await worker;
     expect(await r.pass()).toBe(1);
     const after = await job(claimed!.id);
