@@ -377,10 +377,19 @@ async function accepted(env: Env, payloads: ErrorEventInput[]): Promise<void> {
     const suffix = processes === 1 ? '' : ` (WEB_CONCURRENCY=${processes})`;
     for (const [k, v] of Object.entries(rates.figures)) singleRates[`${k}${suffix}`] = v;
   }
-  // Nothing lost: every named capture and envelope was accepted under its own id.
+  // Nothing lost: every accepted event is queued (the batches, then per web and concurrency 200
+  // warm-up captures and three phases of singles), and every named capture claimed its id (the
+  // envelopes' ids are claimed when a worker stores them: intake/capture.ts `ClaimAt`).
   const named = await db('error_event_ids').where({ env_id: env.env.id }).count({ n: '*' }).first();
-  singleRates['named events not accepted (= 0)'] =
-    2 * inflights.length * singles * webConcurrency.length - Number(named?.n);
+  singleRates['named captures without their claim (= 0)'] =
+    inflights.length * singles * webConcurrency.length - Number(named?.n);
+  const { rows: queued } = await db.raw<{ rows: { n: string }[] }>(
+    `select count(*) as n from pgboss.job j, jsonb_array_elements(j.data->'events') e
+      where j.name = 'errors.ingest' and e->>'env_id' = ?`,
+    [env.env.id],
+  );
+  singleRates['accepted events not queued (= 0)'] =
+    n + webConcurrency.length * inflights.length * (200 + 3 * singles) - Number(queued[0]!.n);
   report('accepted (web process; requests from this process over keep-alive HTTP)', {
     'plain multi-row INSERT, events/s': plain,
     'batchCapture (1000 per request), events/s': batch,

@@ -115,6 +115,47 @@ describe('a named event', () => {
   });
 });
 
+describe('a Sentry event', () => {
+  // Sentry's routes answer the SDK's own id, so its claim is made as it is stored (the worker):
+  // copies accepted at once by two web processes, and copies sent after it was stored, are
+  // queued, and only the first stored counts.
+  it('sent again and again, at once to two web processes and after it was stored, is stored once', async () => {
+    const other = await spawnWeb(h.config.DATABASE_URL);
+    try {
+      const eventId = id();
+      const body = [
+        JSON.stringify({ event_id: eventId }),
+        JSON.stringify({ type: 'event' }),
+        JSON.stringify({ event_id: eventId, exception: { values: [{ type: 'RetryError', value: 'sent twice' }] } }),
+      ].join('\n');
+      const send = (base: string) =>
+        fetch(`${base}/api/${env.clientKey.projectNumber}/envelope/?sentry_key=${env.clientKey.publicKey}`, {
+          method: 'POST',
+          body,
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as Json }));
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 ? other.url : s.web.url)));
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(new Set(answers.map((a) => a.body.id))).toEqual(new Set([eventId]));
+      await eventually(async () => expect(await pending()).toBe(0));
+      expect((await send(s.web.url)).status).toBe(200);
+      await eventually(async () => expect(await pending()).toBe(0));
+
+      const claims = await h.db('error_event_ids').where({ env_id: env.env.id, event_id: eventId });
+      expect(claims).toHaveLength(1);
+      expect(await stored([claims[0].uid as string])).toBe(1);
+      const groups = await h.db('error_groups').where({ env_id: env.env.id, title: 'RetryError: sent twice' });
+      expect(groups.map((g) => Number(g.occurrence_count))).toEqual([1]);
+      const read = await call<Json>(s.web.url, 'GET', `${envBase(env)}/error_groups/-/error_events/${eventId}`, {
+        key: env.secretKey,
+      });
+      expect(read.status).toBe(200);
+      expect(String(read.body.name)).toContain(claims[0].uid as string);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
 describe('a web process killed mid-batch', () => {
   it('loses nothing and stores nothing twice when the client retries with the same ids', async () => {
     const victim = await spawnWeb(h.config.DATABASE_URL);

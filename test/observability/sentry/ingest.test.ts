@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import { call, createHarness, createTestEnv, sqlNumber, type Harness } from '../../support/harness.ts';
 import { eventually } from '../../support/probes.ts';
-import { envBase, startStack, type Stack } from '../support.ts';
+import { envBase, queuedEvents, startStack, type Stack } from '../support.ts';
+import { keyringFromConfig } from '../../../src/crypto.ts';
+import { openPayload } from '../../../src/domain/observability/intake/sealed-payload.ts';
 
 let h: Harness;
 let stack: Stack;
@@ -62,9 +64,11 @@ async function post(
 const envelopePath = (e: CreatedEnv = env, query = `?sentry_key=${key(e)}&sentry_version=7`) =>
   `/api/${n(e)}/envelope/${query}`;
 
-/** Events accepted for the environment: named ones in error_event_ids, all of them queued. */
+/** The SDK ids of the events queued for the environment (claimed only when stored: capture.ts `ClaimAt`). */
 const acceptedIds = async (e: CreatedEnv = env) =>
-  (await h.db('error_event_ids').where({ env_id: e.env.id }).pluck('event_id')) as string[];
+  (await queuedEvents(h))
+    .filter((r) => r.env_id === e.env.id)
+    .map((r) => openPayload(keyringFromConfig(h.config), r).event_id);
 const queued = () => sqlNumber(h.db, "select count(*) from pgboss.job where name = 'errors.ingest'");
 
 describe('authentication', () => {

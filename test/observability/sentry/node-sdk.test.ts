@@ -9,6 +9,7 @@ import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../../support/harness.ts';
 import { dsnFor } from '../../../src/domain/observability/sentry/client-keys.ts';
 import { envBase, readStored, startStack, type Stack } from '../support.ts';
+import { eventually } from '../../support/probes.ts';
 
 let h: Harness;
 let stack: Stack;
@@ -60,8 +61,11 @@ describe('@sentry/node', () => {
     // The SDK's uncaught-exception handler exits with 1 once it has sent the event.
     expect(code, out).toBe(1);
 
-    const ids = (await h.db('error_event_ids').where({ env_id: env.env.id }).pluck('event_id')) as string[];
-    expect(ids).toHaveLength(4);
+    // Sentry's event ids are claimed as their events are stored (intake/capture.ts `ClaimAt`).
+    const claimed = async () =>
+      (await h.db('error_event_ids').where({ env_id: env.env.id }).pluck('event_id')) as string[];
+    await eventually(async () => expect(await claimed()).toHaveLength(4), { timeoutMs: 20_000 });
+    const ids = await claimed();
     const events = await Promise.all(ids.map(readBySdkId));
     const byType = Object.fromEntries(events.map((e) => [e.exception_type, e]));
 

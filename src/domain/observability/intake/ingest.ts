@@ -171,6 +171,7 @@ async function processAll(
       const releaseRefs = (row.release && maps.get(`${row.env_id}\n${row.release}`)) || noMaps;
       // Opened now, not with the batch: a loop holds one event in plaintext, only while processing it.
       const payload = openPayload(keyring, row);
+      const eventId = payload.event_id ?? null;
       const refs = await byDebugId.refs(row.env_id, debugIdsOf(payload), releaseRefs);
       const processed = await processEvent(payload, { maps: refs, load, policy, caches });
       // The object store failed: try again later, while attempts remain, rather than store the
@@ -191,6 +192,7 @@ async function processAll(
         release: b.release ?? '',
         service_name: b.service_name ?? '',
         body_deflated: processed.stored.toString('base64'),
+        event_id: eventId,
       };
       const json = JSON.stringify(event);
       ready.push({

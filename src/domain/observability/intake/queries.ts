@@ -9,6 +9,7 @@ import { reopenOnOccurrence as reopen } from '../groups/state.ts';
 import { defaultErrorSettings } from '../retention/queries.ts';
 
 /** An accepted event, with the client's name for it when it gave one (an id of its own choosing, not a secret). */
+/** `event_id`: the named event's id to claim before the answer (capture.ts `ClaimAt`), else none. */
 export type AcceptedRow = SealedPayloadRow & { event_id?: string | null };
 
 /** What a new group starts with: the batch's earliest occurrence of it. */
@@ -33,6 +34,8 @@ export interface NewEvent {
   service_name: string;
   /** packBody(body) (event-codec.ts). */
   body_deflated: string;
+  /** The client's name for it, if any: its claim (error_event_ids) is checked or made in the store. */
+  event_id: string | null;
 }
 
 /** A fresh, opaque etag, made in SQL so the state check and the change stay one statement. */
@@ -181,6 +184,13 @@ export function ingestQueries(db: Db) {
      * Group counts are added from the same rows that are stored, so `occurrence_count` always
      * equals the stored events.
      *
+     * A named event is stored only under the uid that holds its id's claim: claimed at acceptance
+     * (capture), or here, by the first copy to be stored (Sentry's routes: capture.ts `ClaimAt`).
+     * A copy under another uid is dropped (an SDK's retry). ON CONFLICT DO NOTHING waits for a
+     * concurrent claim of the same id and skips it once committed: the statement's snapshot does
+     * not show that claim, so the waiting copy is dropped, and is stored only if the other rolled
+     * back. Of two copies in one batch, one claims and the other is dropped.
+     *
      * Groups are created or locked in (env_id, fingerprint) order, so concurrent batches never
      * deadlock; N workers seeing the first events of one new group meet on its unique key and
      * make exactly one group. A resolved group reopens for a later occurrence (groups/state.ts).
@@ -189,11 +199,21 @@ export function ingestQueries(db: Db) {
       const { rows } = await tx.executeSql(
         `with ev as (
            select * from jsonb_to_recordset($1::jsonb) as x(uid text, env_id text, fingerprint text, event_time timestamptz,
-             receive_time timestamptz, release text, service_name text, body_deflated text)
+             receive_time timestamptz, release text, service_name text, body_deflated text, event_id text)
+         ),
+         claimed as (
+           insert into error_event_ids (env_id, event_id, uid)
+           select env_id, event_id, uid from ev where event_id is not null
+           on conflict (env_id, event_id) do nothing
+           returning uid
          ),
          mine as (
            select ev.* from ev where not exists (
              select 1 from error_events e where e.uid = ev.uid and e.receive_time = ev.receive_time
+           ) and (
+             ev.event_id is null
+             or exists (select 1 from claimed c where c.uid = ev.uid)
+             or exists (select 1 from error_event_ids i where i.env_id = ev.env_id and i.event_id = ev.event_id and i.uid = ev.uid)
            )
          ),
          counts as (

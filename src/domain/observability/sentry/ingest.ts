@@ -2,7 +2,8 @@
 // client key, read the body as it streams (body.ts) keeping only event items, map each event to a
 // capture (event.ts), count it against the key's rate limit, and accept it: sealed and queued like
 // any capture, so the worker's pipeline (symbolication, scrubbing, grouping) is the same. The
-// SDK's event id is the capture's idempotency key, so an SDK's retry stores nothing twice.
+// SDK's event id is the capture's idempotency key, so an SDK's retry stores nothing twice; it is
+// claimed when the event is stored, since the answer is that id either way (capture.ts `ClaimAt`).
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../../errors.ts';
@@ -47,7 +48,7 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
     .map((i, n) => fromSentryEvent(parseSentryJson(i.payload, `payload of event item ${n + 1}`), now, headerId));
   await consumeKeyLimit(deps.db, key, inputs.length);
   const ids = inputs.map(eventIdOf);
-  await acceptEvents(deps, key.env_id, inputs);
+  await acceptEvents(deps, key.env_id, inputs, 'store');
   return { id: ids[0] ?? headerId?.replace(/-/g, '').toLowerCase() ?? null };
 }
 
@@ -63,6 +64,6 @@ export async function ingestStore(deps: CaptureDeps, r: SentryRequest): Promise<
   const input = fromSentryEvent(parseSentryJson(Buffer.concat(parts), 'event'), new Date());
   await consumeKeyLimit(deps.db, key, 1);
   const id = eventIdOf(input);
-  await acceptEvents(deps, key.env_id, [input]);
+  await acceptEvents(deps, key.env_id, [input], 'store');
   return { id };
 }
