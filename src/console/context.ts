@@ -8,7 +8,7 @@ import { consoleCookie } from '../http/cookies.ts';
 import type { AppDeps } from '../http/context.ts';
 import { csrfToken } from '../http/csrf.ts';
 import { pageHeaders } from '../http/page-headers.ts';
-import type { Html } from '../portal/html.ts';
+import { html, type Html } from '../portal/html.ts';
 import { layout, type Section } from './layout.ts';
 
 export async function consoleSession(ctx: Context, deps: AppDeps): Promise<ConsoleSession | undefined> {
@@ -27,6 +27,28 @@ export async function requireSession(ctx: Context, deps: AppDeps): Promise<Conso
 }
 
 export const can = (session: ConsoleSession, scope: SecretScope): boolean => session.scopes.includes(scope);
+
+/** A time as pages show it (UTC, to the minute), in a `<time>` element's text. */
+export const when = (d: Date): string => d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+
+/** The 403 page of a section the session's key has no scope for (its forms are refused the same way). */
+export function lacksScope(
+  ctx: Context,
+  deps: AppDeps,
+  session: ConsoleSession,
+  section: Section,
+  scope: SecretScope,
+): undefined {
+  const title = section[0]!.toUpperCase() + section.slice(1);
+  render(ctx, deps, {
+    title,
+    session,
+    section,
+    status: 403,
+    body: html`<h1>${title}</h1><div class="alert error" role="alert">The key this console was opened with lacks the scope ${scope}.</div>`,
+  });
+  return undefined;
+}
 
 export interface ConsoleRender {
   title: string;

@@ -2,7 +2,16 @@
 // pages for a team to see and triage its errors, run backups and manage its users, one file per
 // page (pages/), declared on the route kernel like every other route (page.ts has what they share).
 import { consoleErrors, consoleHome } from './pages/errors.ts';
+import { consoleGroup, consoleTriage } from './pages/group.ts';
 import { consoleSignIn, consoleSignInPage } from './pages/sign-in.ts';
 import { consoleSignOut } from './pages/sign-out.ts';
 
-export const consoleRoutes = [consoleHome, consoleSignInPage, consoleSignIn, consoleSignOut, consoleErrors];
+export const consoleRoutes = [
+  consoleHome,
+  consoleSignInPage,
+  consoleSignIn,
+  consoleSignOut,
+  consoleErrors,
+  consoleGroup,
+  consoleTriage,
+];

@@ -48,6 +48,28 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .muted{color:#5c636a;font-size:13px}
 .pager{display:flex;justify-content:flex-end;margin-top:12px}
 .empty{background:#fff;border-radius:10px;padding:32px;text-align:center;color:#4b5259}
+h2{font-size:18px;margin:28px 0 10px}
+h3{font-size:15px;margin:20px 0 8px}
+code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace}
+.chart{display:block}
+.chart-frame{display:inline-block;margin:0}
+.chart-frame figcaption{display:flex;justify-content:space-between;gap:12px;font-size:12px;color:#5c636a;margin-top:4px}
+.actions{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin:12px 0}
+.actions button{padding:8px 14px;font:600 14px/1.2 inherit;border-radius:8px;border:1px solid #1d4fc4;background:#fff;color:#1d4fc4;cursor:pointer}
+.actions button:disabled{border-color:#c4c9cf;color:#5c636a;background:#f4f5f7;cursor:not-allowed}
+.state{display:inline-block;padding:2px 10px;border-radius:999px;font-size:13px;font-weight:600;background:#e4e7ea;color:#1b1f24}
+.state.unresolved{background:#fdecea;color:#8c1d18}
+.state.resolved{background:#e8f5ec;color:#14532d}
+.frames{list-style:none;margin:0;padding:0;background:#fff;border-radius:10px;box-shadow:0 1px 2px rgba(0,0,0,.06)}
+.frame{padding:10px 12px;border-bottom:1px solid #e4e7ea;overflow-wrap:anywhere}
+.frame:not(.app){color:#4b5259}
+.frame details{margin-top:6px}
+.frame p{margin:6px 0 0}
+.tag{font-size:12px;border:1px solid #c4c9cf;border-radius:4px;padding:0 6px;color:#4b5259}
+.code{margin:8px 0 0;padding:8px 0;background:#f6f8fa;border-radius:6px;overflow-x:auto}
+.code>span{display:block;padding:0 12px;white-space:pre}
+.code .hit{background:#fff3c4}
+.code .ln{display:inline-block;min-width:3.5em;color:#5c636a;user-select:none}
 `;
 
 const nav: [Section, string, string][] = [

@@ -14,7 +14,9 @@ import { handlers } from '../../workers/handlers.ts';
 import { queues } from '../../src/jobs.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { createTestEnv, type Harness } from '../support/harness.ts';
-import { capture, readStored, sampleEvent } from '../observability/support.ts';
+import { encode } from '@jridgewell/sourcemap-codec';
+import { call } from '../support/harness.ts';
+import { capture, envBase, groupIdOf, readStored, sampleEvent } from '../observability/support.ts';
 import { harnessWithWeb } from '../social/support.ts';
 
 const shots = 'test-results/console';
@@ -24,6 +26,33 @@ let web: WebHandle;
 let worker: WorkerHandle<typeof queues>;
 let env: CreatedEnv;
 let browser: Browser;
+/** The group of the symbolicated event (checkoutEvent). */
+let checkoutGroup: string;
+
+/** A hand-made map of a one-line bundle: its first line is `applyCoupon` at src/checkout.ts:4:3. */
+const checkoutMap = {
+  version: 3,
+  file: 'min.js',
+  sources: ['src/checkout.ts'],
+  sourcesContent: [
+    '// checkout\nexport function applyCoupon(code: string) {\n  // the coupon must exist\n  throw new CheckoutError(code);\n}\n',
+  ],
+  names: ['applyCoupon'],
+  mappings: encode([[[0, 0, 3, 2, 0]]]),
+};
+const checkoutEvent = () =>
+  sampleEvent({
+    exception_type: 'CheckoutError',
+    message: 'coupon SPRING is unknown',
+    release: 'shop@1.0.0',
+    stack: [
+      'CheckoutError: coupon SPRING is unknown',
+      '    at a (https://shop.example.com/min.js:1:15)',
+      '    at https://shop.example.com/vendor.js:1:99',
+    ].join('\n'),
+    tags: { plan: 'pro' },
+    breadcrumbs: [{ timestamp: '2026-11-21T11:59:58Z', category: 'ui.click', message: 'clicked Apply coupon' }],
+  });
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
@@ -35,6 +64,12 @@ beforeAll(async () => {
     sampleEvent({ exception_type: 'RangeError', message: 'Invalid array length', service_name: 'billing' }),
   ])
     await readStored(web, env, await capture(web, env, e));
+  const put = await call(web.url, 'PUT', `${envBase(env)}/releases/shop@1.0.0/source_maps`, {
+    key: env.secretKey,
+    body: { file: 'https://shop.example.com/min.js', source_map: checkoutMap },
+  });
+  expect(put.status).toBe(201);
+  checkoutGroup = groupIdOf((await readStored(web, env, await capture(web, env, checkoutEvent()))).body.name);
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
@@ -98,7 +133,9 @@ describe('the console in Chromium', () => {
     expect(cookie!.value).not.toContain(env.secretKey.slice(-12));
     await expect(page.getByRole('heading', { name: 'Errors' }).isVisible()).resolves.toBe(true);
     const rows = page.locator('tbody tr');
-    expect(await rows.count()).toBe(2);
+    expect(await rows.count()).toBe(3);
+    // Each group's occurrences of the last 14 days, an image named in words.
+    expect(await page.getByRole('img', { name: /^Events per day, last 14 days: 1 event, most on / }).count()).toBe(3);
     await expect(page.locator('tbody').textContent()).resolves.toMatch(
       /RangeError[\s\S]*Invalid array length[\s\S]*TypeError/,
     );
@@ -129,6 +166,88 @@ describe('the console in Chromium', () => {
     });
     expect(replay.status()).toBe(303);
     expect(replay.headers()['location']).toBe('/console/sign-in');
+    await page.context().close();
+  });
+
+  it("shows a group's chart, mapped frames, tags and breadcrumbs, and triages it with the page's etag", async () => {
+    const page = await newPage();
+    await signIn(page, env.secretKey);
+    await page.getByRole('link', { name: 'CheckoutError: coupon SPRING is unknown' }).click();
+    expect(new URL(page.url()).pathname).toBe(`/console/errors/${checkoutGroup}`);
+    await expect(
+      page.getByRole('heading', { level: 1, name: 'CheckoutError: coupon SPRING is unknown' }).isVisible(),
+    ).resolves.toBe(true);
+    expect(await page.getByRole('img', { name: /^Events per day, last 14 days: 1 event/ }).count()).toBe(1);
+    // The mapped frame, its code, and the minified frame behind one click; the unmapped one says why.
+    const frames = page.locator('.frame');
+    await expect(frames.nth(0).textContent()).resolves.toMatch(/applyCoupon[\s\S]*src\/checkout\.ts:4:3/);
+    await expect(frames.nth(0).locator('.hit').textContent()).resolves.toContain('throw new CheckoutError(code);');
+    await expect(frames.nth(0).getByText('min.js:1:15').isVisible()).resolves.toBe(false);
+    await frames.nth(0).getByText('Minified frame').click();
+    await expect(frames.nth(0).getByText('https://shop.example.com/min.js:1:15').isVisible()).resolves.toBe(true);
+    await expect(frames.nth(1).textContent()).resolves.toContain(
+      'Not mapped: no source map of this release is for this file.',
+    );
+    await expect(page.locator('table').first().textContent()).resolves.toMatch(/plan\s*pro/);
+    await expect(page.getByText('clicked Apply coupon').isVisible()).resolves.toBe(true);
+    await expect(page.locator('main').textContent()).resolves.toContain('release shop@1.0.0');
+    expect(await audit(page)).toEqual([]);
+    await page.screenshot({ path: `${shots}/group.png`, fullPage: true });
+
+    // A second tab keeps the page as it is now (unresolved, its etag).
+    const stale = await page.context().newPage();
+    await stale.goto(page.url());
+    const button = (p: Page, name: string) => p.getByRole('button', { name, exact: true });
+    expect(await button(page, 'Reopen').isDisabled()).toBe(true);
+    await button(page, 'Acknowledge').click();
+    await expect(page.locator('.state').textContent()).resolves.toBe('acknowledged');
+    expect(await button(page, 'Acknowledge').isDisabled()).toBe(true);
+    const row = async () =>
+      (await h.db('error_groups').where({ id: checkoutGroup }).first()) as { state: string; etag: string };
+    const acknowledged = await row();
+    expect(acknowledged.state).toBe('acknowledged');
+
+    // The stale tab's Resolve carries the old etag: 409, "Conflict" in an alert, nothing changed.
+    const [answer] = await Promise.all([
+      stale.waitForResponse((r) => r.url().endsWith('/triage')),
+      button(stale, 'Resolve').click(),
+    ]);
+    expect(answer.status()).toBe(409);
+    await expect(stale.getByRole('alert').textContent()).resolves.toContain('Conflict');
+    await expect(stale.locator('.state').textContent()).resolves.toBe('acknowledged');
+    expect(await row()).toEqual(acknowledged);
+    expect(await audit(stale)).toEqual([]);
+    await stale.screenshot({ path: `${shots}/group-conflict.png`, fullPage: true });
+
+    // From the page as it is now, Resolve and Reopen go through.
+    await button(stale, 'Resolve').click();
+    await expect(stale.locator('.state').textContent()).resolves.toBe('resolved');
+    await button(stale, 'Reopen').click();
+    await expect(stale.locator('.state').textContent()).resolves.toBe('unresolved');
+    await page.context().close();
+  });
+
+  it('shows a key without observability:write the group read-only, and refuses its hand-made POST', async () => {
+    const key = await createKey(h.db, env.env, 'secret', ['observability:read']);
+    const page = await newPage();
+    await signIn(page, key.token);
+    await page.goto(`${web.url}/console/errors/${checkoutGroup}`);
+    for (const name of ['Acknowledge', 'Resolve', 'Reopen'])
+      expect(await page.getByRole('button', { name, exact: true }).isDisabled()).toBe(true);
+    await expect(page.locator('.actions').textContent()).resolves.toContain('lacks observability:write');
+    expect(await audit(page)).toEqual([]);
+    const before = await h.db('error_groups').where({ id: checkoutGroup }).first();
+    const form = {
+      csrf: await page.locator('input[name=csrf]').first().inputValue(),
+      etag: await page.locator('input[name=etag]').inputValue(),
+      action: 'resolve',
+    };
+    const posted = await page.request.post(`${web.url}/console/errors/${checkoutGroup}/triage`, {
+      form,
+      maxRedirects: 0,
+    });
+    expect(posted.status()).toBe(403);
+    expect(await h.db('error_groups').where({ id: checkoutGroup }).first()).toEqual(before);
     await page.context().close();
   });
 

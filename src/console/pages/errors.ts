@@ -1,14 +1,17 @@
 // /console/errors, the console's landing page: the environment's error groups, newest last seen
-// first, filtered by state ("Unresolved" by default) and service, 50 a page.
+// first, filtered by state ("Unresolved" by default) and service, 50 a page, each with its
+// occurrences of the last 14 days (chart.ts, from the hourly counts: never a scan of events).
 import { z } from 'zod';
 import { groupQueries, type GroupState } from '../../domain/observability/groups/queries.ts';
 import { defineRoute } from '../../http/route.ts';
 import { html } from '../../portal/html.ts';
 import { seeOther, text } from '../../portal/page.ts';
-import { can, render, requireSession } from '../context.ts';
+import { chartSizes, occurrenceChart } from '../chart.ts';
+import { can, lacksScope, render, requireSession, when } from '../context.ts';
 import { consolePage } from '../page.ts';
 
 const pageSize = 50;
+export const chartDays = 14;
 const states: [string, GroupState | undefined, string][] = [
   ['unresolved', 'unresolved', 'Unresolved'],
   ['acknowledged', 'acknowledged', 'Acknowledged'],
@@ -24,8 +27,6 @@ function readCursor(v: string | undefined): { t: string; id: string } | undefine
     : null;
   return m ? { t: m[1]!, id: m[2]! } : undefined;
 }
-
-const when = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 
 export const consoleHome = defineRoute({
   ...consolePage,
@@ -50,16 +51,7 @@ export const consoleErrors = defineRoute({
     const service = query.service || undefined;
     const link = (o: { state?: string; after?: string }) =>
       `/console/errors?${new URLSearchParams({ state: o.state ?? state[0], ...(service ? { service } : {}), ...(o.after ? { after: o.after } : {}) })}`;
-    if (!can(session, 'observability:read')) {
-      render(ctx, deps, {
-        title: 'Errors',
-        session,
-        section: 'errors',
-        status: 403,
-        body: html`<h1>Errors</h1><div class="alert error" role="alert">The key this console was opened with lacks the scope observability:read.</div>`,
-      });
-      return undefined;
-    }
+    if (!can(session, 'observability:read')) return lacksScope(ctx, deps, session, 'errors', 'observability:read');
     const rows = await groupQueries(deps.db).listGroups(
       session.envId,
       { ...(state[1] ? { state: state[1] } : {}), ...(service ? { service_name: service } : {}) },
@@ -67,6 +59,13 @@ export const consoleErrors = defineRoute({
       pageSize + 1,
     );
     const groups = rows.slice(0, pageSize);
+    const now = new Date();
+    const daily = await groupQueries(deps.db).dailyCounts(
+      session.envId,
+      groups.map((g) => g.id),
+      now,
+      chartDays,
+    );
     const last = groups.at(-1);
     const next = rows.length > pageSize && last ? link({ after: cursor(last.last_seen_time, last.id) }) : undefined;
     render(ctx, deps, {
@@ -80,12 +79,13 @@ ${
   groups.length === 0
     ? html`<p class="empty">No ${state[0] === 'all' ? '' : state[2].toLowerCase() + ' '}errors${service ? html` in ${service}` : ''}.</p>`
     : html`<table><caption class="muted">${state[2]} error groups, most recently seen first</caption>
-<thead><tr><th scope="col">Error</th><th scope="col">Service</th><th scope="col" class="num">Events</th><th scope="col">Last seen</th></tr></thead>
+<thead><tr><th scope="col">Error</th><th scope="col">Service</th><th scope="col">Last ${chartDays} days</th><th scope="col" class="num">Events</th><th scope="col">Last seen</th></tr></thead>
 <tbody>${groups.map(
         (
           g,
         ) => html`<tr><td><a class="title" href="/console/errors/${g.id}">${g.title}</a><div class="message">${g.culprit}</div></td>
 <td><a href="${`/console/errors?${new URLSearchParams({ state: state[0], service: g.service_name })}`}">${g.service_name}</a></td>
+<td>${occurrenceChart(daily.get(g.id)!, now, chartSizes.small)}</td>
 <td class="num">${Number(g.occurrence_count).toLocaleString('en')}</td>
 <td><time datetime="${g.last_seen_time.toISOString()}">${when(g.last_seen_time)}</time></td></tr>`,
       )}</tbody></table>`

@@ -104,6 +104,26 @@ export function groupQueries(db: Db) {
       return q;
     },
 
+    /**
+     * Occurrences per UTC day of the groups, from `days` days before `today`'s day up to it, from
+     * their hourly counts (error_group_hours): at most 24 rows per group and day, never events.
+     * Answers group id → counts, oldest day first (a group without any: all zeros).
+     */
+    async dailyCounts(envId: string, groupIds: string[], today: Date, days: number): Promise<Map<string, number[]>> {
+      const start = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - days + 1));
+      const counts = new Map(groupIds.map((id) => [id, new Array<number>(days).fill(0)]));
+      if (groupIds.length === 0) return counts;
+      const { rows } = await db.raw<{ rows: { group_id: string; day: number; n: number }[] }>(
+        `select group_id, floor(extract(epoch from hour - ?::timestamptz) / 86400)::int as day, sum(count)::int as n
+           from error_group_hours
+          where env_id = ? and group_id = any(?::text[]) and hour >= ?::timestamptz and hour < ?::timestamptz + ? * interval '1 day'
+          group by 1, 2`,
+        [start, envId, groupIds, start, start, days],
+      );
+      for (const r of rows) counts.get(r.group_id)![r.day] = r.n;
+      return counts;
+    },
+
     async getGroup(envId: string, id: string): Promise<GroupRow | undefined> {
       return db('error_groups').where({ env_id: envId, id }).first(groupColumns);
     },

@@ -181,8 +181,8 @@ export function ingestQueries(db: Db) {
      * while the first was still working) meet on the stored event's key: the later waits for the
      * earlier; whichever no longer holds the claim when it settles rolls back, store and all. The
      * `not exists` keeps a stored uid from being counted again by any later run regardless.
-     * Group counts are added from the same rows that are stored, so `occurrence_count` always
-     * equals the stored events.
+     * Group counts, and their hours (error_group_hours, the console's charts), are added from the
+     * same rows that are stored, so `occurrence_count` always equals the stored events.
      *
      * A named event is stored only under the uid that holds its id's claim: claimed at acceptance
      * (capture), or here, by the first copy to be stored (Sentry's routes: capture.ts `ClaimAt`).
@@ -239,6 +239,13 @@ export function ingestQueries(db: Db) {
              resolve_time = case when eg.state = $3 and excluded.last_seen_time > eg.resolve_time then null else eg.resolve_time end,
              update_time = now()
            returning eg.id, eg.env_id, eg.fingerprint
+         ),
+         hours as (
+           insert into error_group_hours as h (group_id, env_id, hour, count)
+           select g.id, m.env_id, date_trunc('hour', m.receive_time, 'UTC'), count(*)
+           from mine m join g using (env_id, fingerprint)
+           group by 1, 2, 3 order by 1, 3
+           on conflict (group_id, hour) do update set count = h.count + excluded.count
          ),
          stored as (
            insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body_deflated)

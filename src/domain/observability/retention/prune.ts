@@ -42,6 +42,7 @@ async function deleteAll(db: Db, filter: EnvFilter, before: Date, result: PruneR
   const q = retentionQueries(db);
   for (let n = batch; n === batch; result.deleted_events += n) n = await q.deleteEvents(filter, before, batch);
   for (let n = batch; n === batch; result.deleted_groups += n) n = await q.deleteEmptyGroups(filter, before, batch);
+  for (let n = batch; n === batch;) n = await q.deleteHours(filter, before, batch);
 }
 
 export async function pruneErrors(db: Db, now: Date, options: PruneOptions = {}): Promise<PruneResult> {

@@ -108,6 +108,17 @@ export function retentionQueries(db: Db) {
       return result.rowCount ?? 0;
     },
 
+    /** At most `limit` hourly counts (error_group_hours) of hours that ended before `before`. */
+    async deleteHours(filter: EnvFilter, before: Date, limit: number): Promise<number> {
+      const env = envClause(filter);
+      const result = await db.raw(
+        `delete from error_group_hours where (group_id, hour) in (
+           select group_id, hour from error_group_hours where ${env.sql} and hour < ?::timestamptz - interval '1 hour' limit ?)`,
+        [env.ids, before, limit],
+      );
+      return result.rowCount ?? 0;
+    },
+
     /**
      * At most `limit` groups left without events, untouched since `before`. The outer condition on
      * update_time is checked again on a row a concurrent store has just updated (READ COMMITTED

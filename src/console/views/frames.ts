@@ -1,0 +1,45 @@
+// A stack as the console shows it: innermost frame first (as Sentry and GlitchTip show it), each
+// with its original file:line:column and function, the code around it when the map had sources,
+// the minified frame behind a disclosure (one click away), and why a frame could not be mapped.
+import type { StackFrame, UnmappedReason } from '../../domain/observability/pipeline/symbolicate.ts';
+import { html, type Html } from '../../portal/html.ts';
+
+/** Why a frame was not mapped, in words (the API gives the code: CONTRACT.md "Symbolication"). */
+export const unmappedReasons: Record<UnmappedReason, string> = {
+  no_release: 'the event names no release, so no source map applies',
+  no_maps_for_release: 'no source maps were uploaded for this release',
+  no_map_for_file: 'no source map of this release is for this file',
+  no_position: 'the frame has no line and column to look up',
+  position_outside_map: 'the position is outside its source map',
+  malformed_map: 'the source map for this file could not be read as a source map',
+  map_unavailable: 'the source map could not be read from the object store',
+};
+
+const where = (f: { file?: string | undefined; line?: number | undefined; column?: number | undefined }): string =>
+  `${f.file ?? '(unknown file)'}${f.line !== undefined ? `:${f.line}` : ''}${f.column !== undefined ? `:${f.column}` : ''}`;
+
+function context(f: StackFrame): Html | '' {
+  if (f.context_line === undefined) return '';
+  const first = (f.line ?? 0) - (f.pre_context?.length ?? 0);
+  const lines = [...(f.pre_context ?? []), f.context_line, ...(f.post_context ?? [])];
+  const at = f.pre_context?.length ?? 0;
+  return html`<pre class="code">${lines.map(
+    (l, i) => html`<span${i === at ? html` class="hit"` : ''}><span class="ln">${first + i}</span>${l}
+</span>`,
+  )}</pre>`;
+}
+
+function frame(f: StackFrame): Html {
+  const g = f.generated;
+  return html`<li class="frame${f.in_app ? ' app' : ''}">
+<div><code class="fn">${f.function ?? '(anonymous)'}</code> <span class="muted">at</span> <code>${where(f)}</code>${f.in_app ? '' : html` <span class="tag">library</span>`}</div>
+${context(f)}
+${f.unmapped_reason ? html`<p class="muted">Not mapped: ${unmappedReasons[f.unmapped_reason]}.</p>` : ''}
+${g ? html`<details><summary>Minified frame</summary><code>${g.function ?? '(anonymous)'} at ${where(g)}</code></details>` : ''}
+</li>`;
+}
+
+export function stackFrames(frames: readonly StackFrame[]): Html {
+  if (frames.length === 0) return html`<p class="muted">No stack frames.</p>`;
+  return html`<ol class="frames">${[...frames].reverse().map(frame)}</ol>`;
+}
