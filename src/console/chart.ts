@@ -3,6 +3,7 @@
 // (WAI-ARIA `role="img"`), named by what it shows in words, since its bars say nothing to a screen
 // reader (WCAG 2.2 §1.1.1); the large one also titles each bar for pointer users.
 import { html, type Html } from '../portal/html.ts';
+import { plural } from './format.ts';
 
 export interface ChartSize {
   /** Bar width and gap, and the chart's height, in px. */
@@ -20,7 +21,6 @@ export const chartSizes = {
 
 const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const dayName = (d: Date) => `${d.getUTCDate()} ${months[d.getUTCMonth()]}`;
-export const plural = (n: number, one: string) => `${n.toLocaleString('en')} ${one}${n === 1 ? '' : 's'}`;
 
 /** The chart's accessible name: the total and the busiest day, in words. */
 export function chartLabel(counts: readonly number[], days: readonly Date[]): string {

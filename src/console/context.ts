@@ -28,9 +28,6 @@ export async function requireSession(ctx: Context, deps: AppDeps): Promise<Conso
 
 export const can = (session: ConsoleSession, scope: SecretScope): boolean => session.scopes.includes(scope);
 
-/** A time as pages show it (UTC, to the minute), in a `<time>` element's text. */
-export const when = (d: Date): string => d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
-
 /** The 403 page of a section the session's key has no scope for (its forms are refused the same way). */
 export function lacksScope(
   ctx: Context,
@@ -57,10 +54,12 @@ export interface ConsoleRender {
   /** Signed in: the header with the environment, navigation and "Sign out". */
   session?: ConsoleSession | undefined;
   section?: Section;
+  /** A small script of the page's own (progressive enhancement), allowed by its nonce alone. */
+  script?: string;
 }
 
 export function render(ctx: Context, deps: AppDeps | undefined, o: ConsoleRender): void {
-  const nonce = pageHeaders(ctx);
+  const nonce = pageHeaders(ctx, { scripts: o.script !== undefined });
   // A console page holds the environment's data: never kept by a shared cache or the back button.
   ctx.set('Cache-Control', 'no-store');
   ctx.status = o.status ?? 200;
@@ -69,5 +68,11 @@ export function render(ctx: Context, deps: AppDeps | undefined, o: ConsoleRender
     o.session && deps
       ? { envName: o.session.envName, csrf: csrfToken(ctx, deps.config), section: o.section }
       : undefined;
-  ctx.body = layout({ title: o.title, nonce, body: o.body, ...(signedIn ? { signedIn } : {}) });
+  ctx.body = layout({
+    title: o.title,
+    nonce,
+    body: o.body,
+    ...(signedIn ? { signedIn } : {}),
+    ...(o.script ? { script: o.script } : {}),
+  });
 }

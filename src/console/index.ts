@@ -3,6 +3,8 @@
 // page (pages/), declared on the route kernel like every other route (page.ts has what they share).
 import { consoleErrors, consoleHome } from './pages/errors.ts';
 import { consoleGroup, consoleTriage } from './pages/group.ts';
+import { consoleBackUpNow, consoleBackups, consoleRestore } from './pages/backups.ts';
+import { consoleOperation } from './pages/operation.ts';
 import { consoleSignIn, consoleSignInPage } from './pages/sign-in.ts';
 import { consoleSignOut } from './pages/sign-out.ts';
 
@@ -14,4 +16,8 @@ export const consoleRoutes = [
   consoleErrors,
   consoleGroup,
   consoleTriage,
+  consoleBackups,
+  consoleBackUpNow,
+  consoleRestore,
+  consoleOperation,
 ];

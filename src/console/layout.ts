@@ -11,6 +11,8 @@ export interface LayoutOptions {
   body: Html;
   /** Signed in: the header with navigation and "Sign out". */
   signedIn?: { envName: string; csrf: string; section?: Section };
+  /** The page's own script (a constant of its page, never built from data), run after the page. */
+  script?: string;
 }
 
 const css = `
@@ -69,6 +71,13 @@ code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace}
 .code{margin:8px 0 0;padding:8px 0;background:#f6f8fa;border-radius:6px;overflow-x:auto}
 .code>span{display:block;padding:0 12px;white-space:pre}
 .code .hit{background:#fff3c4}
+.state.succeeded{background:#e8f5ec;color:#14532d}
+.state.failed{background:#fdecea;color:#8c1d18}
+.restore{max-width:420px}
+.restore button.danger{margin-top:12px;padding:8px 14px;font:600 14px/1.2 inherit;border:0;border-radius:8px;background:#b42318;color:#fff;cursor:pointer}
+.restore button:disabled{background:#c4c9cf;color:#1b1f24;cursor:not-allowed}
+summary{cursor:pointer;color:#1d4fc4}
+progress{display:block;width:100%;max-width:480px;height:14px;margin:6px 0}
 .code .ln{display:inline-block;min-width:3.5em;color:#5c636a;user-select:none}
 `;
 
@@ -94,6 +103,7 @@ export function layout(o: LayoutOptions): string {
     html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${o.title} · Cairn console</title>
 <style nonce="${o.nonce}">${new Html(css)}</style></head>
-<body>${header}<main${s ? '' : new Html(' class="narrow"')}>${o.body}</main></body></html>`.value
+<body>${header}<main${s ? '' : new Html(' class="narrow"')}>${o.body}</main>${o.script ? html`<script nonce="${o.nonce}">${new Html(o.script)}</script>` : ''}</body></html>`
+      .value
   }`;
 }

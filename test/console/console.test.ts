@@ -2,9 +2,7 @@
 // in with a secret key (a wrong one sets no cookie), the errors page, sign-out, a POST without its
 // CSRF token, and a revoked key ending the session. Every page passes an axe-core audit (no serious
 // or critical violation). Screenshots go to test-results/console/ (gitignored).
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/domain/tenancy/envs.ts';
 import { tenancyQueries } from '../../src/domain/tenancy/queries.ts';
@@ -13,14 +11,12 @@ import type { WebHandle } from '../../src/server.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { queues } from '../../src/jobs.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
-import { createTestEnv, type Harness } from '../support/harness.ts';
 import { encode } from '@jridgewell/sourcemap-codec';
-import { call } from '../support/harness.ts';
+import { call, createTestEnv, type Harness } from '../support/harness.ts';
 import { capture, envBase, groupIdOf, readStored, sampleEvent } from '../observability/support.ts';
 import { harnessWithWeb } from '../social/support.ts';
+import { audit, launchBrowser, newPage as openPage, sessionCookie, shots, signIn as signInAs } from './support.ts';
 
-const shots = 'test-results/console';
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let h: Harness;
 let web: WebHandle;
 let worker: WorkerHandle<typeof queues>;
@@ -55,7 +51,6 @@ const checkoutEvent = () =>
   });
 
 beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
   ({ h, web } = await harnessWithWeb());
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   env = await createTestEnv(h.db);
@@ -70,10 +65,7 @@ beforeAll(async () => {
   });
   expect(put.status).toBe(201);
   checkoutGroup = groupIdOf((await readStored(web, env, await capture(web, env, checkoutEvent()))).body.name);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -82,31 +74,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-  return context.newPage();
-}
-
-/** axe-core's default rules on the page as it is; evaluated over CDP, so the page's CSP still holds for its own content. */
-async function audit(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }
-    ).axe;
-    return (await axe.run()).violations.map((v) => `${v.impact}: ${v.id}`);
-  });
-  return result.filter((v) => v.startsWith('serious') || v.startsWith('critical'));
-}
-
-const sessionCookie = async (page: Page) =>
-  (await page.context().cookies()).find((c) => c.name === 'cairn_console_session');
-
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto(`${web.url}/console`);
-  await page.getByLabel('Secret key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const newPage = () => openPage(browser);
+const signIn = (page: Page, key: string) => signInAs(page, web.url, key);
 
 describe('the console in Chromium', () => {
   it('signs in with a secret key, lists the errors, refuses a POST without its CSRF token, signs out', async () => {

@@ -7,7 +7,8 @@ import { defineRoute } from '../../http/route.ts';
 import { html } from '../../portal/html.ts';
 import { seeOther, text } from '../../portal/page.ts';
 import { chartSizes, occurrenceChart } from '../chart.ts';
-import { can, lacksScope, render, requireSession, when } from '../context.ts';
+import { when } from '../format.ts';
+import { can, lacksScope, render, requireSession } from '../context.ts';
 import { consolePage } from '../page.ts';
 
 const pageSize = 50;

@@ -98,6 +98,14 @@ export function backupQueries(db: Db) {
       return db('envs').where({ id: envId }).first('id', 'name', 'project_id', 'mode', 'database_url_enc');
     },
 
+    /** The environments of `envId`'s project (where its backups can be restored), by name. */
+    async projectEnvNames(envId: string): Promise<string[]> {
+      return db('envs')
+        .whereIn('project_id', db('envs').where({ id: envId }).select('project_id'))
+        .orderBy('name')
+        .pluck('name');
+    },
+
     async envByName(name: string): Promise<EnvTarget | undefined> {
       return db('envs').where({ name }).first('id', 'name', 'project_id', 'mode', 'database_url_enc');
     },

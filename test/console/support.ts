@@ -1,0 +1,42 @@
+// What the console's browser tests share: Debian's chromium through playwright-core, an axe-core
+// audit of the page as it is, and signing in with a secret key.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const shots = 'test-results/console';
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export async function launchBrowser(): Promise<Browser> {
+  mkdirSync(shots, { recursive: true });
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+}
+
+export async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  return context.newPage();
+}
+
+/** axe-core's default rules on the page as it is; evaluated over CDP, so the page's CSP still holds for its own content. */
+export async function audit(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string }[] }> } }
+    ).axe;
+    return (await axe.run()).violations.map((v) => `${v.impact}: ${v.id}`);
+  });
+  return result.filter((v) => v.startsWith('serious') || v.startsWith('critical'));
+}
+
+export const sessionCookie = async (page: Page) =>
+  (await page.context().cookies()).find((c) => c.name === 'cairn_console_session');
+
+export async function signIn(page: Page, baseUrl: string, key: string): Promise<void> {
+  await page.goto(`${baseUrl}/console`);
+  await page.getByLabel('Secret key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
