@@ -5,6 +5,7 @@ import { consoleErrors, consoleHome } from './pages/errors.ts';
 import { consoleGroup, consoleTriage } from './pages/group.ts';
 import { consoleBackUpNow, consoleBackups, consoleRestore } from './pages/backups.ts';
 import { consoleOperation } from './pages/operation.ts';
+import { consoleRevokeSessions, consoleUser, consoleUsers } from './pages/users.ts';
 import { consoleSignIn, consoleSignInPage } from './pages/sign-in.ts';
 import { consoleSignOut } from './pages/sign-out.ts';
 
@@ -20,4 +21,7 @@ export const consoleRoutes = [
   consoleBackUpNow,
   consoleRestore,
   consoleOperation,
+  consoleUsers,
+  consoleUser,
+  consoleRevokeSessions,
 ];

@@ -78,6 +78,14 @@ code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace}
 .restore button:disabled{background:#c4c9cf;color:#1b1f24;cursor:not-allowed}
 summary{cursor:pointer;color:#1d4fc4}
 progress{display:block;width:100%;max-width:480px;height:14px;margin:6px 0}
+.inline{margin:0}
+.inline button,.search button{padding:6px 12px;font:600 13px/1.2 inherit;border-radius:8px;border:1px solid #1d4fc4;background:#fff;color:#1d4fc4;cursor:pointer}
+.inline button:disabled{border-color:#c4c9cf;color:#5c636a;background:#f4f5f7;cursor:not-allowed}
+.search{display:flex;gap:8px;align-items:center;margin:0 0 16px;max-width:560px}
+.search label{margin:0}
+.search input{flex:1}
+.state.active{background:#e8f5ec;color:#14532d}
+.state.revoked{background:#fdecea;color:#8c1d18}
 .code .ln{display:inline-block;min-width:3.5em;color:#5c636a;user-select:none}
 `;
 

@@ -1,0 +1,103 @@
+// The console's Users page in a real headless Chromium: the end users (email, verified, created,
+// last sign-in), found by email; a user's sessions and sign-in history; "Revoke sessions" ending
+// every session at once (the tokens stop working); a key without auth:write seeing it disabled and
+// refused however it posts. Every page passes axe; screenshots in test-results/console/.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEndUser } from '../../src/domain/identity/users/users.ts';
+import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import type { WebHandle } from '../../src/server.ts';
+import { strongPassword } from '../identity/support.ts';
+import { harnessWithWeb } from '../social/support.ts';
+import { call, createTestEnv, type Harness } from '../support/harness.ts';
+import { audit, launchBrowser, newPage, shots, signIn } from './support.ts';
+
+let h: Harness;
+let web: WebHandle;
+let env: CreatedEnv;
+let browser: Browser;
+let ada: string;
+let tokens: string[];
+
+const signInAsUser = (identifier: string, password: string) =>
+  call<{ session_token: string }>(web.url, 'POST', '/v1/client/sign-in/password', {
+    body: { identifier, password, session_mode: 'browser' },
+    headers: { 'cairn-publishable-key': env.publishableKey },
+  });
+const sessionWorks = async (token: string) =>
+  (await call(web.url, 'GET', '/v1/client/session', { key: token })).status === 200;
+
+beforeAll(async () => {
+  ({ h, web } = await harnessWithWeb());
+  env = await createTestEnv(h.db);
+  ada = (
+    await createEndUser(h.db, env.env.id, { email: 'ada@example.com', password: strongPassword, email_verified: true })
+  ).id;
+  await createEndUser(h.db, env.env.id, { email: 'bob@example.com', password: strongPassword });
+  expect((await signInAsUser('ada@example.com', 'not the password at all')).status).toBe(401);
+  tokens = await Promise.all(
+    [0, 1].map(async () => (await signInAsUser('ada@example.com', strongPassword)).body.session_token),
+  );
+  browser = await launchBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await web?.stop();
+  await h?.close();
+});
+
+describe('the Users page in Chromium', () => {
+  it('lists and finds users, shows sessions and sign-ins, and revokes every session of a user', async () => {
+    const page = await newPage(browser);
+    await signIn(page, web.url, env.secretKey);
+    await page.getByRole('link', { name: 'Users', exact: true }).click();
+    await expect(page.getByRole('heading', { name: 'Users' }).isVisible()).resolves.toBe(true);
+    const rows = page.locator('tbody tr');
+    expect(await rows.count()).toBe(2);
+    await expect(rows.nth(0).textContent()).resolves.toMatch(/bob@example\.com\s*No[\s\S]*UTC\s*never/);
+    await expect(rows.nth(1).textContent()).resolves.toMatch(/ada@example\.com\s*Yes[\s\S]*UTC[\s\S]*UTC/);
+    expect(await audit(page)).toEqual([]);
+    await page.screenshot({ path: `${shots}/users.png`, fullPage: true });
+
+    await page.getByLabel('Email').fill('ADA@example.com');
+    await page.getByRole('button', { name: 'Find' }).click();
+    expect(await rows.count()).toBe(1);
+
+    await page.getByRole('link', { name: 'ada@example.com' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('ada@example.com');
+    const [sessions, signIns] = [page.locator('table').nth(0), page.locator('table').nth(1)];
+    expect(await sessions.locator('tbody .state').allTextContents()).toEqual(['active', 'active']);
+    await expect(signIns.locator('tbody').textContent()).resolves.toMatch(/password[\s\S]*password/);
+    expect(await signIns.locator('tbody tr').count()).toBe(3);
+    expect(await audit(page)).toEqual([]);
+    await page.screenshot({ path: `${shots}/user.png`, fullPage: true });
+
+    await page.getByRole('button', { name: 'Revoke sessions' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('2 sessions revoked.');
+    expect(await page.locator('table').nth(0).locator('tbody .state').allTextContents()).toEqual([
+      'revoked',
+      'revoked',
+    ]);
+    for (const t of tokens) expect(await sessionWorks(t)).toBe(false);
+    expect(await audit(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows a key without auth:write the button disabled, and refuses its posts, and a post without CSRF', async () => {
+    const token = (await signInAsUser('ada@example.com', strongPassword)).body.session_token;
+    const key = await createKey(h.db, env.env, 'secret', ['auth:read']);
+    const page = await newPage(browser);
+    await signIn(page, web.url, key.token);
+    await page.goto(`${web.url}/console/users/${ada}`);
+    expect(await page.getByRole('button', { name: 'Revoke sessions' }).isDisabled()).toBe(true);
+    await expect(page.locator('main').textContent()).resolves.toContain('lacks auth:write');
+    expect(await audit(page)).toEqual([]);
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    const post = (form: Record<string, string>) =>
+      page.request.post(`${web.url}/console/users/${ada}/revoke-sessions`, { form, maxRedirects: 0 });
+    expect((await post({ csrf })).status()).toBe(403);
+    expect((await post({})).status()).toBe(403);
+    expect(await sessionWorks(token)).toBe(true);
+    await page.context().close();
+  });
+});
