@@ -13,7 +13,8 @@ import pg from 'pg';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDb } from './db.ts';
 import { createEmbeddedPostgres, ensureReachableRoot, reachableByOthers, reachableRoot } from './embedded-postgres.ts';
-import { createEnvWithKeys } from './domain/tenancy/envs.ts';
+import { createEnvWithKeys, requireEnv } from './domain/tenancy/envs.ts';
+import { consoleLinkMinutes, createConsoleLink } from './domain/console/links.ts';
 import { queues, schedules } from './jobs.ts';
 import { createLogger } from './log.ts';
 import { runMigrations } from './migrate.ts';
@@ -145,6 +146,15 @@ async function main(): Promise<void> {
     }
   }
 
+  // A fresh one-use console link each start: the banner's way into the console (CONTRACT.md "Console").
+  let consoleLink: string | undefined;
+  if (demo) {
+    const db = createDb(config, { poolMax: 1 });
+    const env = await requireEnv(db, demo.name);
+    consoleLink = (await createConsoleLink(db, config.CAIRN_BASE_URL, env.id, null)).url;
+    await db.destroy();
+  }
+
   // The same worker the Procfile runs.
   const worker = await startWorker(config, queues, handlers, { log, schedules });
   const web = await startWeb(config, { log });
@@ -162,6 +172,10 @@ async function main(): Promise<void> {
     say(`  publishable key: ${demo.publishable_key}`);
     say(`  secret key:      ${demo.secret_key}`);
     if (demo.dsn) say(`  Sentry DSN:      ${demo.dsn}`);
+    say(`  console:         ${consoleLink}`);
+    say(
+      `                   (one use, ${consoleLinkMinutes} minutes; another: npx cairn admin console-link --env ${demo.name})`,
+    );
     say('');
     say(`  try: curl -H "Authorization: Bearer ${demo.secret_key}" ${base}/v1/${demo.name}`);
   } else {

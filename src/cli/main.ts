@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAdmin } from './commands/admin.ts';
 import { register as registerBackups } from './commands/backups.ts';
+import { register as registerConsole } from './commands/console.ts';
 import { register as registerErrorGroups } from './commands/error-groups.ts';
 import { register as registerIdentity, registerAdmin as registerIdentityAdmin } from './commands/identity.ts';
 import { registerOAuthAdmin } from './commands/oauth.ts';
@@ -23,6 +24,7 @@ export async function main(argv: string[]): Promise<number> {
   registerSocial(program, ctx);
   registerErrorGroups(program, ctx);
   registerBackups(program, ctx);
+  registerConsole(program, ctx);
   try {
     await program.parseAsync(argv);
     return 0;

@@ -31,16 +31,18 @@ export function setBrowserId(ctx: Context, config: Config, id: string): void {
 }
 
 /**
- * The console's session (CONTRACT.md "Console"): only for /console, SameSite=Strict (a link from
- * another site opens the console signed out rather than carrying the session), as long as the
- * session lasts on the server.
+ * The console's session (CONTRACT.md "Console"): only for /console, as long as the session lasts on
+ * the server. SameSite=Lax, as GitHub's and Sentry's sessions: a link to a console page from chat,
+ * mail or a sign-in link opens it signed in (Strict drops the cookie on any navigation a
+ * cross-site click started, redirects included), while other sites' POSTs still go without it,
+ * and every form carries its CSRF token besides (http/csrf.ts).
  */
 export const consoleCookie = 'cairn_console_session';
 
 export function setConsoleSession(ctx: Context, config: Config, token: string, maxAgeSeconds: number): void {
-  ctx.cookies.set(consoleCookie, token, { ...options(config, maxAgeSeconds), sameSite: 'strict', path: '/console' });
+  ctx.cookies.set(consoleCookie, token, { ...options(config, maxAgeSeconds), sameSite: 'lax', path: '/console' });
 }
 
 export function clearConsoleSession(ctx: Context, config: Config): void {
-  ctx.cookies.set(consoleCookie, '', { ...options(config, 0), sameSite: 'strict', path: '/console', maxAge: 0 });
+  ctx.cookies.set(consoleCookie, '', { ...options(config, 0), sameSite: 'lax', path: '/console', maxAge: 0 });
 }

@@ -98,7 +98,7 @@ describe('the console in Chromium', () => {
     await signIn(page, env.secretKey);
     expect(new URL(page.url()).pathname).toBe('/console/errors');
     const cookie = await sessionCookie(page);
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' });
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/console' });
     expect(cookie!.value).not.toContain(env.secretKey.slice(-12));
     await expect(page.getByRole('heading', { name: 'Errors' }).isVisible()).resolves.toBe(true);
     const rows = page.locator('tbody tr');

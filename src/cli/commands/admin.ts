@@ -9,6 +9,7 @@ import { readStatus, type OperationalStatus } from '../../domain/operations/stat
 import { pruneErrors } from '../../domain/observability/retention/prune.ts';
 import { createBoss, queues } from '../../jobs.ts';
 import { CliError, type CliContext } from '../context.ts';
+import { createConsoleLink, type ConsoleLink } from '../../domain/console/links.ts';
 
 /** `cairn admin status` for a person: the same figures as /metrics, with what stands out said. */
 export function describeStatus(s: OperationalStatus): string {
@@ -96,6 +97,18 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
       const row = await requireEnv(db, name);
       await tenancyQueries(db).setDatabaseUrl(row.id, seal(keyring(), url, `env-database:${row.id}`));
       ctx.progress(`database set for ${name}`);
+    });
+
+  admin
+    .command('console-link')
+    .description('print a one-use link (valid 5 minutes) that opens the console of an environment with every scope')
+    .requiredOption('--env <name>', 'environment name')
+    .option('--json', 'print JSON ({"url", "expire_time"})')
+    .action(async (opts: { env: string; json?: boolean }) => {
+      const { config, db } = await ctx.admin();
+      const row = await requireEnv(db, opts.env);
+      const link = await createConsoleLink(db, config.CAIRN_BASE_URL, row.id, null);
+      ctx.print(link, Boolean(opts.json), (l: ConsoleLink) => l.url);
     });
 
   admin

@@ -14,7 +14,7 @@ import { form, seeOther, text } from '../../portal/page.ts';
 import { consoleSession, render } from '../context.ts';
 import { consolePage } from '../page.ts';
 
-function showSignIn(ctx: Context, deps: AppDeps, o: { error?: string; notice?: string; status?: number } = {}) {
+export function showSignIn(ctx: Context, deps: AppDeps, o: { error?: string; notice?: string; status?: number } = {}) {
   render(ctx, deps, {
     title: 'Sign in',
     status: o.status,

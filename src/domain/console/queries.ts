@@ -36,6 +36,31 @@ export function consoleQueries(db: Db) {
         .first('s.id', 's.env_id', 'e.name as env_name', 's.key_id', 'k.scopes as key_scopes');
     },
 
+    async insertLink(row: {
+      id: string;
+      token_hash: Buffer;
+      env_id: string;
+      key_id: string | null;
+      expire_time: Date;
+    }): Promise<void> {
+      await db('console_links').insert(row);
+    },
+
+    /**
+     * Uses a link: unused, unexpired, and its key (if any) not revoked; stamped used in the same
+     * statement, so of concurrent uses exactly one gets the row. Answers what it opens.
+     */
+    async useLink(tokenHash: Buffer): Promise<{ env_id: string; key_id: string | null } | undefined> {
+      const { rows } = await db.raw<{ rows: { env_id: string; key_id: string | null }[] }>(
+        `update console_links l set use_time = now()
+          where l.token_hash = ? and l.use_time is null and l.expire_time > now()
+            and (l.key_id is null or exists (select 1 from api_keys k where k.id = l.key_id and k.revoke_time is null))
+          returning l.env_id, l.key_id`,
+        [tokenHash],
+      );
+      return rows[0];
+    },
+
     async endSession(tokenHash: Buffer): Promise<void> {
       await db('console_sessions')
         .where({ token_hash: tokenHash })

@@ -3,6 +3,8 @@ import { AppError } from '../../../errors.ts';
 import { tenancyQueries } from '../../../domain/tenancy/queries.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { envParams, envResource, envView } from '../../../contract/tenancy.ts';
+import { z } from 'zod';
+import { createConsoleLink } from '../../../domain/console/links.ts';
 
 export const getEnv = defineRoute({
   method: 'get',
@@ -20,4 +22,23 @@ export const getEnv = defineRoute({
   },
 });
 
-export const tenancyRoutes = [getEnv];
+/** What `cairn console` prints: a one-use link that opens the console with this key's scopes. */
+export const createConsoleLinkRoute = defineRoute({
+  method: 'post',
+  path: '/v1/orgs/{org}/projects/{project}/envs/{env}/console_links',
+  operationId: 'createConsoleLink',
+  summary: "A one-use link (5 minutes) that opens the console with this key's environment and scopes",
+  tags: ['Environments'],
+  auth: 'secret',
+  params: envParams,
+  response: {
+    status: 201,
+    description: 'The link; open it once within 5 minutes',
+    schema: z.object({ url: z.string(), expire_time: z.string() }),
+  },
+  async handle({ principal, deps }) {
+    return createConsoleLink(deps.db, deps.config.CAIRN_BASE_URL, principal.envId, principal.keyId);
+  },
+});
+
+export const tenancyRoutes = [getEnv, createConsoleLinkRoute];

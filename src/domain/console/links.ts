@@ -1,0 +1,46 @@
+// One-use console sign-in links (CONTRACT.md "Console"): printed by `cairn console`, `cairn admin
+// console-link` and `npm start`, valid 5 minutes, opening one console session (with the scopes of
+// the key that asked, or every scope for the operator). The token travels in the query, which
+// request logs leave out (they log the path), and the page it lands on sends no Referer.
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../../crypto.ts';
+import type { Db } from '../../db.ts';
+import { newId } from '../../ids.ts';
+import { consoleQueries } from './queries.ts';
+import { openConsoleSession } from './sessions.ts';
+
+export const consoleLinkMinutes = 5;
+export const consoleLinkPath = '/console/sign-in/link';
+
+export interface ConsoleLink {
+  url: string;
+  expire_time: string;
+}
+
+export async function createConsoleLink(
+  db: Db,
+  baseUrl: string,
+  envId: string,
+  keyId: string | null,
+  now = new Date(),
+): Promise<ConsoleLink> {
+  const token = randomBytes(32).toString('base64url');
+  const expire = new Date(now.getTime() + consoleLinkMinutes * 60_000);
+  await consoleQueries(db).insertLink({
+    id: newId('cl'),
+    token_hash: sha256(token),
+    env_id: envId,
+    key_id: keyId,
+    expire_time: expire,
+  });
+  return { url: `${baseUrl}${consoleLinkPath}?token=${token}`, expire_time: expire.toISOString() };
+}
+
+/** Opens the link's session (its token), or undefined for a used, expired, revoked or unknown link. */
+export async function redeemConsoleLink(db: Db, token: string): Promise<string | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  return db.transaction(async (trx) => {
+    const link = await consoleQueries(trx).useLink(sha256(token));
+    return link ? openConsoleSession(trx, link.env_id, link.key_id) : undefined;
+  });
+}
