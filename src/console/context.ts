@@ -6,7 +6,7 @@ import type { SecretScope } from '../domain/tenancy/keys.ts';
 import { AppError } from '../errors.ts';
 import { consoleCookie } from '../http/cookies.ts';
 import type { AppDeps } from '../http/context.ts';
-import { csrfToken } from '../http/csrf.ts';
+import { checkCsrf, csrfToken } from '../http/csrf.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import { html, type Html } from '../portal/html.ts';
 import { layout, type Section } from './layout.ts';
@@ -27,6 +27,36 @@ export async function requireSession(ctx: Context, deps: AppDeps): Promise<Conso
 }
 
 export const can = (session: ConsoleSession, scope: SecretScope): boolean => session.scopes.includes(scope);
+
+/** The section of the console a scope's data is in (its 403 page is that section's). */
+const sectionOf = (scope: SecretScope): Section =>
+  scope.startsWith('observability:') ? 'errors' : scope.startsWith('auth:') ? 'users' : 'backups';
+
+/**
+ * A page's session when its key has `scope`; else the section's 403 page is rendered and the
+ * answer is undefined (the handler then returns). Signed out: `unauthorized` (to sign-in).
+ */
+export async function sessionWith(
+  ctx: Context,
+  deps: AppDeps,
+  scope: SecretScope,
+): Promise<ConsoleSession | undefined> {
+  const session = await requireSession(ctx, deps);
+  if (can(session, scope)) return session;
+  lacksScope(ctx, deps, session, sectionOf(scope), scope);
+  return undefined;
+}
+
+/** As sessionWith, for a form's POST: its CSRF token is checked first, before anything is read (http/csrf.ts). */
+export async function postWith(
+  ctx: Context,
+  deps: AppDeps,
+  csrf: string | undefined,
+  scope: SecretScope,
+): Promise<ConsoleSession | undefined> {
+  checkCsrf(ctx, deps.config, csrf);
+  return sessionWith(ctx, deps, scope);
+}
 
 /** The 403 page of a section the session's key has no scope for (its forms are refused the same way). */
 export function lacksScope(

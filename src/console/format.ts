@@ -1,7 +1,12 @@
 // How the console's pages write times, counts and sizes: the same everywhere, in English, UTC.
+import { html, type Html } from '../portal/html.ts';
 
 /** A time to the minute, UTC (a `<time>` element's text; its `datetime` has the instant). */
 export const when = (d: Date): string => d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+
+/** A `<time>` element (machine-readable instant, text as `when`); `never` for no time. */
+export const timeTag = (d: Date | null): Html =>
+  d ? html`<time datetime="${d.toISOString()}">${when(d)}</time>` : html`<span class="muted">never</span>`;
 
 export const plural = (n: number, one: string): string => `${n.toLocaleString('en')} ${one}${n === 1 ? '' : 's'}`;
 

@@ -10,12 +10,12 @@ import { backupQueries, type BackupRow } from '../../domain/backups/queries.ts';
 import { requestManualBackup, requestRestore } from '../../domain/backups/service.ts';
 import { AppError } from '../../errors.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { checkCsrf, csrfToken } from '../../http/csrf.ts';
+import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { html, type Html } from '../../portal/html.ts';
 import { form, seeOther, text } from '../../portal/page.ts';
-import { can, lacksScope, render, requireSession } from '../context.ts';
-import { bytes, when } from '../format.ts';
+import { can, postWith, render, sessionWith } from '../context.ts';
+import { bytes, timeTag } from '../format.ts';
 import { consolePage } from '../page.ts';
 
 const pageSize = 50;
@@ -63,9 +63,7 @@ ${
     : html`<table><caption class="muted">The latest ${pageSize} backups, newest first</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">State</th><th scope="col" class="num">Size</th><th scope="col">Restore</th></tr></thead>
 <tbody>${backups.map(
-        (
-          b,
-        ) => html`<tr><td><time datetime="${b.create_time.toISOString()}">${when(b.create_time)}</time><div class="muted"><code>${b.id}</code></div></td>
+        (b) => html`<tr><td>${timeTag(b.create_time)}<div class="muted"><code>${b.id}</code></div></td>
 <td>${b.type}</td><td><span class="state ${b.state}">${b.state}</span>${b.error ? html`<div class="message">${b.error}</div>` : ''}</td>
 <td class="num">${bytes(b.size_bytes === null ? null : Number(b.size_bytes))}</td>
 <td>${b.state === 'succeeded' ? restoreForm(ctx, deps, b, envs, writable) : ''}</td></tr>`,
@@ -83,8 +81,8 @@ export const consoleBackups = defineRoute({
   summary: "The environment's backups, Back up now, and Restore",
   query: z.looseObject({ started: text(64) }),
   async handle({ query, deps, ctx }) {
-    const session = await requireSession(ctx, deps);
-    if (!can(session, 'backups:read')) return lacksScope(ctx, deps, session, 'backups', 'backups:read');
+    const session = await sessionWith(ctx, deps, 'backups:read');
+    if (!session) return undefined;
     const started = query.started && backupId.test(query.started) ? query.started : undefined;
     return showBackups(ctx, deps, session, started ? { notice: `Backup ${started} started; it runs below.` } : {});
   },
@@ -114,9 +112,8 @@ export const consoleBackUpNow = defineRoute({
   body: form('csrf'),
   response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the backups page' },
   async handle({ body: f, deps, ctx }) {
-    checkCsrf(ctx, deps.config, f.csrf);
-    const session = await requireSession(ctx, deps);
-    if (!can(session, 'backups:write')) return lacksScope(ctx, deps, session, 'backups', 'backups:write');
+    const session = await postWith(ctx, deps, f.csrf, 'backups:write');
+    if (!session) return undefined;
     return orRefused(ctx, deps, session, async () => {
       const b = await requestManualBackup(deps, session.envId);
       return seeOther(ctx, `/console/backups?started=${b.id}`);
@@ -134,9 +131,8 @@ export const consoleRestore = defineRoute({
   body: form('csrf', 'target', 'confirm'),
   response: { ...consolePage.response, status: 303, type: 'redirect', description: "To the restore's progress" },
   async handle({ params, body: f, deps, ctx }) {
-    checkCsrf(ctx, deps.config, f.csrf);
-    const session = await requireSession(ctx, deps);
-    if (!can(session, 'backups:write')) return lacksScope(ctx, deps, session, 'backups', 'backups:write');
+    const session = await postWith(ctx, deps, f.csrf, 'backups:write');
+    if (!session) return undefined;
     const target = f.target ?? '';
     if (!target || f.confirm !== target)
       return showBackups(ctx, deps, session, {

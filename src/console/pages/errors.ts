@@ -7,8 +7,8 @@ import { defineRoute } from '../../http/route.ts';
 import { html } from '../../portal/html.ts';
 import { seeOther, text } from '../../portal/page.ts';
 import { chartSizes, occurrenceChart } from '../chart.ts';
-import { when } from '../format.ts';
-import { can, lacksScope, render, requireSession } from '../context.ts';
+import { timeTag } from '../format.ts';
+import { render, sessionWith } from '../context.ts';
 import { consolePage } from '../page.ts';
 
 const pageSize = 50;
@@ -47,12 +47,12 @@ export const consoleErrors = defineRoute({
   summary: "The environment's error groups",
   query: z.looseObject({ state: text(20), service: text(200), after: text(200) }),
   async handle({ query, deps, ctx }) {
-    const session = await requireSession(ctx, deps);
+    const session = await sessionWith(ctx, deps, 'observability:read');
+    if (!session) return undefined;
     const state = states.find(([id]) => id === query.state) ?? states[0]!;
     const service = query.service || undefined;
     const link = (o: { state?: string; after?: string }) =>
       `/console/errors?${new URLSearchParams({ state: o.state ?? state[0], ...(service ? { service } : {}), ...(o.after ? { after: o.after } : {}) })}`;
-    if (!can(session, 'observability:read')) return lacksScope(ctx, deps, session, 'errors', 'observability:read');
     const rows = await groupQueries(deps.db).listGroups(
       session.envId,
       { ...(state[1] ? { state: state[1] } : {}), ...(service ? { service_name: service } : {}) },
@@ -88,7 +88,7 @@ ${
 <td><a href="${`/console/errors?${new URLSearchParams({ state: state[0], service: g.service_name })}`}">${g.service_name}</a></td>
 <td>${occurrenceChart(daily.get(g.id)!, now, chartSizes.small)}</td>
 <td class="num">${Number(g.occurrence_count).toLocaleString('en')}</td>
-<td><time datetime="${g.last_seen_time.toISOString()}">${when(g.last_seen_time)}</time></td></tr>`,
+<td>${timeTag(g.last_seen_time)}</td></tr>`,
       )}</tbody></table>`
 }
 ${next ? html`<nav class="pager" aria-label="Pages"><a href="${next}">Older errors</a></nav>` : ''}`,

@@ -10,13 +10,13 @@ import { groupQueries, type EventRow, type GroupRow } from '../../domain/observa
 import { transitions, triage, type TriageAction } from '../../domain/observability/groups/state.ts';
 import { AppError } from '../../errors.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { checkCsrf, csrfToken } from '../../http/csrf.ts';
+import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { html, type Html } from '../../portal/html.ts';
 import { form, seeOther } from '../../portal/page.ts';
 import { chartSizes, occurrenceChart } from '../chart.ts';
-import { plural, when } from '../format.ts';
-import { can, lacksScope, render, requireSession } from '../context.ts';
+import { plural, timeTag } from '../format.ts';
+import { can, postWith, render, sessionWith } from '../context.ts';
 import { consolePage } from '../page.ts';
 import { stackFrames } from '../views/frames.ts';
 import { chartDays } from './errors.ts';
@@ -51,7 +51,7 @@ function latestEvent(e: EventRow | undefined): Html {
   const b = e.body;
   const tags = Object.entries(b.tags);
   return html`<h2>Latest event</h2>
-<p class="muted">${b.exception_type}${b.message ? `: ${b.message}` : ''} · <time datetime="${e.event_time.toISOString()}">${when(e.event_time)}</time>${b.release ? html` · release <code>${b.release}</code>` : ''}</p>
+<p class="muted">${b.exception_type}${b.message ? `: ${b.message}` : ''} · ${timeTag(e.event_time)}${b.release ? html` · release <code>${b.release}</code>` : ''}</p>
 ${stackFrames(b.stack_frames)}
 ${(b.linked_exceptions ?? []).map(
   (l) =>
@@ -92,7 +92,7 @@ async function showGroup(
 ${conflict ? html`<div class="alert error" role="alert"><strong>Conflict:</strong> this error changed since the page was loaded, or that action does not apply to it now (it is ${g.state}). Nothing was changed; review it below and try again.</div>` : ''}
 <h1 class="title">${g.title}</h1>
 <p class="message">${g.culprit}</p>
-<p><span class="state ${g.state}">${g.state}</span> · ${plural(Number(g.occurrence_count), 'event')} · first seen <time datetime="${g.first_seen_time.toISOString()}">${when(g.first_seen_time)}</time> · last seen <time datetime="${g.last_seen_time.toISOString()}">${when(g.last_seen_time)}</time>${g.service_name ? html` · service ${g.service_name}` : ''}${g.last_release ? html` · release <code>${g.last_release}</code>` : ''}</p>
+<p><span class="state ${g.state}">${g.state}</span> · ${plural(Number(g.occurrence_count), 'event')} · first seen ${timeTag(g.first_seen_time)} · last seen ${timeTag(g.last_seen_time)}${g.service_name ? html` · service ${g.service_name}` : ''}${g.last_release ? html` · release <code>${g.last_release}</code>` : ''}</p>
 ${triageForm(ctx, deps, session, g)}
 <h2>Last ${chartDays} days</h2>
 ${occurrenceChart(daily.get(g.id)!, now, chartSizes.large)}
@@ -109,8 +109,8 @@ export const consoleGroup = defineRoute({
   summary: 'One error group: its latest event, chart and triage',
   params: z.object({ id: z.string().max(64) }),
   async handle({ params, deps, ctx }) {
-    const session = await requireSession(ctx, deps);
-    if (!can(session, 'observability:read')) return lacksScope(ctx, deps, session, 'errors', 'observability:read');
+    const session = await sessionWith(ctx, deps, 'observability:read');
+    if (!session) return undefined;
     return showGroup(ctx, deps, session, await readGroup(deps, session, params.id));
   },
 });
@@ -125,9 +125,8 @@ export const consoleTriage = defineRoute({
   body: form('csrf', 'etag', 'action'),
   response: { ...consolePage.response, status: 303, type: 'redirect', description: "To the group's page" },
   async handle({ params, body: f, deps, ctx }) {
-    checkCsrf(ctx, deps.config, f.csrf);
-    const session = await requireSession(ctx, deps);
-    if (!can(session, 'observability:write')) return lacksScope(ctx, deps, session, 'errors', 'observability:write');
+    const session = await postWith(ctx, deps, f.csrf, 'observability:write');
+    if (!session) return undefined;
     const action = actions.find(([a]) => a === f.action)?.[0];
     if (!action) throw new AppError('invalid_request', 'Choose Acknowledge, Resolve or Reopen.');
     const group = await readGroup(deps, session, params.id);

@@ -8,8 +8,8 @@ import { getOperation } from '../../domain/backups/service.ts';
 import { AppError } from '../../errors.ts';
 import { defineRoute } from '../../http/route.ts';
 import { html } from '../../portal/html.ts';
-import { can, lacksScope, render, requireSession } from '../context.ts';
-import { bytes, when } from '../format.ts';
+import { render, sessionWith } from '../context.ts';
+import { bytes, timeTag } from '../format.ts';
 import { consolePage } from '../page.ts';
 
 const operationId = /^op_[0-9a-z]{26}$/;
@@ -46,8 +46,8 @@ export const consoleOperation = defineRoute({
   summary: "A restore's progress",
   params: z.object({ id: z.string().max(64) }),
   async handle({ params, deps, ctx }) {
-    const session = await requireSession(ctx, deps);
-    if (!can(session, 'backups:read')) return lacksScope(ctx, deps, session, 'backups', 'backups:read');
+    const session = await sessionWith(ctx, deps, 'backups:read');
+    if (!session) return undefined;
     if (!operationId.test(params.id)) throw new AppError('not_found', 'There is no such operation.');
     const { op, targetName } = await getOperation(deps.db, session.envId, params.id);
     const done = op.state === 'succeeded' || op.state === 'failed';
@@ -65,7 +65,7 @@ export const consoleOperation = defineRoute({
       body: html`<p><a href="/console/backups">← Backups</a></p>
 <h1>${what}</h1>
 <section id="progress" data-done="${String(done)}" aria-live="polite">
-<p><span class="state ${op.state}">${op.state}</span> · started <time datetime="${op.create_time.toISOString()}">${when(op.create_time)}</time></p>
+<p><span class="state ${op.state}">${op.state}</span> · started ${timeTag(op.create_time)}</p>
 ${
   op.state === 'succeeded'
     ? html`<div class="alert ok" role="status">Restored ${op.backup_id} into ${targetName}.${op.pre_backup_id ? html` The target as it was is kept as backup <code>${op.pre_backup_id}</code>.` : ''}</div>`

@@ -12,20 +12,17 @@ import type { EndUserRow } from '../../domain/identity/users/queries.ts';
 import { requireEndUser, revokeEndUserSessions } from '../../domain/identity/users/users.ts';
 import { AppError } from '../../errors.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { checkCsrf, csrfToken } from '../../http/csrf.ts';
+import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { html, type Html } from '../../portal/html.ts';
 import { form, seeOther, text } from '../../portal/page.ts';
-import { can, lacksScope, render, requireSession } from '../context.ts';
-import { plural, when } from '../format.ts';
+import { can, postWith, render, sessionWith } from '../context.ts';
+import { plural, timeTag } from '../format.ts';
 import { consolePage } from '../page.ts';
 
 const pageSize = 50;
 const historySize = 20;
 const userId = /^eu_[0-9a-z]{26}$/;
-
-const time = (d: Date | null) =>
-  d ? html`<time datetime="${d.toISOString()}">${when(d)}</time>` : html`<span class="muted">never</span>`;
 
 function revokeButton(ctx: Context, deps: AppDeps, session: ConsoleSession, u: EndUserRow): Html {
   const writable = can(session, 'auth:write');
@@ -48,8 +45,8 @@ export const consoleUsers = defineRoute({
   summary: "The environment's end users",
   query: z.looseObject({ email: text(320), before: text(64) }),
   async handle({ query, deps, ctx }) {
-    const session = await requireSession(ctx, deps);
-    if (!can(session, 'auth:read')) return lacksScope(ctx, deps, session, 'users', 'auth:read');
+    const session = await sessionWith(ctx, deps, 'auth:read');
+    if (!session) return undefined;
     const email = query.email?.trim() || undefined;
     const before = query.before && userId.test(query.before) ? query.before : undefined;
     const rows = await identityQueries(deps.db).listUsers(
@@ -76,7 +73,7 @@ ${
 <thead><tr><th scope="col">Email</th><th scope="col">Verified</th><th scope="col">Created</th><th scope="col">Last sign-in</th><th scope="col">Sessions</th></tr></thead>
 <tbody>${users.map(
         (u) => html`<tr><td><a class="title" href="/console/users/${u.id}">${u.email}</a></td>
-<td>${u.email_verified_time ? 'Yes' : 'No'}</td><td>${time(u.create_time)}</td><td>${time(u.last_sign_in_time)}</td>
+<td>${u.email_verified_time ? 'Yes' : 'No'}</td><td>${timeTag(u.create_time)}</td><td>${timeTag(u.last_sign_in_time)}</td>
 <td>${revokeButton(ctx, deps, session, u)}</td></tr>`,
       )}</tbody></table>`
 }
@@ -95,8 +92,8 @@ export const consoleUser = defineRoute({
   params: z.object({ id: z.string().max(64) }),
   query: z.looseObject({ revoked: text(12) }),
   async handle({ params, query, deps, ctx }) {
-    const session = await requireSession(ctx, deps);
-    if (!can(session, 'auth:read')) return lacksScope(ctx, deps, session, 'users', 'auth:read');
+    const session = await sessionWith(ctx, deps, 'auth:read');
+    if (!session) return undefined;
     const u = await readUser(deps, session, params.id);
     const q = identityQueries(deps.db);
     const [sessions, signIns] = await Promise.all([
@@ -112,7 +109,7 @@ export const consoleUser = defineRoute({
       body: html`<p><a href="/console/users">← Users</a></p>
 ${revoked !== undefined ? html`<div class="alert ok" role="status">${plural(revoked, 'session')} revoked.</div>` : ''}
 <h1 class="title">${u.email}</h1>
-<p>${u.email_verified_time ? 'Verified' : 'Not verified'} · created ${time(u.create_time)} · last sign-in ${time(u.last_sign_in_time)}${u.totp_active ? ' · TOTP on' : ''}</p>
+<p>${u.email_verified_time ? 'Verified' : 'Not verified'} · created ${timeTag(u.create_time)} · last sign-in ${timeTag(u.last_sign_in_time)}${u.totp_active ? ' · TOTP on' : ''}</p>
 <div class="actions">${revokeButton(ctx, deps, session, u)}</div>
 ${readOnly(session)}
 <h2>Sessions</h2>
@@ -121,7 +118,7 @@ ${
     ? html`<p class="muted">No sessions.</p>`
     : html`<table><caption class="muted">The latest ${historySize}, newest first</caption><thead><tr><th scope="col">State</th><th scope="col">Method</th><th scope="col">Started</th><th scope="col">Last active</th><th scope="col">IP</th><th scope="col">Browser</th></tr></thead><tbody>${sessions.map(
         (s) =>
-          html`<tr><td><span class="state ${sessionState(s, now)}">${sessionState(s, now)}</span></td><td>${s.method}</td><td>${time(s.create_time)}</td><td>${time(s.last_active_time)}</td><td>${s.ip ?? ''}</td><td class="message">${s.user_agent ?? ''}</td></tr>`,
+          html`<tr><td><span class="state ${sessionState(s, now)}">${sessionState(s, now)}</span></td><td>${s.method}</td><td>${timeTag(s.create_time)}</td><td>${timeTag(s.last_active_time)}</td><td>${s.ip ?? ''}</td><td class="message">${s.user_agent ?? ''}</td></tr>`,
       )}</tbody></table>`
 }
 <h2>Sign-in history</h2>
@@ -130,7 +127,7 @@ ${
     ? html`<p class="muted">No sign-ins in the last 90 days.</p>`
     : html`<table><caption class="muted">The latest ${historySize}, newest first (kept 90 days)</caption><thead><tr><th scope="col">Time</th><th scope="col">Method</th><th scope="col">Outcome</th><th scope="col">IP</th><th scope="col">Browser</th></tr></thead><tbody>${signIns.map(
         (r) =>
-          html`<tr><td>${time(r.time)}</td><td>${r.method}</td><td>${r.outcome}</td><td>${r.ip ?? ''}</td><td class="message">${r.user_agent ?? ''}</td></tr>`,
+          html`<tr><td>${timeTag(r.time)}</td><td>${r.method}</td><td>${r.outcome}</td><td>${r.ip ?? ''}</td><td class="message">${r.user_agent ?? ''}</td></tr>`,
       )}</tbody></table>`
 }`,
     });
@@ -153,9 +150,8 @@ export const consoleRevokeSessions = defineRoute({
   body: form('csrf'),
   response: { ...consolePage.response, status: 303, type: 'redirect', description: "To the user's page" },
   async handle({ params, body: f, deps, ctx }) {
-    checkCsrf(ctx, deps.config, f.csrf);
-    const session = await requireSession(ctx, deps);
-    if (!can(session, 'auth:write')) return lacksScope(ctx, deps, session, 'users', 'auth:write');
+    const session = await postWith(ctx, deps, f.csrf, 'auth:write');
+    if (!session) return undefined;
     const u = await readUser(deps, session, params.id);
     const revoked = await revokeEndUserSessions(deps.db, session.envId, u.id);
     return seeOther(ctx, `/console/users/${u.id}?revoked=${revoked}`);
