@@ -2,8 +2,6 @@
 // console-link --env` (DATABASE_URL) print only a link; in Chromium it opens the console with the
 // key's scopes (the operator's: every scope); used again, expired, or its key revoked, it shows the
 // sign-in page saying so. Two uses at once open one session. The table holds only the token's hash.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/crypto.ts';
@@ -12,9 +10,9 @@ import { tenancyQueries } from '../../src/domain/tenancy/queries.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { harnessWithWeb } from '../social/support.ts';
 import { createTestEnv, type Harness } from '../support/harness.ts';
+import { runCairn } from '../support/cli.ts';
 import { audit, launchBrowser, newPage, sessionCookie, shots } from './support.ts';
 
-const exec = promisify(execFile);
 let h: Harness;
 let web: WebHandle;
 let env: CreatedEnv;
@@ -31,27 +29,12 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function cairn(
-  args: string[],
-  vars: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const out = await exec(process.execPath, ['bin/cairn.js', ...args], {
-      env: { PATH: process.env.PATH ?? '', ...vars },
-    });
-    return { code: 0, ...out };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
 const viaApi = async (key: string) => {
-  const res = await cairn(['console', '--env', env.env.name], { CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: key });
+  const res = await runCairn(['console', '--env', env.env.name], { CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: key });
   expect(res.code, res.stderr).toBe(0);
   return res.stdout;
 };
-const linkPattern = /^http:\/\/127\.0\.0\.1:\d+\/console\/sign-in\/link\?token=[A-Za-z0-9_-]{43}\n$/;
+const linkPattern = /^http:\/\/127\.0\.0\.1:\d+\/console\/sign-in\/link\?token=cairn_clink_[0-9A-Za-z]{32}\n$/;
 const tokenOf = (link: string) => new URL(link.trim()).searchParams.get('token')!;
 
 describe('console sign-in links', () => {
@@ -86,7 +69,7 @@ describe('console sign-in links', () => {
   });
 
   it('from `cairn admin console-link`, opens the console with every scope; expired or revoked, it does not', async () => {
-    const res = await cairn(['admin', 'console-link', '--env', env.env.name], {
+    const res = await runCairn(['admin', 'console-link', '--env', env.env.name], {
       DATABASE_URL: h.config.DATABASE_URL,
       CAIRN_BASE_URL: web.url,
     });
@@ -109,7 +92,7 @@ describe('console sign-in links', () => {
     for (const link of [
       expired,
       revoked,
-      `${web.url}/console/sign-in/link?token=${'A'.repeat(43)}`,
+      `${web.url}/console/sign-in/link?token=cairn_clink_${'A'.repeat(32)}`,
       `${web.url}/console/sign-in/link`,
     ]) {
       const res = await fetch(link.trim(), { redirect: 'manual' });

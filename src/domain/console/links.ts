@@ -2,10 +2,9 @@
 // console-link` and `npm start`, valid 5 minutes, opening one console session (with the scopes of
 // the key that asked, or every scope for the operator). The token travels in the query, which
 // request logs leave out (they log the path), and the page it lands on sends no Referer.
-import { randomBytes } from 'node:crypto';
-import { sha256 } from '../../crypto.ts';
 import type { Db } from '../../db.ts';
 import { newId } from '../../ids.ts';
+import { hashToken, isTokenShape, newToken } from '../identity/tokens.ts';
 import { consoleQueries } from './queries.ts';
 import { openConsoleSession } from './sessions.ts';
 
@@ -24,11 +23,11 @@ export async function createConsoleLink(
   keyId: string | null,
   now = new Date(),
 ): Promise<ConsoleLink> {
-  const token = randomBytes(32).toString('base64url');
+  const token = newToken('console_link');
   const expire = new Date(now.getTime() + consoleLinkMinutes * 60_000);
   await consoleQueries(db).insertLink({
     id: newId('cl'),
-    token_hash: sha256(token),
+    token_hash: hashToken(token),
     env_id: envId,
     key_id: keyId,
     expire_time: expire,
@@ -38,9 +37,9 @@ export async function createConsoleLink(
 
 /** Opens the link's session (its token), or undefined for a used, expired, revoked or unknown link. */
 export async function redeemConsoleLink(db: Db, token: string): Promise<string | undefined> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  if (!isTokenShape('console_link', token)) return undefined;
   return db.transaction(async (trx) => {
-    const link = await consoleQueries(trx).useLink(sha256(token));
+    const link = await consoleQueries(trx).useLink(hashToken(token));
     return link ? openConsoleSession(trx, link.env_id, link.key_id) : undefined;
   });
 }

@@ -2,11 +2,10 @@
 // session bound to the key's environment and scopes; the browser holds only the session's random
 // token, never the key. Sessions last 12 hours at most (as a working day in a dashboard), end on
 // "Sign out", and end at once when their key is revoked.
-import { randomBytes } from 'node:crypto';
-import { sha256 } from '../../crypto.ts';
 import { newId } from '../../ids.ts';
 import type { Db } from '../../db.ts';
 import { secretScopes, type SecretScope } from '../tenancy/keys.ts';
+import { hashToken, isTokenShape, newToken } from '../identity/tokens.ts';
 import { consoleQueries } from './queries.ts';
 
 export const consoleSessionHours = 12;
@@ -20,10 +19,10 @@ export interface ConsoleSession {
 
 /** Opens a session for the environment (with the key's scopes, or every scope without a key); answers its token. */
 export async function openConsoleSession(db: Db, envId: string, keyId: string | null): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
+  const token = newToken('console_session');
   await consoleQueries(db).insertSession({
     id: newId('cs'),
-    token_hash: sha256(token),
+    token_hash: hashToken(token),
     env_id: envId,
     key_id: keyId,
     expire_time: new Date(Date.now() + consoleSessionHours * 3600_000),
@@ -32,12 +31,12 @@ export async function openConsoleSession(db: Db, envId: string, keyId: string | 
 }
 
 export async function resolveConsoleSession(db: Db, token: string): Promise<ConsoleSession | undefined> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
-  const row = await consoleQueries(db).liveSession(sha256(token));
+  if (!isTokenShape('console_session', token)) return undefined;
+  const row = await consoleQueries(db).liveSession(hashToken(token));
   if (!row) return undefined;
   return { id: row.id, envId: row.env_id, envName: row.env_name, scopes: row.key_scopes ?? secretScopes };
 }
 
 export async function endConsoleSession(db: Db, token: string): Promise<void> {
-  await consoleQueries(db).endSession(sha256(token));
+  await consoleQueries(db).endSession(hashToken(token));
 }

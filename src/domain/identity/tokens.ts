@@ -3,9 +3,16 @@
 // people can tell them apart. Only SHA-256 of a token is stored (STYLE.md §8).
 import { randomBase62, sha256 } from '../../crypto.ts';
 
-export type TokenKind = 'session' | 'ticket' | 'email';
+export type TokenKind = 'session' | 'ticket' | 'email' | 'console_session' | 'console_link';
 
-const prefixes: Record<TokenKind, string> = { session: 'cairn_sess_', ticket: 'cairn_tkt_', email: 'cairn_eml_' };
+const prefixes: Record<TokenKind, string> = {
+  session: 'cairn_sess_',
+  ticket: 'cairn_tkt_',
+  email: 'cairn_eml_',
+  // The console's (a team member's sign-in, domain/console): its cookie, and its one-use links.
+  console_session: 'cairn_csess_',
+  console_link: 'cairn_clink_',
+};
 
 export function newToken(kind: TokenKind): string {
   return `${prefixes[kind]}${randomBase62(32)}`;
