@@ -41,9 +41,12 @@ export function browserId(ctx: Context, config: Config): string {
   return id;
 }
 
+/** The page's token, made once per request (a console page has a form per row, each carrying it). */
 export function csrfToken(ctx: Context, config: Config): string {
+  const made = ctx.state.csrfToken as string | undefined;
+  if (made) return made;
   const id = (ctx.state.browserId as string | undefined) ?? browserId(ctx, config);
-  return createHmac('sha256', key(config)).update(id).digest('base64url');
+  return (ctx.state.csrfToken = createHmac('sha256', key(config)).update(id).digest('base64url'));
 }
 
 export function checkCsrf(ctx: Context, config: Config, sent: string | undefined): void {
