@@ -5,6 +5,9 @@
 import { html, type Html } from '../portal/html.ts';
 import { plural } from './format.ts';
 
+/** The span of the console's charts, in UTC days ending today. */
+export const chartDays = 14;
+
 export interface ChartSize {
   /** Bar width and gap, and the chart's height, in px. */
   bar: number;

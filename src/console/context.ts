@@ -59,7 +59,7 @@ export async function postWith(
 }
 
 /** The 403 page of a section the session's key has no scope for (its forms are refused the same way). */
-export function lacksScope(
+function lacksScope(
   ctx: Context,
   deps: AppDeps,
   session: ConsoleSession,

@@ -6,13 +6,12 @@ import { groupQueries, type GroupState } from '../../domain/observability/groups
 import { defineRoute } from '../../http/route.ts';
 import { html } from '../../portal/html.ts';
 import { seeOther, text } from '../../portal/page.ts';
-import { chartSizes, occurrenceChart } from '../chart.ts';
+import { chartDays, chartSizes, occurrenceChart } from '../chart.ts';
 import { timeTag } from '../format.ts';
 import { render, sessionWith } from '../context.ts';
 import { consolePage } from '../page.ts';
 
 const pageSize = 50;
-export const chartDays = 14;
 const states: [string, GroupState | undefined, string][] = [
   ['unresolved', 'unresolved', 'Unresolved'],
   ['acknowledged', 'acknowledged', 'Acknowledged'],

@@ -14,12 +14,11 @@ import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { html, type Html } from '../../portal/html.ts';
 import { form, seeOther } from '../../portal/page.ts';
-import { chartSizes, occurrenceChart } from '../chart.ts';
+import { chartDays, chartSizes, occurrenceChart } from '../chart.ts';
 import { plural, timeTag } from '../format.ts';
 import { can, postWith, render, sessionWith } from '../context.ts';
 import { consolePage } from '../page.ts';
 import { stackFrames } from '../views/frames.ts';
-import { chartDays } from './errors.ts';
 
 const groupId = /^eg_[0-9a-z]{26}$/;
 const actions: [TriageAction, string][] = [
@@ -129,13 +128,13 @@ export const consoleTriage = defineRoute({
     if (!session) return undefined;
     const action = actions.find(([a]) => a === f.action)?.[0];
     if (!action) throw new AppError('invalid_request', 'Choose Acknowledge, Resolve or Reopen.');
-    const group = await readGroup(deps, session, params.id);
+    // The triage reads the group itself (an unknown one is not_found); only a conflict reads it again.
     try {
-      await triage(deps.db, session.envId, group.id, action, f.etag ?? '');
+      await triage(deps.db, session.envId, params.id, action, f.etag ?? '');
     } catch (err) {
       if (!(err instanceof AppError) || (err.code !== 'ETAG_MISMATCH' && err.code !== 'INVALID_STATE')) throw err;
-      return showGroup(ctx, deps, session, await readGroup(deps, session, group.id), true);
+      return showGroup(ctx, deps, session, await readGroup(deps, session, params.id), true);
     }
-    return seeOther(ctx, `/console/errors/${group.id}`);
+    return seeOther(ctx, `/console/errors/${params.id}`);
   },
 });

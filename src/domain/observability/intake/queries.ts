@@ -8,8 +8,10 @@ import type { SealedPayloadRow } from './sealed-payload.ts';
 import { reopenOnOccurrence as reopen } from '../groups/state.ts';
 import { defaultErrorSettings } from '../retention/queries.ts';
 
-/** An accepted event, with the client's name for it when it gave one (an id of its own choosing, not a secret). */
-/** `event_id`: the named event's id to claim before the answer (capture.ts `ClaimAt`), else none. */
+/**
+ * An accepted event; `event_id`, the client's name for it (an id of its own choosing, not a secret)
+ * when it is claimed before the answer (capture.ts `ClaimAt`), else none.
+ */
 export type AcceptedRow = SealedPayloadRow & { event_id?: string | null };
 
 /** What a new group starts with: the batch's earliest occurrence of it. */
