@@ -45,7 +45,7 @@ function sampleBody(): Buffer {
     breadcrumbs: [{ timestamp: new Date().toISOString(), category: 'ui.click', message: 'clicked Pay' }],
     tags: { plan: 'pro', region: 'eu' },
     scrub_counts: {},
-  } as never);
+  });
 }
 
 const scratch = await scratchDatabase();

@@ -128,31 +128,30 @@ async function main(): Promise<void> {
   await runMigrations(config, log);
 
   let demo: { name: string; publishable_key: string; secret_key: string; dsn?: string } | undefined;
-  if (embedded) {
-    if (existsSync(demoFile)) {
-      demo = JSON.parse(await readFile(demoFile, 'utf8')) as typeof demo;
-    } else {
-      const db = createDb(config, { poolMax: 1 });
-      const created = await createEnvWithKeys(db, demoEnvName, 'test', keyringFromConfig(config));
-      await db.destroy();
-      demo = {
-        name: created.env.name,
-        publishable_key: created.publishableKey,
-        secret_key: created.secretKey,
-        dsn: dsnFor(config.CAIRN_BASE_URL, created.clientKey.publicKey, created.clientKey.projectNumber),
-      };
-      await writeFile(demoFile, JSON.stringify(demo, null, 2));
-      await chmod(demoFile, 0o600);
-    }
-  }
-
-  // A fresh one-use console link each start: the banner's way into the console (CONTRACT.md "Console").
+  // With the demo environment, a fresh one-use console link each start: the banner's way into the
+  // console (CONTRACT.md "Console").
   let consoleLink: string | undefined;
-  if (demo) {
+  if (embedded) {
     const db = createDb(config, { poolMax: 1 });
-    const env = await requireEnv(db, demo.name);
-    consoleLink = (await createConsoleLink(db, config.CAIRN_BASE_URL, env.id, null)).url;
-    await db.destroy();
+    try {
+      if (existsSync(demoFile)) {
+        demo = JSON.parse(await readFile(demoFile, 'utf8')) as typeof demo;
+      } else {
+        const created = await createEnvWithKeys(db, demoEnvName, 'test', keyringFromConfig(config));
+        demo = {
+          name: created.env.name,
+          publishable_key: created.publishableKey,
+          secret_key: created.secretKey,
+          dsn: dsnFor(config.CAIRN_BASE_URL, created.clientKey.publicKey, created.clientKey.projectNumber),
+        };
+        await writeFile(demoFile, JSON.stringify(demo, null, 2));
+        await chmod(demoFile, 0o600);
+      }
+      const env = await requireEnv(db, demo!.name);
+      consoleLink = (await createConsoleLink(db, config.CAIRN_BASE_URL, env.id, null)).url;
+    } finally {
+      await db.destroy();
+    }
   }
 
   // The same worker the Procfile runs.
