@@ -1,12 +1,10 @@
 // The `cairn` command as an operator runs it: a real child process against the real database.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, keyringFromConfig } from '../src/crypto.ts';
 import { testEncryptionKey } from './support/config.ts';
 import { call, createHarness, startTestWeb, type Harness } from './support/harness.ts';
+import { runCairn } from './support/cli.ts';
 
-const exec = promisify(execFile);
 let h: Harness;
 
 beforeAll(async () => {
@@ -16,17 +14,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function cairn(args: string[], env: Record<string, string> = {}) {
-  try {
-    const out = await exec(process.execPath, ['bin/cairn.js', ...args], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: h.config.DATABASE_URL, ...env },
-    });
-    return { code: 0, stdout: out.stdout, stderr: out.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cairn = (args: string[], env: Record<string, string> = {}) =>
+  runCairn(args, { DATABASE_URL: h.config.DATABASE_URL, ...env });
 
 describe('cairn admin', () => {
   const name = 'orgs/acme/projects/shop/envs/prod';

@@ -1,6 +1,5 @@
 // `cairn storage …` as an operator runs it: the real binary in a child process, over the HTTP API
 // of a real web process, against the real S3 server (radosgw, with S3's own versioning).
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,38 +9,15 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { runCairn, type CliRun } from '../support/cli.ts';
 
-const bin = new URL('../../bin/cairn.js', import.meta.url).pathname;
 let h: Harness;
 let web: WebHandle;
 let env: CreatedEnv;
 let dir: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cairn(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      {
-        env: {
-          PATH: process.env.PATH,
-          CAIRN_API_URL: web.url,
-          CAIRN_SECRET_KEY: env.secretKey,
-          CAIRN_ENV: env.env.name,
-        },
-        encoding: 'utf8',
-      },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cairn = (...args: string[]): Promise<CliRun> =>
+  runCairn(args, { CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: env.secretKey, CAIRN_ENV: env.env.name });
 
 async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
   const r = await cairn(...args, '--json');
