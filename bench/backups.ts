@@ -71,7 +71,14 @@ const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
 const config = { ...cairn.config, CAIRN_BACKUP_BUCKET: `cairn-bench-${Date.now().toString(36)}` };
 const db = createDb(config);
 const store = createObjectStore(config);
-const deps = { config, db, store, log: createLogger({ name: 'bench', level: 'silent' }) };
+// No webhook endpoints here: a backup's end queues nothing, so this boss is never started.
+const deps = {
+  config,
+  db,
+  store,
+  log: createLogger({ name: 'bench', level: 'silent' }),
+  jobs: new Jobs(createBoss(config, 'web'), queues),
+};
 const scratch: { drop(): Promise<void> }[] = [];
 
 async function sql(url: string, text: string): Promise<pg.QueryResultRow[]> {

@@ -3,6 +3,7 @@
 // event loop is ever blocked), then sign-ins/s at saturation against bare argon2 verifications/s
 // measured in the same run. Uses a throw-away database on DATABASE_URL's server.
 // Run: node bench/identity.ts   (env: DATABASE_URL, BENCH_SECONDS=5)
+import { idleJobs } from '../test/support/jobs.ts';
 import { keyringFromConfig } from '../src/crypto.ts';
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
@@ -64,7 +65,11 @@ try {
   await db('envs')
     .where({ id: env.env.id })
     .update({ settings: { identity: { rate_limits: { sign_in: unlimited } } } });
-  await createEndUser(db, env.env.id, { email: 'bench@example.com', password, email_verified: true });
+  await createEndUser({ db: db, jobs: idleJobs(config) }, env.env.id, {
+    email: 'bench@example.com',
+    password,
+    email_verified: true,
+  });
   const signIn = async (mode: 'server' | 'browser' = 'server') => {
     const res = await fetch(`${web.url}/v1/client/sign-in/password`, {
       method: 'POST',

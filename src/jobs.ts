@@ -32,6 +32,11 @@ export interface QueueDef<S extends z.ZodType = z.ZodType> {
   /** Jobs fetched per round trip; the handler gets them together. */
   batchSize?: number;
   localConcurrency?: number;
+  /**
+   * At most this many jobs of one group (a job's `group.id`) active at once across every worker
+   * (pg-boss `groupConcurrency`): one busy group cannot take all of a queue's workers.
+   */
+  groupConcurrency?: number;
   policy?: Queue['policy'];
   /**
    * The handler runs in one transaction with its jobs' completion, handed to it as `tx`: its writes
@@ -149,12 +154,42 @@ export const queues = defineQueues({
     heartbeatSeconds: 120,
   },
   'backups.drills-due': { schema: z.object({}), retryLimit: 2 },
+  // Webhooks (domain/webhooks/). One job per attempt of one delivery, queued in the transaction
+  // that wrote the event or settled the attempt before; a failed attempt queues the next itself
+  // at the contract's schedule (schedule.ts), so pg-boss's own retries are only for a worker that
+  // died or a database that failed mid-job (the attempt is then made again, same webhook-id). The
+  // heartbeat finds a killed worker's attempt within 10-20 s. Its own partition: a burst of
+  // events waits here without slowing the other queues. The endpoint is the job's group: at most 4
+  // attempts to one endpoint at once, so a slow receiver holds 4 of the 32 in flight, not all.
+  'webhooks.deliver': {
+    schema: z.object({
+      endpoint_id: z.string().regex(/^whep_[0-9a-z]{26}$/),
+      message_id: z.string().regex(/^whmsg_[0-9a-z]{26}$/),
+      attempt: z.number().int().min(1),
+    }),
+    partition: true,
+    retryLimit: 10,
+    retryDelay: 5,
+    retryDelayMax: 300,
+    expireInSeconds: 120,
+    heartbeatSeconds: 10,
+    // Longer than the retry schedule (27.6 h): an attempt's job id stays taken while its delivery
+    // can still ask for it, so it is never queued twice.
+    deleteAfterSeconds: 3 * 24 * 3600,
+    localConcurrency: 32,
+    groupConcurrency: 4,
+  },
+  // Daily: deliveries and their attempts past 30 days, and messages no delivery needs.
+  'webhooks.prune': { schema: z.object({}), retryLimit: 2 },
   'backups.schedule': { schema: z.object({ type: z.enum(['daily', 'weekly', 'monthly']) }), retryLimit: 5 },
   'backups.prune': { schema: z.object({}), retryLimit: 2 },
   'backups.reap': { schema: z.object({}), retryLimit: 1 },
 });
 
 export type AppRegistry = typeof queues;
+
+/** Jobs of any registry: what a worker's context holds (its handlers' code runs for the app's registry). */
+export type AnyJobs = Jobs<Registry>;
 
 /**
  * Cron schedules (UTC), registered by every worker at start. pg-boss keeps one row per schedule
@@ -180,6 +215,7 @@ export const schedules: ScheduleDef[] = [
   { queue: 'backups.prune', key: 'hourly', cron: '41 * * * *', data: {} },
   { queue: 'backups.reap', key: 'every-5-min', cron: '*/5 * * * *', data: {} },
   { queue: 'backups.drills-due', key: 'hourly', cron: '29 * * * *', data: {} },
+  { queue: 'webhooks.prune', key: 'daily', cron: '37 4 * * *', data: {} },
 ];
 
 export type Role = 'web' | 'worker' | 'release';
@@ -308,5 +344,20 @@ export class Jobs<R extends Registry = AppRegistry> {
     const schema = this.registry[name]!.schema;
     const jobs = payloads.map((p) => ({ data: schema.parse(p) as object }));
     await this.boss.insert(name, jobs, { db: 'executeSql' in db ? db : fromKnex(db) });
+  }
+
+  /**
+   * Many jobs with their own options in one statement, on `db` as enqueueMany takes it. A job whose
+   * id exists already is skipped (pg-boss inserts with ON CONFLICT DO NOTHING).
+   */
+  async enqueueJobs<N extends keyof R & string>(
+    db: Db | BossDb,
+    name: N,
+    jobs: { data: z.input<R[N]['schema']>; id?: string; startAfter?: Date; group?: { id: string } }[],
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    const schema = this.registry[name]!.schema;
+    const rows = jobs.map(({ data, ...options }) => ({ ...options, data: schema.parse(data) as object }));
+    await this.boss.insert(name, rows, { db: 'executeSql' in db ? db : fromKnex(db) });
   }
 }

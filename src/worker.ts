@@ -124,6 +124,7 @@ export async function startWorker<R extends Registry>(
     const work = {
       batchSize,
       localConcurrency: def.localConcurrency ?? 1,
+      ...(def.groupConcurrency ? { groupConcurrency: def.groupConcurrency } : {}),
       includeMetadata: true,
       pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
       notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 5,

@@ -16,6 +16,7 @@ import type { ingestJobSchema, IngestJob } from '../src/domain/observability/int
 import { SourceMapCache } from '../src/domain/observability/source-maps/cache.ts';
 import { ulidTime } from '../src/ids.ts';
 import { bumpPending, type PendingDeltas } from '../src/domain/observability/intake/queries.ts';
+import { emitGroupEvents } from '../src/domain/observability/groups/events.ts';
 import { createPipelineCaches } from '../src/domain/observability/pipeline/caches.ts';
 import { ensurePartitions } from '../src/domain/observability/retention/prune.ts';
 import { indexMinified } from '../src/domain/observability/source-maps/scope-naming.ts';
@@ -198,6 +199,7 @@ export function errorsIngest(
       );
     }
     if (r.dropped > 0) ctx.log.warn({ dropped: r.dropped }, 'error events of deleted environments were dropped');
+    await emitGroupEvents(tx, ctx.jobs, r.changed);
     await settle(ctx as WorkerContext, tx, jobs, r.failed);
     ctx.log.debug({ jobs: jobs.length, stored: r.stored }, 'error events stored');
   };

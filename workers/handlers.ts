@@ -17,6 +17,8 @@ import { identityPasswordReset } from './identity-password-reset.ts';
 import { identityPrune } from './identity-prune.ts';
 import { identitySignUp } from './identity-sign-up.ts';
 import { mailPrune } from './mail-prune.ts';
+import { webhooksDeliver } from './webhooks-deliver.ts';
+import { webhooksPrune } from './webhooks-prune.ts';
 
 export const handlers: Handlers<AppRegistry> = {
   'errors.ingest': errorsIngest(),
@@ -35,4 +37,6 @@ export const handlers: Handlers<AppRegistry> = {
   'backups.reap': backupsReap,
   'backups.drill': backupsDrill,
   'backups.drills-due': backupsDrillsDue,
+  'webhooks.deliver': webhooksDeliver(),
+  'webhooks.prune': webhooksPrune,
 };

@@ -7,5 +7,5 @@ import type { JobHandler } from '../src/worker.ts';
 export const identitySignUp: JobHandler<(typeof queues)['identity.sign-up']['schema']> = async (jobs, ctx) => {
   const mailer = createMailer(ctx.config, ctx.db, ctx.log);
   for (const job of jobs)
-    await processSignUp({ db: ctx.db, config: ctx.config, mailer, log: ctx.log }, job.data.pending_id);
+    await processSignUp({ db: ctx.db, config: ctx.config, mailer, log: ctx.log, jobs: ctx.jobs }, job.data.pending_id);
 };

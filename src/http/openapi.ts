@@ -56,7 +56,7 @@ const html: Content = { 'text/html': { schema: z.string() } };
 
 function answer(def: RouteDef): { description: string; content?: Content } {
   const { description, schema, type = 'json' } = def.response;
-  if (type === 'redirect') return { description };
+  if (type === 'redirect' || type === 'empty') return { description };
   if (type === 'html') return { description, content: html };
   return { description, content: { 'application/json': { schema } } };
 }

@@ -91,8 +91,11 @@ export interface RouteDef<
    * (json-items.ts), so it can give the event loop back between them.
    */
   bodyItems?: { key: string; max: number };
-  /** `type`: JSON unless said; `html` for a page; `redirect` for a route that sends the browser on. */
-  response: { status: number; description: string; schema: R; type?: 'json' | 'html' | 'redirect' };
+  /**
+   * `type`: JSON unless said; `html` for a page; `redirect` for a route that sends the browser on;
+   * `empty` for an answer without a body (204), whose handler returns nothing.
+   */
+  response: { status: number; description: string; schema: R; type?: 'json' | 'html' | 'redirect' | 'empty' };
   handle(input: HandlerInput<P, Q, B, A>): Promise<z.input<R>> | z.input<R>;
 }
 
@@ -230,7 +233,10 @@ function handlerFor(def: RouteDef, deps: AppDeps, checkResponses: boolean): Midd
     >);
     // Routes that answer themselves (a download stream, a redirect, a page) return nothing and
     // keep the status they set.
-    if (result === undefined) return;
+    if (result === undefined) {
+      if (def.response.type === 'empty') ctx.status = def.response.status;
+      return;
+    }
     if (checkResponses) checkResponse(def, result);
     ctx.status = def.response.status;
     ctx.body = result;

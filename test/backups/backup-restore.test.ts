@@ -26,6 +26,7 @@ import {
   tableChecksums,
   waitFor,
   type AppDatabase,
+  idleJobs,
 } from './support.ts';
 
 let h: Harness;
@@ -59,7 +60,13 @@ async function waitOperation(name: string, key: string): Promise<Json> {
   );
 }
 
-const deps = () => ({ config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) });
+const deps = () => ({
+  config: h.config,
+  db: h.db,
+  store,
+  log: createLogger({ name: 'test', level: 'silent' }),
+  jobs: idleJobs(h.config),
+});
 
 beforeAll(async () => {
   h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });

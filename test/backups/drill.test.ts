@@ -21,7 +21,7 @@ import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { call, createHarness, startTestWeb, type Harness, createTestEnv } from '../support/harness.ts';
 import { withAdmin } from '../support/pg.ts';
-import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase } from './support.ts';
+import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase, idleJobs } from './support.ts';
 
 type Json = Record<string, unknown>;
 const bucket = `cairn-bk-${randomBytes(5).toString('hex')}`;
@@ -217,6 +217,7 @@ describe('recovery', () => {
         db: h.db,
         store,
         log: createLogger({ name: 'test', level: 'silent' }),
+        jobs: idleJobs(h.config),
       });
       expect(reaped.operations).not.toContain(id);
       expect(await h.db('backup_operations').where({ id }).first()).toMatchObject({ state: 'running' });

@@ -34,6 +34,7 @@ import {
   tableChecksums,
   waitFor,
   type AppDatabase,
+  idleJobs,
 } from './support.ts';
 
 const bucket = `cairn-bk-${randomBytes(5).toString('hex')}`;
@@ -128,7 +129,13 @@ const restoreBackend = async (where: string): Promise<boolean> => {
 
 /** Runs the reaper (with the worker's temporary folder as its own) until the operation is done. */
 async function settle(opId: string): Promise<OperationRow> {
-  const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
+  const deps = {
+    config: h.config,
+    db: h.db,
+    store,
+    log: createLogger({ name: 'test', level: 'silent' }),
+    jobs: idleJobs(h.config),
+  };
   const saved = process.env.TMPDIR;
   process.env.TMPDIR = temp;
   try {
@@ -265,7 +272,13 @@ it('killed after the last statement, the transaction id recorded: the outcome is
 });
 
 it("settles a dead worker's restore from its transaction in the target: open, rolled back, committed", async () => {
-  const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
+  const deps = {
+    config: h.config,
+    db: h.db,
+    store,
+    log: createLogger({ name: 'test', level: 'silent' }),
+    jobs: idleJobs(h.config),
+  };
   const session = new pg.Client({ connectionString: target.url });
   await session.connect();
   try {

@@ -20,7 +20,7 @@ import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
-import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase } from './support.ts';
+import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase, idleJobs } from './support.ts';
 
 let h: Harness;
 let store: ObjectStore;
@@ -116,7 +116,13 @@ it("the reaper aborts a killed worker's upload at once and hands the backup back
   await boss.start();
   try {
     const row = await interruptWorkerMidBackup(boss, env.env.id);
-    const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
+    const deps = {
+      config: h.config,
+      db: h.db,
+      store,
+      log: createLogger({ name: 'test', level: 'silent' }),
+      jobs: idleJobs(h.config),
+    };
     // The killed worker's lock session ends when Postgres sees its socket close.
     const reaped = await waitFor('the orphan to be reaped', async () => {
       const out = await reapOrphans(deps);
@@ -188,7 +194,13 @@ it('gives up after three interruptions, with nothing left in the bucket', async 
   try {
     const row = await requestManualBackup({ config: h.config, db: h.db, jobs: new Jobs(boss, queues) }, env.env.id);
     await backupQueries(h.db).updateBackup(row.id, { state: 'running', interruptions: 3 });
-    const deps = { config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) };
+    const deps = {
+      config: h.config,
+      db: h.db,
+      store,
+      log: createLogger({ name: 'test', level: 'silent' }),
+      jobs: idleJobs(h.config),
+    };
     await reapOrphans(deps);
     expect(await backupQueries(h.db).backup(row.id)).toMatchObject({
       state: 'failed',

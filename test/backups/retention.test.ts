@@ -11,13 +11,19 @@ import { createObjectStore } from '../../src/storage/index.ts';
 import type { ObjectStore } from '../../src/storage/object-store.ts';
 import type { PgBoss } from 'pg-boss';
 import { createHarness, sqlNumber, createTestEnv, type Harness } from '../support/harness.ts';
-import { setEnvDatabase } from './support.ts';
+import { setEnvDatabase, idleJobs } from './support.ts';
 
 let h: Harness;
 let store: ObjectStore;
 let boss: PgBoss;
 const bucket = `cairn-bk-${randomBytes(5).toString('hex')}`;
-const deps = () => ({ config: h.config, db: h.db, store, log: createLogger({ name: 'test', level: 'silent' }) });
+const deps = () => ({
+  config: h.config,
+  db: h.db,
+  store,
+  log: createLogger({ name: 'test', level: 'silent' }),
+  jobs: idleJobs(h.config),
+});
 
 beforeAll(async () => {
   h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });

@@ -93,3 +93,5 @@ insert into orders (customer_id, total, note, paid)
 insert into billing.invoices select g, decode(md5(g::text), 'hex'), date '2026-01-01' + g from generate_series(1, 500) g;
 select setval('orders_id_seq', 99999);
 `;
+
+export { idleJobs } from '../support/jobs.ts';

@@ -24,6 +24,7 @@ import { handlers } from '../../workers/handlers.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
 import {
   createAppDatabase,
+  idleJobs,
   query,
   seedSource,
   setEnvDatabase,
@@ -48,6 +49,7 @@ const deps = (s: ObjectStore = store) => ({
   config: h.config,
   db: h.db,
   store: s,
+  jobs: idleJobs(h.config),
   log: createLogger({ name: 'test', level: 'silent' }),
 });
 

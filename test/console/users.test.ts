@@ -2,6 +2,7 @@
 // last sign-in), found by email; a user's sessions and sign-in history; "Revoke sessions" ending
 // every session at once (the tokens stop working); a key without auth:write seeing it disabled and
 // refused however it posts. Every page passes axe; screenshots in test-results/console/.
+import { idleJobs } from '../support/jobs.ts';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
@@ -31,9 +32,16 @@ beforeAll(async () => {
   ({ h, web } = await harnessWithWeb());
   env = await createTestEnv(h.db);
   ada = (
-    await createEndUser(h.db, env.env.id, { email: 'ada@example.com', password: strongPassword, email_verified: true })
+    await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+      email: 'ada@example.com',
+      password: strongPassword,
+      email_verified: true,
+    })
   ).id;
-  await createEndUser(h.db, env.env.id, { email: 'bob@example.com', password: strongPassword });
+  await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+    email: 'bob@example.com',
+    password: strongPassword,
+  });
   expect((await signInAsUser('ada@example.com', 'not the password at all')).status).toBe(401);
   tokens = await Promise.all(
     [0, 1].map(async () => (await signInAsUser('ada@example.com', strongPassword)).body.session_token),

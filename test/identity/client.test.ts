@@ -1,5 +1,6 @@
 // The rest of the client API: configuration, password reset by mail, and fast-check properties
 // that no client body, however malformed, gets a 500.
+import { idleJobs } from '../support/jobs.ts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
@@ -34,7 +35,11 @@ beforeAll(async () => {
         },
       },
     });
-  await createEndUser(h.db, env.env.id, { email: 'ada@example.com', password: strongPassword, email_verified: true });
+  await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+    email: 'ada@example.com',
+    password: strongPassword,
+    email_verified: true,
+  });
   const res = await call(web.url, 'POST', '/v1/client/sign-in/password', {
     body: { identifier: 'ada@example.com', password: strongPassword, session_mode: 'browser' },
     headers: { 'cairn-publishable-key': env.publishableKey },

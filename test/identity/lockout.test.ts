@@ -1,6 +1,7 @@
 // Lockout and per-IP limits across two web processes sharing one database (this one, and
 // src/web.ts as a separate OS process): the count is atomic, unknown identifiers lock the same
 // way, and a lock answers locked_out with Retry-After.
+import { idleJobs } from '../support/jobs.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
@@ -21,7 +22,11 @@ beforeAll(async () => {
   other = await spawnWeb(h.config.DATABASE_URL);
   webs = [local, other];
   env = await createTestEnv(h.db);
-  await createEndUser(h.db, env.env.id, { email: 'ada@example.com', password: strongPassword, email_verified: true });
+  await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+    email: 'ada@example.com',
+    password: strongPassword,
+    email_verified: true,
+  });
 });
 afterAll(async () => {
   await other?.stop();

@@ -1,6 +1,7 @@
 // Password sign-in, tickets and sessions over HTTP on the real Postgres: enumeration-safe
 // failures, the ticket's two minutes and single use under concurrency, both session modes,
 // revocation and deletion taking effect at once, idle expiry, rehash, and sign-in history.
+import { idleJobs } from '../support/jobs.ts';
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneIdentity } from '../../src/domain/identity/prune-queries.ts';
@@ -20,7 +21,11 @@ beforeAll(async () => {
   web = await startTestWeb(h);
   env = await createTestEnv(h.db);
   other = await createTestEnv(h.db);
-  await createEndUser(h.db, env.env.id, { email: 'ada@example.com', password: strongPassword, email_verified: true });
+  await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+    email: 'ada@example.com',
+    password: strongPassword,
+    email_verified: true,
+  });
 });
 afterAll(async () => {
   await web?.stop();

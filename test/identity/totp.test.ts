@@ -1,5 +1,6 @@
 // TOTP over HTTP: enrol, activate, mfa_required, ±1 step, replay refused (RFC 6238 §5.2),
 // recovery codes used once, disable; the secret is stored sealed.
+import { idleJobs } from '../support/jobs.ts';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
@@ -16,7 +17,11 @@ beforeAll(async () => {
   h = await createHarness();
   web = await startTestWeb(h);
   env = await createTestEnv(h.db);
-  await createEndUser(h.db, env.env.id, { email: 'ada@example.com', password: strongPassword, email_verified: true });
+  await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+    email: 'ada@example.com',
+    password: strongPassword,
+    email_verified: true,
+  });
 });
 afterAll(async () => {
   await web?.stop();
@@ -116,7 +121,7 @@ describe('TOTP', () => {
   });
 
   it('counts wrong codes at disable toward the lockout, and the server can reset a lost factor', async () => {
-    await createEndUser(h.db, env.env.id, {
+    await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
       email: 'lost@example.com',
       password: strongPassword,
       email_verified: true,

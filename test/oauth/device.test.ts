@@ -2,6 +2,7 @@
 // the RFC's error answers, the interval enforced with slow_down, one-time device codes, the access
 // token working as a session bearer, the wrong-code limits, and openid-client's own device flow
 // driven unchanged against the service.
+import { idleJobs } from '../support/jobs.ts';
 import { Command } from 'commander';
 import fc from 'fast-check';
 import * as oidc from 'openid-client';
@@ -72,7 +73,11 @@ beforeAll(async () => {
   web = await startTestWeb(h);
   env = await createTestEnv(h.db);
   userId = (
-    await createEndUser(h.db, env.env.id, { email: 'dev@example.com', password: strongPassword, email_verified: true })
+    await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+      email: 'dev@example.com',
+      password: strongPassword,
+      email_verified: true,
+    })
   ).id;
   const out = JSON.parse(
     await cairnAdmin([

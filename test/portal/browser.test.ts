@@ -1,6 +1,7 @@
 // End to end in a real headless Chromium (Debian's chromium, driven by playwright-core): sign in
 // on the Account Portal with a password and the TOTP step, sign in through a local provider, and
 // approve a device. Screenshots go to test-results/portal/ (gitignored).
+import { idleJobs } from '../support/jobs.ts';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -88,7 +89,7 @@ const redeem = (ticket: string) =>
 
 describe('Account Portal in Chromium', () => {
   it('signs in with a password and the TOTP step, then hands the app a ticket', async () => {
-    const user = await createEndUser(h.db, env.env.id, {
+    const user = await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
       email: 'ada@example.com',
       password: strongPassword,
       email_verified: true,
@@ -142,7 +143,7 @@ describe('Account Portal in Chromium', () => {
   });
 
   it('approves a device: code from the address, sign-in, consent showing the client and scopes', async () => {
-    await createEndUser(h.db, env.env.id, {
+    await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
       email: 'grace@example.com',
       password: strongPassword,
       email_verified: true,

@@ -5,6 +5,7 @@
 // unknown (415). Bodies are drawn from each route's own request schema, so most requests get past
 // validation and reach the handlers and the database, where these used to fail. Also the portal
 // pages and the OAuth form endpoints, which are not in the route table.
+import { idleJobs } from '../support/jobs.ts';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,7 @@ beforeAll(async () => {
         },
       },
     });
-  await createEndUser(h.db, env.env.id, {
+  await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
     email: 'hostile@example.com',
     password: 'a long and unguessable passphrase 1',
     email_verified: true,

@@ -4,6 +4,7 @@
 // Retry-After without touching argon2), for a known identifier and an unknown one alike; and the
 // right password sent with 59 wrong ones is checked only if it is one of the 10 (its success then
 // restarts the count, as a success does).
+import { idleJobs } from '../support/jobs.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identifierHash } from '../../src/domain/identity/lockout/lockout.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
@@ -58,7 +59,11 @@ describe('concurrent wrong passwords', () => {
   for (const identifier of ['grace@example.com', 'no-such-user@example.com']) {
     it(`run at most 10 checks for ${identifier.startsWith('grace') ? 'a known' : 'an unknown'} identifier, across two processes`, async () => {
       if (identifier.startsWith('grace'))
-        await createEndUser(h.db, env.env.id, { email: identifier, password: strongPassword, email_verified: true });
+        await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+          email: identifier,
+          password: strongPassword,
+          email_verified: true,
+        });
       const answers = await Promise.all(
         Array.from({ length: 100 }, (_, i) => signIn(i, identifier, `wrong password number ${i}`)),
       );
@@ -84,7 +89,7 @@ describe('concurrent wrong passwords', () => {
 
   it('check the right password only when it is one of the 10: with 59 wrong ones, at most 10 checks run', async () => {
     const identifier = 'linus@example.com';
-    const user = await createEndUser(h.db, env.env.id, {
+    const user = await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
       email: identifier,
       password: strongPassword,
       email_verified: true,

@@ -5,6 +5,7 @@
 // - the log shows the links of the test environment (how a developer without SMTP follows them)
 //   and never a live environment's;
 // - outbox rows go after 7 days (the hourly mail.prune job the worker schedules).
+import { idleJobs } from '../support/jobs.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open } from '../../src/crypto.ts';
@@ -68,7 +69,7 @@ const outbox = () => h.db('mail_outbox').select<OutboxMail[]>('*');
 
 /** A verification mail (sign-up) and a reset mail (existing account) for one environment. */
 async function sendMail(env: CreatedEnv, tag: string) {
-  await createEndUser(h.db, env.env.id, {
+  await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
     email: `known-${tag}@example.com`,
     password: strongPassword,
     email_verified: true,

@@ -7,6 +7,7 @@
 // - a test environment: the same plus http://localhost and http://127.0.0.1 on any port;
 // - a refusal is 400 invalid_request naming the setting to change;
 // - where a path is expected (sign-out's `next`), only a same-origin path.
+import { idleJobs } from '../support/jobs.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
@@ -189,7 +190,9 @@ describe('a test environment', () => {
 describe('stored targets', () => {
   it('a verification link stored with a target the environment does not allow goes to the portal instead', async () => {
     const env = await makeEnv('live');
-    const user = await createEndUser(h.db, env.env.id, { email: 'stored@example.com' });
+    const user = await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+      email: 'stored@example.com',
+    });
     // As a row accepted before the rule existed would hold it.
     const token = `cairn_eml_${'A'.repeat(16)}${randomBytes(8).toString('hex')}`;
     await h.db('end_user_email_tokens').insert({

@@ -5,6 +5,7 @@
 // deleting the user end them with the sessions, and changing a second factor ends them too (a
 // ticket issued before TOTP was turned on was issued without it). Races included: redeems running
 // while the revocation commits never leave a live session behind.
+import { idleJobs } from '../support/jobs.ts';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
@@ -49,7 +50,11 @@ const pk = () => ({ 'cairn-publishable-key': env.publishableKey });
 async function newUser(): Promise<{ id: string; email: string }> {
   userCount += 1;
   const email = `revoke${userCount}@example.com`;
-  const user = await createEndUser(h.db, env.env.id, { email, password: strongPassword, email_verified: true });
+  const user = await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+    email,
+    password: strongPassword,
+    email_verified: true,
+  });
   return { id: user.id, email };
 }
 

@@ -2,6 +2,7 @@
 // start, the common callback (GET, and Apple's cross-site form_post), tickets and fragments,
 // linking by verified email, tombstones of deleted users, provider settings with sealed secrets,
 // and every relying-party check refused when broken.
+import { idleJobs } from '../support/jobs.ts';
 import { Command } from 'commander';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -169,7 +170,7 @@ describe('Google on the shared client', () => {
   });
 
   it('links a verified provider email to the existing account, and drops the password of an unverified one', async () => {
-    const verified = await createEndUser(h.db, env.env.id, {
+    const verified = await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
       email: 'linus@example.com',
       password: strongPassword,
       email_verified: true,
@@ -178,7 +179,10 @@ describe('Google on the shared client', () => {
     const a = await redeem((await signIn('google')).final.searchParams.get('auth_ticket')!);
     expect(a.body).toMatchObject({ user: { id: verified.id, has_password: true } });
 
-    const squatter = await createEndUser(h.db, env.env.id, { email: 'victim@example.com', password: strongPassword });
+    const squatter = await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+      email: 'victim@example.com',
+      password: strongPassword,
+    });
     google.user = { sub: 'g-victim', email: 'victim@example.com', email_verified: true };
     const b = await redeem((await signIn('google')).final.searchParams.get('auth_ticket')!);
     expect(b.body).toMatchObject({ user: { id: squatter.id, has_password: false, email_verified: true } });

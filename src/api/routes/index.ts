@@ -12,6 +12,7 @@ import { sentryRoutes } from './sentry/index.ts';
 import { socialRoutes } from './social/index.ts';
 import { storageRoutes } from './storage/index.ts';
 import { tenancyRoutes } from './tenancy/index.ts';
+import { webhookRoutes } from './webhooks/index.ts';
 
 export const allRoutes: readonly RouteDef[] = [
   ...tenancyRoutes,
@@ -20,6 +21,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...errorGroupRoutes,
   ...backupRoutes,
   ...storageRoutes,
+  ...webhookRoutes,
   ...oauthRoutes,
   ...callbackRoutes,
   ...portalRoutes,

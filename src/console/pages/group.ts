@@ -130,7 +130,7 @@ export const consoleTriage = defineRoute({
     if (!action) throw new AppError('invalid_request', 'Choose Acknowledge, Resolve or Reopen.');
     // The triage reads the group itself (an unknown one is not_found); only a conflict reads it again.
     try {
-      await triage(deps.db, session.envId, params.id, action, f.etag ?? '');
+      await triage(deps, { id: session.envId, name: session.envName }, params.id, action, f.etag ?? '');
     } catch (err) {
       if (!(err instanceof AppError) || (err.code !== 'ETAG_MISMATCH' && err.code !== 'INVALID_STATE')) throw err;
       return showGroup(ctx, deps, session, await readGroup(deps, session, params.id), true);

@@ -16,6 +16,7 @@ import { checkDumpVersion, findTool, parseServerVersionNum, type PgVersion } fro
 import { startDump, type DumpProcess, type SqlFigures } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget } from './queries.ts';
 import { retentionFor, type BackupDeps } from './deps.ts';
+import { settleBackup } from './settle.ts';
 import { EnvBusyError } from './lock.ts';
 import { measure, verifyStored } from './verify.ts';
 
@@ -127,7 +128,7 @@ export async function failBackup(deps: BackupDeps, backup: BackupRow, message: s
   await deps.store
     .delete(backup.bucket, backup.object_key)
     .catch((err: unknown) => deps.log.warn({ err, backup_id: backup.id }, 'delete object failed'));
-  await backupQueries(deps.db).updateBackup(backup.id, {
+  await settleBackup(deps, backup.id, {
     state: 'failed',
     error: message.slice(0, 2000),
     finish_time: new Date(),
@@ -220,7 +221,7 @@ export async function runCapture(
       finish_time: finish,
       expire_time: new Date(finish.getTime() + retentionFor(settings.retention_days, backup.type) * 86_400_000),
     };
-    await q.updateBackup(backup.id, patch);
+    await settleBackup(deps, backup.id, patch);
     deps.log.info({ backup_id: backup.id, bytes: patch.size_bytes, ms: patch.duration_ms }, 'backup succeeded');
     return { ...backup, ...patch };
   } catch (err) {

@@ -1,6 +1,7 @@
 // What backup code needs from its process, and the small pure rules shared by its parts.
 import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
+import type { AnyJobs as Jobs } from '../../jobs.ts';
 import type { Logger } from '../../log.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import type { BackupType, RetentionDays } from './queries.ts';
@@ -10,6 +11,8 @@ export interface BackupDeps {
   db: Knex;
   store: ObjectStore;
   log: Logger;
+  /** Webhook events are written with a backup's or a restore's end (settle.ts). */
+  jobs: Jobs;
   /** The worker's stop signal (SIGTERM); absent outside a worker. */
   stopping?: AbortSignal;
 }

@@ -47,6 +47,7 @@ import { streamingCollector } from './memory.ts';
 import { findTool } from './pgtools.ts';
 import { IncompleteDumpError, startReplay, xidMarker, type SqlFigures } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget, type OperationRow } from './queries.ts';
+import { settleOperation } from './settle.ts';
 
 /**
  * Runs first in the restore's transaction: the target is replaced, not merged into. It prints the
@@ -398,7 +399,7 @@ export async function reconcileRestore(
   }
   const status = await transactionStatus(databaseUrlOf(deps, target), op.restore_xid).catch(() => 'unreachable');
   if (status === 'committed') {
-    await backupQueries(deps.db).updateOperation(op.id, {
+    await settleOperation(deps, op.id, {
       state: 'succeeded',
       phase: 'done',
       bytes_read: op.bytes_total,
@@ -429,7 +430,7 @@ export async function failOperation(
   op: OperationRow,
   error: { code: string; message: string },
 ): Promise<void> {
-  await backupQueries(deps.db).updateOperation(op.id, {
+  await settleOperation(deps, op.id, {
     state: 'failed',
     error: JSON.stringify(error),
     finish_time: new Date(),
@@ -476,7 +477,7 @@ async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> 
       await q.updateOperation(op.id, { restore_xid: xid, phase: 'committing' });
     });
     await writes;
-    await q.updateOperation(op.id, {
+    await settleOperation(deps, op.id, {
       state: 'succeeded',
       phase: 'done',
       bytes_read: source.size_bytes ?? '0',

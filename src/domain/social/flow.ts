@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 import { keyringFromConfig, open, seal, sha256 } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
+import type { AnyJobs as Jobs } from '../../jobs.ts';
 import { allowedRedirect, isPortalPage } from '../identity/redirects.ts';
 import { createSession, envIdentity, type SignInContext } from '../identity/sessions/sessions.ts';
 import { issueTicket } from '../identity/tickets/tickets.ts';
@@ -69,8 +70,7 @@ function withError(url: string, error: string, description: string): CallbackOut
 
 /** The callback: params come from the query (GET) or the form (Apple's form_post). */
 export async function completeSocialSignIn(
-  db: Knex,
-  config: Config,
+  { db, config, jobs }: { db: Knex; config: Config; jobs: Jobs },
   params: Record<string, string>,
   from: SignInContext,
 ): Promise<CallbackOutcome> {
@@ -106,7 +106,7 @@ export async function completeSocialSignIn(
       },
       params.user,
     );
-    userId = await linkIdentity(db, tx.env_id, tx.provider, profile);
+    userId = await linkIdentity({ db, jobs }, tx.env_id, tx.provider, profile);
   } catch (err) {
     if (!(err instanceof AppError) || err.code === 'internal') throw err;
     const reason = (err.details?.reason as string | undefined) ?? 'sign_in_failed';

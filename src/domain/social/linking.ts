@@ -8,13 +8,20 @@
 // 3. otherwise a new user is created; an unverified address that another user holds is refused.
 import type { Knex } from 'knex';
 import { AppError } from '../../errors.ts';
+import type { AnyJobs as Jobs } from '../../jobs.ts';
+import { emitUserCreated } from '../identity/users/events.ts';
 import { identityQueries } from '../identity/queries.ts';
 import { endAllAccess } from '../identity/revocation.ts';
 import { normaliseEmail } from '../identity/tokens.ts';
 import { socialQueries } from './queries.ts';
 import type { ProviderProfile } from './rp.ts';
 
-export async function linkIdentity(db: Knex, envId: string, provider: string, p: ProviderProfile): Promise<string> {
+export async function linkIdentity(
+  { db, jobs }: { db: Knex; jobs: Jobs },
+  envId: string,
+  provider: string,
+  p: ProviderProfile,
+): Promise<string> {
   return db.transaction(async (trx) => {
     const sq = socialQueries(trx);
     const iq = identityQueries(trx);
@@ -62,6 +69,7 @@ export async function linkIdentity(db: Knex, envId: string, provider: string, p:
       });
       if (!created) throw new AppError('conflict', 'the account was created concurrently; try again');
       userId = created.id;
+      await emitUserCreated(trx, jobs, envId, userId);
     }
     await sq.insertIdentity({
       env_id: envId,

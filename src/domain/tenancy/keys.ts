@@ -11,6 +11,8 @@ export const secretScopes = [
   'backups:write',
   'storage:read',
   'storage:write',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 export type SecretScope = (typeof secretScopes)[number];
 export type Scope = SecretScope | 'auth:public';

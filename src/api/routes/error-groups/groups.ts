@@ -85,7 +85,13 @@ const triageRoute = (action: TriageAction, summary: string): RouteDef =>
     body: triageBody,
     response: { status: 200, description: 'The updated group, with its new etag', schema: groupResource },
     async handle({ params, body, principal, deps, ctx }) {
-      const g = await triage(deps.db, principal.envId, params.error_group, action, etagOf(body, ctx));
+      const g = await triage(
+        deps,
+        { id: principal.envId, name: principal.envName },
+        params.error_group,
+        action,
+        etagOf(body, ctx),
+      );
       return groupView(principal.envName, g);
     },
   });

@@ -45,7 +45,7 @@ export const createEndUserRoute = defineRoute({
   body: z.object({ email, password: password.optional(), email_verified: z.boolean().optional() }),
   response: { status: 201, description: 'The new end user', schema: endUser },
   async handle({ body, principal, deps }) {
-    return endUserResource(principal.envName, await createEndUser(deps.db, principal.envId, body));
+    return endUserResource(principal.envName, await createEndUser(deps, principal.envId, body));
   },
 });
 
@@ -98,7 +98,7 @@ export const deleteEndUserRoute = defineRoute({
   params: endUserParams,
   response: { status: 200, description: 'Deleted', schema: z.object({}) },
   async handle({ params, principal, deps }) {
-    await deleteEndUser(deps.db, principal.envId, params.end_user);
+    await deleteEndUser(deps, principal.envId, params.end_user);
     return {};
   },
 });

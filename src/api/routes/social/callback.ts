@@ -28,12 +28,7 @@ async function complete(
   { deps, ctx }: Pick<HandlerInput<unknown, unknown, unknown>, 'deps' | 'ctx'>,
   raw: object,
 ): Promise<undefined> {
-  const outcome = await completeSocialSignIn(
-    deps.db,
-    deps.config,
-    stringsOf(raw as Record<string, unknown>),
-    clientFrom(ctx),
-  );
+  const outcome = await completeSocialSignIn(deps, stringsOf(raw as Record<string, unknown>), clientFrom(ctx));
   if (outcome.kind === 'portal') setPortalSession(ctx, deps.config, outcome.sessionToken);
   ctx.status = 303;
   ctx.redirect(outcome.url);

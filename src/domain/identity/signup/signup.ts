@@ -9,7 +9,7 @@ import type { Config } from '../../../config.ts';
 import { keyringFromConfig, open, seal } from '../../../crypto.ts';
 import { AppError } from '../../../errors.ts';
 import { newId } from '../../../ids.ts';
-import type { Jobs } from '../../../jobs.ts';
+import type { AnyJobs, Jobs } from '../../../jobs.ts';
 import type { Logger } from '../../../log.ts';
 import { alreadyRegisteredMail, breachedPasswordMail, verificationMail } from '../../../mail/templates.ts';
 import type { Mailer } from '../../../mail/index.ts';
@@ -19,6 +19,7 @@ import { consumeLimit } from '../limits.ts';
 import { hashPassword, passwordProblem } from '../passwords.ts';
 import { signupQueries, type PendingRow } from './queries.ts';
 import { identityQueries } from '../queries.ts';
+import { emitUserCreated } from '../users/events.ts';
 import { allowedRedirect, stillAllowed } from '../redirects.ts';
 import { envIdentity } from '../sessions/sessions.ts';
 import { normaliseEmail } from '../tokens.ts';
@@ -57,7 +58,7 @@ export async function acceptSignUp(deps: { db: Knex; config: Config; jobs: Jobs 
 
 /** Worker side. Idempotent: the decision is stored before mailing, so a retry mails the same thing. */
 export async function processSignUp(
-  deps: { db: Knex; config: Config; mailer: Mailer; log: Logger },
+  deps: { db: Knex; config: Config; mailer: Mailer; log: Logger; jobs: AnyJobs },
   pendingId: string,
 ): Promise<void> {
   const { db } = deps;
@@ -81,12 +82,17 @@ export async function processSignUp(
       endUserId = existing.id;
     } else if (await breachedChecker(db, env.settings, deps.log).check(password)) outcome = 'breached';
     else {
-      const user = await q.insertUser({
-        env_id: pending.env_id,
-        email: pending.email,
-        email_normalized: normalized,
-        password_hash: await hashPassword(password),
-        email_verified: false,
+      const passwordHash = await hashPassword(password);
+      const user = await db.transaction(async (trx) => {
+        const created = await identityQueries(trx).insertUser({
+          env_id: pending!.env_id,
+          email: pending!.email,
+          email_normalized: normalized,
+          password_hash: passwordHash,
+          email_verified: false,
+        });
+        if (created) await emitUserCreated(trx, deps.jobs, created.env_id, created.id);
+        return created;
       });
       outcome = user ? 'created' : 'exists';
       endUserId = user?.id ?? null;

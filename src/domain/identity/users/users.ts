@@ -3,6 +3,8 @@
 // holding the secret key may know which addresses exist.
 import type { Knex } from 'knex';
 import { AppError } from '../../../errors.ts';
+import type { AnyJobs as Jobs } from '../../../jobs.ts';
+import { emitUserCreated, emitUserDeleted } from './events.ts';
 import { breachedChecker } from '../breached/breached.ts';
 import { hashPassword, passwordProblem } from '../passwords.ts';
 import { identityQueries, type EndUserRow } from '../queries.ts';
@@ -11,7 +13,7 @@ import { envIdentity } from '../sessions/sessions.ts';
 import { normaliseEmail } from '../tokens.ts';
 
 export async function createEndUser(
-  db: Knex,
+  { db, jobs }: { db: Knex; jobs: Jobs },
   envId: string,
   input: { email: string; password?: string | undefined; email_verified?: boolean | undefined },
 ): Promise<EndUserRow> {
@@ -28,12 +30,16 @@ export async function createEndUser(
     hash = await hashPassword(input.password);
   }
   const email = input.email.trim();
-  const user = await identityQueries(db).insertUser({
-    env_id: envId,
-    email,
-    email_normalized: normaliseEmail(email),
-    password_hash: hash,
-    email_verified: input.email_verified ?? false,
+  const user = await db.transaction(async (trx) => {
+    const created = await identityQueries(trx).insertUser({
+      env_id: envId,
+      email,
+      email_normalized: normaliseEmail(email),
+      password_hash: hash,
+      email_verified: input.email_verified ?? false,
+    });
+    if (created) await emitUserCreated(trx, jobs, envId, created.id);
+    return created;
   });
   if (!user)
     throw new AppError('conflict', 'an end user with this email already exists', {
@@ -49,9 +55,12 @@ export async function requireEndUser(db: Knex, envId: string, id: string): Promi
 }
 
 /** Sessions, tickets and device approvals go with the row (ON DELETE CASCADE). */
-export async function deleteEndUser(db: Knex, envId: string, id: string): Promise<void> {
-  if (!(await identityQueries(db).deleteUser(envId, id)))
-    throw new AppError('not_found', `no end user ${id} in this environment`);
+export async function deleteEndUser({ db, jobs }: { db: Knex; jobs: Jobs }, envId: string, id: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    if (!(await identityQueries(trx).deleteUser(envId, id)))
+      throw new AppError('not_found', `no end user ${id} in this environment`);
+    await emitUserDeleted(trx, jobs, envId, id);
+  });
 }
 
 /** Ends every session, and the tickets and device approvals that would become sessions later. */

@@ -5,8 +5,12 @@
 // source state is not allowed fails with INVALID_STATE, the way the spec treats reopening an
 // unresolved group. A stale etag is checked first: ETAG_MISMATCH wins over INVALID_STATE, because
 // the caller's view of the state is what is out of date.
-import type { Db } from '../../../db.ts';
+import type { Knex } from 'knex';
+import { fromKnex } from 'pg-boss';
+import { errorGroupEvent } from '../../../contract/webhook-events.ts';
 import { AppError } from '../../../errors.ts';
+import type { AnyJobs as Jobs } from '../../../jobs.ts';
+import { emit } from '../../webhooks/emit.ts';
 import { groupQueries, type GroupRow, type GroupState } from './queries.ts';
 
 export type TriageAction = 'acknowledge' | 'resolve' | 'reopen';
@@ -23,15 +27,23 @@ export const transitions: Record<TriageAction, { from: readonly GroupState[]; to
  */
 export const reopenOnOccurrence: { from: GroupState; to: GroupState } = { from: 'resolved', to: 'unresolved' };
 
+/** The webhook event each triage call causes (CONTRACT.md "Webhooks"); acknowledging causes none. */
+const triageEvents = { resolve: 'error_group.resolved', reopen: 'error_group.reopened' } as const;
+
 export async function triage(
-  db: Db,
-  envId: string,
+  deps: { db: Knex; jobs: Jobs },
+  env: { id: string; name: string },
   groupId: string,
   action: TriageAction,
   etag: string,
 ): Promise<GroupRow> {
   const { from, to } = transitions[action];
-  const outcome = await groupQueries(db).triage(envId, groupId, etag, from, to);
+  const outcome = await deps.db.transaction(async (trx) => {
+    const found = await groupQueries(trx).triage(env.id, groupId, etag, from, to);
+    const type = action === 'acknowledge' ? undefined : triageEvents[action];
+    if (found.changed && type) await emit(fromKnex(trx), deps.jobs, [errorGroupEvent(env, type, found.changed)]);
+    return found;
+  });
   if (!outcome.found) throw new AppError('not_found', `no error group ${groupId} in this environment`);
   if (outcome.changed) return outcome.changed;
   const prior = outcome.prior!;

@@ -10,7 +10,7 @@ import { randomBase62, type Keyring } from '../../../crypto.ts';
 import { newId, ulidTime } from '../../../ids.ts';
 import { scrubbingQueries } from '../scrubbing/queries.ts';
 import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
-import { ingestQueries, type NewEvent, type NewGroup } from './queries.ts';
+import { ingestQueries, type ChangedGroup, type NewEvent, type NewGroup } from './queries.ts';
 import type { SqlTx } from '../../../db.ts';
 import { openPayload, UnopenablePayload, type SealedPayloadRow } from './sealed-payload.ts';
 import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from '../source-maps/queries.ts';
@@ -46,6 +46,8 @@ export interface IngestResult {
   failed: Failure[];
   /** Events of environments deleted since they were accepted: nothing is left to store them in. */
   dropped: number;
+  /** Groups the store created or reopened, for their webhook events (groups/events.ts). */
+  changed: ChangedGroup[];
 }
 
 export interface IngestOptions {
@@ -246,11 +248,14 @@ export async function ingestEvents(
   events: JobEvent[],
   options: IngestOptions = ingestDefaults,
 ): Promise<IngestResult> {
-  if (events.length === 0) return { stored: 0, failed: [], dropped: 0 };
+  if (events.length === 0) return { stored: 0, failed: [], dropped: 0, changed: [] };
   const q = ingestQueries(deps.db);
   let stored = 0;
+  const changed: ChangedGroup[] = [];
   const { failed, dropped } = await processAll(deps, events, options, async (ready) => {
-    stored += await q.store(tx, `[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
+    const r = await q.store(tx, `[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
+    stored += r.stored;
+    changed.push(...r.changed);
   });
-  return { stored, failed, dropped };
+  return { stored, failed, dropped, changed };
 }

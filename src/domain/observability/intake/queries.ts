@@ -196,8 +196,15 @@ export function ingestQueries(db: Db) {
      * Groups are created or locked in (env_id, fingerprint) order, so concurrent batches never
      * deadlock; N workers seeing the first events of one new group meet on its unique key and
      * make exactly one group. A resolved group reopens for a later occurrence (groups/state.ts).
+     * The groups it created (xmax = 0: inserted, not updated) or reopened (stamped with this
+     * transaction's id, exact even when another batch reopened the same group a moment before)
+     * are answered for their webhook events, written on the same transaction.
      */
-    async store(tx: SqlTx, eventsJson: string, groups: NewGroup[]): Promise<number> {
+    async store(
+      tx: SqlTx,
+      eventsJson: string,
+      groups: NewGroup[],
+    ): Promise<{ stored: number; changed: ChangedGroup[] }> {
       const { rows } = await tx.executeSql(
         `with ev as (
            select * from jsonb_to_recordset($1::jsonb) as x(uid text, env_id text, fingerprint text, event_time timestamptz,
@@ -239,8 +246,10 @@ export function ingestQueries(db: Db) {
              state = case when eg.state = $3 and excluded.last_seen_time > eg.resolve_time then $4 else eg.state end,
              etag = case when eg.state = $3 and excluded.last_seen_time > eg.resolve_time then ${newEtagSql} else eg.etag end,
              resolve_time = case when eg.state = $3 and excluded.last_seen_time > eg.resolve_time then null else eg.resolve_time end,
+             reopen_xact = case when eg.state = $3 and excluded.last_seen_time > eg.resolve_time then pg_current_xact_id() else eg.reopen_xact end,
              update_time = now()
-           returning eg.id, eg.env_id, eg.fingerprint
+           returning eg.id, eg.env_id, eg.fingerprint, (eg.xmax = 0) as created,
+             eg.reopen_xact is not distinct from pg_current_xact_id() as reopened
          ),
          hours as (
            insert into error_group_hours as h (group_id, env_id, hour, count)
@@ -256,11 +265,21 @@ export function ingestQueries(db: Db) {
            on conflict (uid, receive_time) do nothing
            returning uid
          )
-         select count(*) as stored from stored`,
+         select (select count(*) from stored) as stored,
+           (select json_agg(json_build_object('id', id, 'env_id', env_id, 'created', created))
+            from g where created or reopened) as changed`,
         // The reopen's states come from the state table (groups/state.ts).
         [eventsJson, JSON.stringify(groups), reopen.from, reopen.to],
       );
-      return Number((rows as { stored: string }[])[0]?.stored ?? 0);
+      const row = (rows as { stored: string; changed: ChangedGroup[] | null }[])[0];
+      return { stored: Number(row?.stored ?? 0), changed: row?.changed ?? [] };
     },
   };
+}
+
+/** A group the store created, or reopened for a new occurrence (its webhook event: groups/events.ts). */
+export interface ChangedGroup {
+  id: string;
+  env_id: string;
+  created: boolean;
 }

@@ -1,0 +1,200 @@
+// Webhook endpoints and their deliveries (CONTRACT.md "Webhooks"), for the application's server
+// with a secret key holding webhooks:read or webhooks:write. Every query is scoped by the key's
+// environment; a delivery is found only through an endpoint of that environment.
+import { z } from 'zod';
+import { paginate } from '../../../contract/pages.ts';
+import {
+  createEndpointBody,
+  deliveryList,
+  deliveryPages,
+  deliveryParams,
+  deliveryResource,
+  deliveryView,
+  endpointList,
+  endpointPages,
+  endpointParams,
+  endpointResource,
+  endpointView,
+  envParams,
+  pageQuery,
+  updateEndpointBody,
+} from '../../../contract/webhooks.ts';
+import { tenancyQueries } from '../../../domain/tenancy/queries.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  requireEndpoint,
+  rotateSecret,
+  updateEndpoint,
+} from '../../../domain/webhooks/endpoints.ts';
+import { redeliver } from '../../../domain/webhooks/redeliver.ts';
+import { webhookQueries } from '../../../domain/webhooks/queries.ts';
+import type { AppDeps } from '../../../http/context.ts';
+import { defineRoute } from '../../../http/route.ts';
+
+const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/webhook_endpoints';
+const tags = ['Webhooks'];
+
+async function envOf(deps: AppDeps, envId: string) {
+  const env = await tenancyQueries(deps.db).envById(envId);
+  return { id: envId, mode: env!.mode };
+}
+
+export const createEndpointRoute = defineRoute({
+  method: 'post',
+  path: base,
+  operationId: 'createWebhookEndpoint',
+  summary: 'Add an endpoint; the answer holds its signing secret, shown this once',
+  tags,
+  auth: 'secret',
+  scope: 'webhooks:write',
+  params: envParams,
+  body: createEndpointBody,
+  response: { status: 201, description: 'The endpoint, with its secret', schema: endpointResource },
+  async handle({ body, principal, deps }) {
+    const { row, secret } = await createEndpoint(deps, await envOf(deps, principal.envId), body);
+    return endpointView(row, secret);
+  },
+});
+
+export const listEndpoints = defineRoute({
+  method: 'get',
+  path: base,
+  operationId: 'listWebhookEndpoints',
+  summary: "The environment's endpoints, oldest first",
+  tags,
+  auth: 'secret',
+  scope: 'webhooks:read',
+  params: envParams,
+  query: pageQuery,
+  response: { status: 200, description: 'A page of endpoints', schema: endpointList },
+  async handle({ query, principal, deps }) {
+    const page = await paginate(deps.config, query, endpointPages, (after, limit) =>
+      webhookQueries(deps.db).listEndpoints(principal.envId, after, limit),
+    );
+    return { webhook_endpoints: page.items.map((e) => endpointView(e)), next_page_token: page.next_page_token };
+  },
+});
+
+export const getEndpoint = defineRoute({
+  method: 'get',
+  path: `${base}/{endpoint_id}`,
+  operationId: 'getWebhookEndpoint',
+  summary: 'An endpoint (without its secret)',
+  tags,
+  auth: 'secret',
+  scope: 'webhooks:read',
+  params: endpointParams,
+  response: { status: 200, description: 'The endpoint', schema: endpointResource },
+  async handle({ params, principal, deps }) {
+    return endpointView(await requireEndpoint(deps.db, principal.envId, params.endpoint_id));
+  },
+});
+
+export const updateEndpointRoute = defineRoute({
+  method: 'patch',
+  path: `${base}/{endpoint_id}`,
+  operationId: 'updateWebhookEndpoint',
+  summary: 'Change the URL, event types, description or state of an endpoint',
+  tags,
+  auth: 'secret',
+  scope: 'webhooks:write',
+  params: endpointParams,
+  body: updateEndpointBody,
+  response: { status: 200, description: 'The endpoint', schema: endpointResource },
+  async handle({ params, body, principal, deps }) {
+    return endpointView(await updateEndpoint(deps, await envOf(deps, principal.envId), params.endpoint_id, body));
+  },
+});
+
+export const deleteEndpointRoute = defineRoute({
+  method: 'delete',
+  path: `${base}/{endpoint_id}`,
+  operationId: 'deleteWebhookEndpoint',
+  summary: 'Delete an endpoint, its deliveries and their attempts; nothing more is sent to it',
+  tags,
+  auth: 'secret',
+  scope: 'webhooks:write',
+  params: endpointParams,
+  response: { status: 204, description: 'Deleted', schema: z.undefined(), type: 'empty' },
+  async handle({ params, principal, deps }) {
+    await deleteEndpoint(deps.db, principal.envId, params.endpoint_id);
+    return undefined;
+  },
+});
+
+export const rotateSecretRoute = defineRoute({
+  method: 'post',
+  path: `${base}/{endpoint_id}:rotateSecret`,
+  operationId: 'rotateWebhookSecret',
+  summary: 'A new signing secret; for 24 hours every message carries signatures by both the new and the old',
+  tags,
+  auth: 'secret',
+  scope: 'webhooks:write',
+  params: endpointParams,
+  response: { status: 200, description: 'The endpoint, with its new secret', schema: endpointResource },
+  async handle({ params, principal, deps }) {
+    const { row, secret } = await rotateSecret(deps, principal.envId, params.endpoint_id);
+    return endpointView(row, secret);
+  },
+});
+
+export const listDeliveries = defineRoute({
+  method: 'get',
+  path: `${base}/{endpoint_id}/deliveries`,
+  operationId: 'listWebhookDeliveries',
+  summary: "An endpoint's deliveries of the last 30 days with their attempts, newest first",
+  tags,
+  auth: 'secret',
+  scope: 'webhooks:read',
+  params: endpointParams,
+  query: pageQuery,
+  response: { status: 200, description: 'A page of deliveries', schema: deliveryList },
+  async handle({ params, query, principal, deps }) {
+    const endpoint = await requireEndpoint(deps.db, principal.envId, params.endpoint_id);
+    const q = webhookQueries(deps.db);
+    const page = await paginate(deps.config, query, deliveryPages, (before, limit) =>
+      q.listDeliveries(endpoint.id, before, limit),
+    );
+    const attempts = await q.attempts(
+      endpoint.id,
+      page.items.map((d) => d.message_id),
+    );
+    return {
+      deliveries: page.items.map((d) =>
+        deliveryView(
+          d,
+          attempts.filter((a) => a.message_id === d.message_id),
+        ),
+      ),
+      next_page_token: page.next_page_token,
+    };
+  },
+});
+
+export const redeliverRoute = defineRoute({
+  method: 'post',
+  path: `${base}/{endpoint_id}/deliveries/{message_id}:redeliver`,
+  operationId: 'redeliverWebhook',
+  summary: 'One more attempt of a settled delivery, with the same webhook-id and body',
+  tags,
+  auth: 'secret',
+  scope: 'webhooks:write',
+  params: deliveryParams,
+  response: { status: 202, description: 'The delivery, pending', schema: deliveryResource },
+  async handle({ params, principal, deps }) {
+    const { delivery, attempts } = await redeliver(deps, principal.envId, params.endpoint_id, params.message_id);
+    return deliveryView(delivery, attempts);
+  },
+});
+
+export const webhookRoutes = [
+  createEndpointRoute,
+  listEndpoints,
+  getEndpoint,
+  updateEndpointRoute,
+  deleteEndpointRoute,
+  rotateSecretRoute,
+  listDeliveries,
+  redeliverRoute,
+];

@@ -1,0 +1,126 @@
+// Shapes of the webhooks API (CONTRACT.md "Webhooks"): endpoints, their deliveries and attempts.
+import { z } from 'zod';
+import { eventTypes } from '../domain/webhooks/catalogue.ts';
+import type { AttemptRow, DeliveryRow, EndpointRow } from '../domain/webhooks/queries.ts';
+import { byId, pageOf, pageQuery, type Keyset } from './pages.ts';
+import { envParams } from './tenancy.ts';
+
+export { envParams, pageQuery };
+
+const endpointId = z.string().regex(/^whep_[0-9a-z]{26}$/, 'a webhook endpoint id such as whep_01j…');
+const messageId = z.string().regex(/^whmsg_[0-9a-z]{26}$/, 'a message id such as whmsg_01j…');
+
+export const endpointParams = envParams.extend({ endpoint_id: endpointId });
+export const deliveryParams = endpointParams.extend({ message_id: messageId });
+
+const eventType = z.enum(eventTypes);
+
+/** Non-empty; `["*"]`, alone, is every type. Repeats are dropped. */
+export const eventTypeList = z
+  .array(z.union([eventType, z.literal('*')]))
+  .min(1)
+  .max(eventTypes.length + 1)
+  .refine((types) => !types.includes('*') || types.length === 1, {
+    message: '"*" means every event type and stands alone',
+  })
+  .transform((types) => [...new Set(types)])
+  .meta({ description: 'The event types sent to the endpoint; `["*"]` for all', example: ['error_group.created'] });
+
+const url = z.string().max(2048).meta({
+  description: 'Where messages are POSTed. A live environment takes only https URLs of public hosts.',
+  example: 'https://example.com/webhooks/cairn',
+});
+const description = z.string().max(1000);
+
+export const createEndpointBody = z.strictObject({
+  url,
+  event_types: eventTypeList,
+  description: description.optional(),
+});
+
+export const updateEndpointBody = z
+  .strictObject({
+    url: url.optional(),
+    event_types: eventTypeList.optional(),
+    description: description.optional(),
+    state: z.enum(['enabled', 'disabled']).optional(),
+  })
+  .meta({ description: 'Only the fields given change. Enabling a disabled endpoint clears its reason.' });
+
+export const endpointResource = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    event_types: z.array(z.string()),
+    description: z.string(),
+    state: z.enum(['enabled', 'disabled']),
+    disabled_reason: z.string().optional(),
+    secret: z
+      .string()
+      .optional()
+      .meta({ description: 'Only in the answers of create and rotateSecret: `whsec_` and base64 of 32 bytes' }),
+    create_time: z.string(),
+    update_time: z.string(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+export type Endpoint = z.output<typeof endpointResource>;
+
+export const endpointList = pageOf('webhook_endpoints', endpointResource).meta({ id: 'WebhookEndpointList' });
+export const endpointPages: Keyset<EndpointRow, string> = byId<EndpointRow>('webhook_endpoints');
+
+export function endpointView(e: EndpointRow, secret?: string): Endpoint {
+  return {
+    id: e.id,
+    url: e.url,
+    event_types: e.event_types,
+    description: e.description,
+    state: e.state,
+    ...(e.disabled_reason && e.state === 'disabled' ? { disabled_reason: e.disabled_reason } : {}),
+    ...(secret ? { secret } : {}),
+    create_time: e.create_time.toISOString(),
+    update_time: e.update_time.toISOString(),
+  };
+}
+
+const attempt = z.object({
+  time: z.string(),
+  status_code: z.number().int().optional(),
+  duration_ms: z.number().int(),
+  error: z.string().optional(),
+});
+
+export const deliveryResource = z
+  .object({
+    id: z.string().meta({ description: 'The message id: the `webhook-id` header of every attempt' }),
+    event_type: z.string(),
+    state: z.enum(['pending', 'succeeded', 'failed']),
+    attempts: z.array(attempt),
+    next_attempt_time: z.string().optional(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export type Delivery = z.output<typeof deliveryResource>;
+
+export const deliveryList = pageOf('deliveries', deliveryResource).meta({ id: 'WebhookDeliveryList' });
+export const deliveryPages: Keyset<DeliveryRow, string> = {
+  purpose: 'webhook_deliveries',
+  positionOf: (d) => String(d.seq),
+  isPosition: (v): v is string => typeof v === 'string' && /^[0-9]{1,19}$/.test(v),
+};
+
+export function deliveryView(d: DeliveryRow, attempts: AttemptRow[]): Delivery {
+  return {
+    id: d.message_id,
+    event_type: d.event_type,
+    // A message waiting behind an earlier one about the same resource is pending to the receiver.
+    state: d.state === 'waiting' ? 'pending' : d.state,
+    attempts: attempts.map((a) => ({
+      time: a.time.toISOString(),
+      ...(a.status_code !== null ? { status_code: a.status_code } : {}),
+      duration_ms: a.duration_ms,
+      ...(a.error ? { error: a.error } : {}),
+    })),
+    ...(d.state === 'pending' && d.next_attempt_time ? { next_attempt_time: d.next_attempt_time.toISOString() } : {}),
+  };
+}

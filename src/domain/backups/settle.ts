@@ -1,0 +1,46 @@
+// A backup's or a restore's end, with its webhook event (CONTRACT.md "Webhooks": backup.succeeded,
+// backup.failed, restore.succeeded, restore.failed) written in the same transaction: the event
+// exists exactly when the end committed, and a run settled twice (a reaped orphan) emits once,
+// because only the change from an unsettled state emits.
+import { fromKnex } from 'pg-boss';
+import { backupEvent, restoreEvent } from '../../contract/webhook-events.ts';
+import { emit } from '../webhooks/emit.ts';
+import type { BackupDeps } from './deps.ts';
+import { backupQueries, type BackupRow, type OperationRow } from './queries.ts';
+
+const settled = (state: string) => state === 'succeeded' || state === 'failed';
+
+export async function settleBackup(
+  deps: Pick<BackupDeps, 'db' | 'jobs'>,
+  id: string,
+  patch: Partial<BackupRow> & { state: 'succeeded' | 'failed' },
+): Promise<void> {
+  await deps.db.transaction(async (trx) => {
+    const q = backupQueries(trx);
+    const before = await trx('backups').where({ id }).forUpdate().first('state');
+    await q.updateBackup(id, patch);
+    if (!before || settled((before as { state: string }).state)) return;
+    const row = await q.backup(id);
+    if (row) await emit(fromKnex(trx), deps.jobs, [backupEvent(row)]);
+  });
+}
+
+/** A restore's or a drill's end; only restores have events. */
+export async function settleOperation(
+  deps: Pick<BackupDeps, 'db' | 'jobs'>,
+  id: string,
+  patch: Partial<Omit<OperationRow, 'error'>> & { error?: string; state: 'succeeded' | 'failed' },
+): Promise<void> {
+  await deps.db.transaction(async (trx) => {
+    const q = backupQueries(trx);
+    const before = await trx('backup_operations').where({ id }).forUpdate().first('state', 'kind');
+    await q.updateOperation(id, patch);
+    if (!before || settled((before as { state: string }).state) || (before as { kind: string }).kind !== 'restore')
+      return;
+    const op = (await q.operation(id))!;
+    const names = await trx('envs').whereIn('id', [op.requester_env_id, op.env_id]).select('id', 'name');
+    const name = (envId: string) => (names as { id: string; name: string }[]).find((e) => e.id === envId)?.name ?? '';
+    // The event goes to the environment that asked for the restore, whose key reads the operation.
+    await emit(fromKnex(trx), deps.jobs, [restoreEvent({ id: op.requester_env_id, name: name(op.env_id) }, op)]);
+  });
+}

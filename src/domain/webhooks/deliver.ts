@@ -1,0 +1,100 @@
+// One attempt of one delivery (the `webhooks.deliver` job). At least once: the attempt is recorded
+// only after its request ended, so a worker killed mid-request leaves the job to be run again, and
+// the message goes out again with the same webhook-id and body (a receiver deduplicates on the id,
+// the Standard Webhooks way). Recording checks the attempt's number, so a job that ran twice
+// records once and queues its follow-up once.
+import type { Knex } from 'knex';
+import { keyringFromConfig, open, type Keyring } from '../../crypto.ts';
+import type { Config } from '../../config.ts';
+import type { AnyJobs as Jobs } from '../../jobs.ts';
+import type { Logger } from '../../log.ts';
+import { enqueueAttempts } from './emit.ts';
+import { webhookQueries, type AttemptContext, type Ready } from './queries.ts';
+import { disableAfterMs, maxAttempts, retryDelaySeconds } from './schedule.ts';
+import type { AttemptOutcome, Sender } from './send.ts';
+import { signMessage } from './sign.ts';
+import { secretContext } from './endpoints.ts';
+
+export interface DeliverDeps {
+  config: Config;
+  db: Knex;
+  jobs: Jobs;
+  log: Logger;
+  sender: Sender;
+}
+
+/** The secrets an attempt signs with: the current one, and the previous one for 24 hours after a rotation. */
+export function signingSecrets(keyring: Keyring, e: AttemptContext, now: Date): string[] {
+  const secrets = [open(keyring, e.secret_sealed, secretContext(e.id)).toString()];
+  if (e.previous_secret_sealed && e.previous_secret_expire_time && e.previous_secret_expire_time > now)
+    secrets.push(open(keyring, e.previous_secret_sealed, secretContext(e.id)).toString());
+  return secrets;
+}
+
+export async function deliverAttempt(deps: DeliverDeps, job: Ready): Promise<void> {
+  const q = webhookQueries(deps.db);
+  const c = await q.attemptContext(job.endpoint_id, job.message_id);
+  // Gone (endpoint deleted, pruned), settled, or an attempt already recorded: nothing to send.
+  if (!c || c.delivery_state !== 'pending' || c.attempt_count !== job.attempt - 1) return;
+  const now = new Date();
+  let outcome: AttemptOutcome;
+  if (c.state === 'disabled') {
+    outcome = { ok: false, durationMs: 0, error: 'the endpoint is disabled; not sent' };
+  } else {
+    const headers = signMessage(
+      signingSecrets(keyringFromConfig(deps.config), c, now),
+      c.message_id,
+      Math.floor(now.getTime() / 1000),
+      c.body,
+    );
+    outcome = await deps.sender.send(c.mode, c.url, { ...headers }, c.body);
+  }
+  await settle(deps, c, job.attempt, now, outcome);
+}
+
+async function settle(
+  deps: DeliverDeps,
+  c: AttemptContext,
+  n: number,
+  time: Date,
+  outcome: AttemptOutcome,
+): Promise<void> {
+  const delay = outcome.ok || c.one_shot || c.state === 'disabled' ? undefined : retryDelaySeconds(n);
+  const next = delay === undefined ? undefined : new Date(Date.now() + delay * 1000);
+  const state = outcome.ok ? 'succeeded' : next ? 'pending' : 'failed';
+  await deps.db.transaction(async (trx) => {
+    const q = webhookQueries(trx);
+    await q.lockLane(c.id, c.subject);
+    const recorded = await q.recordAttempt(
+      {
+        endpoint_id: c.id,
+        message_id: c.message_id,
+        number: n,
+        time,
+        status_code: outcome.statusCode ?? null,
+        duration_ms: outcome.durationMs,
+        error: outcome.error ?? null,
+      },
+      { state, next_attempt_time: next ?? null },
+    );
+    if (!recorded) return;
+    if (outcome.ok) await q.endpointSucceeded(c.id);
+    else if (c.state === 'enabled') {
+      const disabled = await q.endpointFailed(
+        c.id,
+        disableAfterMs,
+        (since) =>
+          `every attempt since ${since.toISOString()} failed (the last: ${outcome.error ?? `HTTP ${outcome.statusCode}`}); enable the endpoint again once its receiver works`,
+      );
+      if (disabled) deps.log.warn({ endpoint_id: c.id }, 'webhook endpoint disabled after failing for 5 days');
+    }
+    if (next)
+      return enqueueAttempts(trx, deps.jobs, [{ endpoint_id: c.id, message_id: c.message_id, attempt: n + 1 }], next);
+    // Settled: the lane's next message may go (a redelivery never held it back).
+    if (c.one_shot) return;
+    const released = await q.releaseNext(c.id, c.subject);
+    if (released) await enqueueAttempts(trx, deps.jobs, [released]);
+  });
+  if (n >= maxAttempts && !outcome.ok)
+    deps.log.info({ endpoint_id: c.id, message_id: c.message_id }, 'webhook delivery failed after its last attempt');
+}

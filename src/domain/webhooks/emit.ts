@@ -1,0 +1,69 @@
+// Writing events (CONTRACT.md "Webhooks", "Delivery"): never sent inside the request that caused
+// them. The action writes its messages, their deliveries and the first attempts' jobs in its own
+// transaction, so an event exists exactly when its action committed (a rollback takes it along)
+// and is delivered by the workers even if every web process dies the moment after.
+import { createHash } from 'node:crypto';
+import type { Db as BossDb } from 'pg-boss';
+import type { Db, SqlTx } from '../../db.ts';
+import { newId } from '../../ids.ts';
+import type { AnyJobs as Jobs } from '../../jobs.ts';
+import { messageBody, type EventType, type WebhookEvent } from './catalogue.ts';
+import { outboxQueries, type Ready } from './queries.ts';
+
+/**
+ * The events' messages and deliveries on `tx`, the action's transaction. Costs one statement
+ * when no enabled endpoint of the environment takes them (the usual case).
+ */
+export async function emit(tx: SqlTx, jobs: Jobs, events: readonly WebhookEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const now = new Date();
+  const messages = events.map((e) => ({
+    id: newId('whmsg'),
+    env_id: e.envId,
+    type: e.type,
+    subject: e.subject,
+    body: messageBody(e, now),
+  }));
+  const q = outboxQueries(tx);
+  if ((await q.lockLanes(messages)) === 0) return;
+  await enqueueAttempts(tx, jobs, await q.insert(messages));
+}
+
+/** Whether an enabled endpoint of these environments takes any of `types` (so building the data is worth it). */
+export async function wanted(tx: SqlTx, envIds: readonly string[], types: readonly EventType[]): Promise<boolean> {
+  const { rows } = await tx.executeSql(
+    `select exists (select 1 from webhook_endpoints where env_id = any($1::text[]) and state = 'enabled'
+       and (event_types && $2::text[] or event_types @> array['*'])) as yes`,
+    [envIds, types],
+  );
+  return (rows as { yes: boolean }[])[0]?.yes === true;
+}
+
+/**
+ * The job of each attempt. Its id is derived from the delivery and the attempt's number, so an
+ * attempt is queued once however often this runs; the endpoint is its group, which caps how many
+ * attempts to one endpoint run at once (a slow receiver holds back only its own messages).
+ */
+export async function enqueueAttempts(
+  db: Db | BossDb,
+  jobs: Jobs,
+  ready: readonly Ready[],
+  startAfter?: Date,
+): Promise<void> {
+  await jobs.enqueueJobs(
+    db,
+    'webhooks.deliver',
+    ready.map((r) => ({
+      data: r,
+      id: attemptJobId(r),
+      group: { id: r.endpoint_id },
+      ...(startAfter ? { startAfter } : {}),
+    })),
+  );
+}
+
+/** A UUID (pg-boss's id type) made from the attempt's identity. */
+export function attemptJobId(r: Ready): string {
+  const h = createHash('sha256').update(`${r.endpoint_id}/${r.message_id}/${r.attempt}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}

@@ -1,0 +1,122 @@
+// An environment's webhook endpoints (CONTRACT.md "Webhooks"). The signing secret is made here,
+// sealed with CAIRN_ENCRYPTION_KEY (attempts must sign with it) and shown only in the answers of
+// create and rotate. A rotation keeps the previous secret for 24 hours: every message then carries
+// both signatures, so a receiver can switch secrets without refusing a message.
+import type { Knex } from 'knex';
+import { keyringFromConfig, seal } from '../../crypto.ts';
+import type { Config } from '../../config.ts';
+import { AppError } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import type { EnvMode } from '../tenancy/keys.ts';
+import { newSecret } from './sign.ts';
+import { checkTarget, type Resolver } from './targets.ts';
+import { webhookQueries, type EndpointRow, type EndpointState } from './queries.ts';
+
+/** Endpoints per environment: Svix and Clerk stop near here too; a list with more is a mistake. */
+export const maxEndpoints = 50;
+export const rotationOverlapMs = 24 * 3600 * 1000;
+
+export const secretContext = (endpointId: string): string => `webhook-secret:${endpointId}`;
+
+export interface EndpointDeps {
+  config: Config;
+  db: Knex;
+  resolve?: Resolver;
+}
+
+export interface EndpointInput {
+  url: string;
+  event_types: string[];
+  description?: string | undefined;
+}
+
+export async function createEndpoint(
+  deps: EndpointDeps,
+  env: { id: string; mode: EnvMode },
+  input: EndpointInput,
+): Promise<{ row: EndpointRow; secret: string }> {
+  const url = await checkTarget(input.url, env.mode, deps.resolve);
+  const id = newId('whep');
+  const secret = newSecret();
+  const row = await deps.db.transaction(async (trx) => {
+    // Counted under the environment's row lock, so parallel creates cannot pass the cap together.
+    await trx('envs').where({ id: env.id }).forUpdate().first('id');
+    const q = webhookQueries(trx);
+    if ((await q.countEndpoints(env.id)) >= maxEndpoints)
+      throw new AppError('conflict', `this environment has ${maxEndpoints} webhook endpoints; delete one first`);
+    return q.insertEndpoint({
+      id,
+      env_id: env.id,
+      url,
+      event_types: input.event_types,
+      description: input.description ?? '',
+      secret_sealed: seal(keyringFromConfig(deps.config), secret, secretContext(id)),
+    });
+  });
+  return { row, secret };
+}
+
+export async function requireEndpoint(db: Knex, envId: string, id: string): Promise<EndpointRow> {
+  const row = await webhookQueries(db).endpoint(envId, id);
+  if (!row) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
+  return row;
+}
+
+export interface EndpointPatch {
+  url?: string | undefined;
+  event_types?: string[] | undefined;
+  description?: string | undefined;
+  state?: EndpointState | undefined;
+}
+
+export async function updateEndpoint(
+  deps: EndpointDeps,
+  env: { id: string; mode: EnvMode },
+  id: string,
+  patch: EndpointPatch,
+): Promise<EndpointRow> {
+  const changes: Partial<EndpointRow> = {};
+  if (patch.url !== undefined) changes.url = await checkTarget(patch.url, env.mode, deps.resolve);
+  if (patch.event_types !== undefined) changes.event_types = patch.event_types;
+  if (patch.description !== undefined) changes.description = patch.description;
+  if (patch.state === 'enabled')
+    Object.assign(changes, { state: 'enabled', disabled_reason: null, failing_since: null });
+  if (patch.state === 'disabled')
+    Object.assign(changes, { state: 'disabled', disabled_reason: 'disabled through the API' });
+  const q = webhookQueries(deps.db);
+  // Enabling an enabled endpoint keeps its failure count; only a change of state resets it.
+  const current = await requireEndpoint(deps.db, env.id, id);
+  if (patch.state !== undefined && patch.state === current.state) {
+    delete changes.state;
+    delete changes.disabled_reason;
+    delete changes.failing_since;
+  }
+  const row = Object.keys(changes).length === 0 ? current : await q.updateEndpoint(env.id, id, changes);
+  if (!row) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
+  return row;
+}
+
+export async function rotateSecret(
+  deps: EndpointDeps,
+  envId: string,
+  id: string,
+  now: Date = new Date(),
+): Promise<{ row: EndpointRow; secret: string }> {
+  const secret = newSecret();
+  return deps.db.transaction(async (trx) => {
+    const q = webhookQueries(trx);
+    const current = await q.endpointForUpdate(envId, id);
+    if (!current) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
+    const row = await q.updateEndpoint(envId, id, {
+      secret_sealed: seal(keyringFromConfig(deps.config), secret, secretContext(id)),
+      previous_secret_sealed: current.secret_sealed,
+      previous_secret_expire_time: new Date(now.getTime() + rotationOverlapMs),
+    });
+    return { row: row!, secret };
+  });
+}
+
+export async function deleteEndpoint(db: Knex, envId: string, id: string): Promise<void> {
+  if (!(await webhookQueries(db).deleteEndpoint(envId, id)))
+    throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
+}

@@ -1,0 +1,321 @@
+// SQL for webhooks (STYLE.md §4). Every query is scoped by environment or by an endpoint found
+// through one. A lane is an endpoint and a subject: its unsettled deliveries go one at a time, in
+// seq order; the transactions that add to a lane or settle its head hold the lane's advisory lock,
+// so a delivery is never left waiting behind one that settled meanwhile.
+import type { Db, SqlTx } from '../../db.ts';
+
+export type EndpointState = 'enabled' | 'disabled';
+export type DeliveryState = 'waiting' | 'pending' | 'succeeded' | 'failed';
+
+export interface EndpointRow {
+  id: string;
+  env_id: string;
+  url: string;
+  event_types: string[];
+  description: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expire_time: Date | null;
+  state: EndpointState;
+  disabled_reason: string | null;
+  failing_since: Date | null;
+  create_time: Date;
+  update_time: Date;
+}
+
+export interface DeliveryRow {
+  endpoint_id: string;
+  message_id: string;
+  event_type: string;
+  subject: string;
+  seq: string;
+  state: DeliveryState;
+  one_shot: boolean;
+  attempt_count: number;
+  next_attempt_time: Date | null;
+  create_time: Date;
+}
+
+export interface AttemptRow {
+  endpoint_id: string;
+  message_id: string;
+  number: number;
+  time: Date;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+/** What one attempt needs: the delivery, its endpoint, its message and the environment's mode. */
+export interface AttemptContext extends EndpointRow {
+  message_id: string;
+  subject: string;
+  body: string;
+  delivery_state: DeliveryState;
+  one_shot: boolean;
+  attempt_count: number;
+  mode: 'test' | 'live';
+}
+
+export interface NewMessage {
+  id: string;
+  env_id: string;
+  type: string;
+  subject: string;
+  body: string;
+}
+
+/** A delivery whose next attempt is due: the job to send. */
+export interface Ready {
+  endpoint_id: string;
+  message_id: string;
+  attempt: number;
+}
+
+const matching = `e.env_id = x.env_id and e.state = 'enabled' and (e.event_types @> array[x.type] or e.event_types @> array['*'])`;
+const laneKey = (endpoint: string, subject: string) => `hashtextextended(${endpoint} || ' ' || ${subject}, 0)`;
+
+/** The outbox, on the action's own transaction (`SqlTx`: a knex transaction through fromKnex, or a job's). */
+export function outboxQueries(tx: SqlTx) {
+  return {
+    /**
+     * Locks the lanes the events will join, in one order (no deadlock between two writers), and
+     * answers how many there are: none when no enabled endpoint takes any of the events.
+     */
+    async lockLanes(events: NewMessage[]): Promise<number> {
+      const { rows } = await tx.executeSql(
+        `select count(pg_advisory_xact_lock(k)) as n from (
+           select distinct ${laneKey('e.id', 'x.subject')} as k
+           from jsonb_to_recordset($1::jsonb) as x(env_id text, type text, subject text)
+           join webhook_endpoints e on ${matching}
+           order by 1
+         ) lanes`,
+        [JSON.stringify(events)],
+      );
+      return Number((rows as { n: string }[])[0]?.n ?? 0);
+    },
+
+    /**
+     * Writes the messages some enabled endpoint takes and a delivery for each such endpoint.
+     * A delivery waits while an earlier one in its lane is unsettled (or an earlier event of this
+     * call has the same subject); the others are answered, ready for their first attempt.
+     */
+    async insert(events: NewMessage[]): Promise<Ready[]> {
+      const { rows } = await tx.executeSql(
+        `with x as (
+           select * from jsonb_to_recordset($1::jsonb) as x(id text, env_id text, type text, subject text, body text, n int)
+         ),
+         m as (
+           insert into webhook_messages (id, env_id, event_type, subject, body)
+           select x.id, x.env_id, x.type, x.subject, x.body from x
+           where exists (select 1 from webhook_endpoints e where ${matching})
+           order by x.n
+           returning id, seq, env_id, event_type as type, subject
+         ),
+         lane as (
+           select e.id as endpoint_id, x.id as message_id, x.env_id, x.subject, x.seq,
+             row_number() over (partition by e.id, x.subject order by x.seq) as place
+           from m as x join webhook_endpoints e on ${matching}
+         ),
+         d as (
+           insert into webhook_deliveries (endpoint_id, message_id, env_id, subject, seq, state)
+           select l.endpoint_id, l.message_id, l.env_id, l.subject, l.seq,
+             case when l.place > 1 or exists (
+               select 1 from webhook_deliveries p
+               where p.endpoint_id = l.endpoint_id and p.subject = l.subject
+                 and p.state in ('waiting', 'pending') and not p.one_shot
+             ) then 'waiting' else 'pending' end
+           from lane l
+           returning endpoint_id, message_id, state
+         )
+         select endpoint_id, message_id from d where state = 'pending'`,
+        // `n`: the events' order, which their seq keeps.
+        [JSON.stringify(events.map((e, n) => ({ ...e, n })))],
+      );
+      return (rows as { endpoint_id: string; message_id: string }[]).map((r) => ({ ...r, attempt: 1 }));
+    },
+  };
+}
+
+export function webhookQueries(db: Db) {
+  const endpoints = () => db<EndpointRow>('webhook_endpoints');
+  return {
+    async insertEndpoint(
+      row: Pick<EndpointRow, 'id' | 'env_id' | 'url' | 'event_types' | 'description' | 'secret_sealed'>,
+    ): Promise<EndpointRow> {
+      const [created] = await endpoints().insert(row).returning('*');
+      return created!;
+    },
+
+    async endpoint(envId: string, id: string): Promise<EndpointRow | undefined> {
+      return endpoints().where({ env_id: envId, id }).first();
+    },
+
+    async endpointForUpdate(envId: string, id: string): Promise<EndpointRow | undefined> {
+      return endpoints().where({ env_id: envId, id }).forUpdate().first();
+    },
+
+    async countEndpoints(envId: string): Promise<number> {
+      const row = await endpoints().where({ env_id: envId }).count<{ n: string }[]>('* as n').first();
+      return Number(row?.n ?? 0);
+    },
+
+    /** Oldest first, after `after` (an id). */
+    async listEndpoints(envId: string, after: string | undefined, limit: number): Promise<EndpointRow[]> {
+      const q = endpoints().where({ env_id: envId }).orderBy('id').limit(limit);
+      if (after) q.where('id', '>', after);
+      return q;
+    },
+
+    async updateEndpoint(envId: string, id: string, patch: Partial<EndpointRow>): Promise<EndpointRow | undefined> {
+      const [row] = await endpoints()
+        .where({ env_id: envId, id })
+        .update({ ...patch, update_time: db.fn.now() } as unknown as Partial<EndpointRow>)
+        .returning('*');
+      return row;
+    },
+
+    async deleteEndpoint(envId: string, id: string): Promise<boolean> {
+      return (await endpoints().where({ env_id: envId, id }).delete()) > 0;
+    },
+
+    /** Newest first, after `before` (a seq). */
+    async listDeliveries(endpointId: string, before: string | undefined, limit: number): Promise<DeliveryRow[]> {
+      const q = db('webhook_deliveries as d')
+        .join('webhook_messages as m', 'm.id', 'd.message_id')
+        .where('d.endpoint_id', endpointId)
+        .orderBy('d.seq', 'desc')
+        .limit(limit)
+        .select('d.*', 'm.event_type');
+      if (before) q.where('d.seq', '<', before);
+      return q;
+    },
+
+    async delivery(endpointId: string, messageId: string): Promise<DeliveryRow | undefined> {
+      return db('webhook_deliveries as d')
+        .join('webhook_messages as m', 'm.id', 'd.message_id')
+        .where({ 'd.endpoint_id': endpointId, 'd.message_id': messageId })
+        .first('d.*', 'm.event_type');
+    },
+
+    async attempts(endpointId: string, messageIds: string[]): Promise<AttemptRow[]> {
+      if (messageIds.length === 0) return [];
+      return db<AttemptRow>('webhook_attempts')
+        .where('endpoint_id', endpointId)
+        .whereIn('message_id', messageIds)
+        .orderBy(['message_id', 'number']);
+    },
+
+    /**
+     * A settled delivery made pending again for one more attempt, or undefined when it is not
+     * settled (an attempt is still to come).
+     */
+    async redeliver(endpointId: string, messageId: string): Promise<number | undefined> {
+      const [row] = await db('webhook_deliveries')
+        .where({ endpoint_id: endpointId, message_id: messageId })
+        .whereIn('state', ['succeeded', 'failed'])
+        .update({ state: 'pending', one_shot: true, next_attempt_time: db.fn.now(), update_time: db.fn.now() })
+        .returning('attempt_count');
+      return row ? (row as { attempt_count: number }).attempt_count : undefined;
+    },
+
+    async attemptContext(endpointId: string, messageId: string): Promise<AttemptContext | undefined> {
+      return db('webhook_deliveries as d')
+        .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+        .join('webhook_messages as m', 'm.id', 'd.message_id')
+        .join('envs as v', 'v.id', 'e.env_id')
+        .where({ 'd.endpoint_id': endpointId, 'd.message_id': messageId })
+        .first(
+          'e.*',
+          'd.message_id',
+          'd.subject',
+          'm.body',
+          'd.state as delivery_state',
+          'd.one_shot',
+          'd.attempt_count',
+          'v.mode',
+        );
+    },
+
+    async lockLane(endpointId: string, subject: string): Promise<void> {
+      await db.raw(`select pg_advisory_xact_lock(${laneKey('?::text', '?::text')})`, [endpointId, subject]);
+    },
+
+    /**
+     * Settles attempt `n` of a delivery that still expects it; false when another run already
+     * recorded it (a job that ran twice).
+     */
+    async recordAttempt(
+      a: Omit<AttemptRow, 'time'> & { time: Date },
+      next: { state: DeliveryState; next_attempt_time: Date | null },
+    ): Promise<boolean> {
+      const changed = await db('webhook_deliveries')
+        .where({ endpoint_id: a.endpoint_id, message_id: a.message_id, attempt_count: a.number - 1, state: 'pending' })
+        .update({ ...next, attempt_count: a.number, update_time: db.fn.now() });
+      if (changed === 0) return false;
+      await db('webhook_attempts').insert(a).onConflict(['endpoint_id', 'message_id', 'number']).ignore();
+      return true;
+    },
+
+    /** After a success: the endpoint is not failing. */
+    async endpointSucceeded(endpointId: string): Promise<void> {
+      await db('webhook_endpoints')
+        .where({ id: endpointId })
+        .whereNotNull('failing_since')
+        .update({ failing_since: null });
+    },
+
+    /**
+     * After a failed attempt: the endpoint is failing since its first failure after a success,
+     * and is disabled once that is `disableAfterMs` ago. Answers whether it was disabled now.
+     */
+    async endpointFailed(
+      endpointId: string,
+      disableAfterMs: number,
+      reason: (since: Date) => string,
+    ): Promise<boolean> {
+      const [row] = await db('webhook_endpoints')
+        .where({ id: endpointId })
+        .update({ failing_since: db.raw('coalesce(failing_since, now())') })
+        .returning(['failing_since', 'state']);
+      const since = (row as { failing_since: Date; state: EndpointState } | undefined)?.failing_since;
+      if (!since || (row as { state: EndpointState }).state !== 'enabled') return false;
+      if (Date.now() - since.getTime() < disableAfterMs) return false;
+      const disabled = await db('webhook_endpoints')
+        .where({ id: endpointId, state: 'enabled' })
+        .update({ state: 'disabled', disabled_reason: reason(since), update_time: db.fn.now() });
+      return disabled > 0;
+    },
+
+    /** The next waiting delivery of a lane, made pending; undefined when none waits or one is still unsettled. */
+    async releaseNext(endpointId: string, subject: string): Promise<Ready | undefined> {
+      const { rows } = await db.raw<{ rows: { message_id: string; attempt_count: number }[] }>(
+        `update webhook_deliveries set state = 'pending', update_time = now()
+         where (endpoint_id, message_id) = (
+           select endpoint_id, message_id from webhook_deliveries
+           where endpoint_id = ? and subject = ? and state in ('waiting', 'pending') and not one_shot
+           order by seq limit 1
+         ) and state = 'waiting'
+         returning message_id, attempt_count`,
+        [endpointId, subject],
+      );
+      const row = rows[0];
+      return row ? { endpoint_id: endpointId, message_id: row.message_id, attempt: row.attempt_count + 1 } : undefined;
+    },
+
+    /** Deliveries (their attempts with them) and messages older than `before`, `limit` at a time. */
+    async prune(before: Date, limit: number): Promise<number> {
+      const deliveries = await db.raw(
+        `delete from webhook_deliveries where ctid in (select ctid from webhook_deliveries where create_time < ? limit ?)`,
+        [before, limit],
+      );
+      const messages = await db.raw(
+        `delete from webhook_messages m where m.ctid in (
+           select ctid from webhook_messages where create_time < ? limit ?
+         ) and not exists (select 1 from webhook_deliveries d where d.message_id = m.id)`,
+        [before, limit],
+      );
+      return (deliveries.rowCount ?? 0) + (messages.rowCount ?? 0);
+    },
+  };
+}

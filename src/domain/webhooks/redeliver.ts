@@ -1,0 +1,36 @@
+// Redelivery (CONTRACT.md "Webhooks"): one more attempt of a settled delivery, the same webhook-id
+// and body, signed anew. It is a single attempt, not a new retry schedule, and it does not hold
+// back later messages about the same resource. A delivery still pending has an attempt coming.
+import type { Knex } from 'knex';
+import { AppError } from '../../errors.ts';
+import type { AnyJobs as Jobs } from '../../jobs.ts';
+import { enqueueAttempts } from './emit.ts';
+import { requireEndpoint } from './endpoints.ts';
+import { webhookQueries, type AttemptRow, type DeliveryRow } from './queries.ts';
+
+export async function redeliver(
+  deps: { db: Knex; jobs: Jobs },
+  envId: string,
+  endpointId: string,
+  messageId: string,
+): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
+  const endpoint = await requireEndpoint(deps.db, envId, endpointId);
+  if (endpoint.state === 'disabled')
+    throw new AppError('INVALID_STATE', 'the endpoint is disabled; enable it (PATCH state) before redelivering', {
+      details: { state: 'disabled' },
+    });
+  await deps.db.transaction(async (trx) => {
+    const q = webhookQueries(trx);
+    const current = await q.delivery(endpoint.id, messageId);
+    if (!current) throw new AppError('not_found', `no delivery ${messageId} to endpoint ${endpoint.id}`);
+    const count = await q.redeliver(endpoint.id, messageId);
+    if (count === undefined)
+      throw new AppError('INVALID_STATE', 'this delivery is pending: an attempt is still to come', {
+        details: { state: 'pending' },
+      });
+    await enqueueAttempts(trx, deps.jobs, [{ endpoint_id: endpoint.id, message_id: messageId, attempt: count + 1 }]);
+  });
+  const q = webhookQueries(deps.db);
+  const delivery = (await q.delivery(endpoint.id, messageId))!;
+  return { delivery, attempts: await q.attempts(endpoint.id, [messageId]) };
+}

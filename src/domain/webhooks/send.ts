@@ -1,0 +1,164 @@
+// One attempt's HTTP request (CONTRACT.md "Webhooks", "Delivery"): POST the message's bytes with
+// its signed headers; a 2xx within 15 s is success. Redirects are never followed (a 3xx is a failed
+// attempt: following one would let a receiver send us anywhere). The receiver's answer body is read
+// and dropped (at most 64 KiB), never stored. For a live environment the socket connects only to
+// public addresses, checked on the answer it connects to (targets.ts).
+import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import type { EnvMode } from '../tenancy/keys.ts';
+import { bareHost, publicAddresses, TargetRefused, type Resolver } from './targets.ts';
+
+export const attemptTimeoutMs = 15_000;
+const maxAnswerBytes = 64 * 1024;
+
+export interface AttemptOutcome {
+  ok: boolean;
+  statusCode?: number;
+  durationMs: number;
+  error?: string;
+}
+
+export interface SendOptions {
+  /** The DNS used where live sockets open (tests play a rebinding DNS with it). */
+  resolve?: Resolver;
+  /** Extra trust anchors for https (tests with their own certificate authority). */
+  ca?: string;
+  timeoutMs?: number;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** dns.lookup for live sockets: the host's addresses, only when every one is public. */
+function liveLookup(resolve: Resolver | undefined) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    const answer = resolve
+      ? resolve(hostname)
+      : new Promise<string[]>((ok, fail) =>
+          lookup(hostname, { all: true }, (err, found) => (err ? fail(err) : ok(found.map((a) => a.address)))),
+        );
+    answer
+      .then(async (addresses) => {
+        const checked = await publicAddresses(
+          new URL(`https://${hostname.includes(':') ? `[${hostname}]` : hostname}`),
+          async () => addresses,
+        );
+        const all = checked.map((address) => ({ address, family: isIP(address) }));
+        if (options.all) callback(null, all);
+        else callback(null, all[0]!.address, all[0]!.family);
+      })
+      .catch((err: NodeJS.ErrnoException) => callback(err, []));
+  };
+}
+
+/** A sender for the worker's lifetime: kept-alive sockets per mode (a live socket was checked when it opened). */
+export function createSender(options: SendOptions = {}) {
+  const keep = { keepAlive: true, maxSockets: 32, maxFreeSockets: 8 };
+  const agents = {
+    live: new HttpsAgent({ ...keep, lookup: liveLookup(options.resolve), ...(options.ca ? { ca: options.ca } : {}) }),
+    test: {
+      'https:': new HttpsAgent({ ...keep, ...(options.ca ? { ca: options.ca } : {}) }),
+      'http:': new HttpAgent(keep),
+    },
+  };
+  const timeoutMs = options.timeoutMs ?? attemptTimeoutMs;
+
+  async function send(
+    mode: EnvMode,
+    rawUrl: string,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
+    const url = new URL(rawUrl);
+    try {
+      if (mode === 'live') {
+        if (url.protocol !== 'https:') throw new TargetRefused('a live environment sends webhooks over https only');
+        const host = bareHost(url);
+        // A literal address opens its socket without a lookup: checked here instead.
+        if (isIP(host)) await publicAddresses(url, async () => [host]);
+      }
+      const agent = mode === 'live' ? agents.live : agents.test[url.protocol as 'http:' | 'https:'];
+      const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const payload = Buffer.from(body);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          url,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              ...headers,
+              'content-type': 'application/json',
+              'content-length': String(payload.length),
+              'user-agent': 'Cairn-Webhooks/1.0',
+            },
+          },
+          (res: IncomingMessage) => {
+            let read = 0;
+            res.on('data', (chunk: Buffer) => {
+              read += chunk.length;
+              if (read > maxAnswerBytes) res.destroy();
+            });
+            res.on('close', () => resolve(res.statusCode ?? 0));
+            res.on('error', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        const timer = setTimeout(() => req.destroy(new TimeoutError()), timeoutMs);
+        req.on('close', () => clearTimeout(timer));
+        req.on('error', reject);
+        req.end(payload);
+      });
+      const ok = status >= 200 && status < 300;
+      if (ok) return { ok, statusCode: status, durationMs: took() };
+      return {
+        ok,
+        statusCode: status,
+        durationMs: took(),
+        ...(status >= 300 && status < 400 ? { error: 'the receiver answered a redirect, which is not followed' } : {}),
+      };
+    } catch (err) {
+      return { ok: false, durationMs: took(), error: describe(err, timeoutMs) };
+    }
+  }
+
+  return {
+    send,
+    close(): void {
+      agents.live.destroy();
+      agents.test['https:'].destroy();
+      agents.test['http:'].destroy();
+    },
+  };
+}
+
+export type Sender = ReturnType<typeof createSender>;
+
+class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/** A short reason for the attempts list: never a stack, never the receiver's own text. */
+function describe(err: unknown, timeoutMs: number): string {
+  if (err instanceof TimeoutError) return `no answer within ${timeoutMs / 1000} s`;
+  if (err instanceof TargetRefused) return `refused: ${err.message}`;
+  const code = (err as NodeJS.ErrnoException).code;
+  const known: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset by the receiver',
+    ENOTFOUND: 'the host does not resolve',
+    EAI_AGAIN: 'the host does not resolve (DNS lookup failed)',
+    EHOSTUNREACH: 'the host is unreachable',
+    ENETUNREACH: 'the network is unreachable',
+    ETIMEDOUT: 'the connection timed out',
+    CERT_HAS_EXPIRED: 'TLS: the certificate has expired',
+    DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS: the certificate is self-signed',
+    ERR_TLS_CERT_ALTNAME_INVALID: 'TLS: the certificate does not name this host',
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS: the certificate chain cannot be verified',
+  };
+  if (code && known[code]) return known[code];
+  const message = err instanceof Error ? err.message : String(err);
+  return (code ? `${code}: ${message}` : message).slice(0, 200);
+}

@@ -1,0 +1,16 @@
+// `webhooks.deliver`: one attempt of one delivery (src/domain/webhooks/deliver.ts). The sender and
+// its kept-alive sockets live as long as the worker; tests pass their own DNS and trust anchors.
+import type { AppRegistry, queues } from '../src/jobs.ts';
+import { deliverAttempt } from '../src/domain/webhooks/deliver.ts';
+import { createSender, type Sender, type SendOptions } from '../src/domain/webhooks/send.ts';
+import type { JobHandler } from '../src/worker.ts';
+
+export function webhooksDeliver(
+  options: SendOptions = {},
+): JobHandler<(typeof queues)['webhooks.deliver']['schema'], AppRegistry> {
+  let sender: Sender | undefined;
+  return async (jobs, ctx) => {
+    sender ??= createSender(options);
+    for (const job of jobs) await deliverAttempt({ ...ctx, sender }, job.data);
+  };
+}
