@@ -8,6 +8,7 @@ import { register as registerErrorGroups } from './commands/error-groups.ts';
 import { register as registerIdentity, registerAdmin as registerIdentityAdmin } from './commands/identity.ts';
 import { registerOAuthAdmin } from './commands/oauth.ts';
 import { register as registerSocial } from './commands/social.ts';
+import { register as registerWebhooks } from './commands/webhooks.ts';
 import { createCliContext, describeError } from './context.ts';
 
 export async function main(argv: string[]): Promise<number> {
@@ -24,6 +25,7 @@ export async function main(argv: string[]): Promise<number> {
   registerSocial(program, ctx);
   registerErrorGroups(program, ctx);
   registerBackups(program, ctx);
+  registerWebhooks(program, ctx);
   registerConsole(program, ctx);
   try {
     await program.parseAsync(argv);

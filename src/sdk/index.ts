@@ -6,11 +6,18 @@ import { CairnClient, type ClientOptions } from './client.ts';
 import { EndUsersApi } from './end-users.ts';
 import { ErrorGroupsApi } from './error-groups.ts';
 import { SocialProvidersApi } from './social.ts';
+import { WebhooksApi } from './webhooks.ts';
 
 export { CairnApiError, CairnClient, envPath } from './client.ts';
 export type { ClientOptions } from './client.ts';
-export { BackupsApi, EndUsersApi, ErrorGroupsApi, SocialProvidersApi, StorageApi };
+export { BackupsApi, EndUsersApi, ErrorGroupsApi, SocialProvidersApi, StorageApi, WebhooksApi };
 export type { SocialProvider, SocialProviderInput } from './social.ts';
+export type {
+  Delivery as WebhookDelivery,
+  Endpoint as WebhookEndpoint,
+  EndpointInput as WebhookEndpointInput,
+  EndpointUpdate as WebhookEndpointUpdate,
+} from './webhooks.ts';
 
 export function createCairn(options: ClientOptions & { envName?: string }) {
   const client = new CairnClient(options);
@@ -20,6 +27,7 @@ export function createCairn(options: ClientOptions & { envName?: string }) {
     socialProviders: new SocialProvidersApi(client),
     errorGroups: new ErrorGroupsApi(client),
     backups: new BackupsApi(client),
+    webhooks: new WebhooksApi(client),
     /** Storage needs the environment: pass `envName`. */
     get storage(): StorageApi {
       if (!options.envName) throw new Error('createCairn({ envName }) is needed for storage calls');

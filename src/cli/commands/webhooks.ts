@@ -1,0 +1,201 @@
+// `cairn webhooks create|list|get|update|delete|rotate-secret|deliveries|redeliver` over the HTTP
+// API (CONTRACT.md "Webhooks", secret key with webhooks:read or webhooks:write).
+import { eventTypes, type EventType } from '../../domain/webhooks/catalogue.ts';
+import { WebhooksApi, type Delivery, type Endpoint, type EndpointUpdate } from '../../sdk/webhooks.ts';
+import { CliError, pageText, type CliContext, type Register } from '../context.ts';
+
+interface Common {
+  env?: string;
+  json?: boolean;
+}
+
+interface Paging {
+  pageSize?: number;
+  pageToken?: string;
+}
+
+const pageSize = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new CliError('--page-size is 1 to 1000');
+  return n;
+};
+
+/** An event type, or `*` for every one. */
+type Subscribed = EventType | '*';
+
+const isEventType = (t: string): t is Subscribed => t === '*' || (eventTypes as readonly string[]).includes(t);
+
+/** `a,b` → `["a", "b"]`, checked here so a typo is answered with the list of types. */
+const eventList = (v: string): Subscribed[] => {
+  const types = v
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const unknown = types.filter((t) => !isEventType(t));
+  if (types.length === 0 || unknown.length > 0)
+    throw new CliError(
+      `--events takes event types separated by commas, or * for all${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}; the types are ${eventTypes.join(', ')}`,
+    );
+  return types.filter(isEventType);
+};
+
+const endpointLine = (e: Endpoint) =>
+  `${e.id}  ${e.state.padEnd(8)} ${e.url}  ${e.event_types.join(',')}${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`;
+
+const endpointDetail = (e: Endpoint) =>
+  [
+    endpointLine(e),
+    ...(e.description ? [`  description: ${e.description}`] : []),
+    `  created ${e.create_time}, updated ${e.update_time}`,
+  ].join('\n');
+
+// The secret exists in this answer only: the service keeps it sealed and never shows it again.
+const withSecret = (e: Endpoint) =>
+  [
+    endpointDetail(e),
+    '',
+    `  signing secret: ${e.secret ?? '(none in the answer)'}`,
+    '  This secret is shown only once: store it now (rotate-secret makes a new one).',
+  ].join('\n');
+
+const deliveryLine = (d: Delivery) => {
+  const last = d.attempts.at(-1);
+  const outcome =
+    [last?.status_code !== undefined ? `HTTP ${last.status_code}` : undefined, last?.error].filter(Boolean).join(' ') ||
+    '-';
+  return `${d.id}  ${d.event_type}  ${d.state.padEnd(9)} ${d.attempts.length} attempt(s)  last: ${outcome}  next: ${d.next_attempt_time ?? '-'}`;
+};
+
+function printSecret(ctx: CliContext, e: Endpoint, json: boolean): void {
+  ctx.print(e, json, withSecret);
+  // On stderr, so the JSON on stdout stays clean.
+  if (json) ctx.progress('note: the secret is shown only once; store it now');
+}
+
+export const register: Register = (program, ctx) => {
+  const api = () => new WebhooksApi(ctx.client());
+  const hooks = program
+    .command('webhooks')
+    .description('webhook endpoints of an environment and their deliveries (secret key)');
+
+  hooks
+    .command('create')
+    .description('add an endpoint; prints its signing secret, shown only this once')
+    .requiredOption('--url <url>', 'where messages are POSTed (a live environment takes public https URLs only)')
+    .requiredOption('--events <types>', 'event types separated by commas, or * for all', eventList)
+    .option('--description <text>', 'a note for people')
+    .option('--env <name>', 'environment name (default: CAIRN_ENV)')
+    .option('--json', 'print JSON')
+    .action(async (o: Common & { url: string; events: Subscribed[]; description?: string }) => {
+      const created = await api().create(ctx.envName(o.env), {
+        url: o.url,
+        event_types: o.events,
+        ...(o.description !== undefined ? { description: o.description } : {}),
+      });
+      printSecret(ctx, created, Boolean(o.json));
+    });
+
+  hooks
+    .command('list')
+    .description('endpoints, oldest first')
+    .option('--env <name>', 'environment name')
+    .option('--page-size <n>', '1 to 1000', pageSize)
+    .option('--page-token <token>', 'next_page_token of the previous page')
+    .option('--json', 'print JSON')
+    .action(async (o: Common & Paging) => {
+      const page = await api().list(ctx.envName(o.env), { pageSize: o.pageSize, pageToken: o.pageToken });
+      ctx.print(page, Boolean(o.json), (p: typeof page) =>
+        pageText(p.webhook_endpoints.map(endpointLine), p.next_page_token, 'no webhook endpoints'),
+      );
+    });
+
+  hooks
+    .command('get')
+    .description('one endpoint (never its secret)')
+    .argument('<id>', 'whep_…')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: Common) => {
+      ctx.print(await api().get(ctx.envName(o.env), id), Boolean(o.json), endpointDetail);
+    });
+
+  hooks
+    .command('update')
+    .description('change the URL, event types, description or state; only what is given changes')
+    .argument('<id>', 'whep_…')
+    .option('--url <url>', 'new URL')
+    .option('--events <types>', 'event types separated by commas, or * for all', eventList)
+    .option('--description <text>', 'new description')
+    .option('--enable', 'enable (clears the reason it was disabled)')
+    .option('--disable', 'disable: nothing is sent until it is enabled')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        id: string,
+        o: Common & { url?: string; events?: Subscribed[]; description?: string; enable?: boolean; disable?: boolean },
+      ) => {
+        if (o.enable && o.disable) throw new CliError('give --enable or --disable, not both');
+        const patch: EndpointUpdate = {
+          ...(o.url !== undefined ? { url: o.url } : {}),
+          ...(o.events !== undefined ? { event_types: o.events } : {}),
+          ...(o.description !== undefined ? { description: o.description } : {}),
+          ...(o.enable ? { state: 'enabled' as const } : {}),
+          ...(o.disable ? { state: 'disabled' as const } : {}),
+        };
+        if (Object.keys(patch).length === 0)
+          throw new CliError('nothing to change: give --url, --events, --description, --enable or --disable');
+        ctx.print(await api().update(ctx.envName(o.env), id, patch), Boolean(o.json), endpointDetail);
+      },
+    );
+
+  hooks
+    .command('delete')
+    .description('delete an endpoint with its deliveries; nothing more is sent to it')
+    .argument('<id>', 'whep_…')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: Common) => {
+      await api().delete(ctx.envName(o.env), id);
+      ctx.print({ deleted: id }, Boolean(o.json), () => `deleted ${id}`);
+    });
+
+  hooks
+    .command('rotate-secret')
+    .description('a new signing secret, shown only this once; for 24 hours messages are signed with both')
+    .argument('<id>', 'whep_…')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: Common) => {
+      printSecret(ctx, await api().rotateSecret(ctx.envName(o.env), id), Boolean(o.json));
+    });
+
+  hooks
+    .command('deliveries')
+    .description("an endpoint's deliveries of the last 30 days with their attempts, newest first")
+    .argument('<id>', 'whep_…')
+    .option('--env <name>', 'environment name')
+    .option('--page-size <n>', '1 to 1000', pageSize)
+    .option('--page-token <token>', 'next_page_token of the previous page')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: Common & Paging) => {
+      const page = await api().listDeliveries(ctx.envName(o.env), id, {
+        pageSize: o.pageSize,
+        pageToken: o.pageToken,
+      });
+      ctx.print(page, Boolean(o.json), (p: typeof page) =>
+        pageText(p.deliveries.map(deliveryLine), p.next_page_token, 'no deliveries'),
+      );
+    });
+
+  hooks
+    .command('redeliver')
+    .description('one more attempt of a settled delivery, with the same webhook-id and body')
+    .argument('<endpoint-id>', 'whep_…')
+    .argument('<message-id>', 'whmsg_… (the id in `deliveries`)')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (endpointId: string, messageId: string, o: Common) => {
+      ctx.print(await api().redeliver(ctx.envName(o.env), endpointId, messageId), Boolean(o.json), deliveryLine);
+    });
+};
