@@ -1,0 +1,304 @@
+// How messages are delivered: retries keep the id and the bytes, redelivery is one more attempt,
+// a rotation signs with both secrets for 24 hours, an endpoint failing for 5 days is disabled with
+// a reason, a slow endpoint holds back only itself, and secrets never reach a table in plaintext.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebHandle } from '../../src/server.ts';
+import type { WorkerHandle } from '../../src/worker.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import {
+  apiFor,
+  startReceiver,
+  startWebhookWorker,
+  until,
+  verified,
+  type Api,
+  type Receiver,
+  type Reply,
+  type Received,
+} from './support.ts';
+
+let h: Harness;
+let web: WebHandle;
+let worker: WorkerHandle<Record<string, never>>;
+
+beforeAll(async () => {
+  h = await createHarness();
+  web = await startTestWeb(h);
+  worker = (await startWebhookWorker(h)) as unknown as WorkerHandle<Record<string, never>>;
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await web?.stop();
+  await h?.close();
+});
+
+interface Endpoint {
+  id: string;
+  secret: string;
+  state: string;
+  disabled_reason?: string;
+}
+
+interface Delivery {
+  id: string;
+  state: string;
+  attempts: { status_code?: number; error?: string; duration_ms: number }[];
+  next_attempt_time?: string;
+}
+
+let users = 0;
+
+async function setUp(reply: (r: Received, n: number) => Reply = () => 200) {
+  const env: CreatedEnv = await createTestEnv(h.db);
+  const api: Api = apiFor(web, env.secretKey, env.env.name);
+  const receiver: Receiver = await startReceiver(reply);
+  const created = await api<Endpoint>('POST', '/webhook_endpoints', { url: receiver.url, event_types: ['*'] });
+  expect(created.status).toBe(201);
+  const endpoint = created.body;
+  const newUser = async () => {
+    users += 1;
+    const res = await api<{ id: string }>('POST', '/end_users', { email: `u${users}@example.com` });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  };
+  const deliveries = async () =>
+    (await api<{ deliveries: Delivery[] }>('GET', `/webhook_endpoints/${endpoint.id}/deliveries`)).body.deliveries;
+  return { env, api, receiver, endpoint, newUser, deliveries };
+}
+
+describe('retries and redelivery', () => {
+  it('a failed attempt is retried about 5 s later with the same id and body; the next is due in about 5 minutes', async () => {
+    const s = await setUp(() => 500);
+    try {
+      await s.newUser();
+      const [first, second] = await s.receiver.waitFor(2, undefined, 30_000);
+      expect(second!.id).toBe(first!.id);
+      expect(second!.body).toBe(first!.body);
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(4500);
+      verified(s.endpoint.secret, second!);
+      let pending: Delivery | undefined;
+      await until('two recorded attempts', async () => {
+        pending = (await s.deliveries())[0];
+        return pending?.attempts.length === 2;
+      });
+      expect(pending).toMatchObject({ state: 'pending', attempts: [{ status_code: 500 }, { status_code: 500 }] });
+      const due = new Date(pending!.next_attempt_time!).getTime() - Date.now();
+      expect(due).toBeGreaterThan(4 * 60_000);
+      expect(due).toBeLessThan(6 * 60_000);
+      // Still pending: a redelivery now would race the coming attempt.
+      const early = await s.api('POST', `/webhook_endpoints/${s.endpoint.id}/deliveries/${first!.id}:redeliver`);
+      expect(early.status).toBe(409);
+      expect(early.body).toMatchObject({ code: 'INVALID_STATE' });
+    } finally {
+      await s.receiver.close();
+    }
+  });
+
+  it('redelivery is one more attempt of a settled delivery, same id and body, signed anew', async () => {
+    const s = await setUp();
+    try {
+      await s.newUser();
+      const [first] = await s.receiver.waitFor(1);
+      await until('the delivery to succeed', async () => (await s.deliveries())[0]?.state === 'succeeded');
+      const res = await s.api<Delivery>('POST', `/webhook_endpoints/${s.endpoint.id}/deliveries/${first!.id}:redeliver`);
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ id: first!.id, state: 'pending' });
+      const [, again] = await s.receiver.waitFor(2);
+      expect(again!.id).toBe(first!.id);
+      expect(again!.body).toBe(first!.body);
+      verified(s.endpoint.secret, again!);
+      await until('the redelivery to be recorded', async () => (await s.deliveries())[0]?.attempts.length === 2);
+      expect((await s.deliveries())[0]).toMatchObject({ state: 'succeeded' });
+      const unknown = await s.api(
+        'POST',
+        `/webhook_endpoints/${s.endpoint.id}/deliveries/whmsg_01jdx3k6r9m2w8q4t7v5b1c0yz:redeliver`,
+      );
+      expect(unknown.status).toBe(404);
+    } finally {
+      await s.receiver.close();
+    }
+  });
+
+  it('a redirect is a failed attempt and is not followed', async () => {
+    const target = await startReceiver();
+    const s = await setUp(() => ({ status: 302, location: target.url }));
+    try {
+      await s.newUser();
+      await until('the attempt to be recorded', async () => (await s.deliveries())[0]?.attempts.length === 1);
+      expect((await s.deliveries())[0]!.attempts[0]).toMatchObject({
+        status_code: 302,
+        error: expect.stringContaining('redirect'),
+      });
+      expect(target.received).toEqual([]);
+    } finally {
+      await s.receiver.close();
+      await target.close();
+    }
+  });
+});
+
+describe('secrets', () => {
+  it('after a rotation every message carries both signatures, each verifying with its own secret', async () => {
+    const s = await setUp();
+    try {
+      const rotated = await s.api<Endpoint>('POST', `/webhook_endpoints/${s.endpoint.id}:rotateSecret`);
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(rotated.body.secret).not.toBe(s.endpoint.secret);
+      await s.newUser();
+      const [message] = await s.receiver.waitFor(1);
+      expect(message!.signature.split(' ')).toHaveLength(2);
+      expect(verified(rotated.body.secret!, message!).type).toBe('end_user.created');
+      expect(verified(s.endpoint.secret, message!).type).toBe('end_user.created');
+      // A secret that is neither does not verify.
+      expect(() => verified('whsec_' + Buffer.alloc(32, 7).toString('base64'), message!)).toThrow();
+      // After the 24 hours, only the new one signs.
+      await h.db('webhook_endpoints').where({ id: s.endpoint.id }).update({ previous_secret_expire_time: new Date() });
+      await s.newUser();
+      const [, later] = await s.receiver.waitFor(2);
+      expect(later!.signature.split(' ')).toHaveLength(1);
+      expect(() => verified(s.endpoint.secret, later!)).toThrow();
+      verified(rotated.body.secret!, later!);
+    } finally {
+      await s.receiver.close();
+    }
+  });
+
+  it('the secret appears only in the answers of create and rotate, and is stored sealed', async () => {
+    const s = await setUp();
+    try {
+      const got = await s.api<Endpoint>('GET', `/webhook_endpoints/${s.endpoint.id}`);
+      expect(got.body).not.toHaveProperty('secret');
+      const list = await s.api<{ webhook_endpoints: Endpoint[] }>('GET', '/webhook_endpoints');
+      expect(list.body.webhook_endpoints[0]).not.toHaveProperty('secret');
+      const patched = await s.api<Endpoint>('PATCH', `/webhook_endpoints/${s.endpoint.id}`, { description: 'x' });
+      expect(patched.body).not.toHaveProperty('secret');
+      const raw = s.endpoint.secret.slice('whsec_'.length);
+      const rows = await h.db.raw<{ rows: unknown[] }>('select * from webhook_endpoints where id = ?', [s.endpoint.id]);
+      const dump = JSON.stringify(rows.rows);
+      expect(dump).not.toContain(raw);
+      expect(dump).not.toContain(Buffer.from(raw, 'base64').toString('hex'));
+    } finally {
+      await s.receiver.close();
+    }
+  });
+});
+
+describe('failing endpoints', () => {
+  it('an endpoint whose attempts failed for 5 days is disabled with a reason; enabling it clears the reason', async () => {
+    const s = await setUp(() => 500);
+    try {
+      // Five days of failures, as the endpoint's record would show them.
+      await h.db('webhook_endpoints')
+        .where({ id: s.endpoint.id })
+        .update({ failing_since: new Date(Date.now() - 5 * 24 * 3600_000 - 60_000) });
+      await s.newUser();
+      await until('the endpoint to be disabled', async () => {
+        const e = await s.api<Endpoint>('GET', `/webhook_endpoints/${s.endpoint.id}`);
+        return e.body.state === 'disabled';
+      });
+      const disabled = await s.api<Endpoint>('GET', `/webhook_endpoints/${s.endpoint.id}`);
+      expect(disabled.body.disabled_reason).toMatch(/failed.*HTTP 500/);
+      // A disabled endpoint is sent nothing: the pending retry fails without a request, and a new
+      // event makes no delivery for it.
+      const before = s.receiver.received.length;
+      await until('the delivery to fail', async () => (await s.deliveries())[0]?.state === 'failed', 30_000);
+      expect((await s.deliveries())[0]!.attempts).toEqual([
+        expect.objectContaining({ status_code: 500 }),
+        expect.objectContaining({ error: expect.stringMatching(/disabled/) }),
+      ]);
+      await s.newUser();
+      expect(await s.deliveries()).toHaveLength(1);
+      expect(s.receiver.received.length).toBe(before);
+      const redeliver = await s.api(
+        'POST',
+        `/webhook_endpoints/${s.endpoint.id}/deliveries/${(await s.deliveries())[0]!.id}:redeliver`,
+      );
+      expect(redeliver.status).toBe(409);
+      const enabled = await s.api<Endpoint>('PATCH', `/webhook_endpoints/${s.endpoint.id}`, { state: 'enabled' });
+      expect(enabled.body).toMatchObject({ state: 'enabled' });
+      expect(enabled.body).not.toHaveProperty('disabled_reason');
+      expect(
+        await h.db('webhook_endpoints').where({ id: s.endpoint.id }).first('failing_since'),
+      ).toMatchObject({ failing_since: null });
+    } finally {
+      await s.receiver.close();
+    }
+  });
+
+  it('a slow endpoint holds back only its own messages', async () => {
+    const slow = await setUp(() => 'hang');
+    const fast = await setUp();
+    try {
+      // Ten users in each environment: the slow receiver holds its attempts for up to 15 s each.
+      for (let i = 0; i < 10; i++) await slow.newUser();
+      await slow.receiver.waitFor(4);
+      const started = Date.now();
+      for (let i = 0; i < 10; i++) await fast.newUser();
+      await fast.receiver.waitFor(10, undefined, 10_000);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      // At most 4 attempts to one endpoint at once (the job's group): the rest wait their turn.
+      expect(slow.receiver.received.length).toBe(4);
+    } finally {
+      await slow.receiver.close();
+      await fast.receiver.close();
+    }
+  });
+});
+
+describe('the endpoint resource', () => {
+  it('lists, gets, updates and deletes; a deleted endpoint is sent nothing more', async () => {
+    const s = await setUp();
+    try {
+      const list = await s.api<{ webhook_endpoints: Endpoint[] }>('GET', '/webhook_endpoints');
+      expect(list.body.webhook_endpoints.map((e) => e.id)).toEqual([s.endpoint.id]);
+      const patched = await s.api<Endpoint & { event_types: string[]; description: string }>(
+        'PATCH',
+        `/webhook_endpoints/${s.endpoint.id}`,
+        { event_types: ['end_user.deleted', 'end_user.deleted'], description: 'only deletions' },
+      );
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ event_types: ['end_user.deleted'], description: 'only deletions' });
+      for (const bad of [
+        { event_types: [] },
+        { event_types: ['*', 'end_user.created'] },
+        { event_types: ['user.signed_up'] },
+        { description: 'x'.repeat(1001) },
+        { url: 'ftp://example.com/x' },
+        { url: 'not a url' },
+        { state: 'paused' },
+        { secret: 'whsec_mine' },
+      ]) {
+        const res = await s.api('PATCH', `/webhook_endpoints/${s.endpoint.id}`, bad);
+        expect(res.status, JSON.stringify(bad)).toBe(400);
+        expect(res.body).toMatchObject({ code: 'invalid_request' });
+      }
+      expect((await s.api('DELETE', `/webhook_endpoints/${s.endpoint.id}`)).status).toBe(204);
+      expect((await s.api('GET', `/webhook_endpoints/${s.endpoint.id}`)).status).toBe(404);
+      expect((await s.api('DELETE', `/webhook_endpoints/${s.endpoint.id}`)).status).toBe(404);
+      await s.newUser();
+      expect(await h.db('webhook_messages').where({ env_id: s.env.env.id })).toEqual([]);
+    } finally {
+      await s.receiver.close();
+    }
+  });
+
+  it("another environment's key cannot see or change an endpoint", async () => {
+    const s = await setUp();
+    const other = await createTestEnv(h.db);
+    try {
+      const theirs = apiFor(web, other.secretKey, other.env.name);
+      expect((await theirs('GET', `/webhook_endpoints/${s.endpoint.id}`)).status).toBe(404);
+      expect((await theirs('DELETE', `/webhook_endpoints/${s.endpoint.id}`)).status).toBe(404);
+      expect((await theirs('POST', `/webhook_endpoints/${s.endpoint.id}:rotateSecret`)).status).toBe(404);
+      expect((await theirs('GET', `/webhook_endpoints/${s.endpoint.id}/deliveries`)).status).toBe(404);
+      // Their key on this environment's path is refused outright.
+      const cross = apiFor(web, other.secretKey, s.env.env.name);
+      expect((await cross('GET', '/webhook_endpoints')).status).toBe(403);
+    } finally {
+      await s.receiver.close();
+    }
+  });
+});
