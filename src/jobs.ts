@@ -181,6 +181,8 @@ export const queues = defineQueues({
   },
   // Daily: deliveries and their attempts past 30 days, and messages no delivery needs.
   'webhooks.prune': { schema: z.object({}), retryLimit: 2 },
+  // Every 10 minutes: deliveries whose job is gone queued again (domain/webhooks/sweep.ts).
+  'webhooks.sweep': { schema: z.object({}), retryLimit: 1, deleteAfterSeconds: 3600 },
   'backups.schedule': { schema: z.object({ type: z.enum(['daily', 'weekly', 'monthly']) }), retryLimit: 5 },
   'backups.prune': { schema: z.object({}), retryLimit: 2 },
   'backups.reap': { schema: z.object({}), retryLimit: 1 },
@@ -216,6 +218,7 @@ export const schedules: ScheduleDef[] = [
   { queue: 'backups.reap', key: 'every-5-min', cron: '*/5 * * * *', data: {} },
   { queue: 'backups.drills-due', key: 'hourly', cron: '29 * * * *', data: {} },
   { queue: 'webhooks.prune', key: 'daily', cron: '37 4 * * *', data: {} },
+  { queue: 'webhooks.sweep', key: 'every-10-min', cron: '*/10 * * * *', data: {} },
 ];
 
 export type Role = 'web' | 'worker' | 'release';

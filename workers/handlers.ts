@@ -19,6 +19,7 @@ import { identitySignUp } from './identity-sign-up.ts';
 import { mailPrune } from './mail-prune.ts';
 import { webhooksDeliver } from './webhooks-deliver.ts';
 import { webhooksPrune } from './webhooks-prune.ts';
+import { webhooksSweep } from './webhooks-sweep.ts';
 
 export const handlers: Handlers<AppRegistry> = {
   'errors.ingest': errorsIngest(),
@@ -39,4 +40,5 @@ export const handlers: Handlers<AppRegistry> = {
   'backups.drills-due': backupsDrillsDue,
   'webhooks.deliver': webhooksDeliver(),
   'webhooks.prune': webhooksPrune,
+  'webhooks.sweep': webhooksSweep,
 };

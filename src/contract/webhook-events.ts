@@ -31,10 +31,13 @@ export function backupEvent(b: BackupRow): WebhookEvent {
   };
 }
 
-/** A restore's operation, as `GET /v1/operations/{id}` shows it; `env` is its target. */
-export function restoreEvent(env: Env, op: OperationRow): WebhookEvent {
+/**
+ * A restore's operation, as `GET /v1/operations/{id}` shows it, for the environment that asked for
+ * it (`op.requester_env_id`, whose key reads the operation); `targetName` names the target.
+ */
+export function restoreEvent(op: OperationRow, targetName: string): WebhookEvent {
   const type = op.state === 'succeeded' ? 'restore.succeeded' : 'restore.failed';
-  return { envId: env.id, type, subject: op.id, data: operationResource(op, env.name) };
+  return { envId: op.requester_env_id, type, subject: op.id, data: operationResource(op, targetName) };
 }
 
 export function endUserCreatedEvent(env: Env, u: EndUserRow): WebhookEvent {

@@ -102,7 +102,10 @@ describe('retries and redelivery', () => {
       await s.newUser();
       const [first] = await s.receiver.waitFor(1);
       await until('the delivery to succeed', async () => (await s.deliveries())[0]?.state === 'succeeded');
-      const res = await s.api<Delivery>('POST', `/webhook_endpoints/${s.endpoint.id}/deliveries/${first!.id}:redeliver`);
+      const res = await s.api<Delivery>(
+        'POST',
+        `/webhook_endpoints/${s.endpoint.id}/deliveries/${first!.id}:redeliver`,
+      );
       expect(res.status).toBe(202);
       expect(res.body).toMatchObject({ id: first!.id, state: 'pending' });
       const [, again] = await s.receiver.waitFor(2);
@@ -191,7 +194,8 @@ describe('failing endpoints', () => {
     const s = await setUp(() => 500);
     try {
       // Five days of failures, as the endpoint's record would show them.
-      await h.db('webhook_endpoints')
+      await h
+        .db('webhook_endpoints')
         .where({ id: s.endpoint.id })
         .update({ failing_since: new Date(Date.now() - 5 * 24 * 3600_000 - 60_000) });
       await s.newUser();
@@ -220,9 +224,9 @@ describe('failing endpoints', () => {
       const enabled = await s.api<Endpoint>('PATCH', `/webhook_endpoints/${s.endpoint.id}`, { state: 'enabled' });
       expect(enabled.body).toMatchObject({ state: 'enabled' });
       expect(enabled.body).not.toHaveProperty('disabled_reason');
-      expect(
-        await h.db('webhook_endpoints').where({ id: s.endpoint.id }).first('failing_since'),
-      ).toMatchObject({ failing_since: null });
+      expect(await h.db('webhook_endpoints').where({ id: s.endpoint.id }).first('failing_since')).toMatchObject({
+        failing_since: null,
+      });
     } finally {
       await s.receiver.close();
     }

@@ -51,7 +51,9 @@ describe('checkTarget (the rule at creation)', () => {
   });
 
   it('a live environment accepts https on a public address, and a name whose every address is public', async () => {
-    await expect(checkTarget('https://93.184.215.14/hook', 'live', fakeDns)).resolves.toBe('https://93.184.215.14/hook');
+    await expect(checkTarget('https://93.184.215.14/hook', 'live', fakeDns)).resolves.toBe(
+      'https://93.184.215.14/hook',
+    );
     await expect(checkTarget('https://hooks.example-public.test/x?y=1', 'live', fakeDns)).resolves.toBe(
       'https://hooks.example-public.test/x?y=1',
     );
@@ -153,7 +155,9 @@ describe('over HTTP', () => {
       attempts = res.body.deliveries[0]?.attempts ?? [];
       return attempts.length > 0;
     });
-    expect(attempts[0]).toMatchObject({ error: expect.stringMatching(/^refused: .*127\.0\.0\.1.*not a public address/) });
+    expect(attempts[0]).toMatchObject({
+      error: expect.stringMatching(/^refused: .*127\.0\.0\.1.*not a public address/),
+    });
     expect(attempts[0]).not.toHaveProperty('status_code');
     expect(connections).toBe(0);
   });

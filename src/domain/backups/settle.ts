@@ -38,9 +38,7 @@ export async function settleOperation(
     if (!before || settled((before as { state: string }).state) || (before as { kind: string }).kind !== 'restore')
       return;
     const op = (await q.operation(id))!;
-    const names = await trx('envs').whereIn('id', [op.requester_env_id, op.env_id]).select('id', 'name');
-    const name = (envId: string) => (names as { id: string; name: string }[]).find((e) => e.id === envId)?.name ?? '';
-    // The event goes to the environment that asked for the restore, whose key reads the operation.
-    await emit(fromKnex(trx), deps.jobs, [restoreEvent({ id: op.requester_env_id, name: name(op.env_id) }, op)]);
+    const target = (await trx('envs').where({ id: op.env_id }).first('name')) as { name: string } | undefined;
+    await emit(fromKnex(trx), deps.jobs, [restoreEvent(op, target?.name ?? '')]);
   });
 }

@@ -49,13 +49,15 @@ export async function enqueueAttempts(
   jobs: Jobs,
   ready: readonly Ready[],
   startAfter?: Date,
+  /** A new id for an attempt queued again by the sweep (its first job is gone): sweep.ts. */
+  again?: string,
 ): Promise<void> {
   await jobs.enqueueJobs(
     db,
     'webhooks.deliver',
     ready.map((r) => ({
       data: r,
-      id: attemptJobId(r),
+      id: attemptJobId(r, again),
       group: { id: r.endpoint_id },
       ...(startAfter ? { startAfter } : {}),
     })),
@@ -63,7 +65,7 @@ export async function enqueueAttempts(
 }
 
 /** A UUID (pg-boss's id type) made from the attempt's identity. */
-export function attemptJobId(r: Ready): string {
-  const h = createHash('sha256').update(`${r.endpoint_id}/${r.message_id}/${r.attempt}`).digest('hex');
+export function attemptJobId(r: Ready, again = ''): string {
+  const h = createHash('sha256').update(`${r.endpoint_id}/${r.message_id}/${r.attempt}${again}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

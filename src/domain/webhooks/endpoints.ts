@@ -75,25 +75,25 @@ export async function updateEndpoint(
   id: string,
   patch: EndpointPatch,
 ): Promise<EndpointRow> {
-  const changes: Partial<EndpointRow> = {};
-  if (patch.url !== undefined) changes.url = await checkTarget(patch.url, env.mode, deps.resolve);
-  if (patch.event_types !== undefined) changes.event_types = patch.event_types;
-  if (patch.description !== undefined) changes.description = patch.description;
-  if (patch.state === 'enabled')
-    Object.assign(changes, { state: 'enabled', disabled_reason: null, failing_since: null });
-  if (patch.state === 'disabled')
-    Object.assign(changes, { state: 'disabled', disabled_reason: 'disabled through the API' });
-  const q = webhookQueries(deps.db);
-  // Enabling an enabled endpoint keeps its failure count; only a change of state resets it.
-  const current = await requireEndpoint(deps.db, env.id, id);
-  if (patch.state !== undefined && patch.state === current.state) {
-    delete changes.state;
-    delete changes.disabled_reason;
-    delete changes.failing_since;
-  }
-  const row = Object.keys(changes).length === 0 ? current : await q.updateEndpoint(env.id, id, changes);
-  if (!row) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
-  return row;
+  await requireEndpoint(deps.db, env.id, id);
+  // Resolved before the transaction: a slow DNS answer holds no row lock.
+  const url = patch.url === undefined ? undefined : await checkTarget(patch.url, env.mode, deps.resolve);
+  return deps.db.transaction(async (trx) => {
+    const q = webhookQueries(trx);
+    const current = await q.endpointForUpdate(env.id, id);
+    if (!current) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
+    const changes: Partial<EndpointRow> = {};
+    if (url !== undefined) changes.url = url;
+    if (patch.event_types !== undefined) changes.event_types = patch.event_types;
+    if (patch.description !== undefined) changes.description = patch.description;
+    // Only a change of state resets the failure record: enabling an enabled endpoint keeps it.
+    if (patch.state === 'enabled' && current.state !== 'enabled')
+      Object.assign(changes, { state: 'enabled', disabled_reason: null, failing_since: null });
+    if (patch.state === 'disabled' && current.state !== 'disabled')
+      Object.assign(changes, { state: 'disabled', disabled_reason: 'disabled through the API' });
+    if (Object.keys(changes).length === 0) return current;
+    return (await q.updateEndpoint(env.id, id, changes))!;
+  });
 }
 
 export async function rotateSecret(
@@ -107,6 +107,8 @@ export async function rotateSecret(
     const q = webhookQueries(trx);
     const current = await q.endpointForUpdate(envId, id);
     if (!current) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
+    // The secret being replaced signs alongside for 24 hours. A second rotation within them
+    // replaces the older one at once: a message carries two signatures at most.
     const row = await q.updateEndpoint(envId, id, {
       secret_sealed: seal(keyringFromConfig(deps.config), secret, secretContext(id)),
       previous_secret_sealed: current.secret_sealed,

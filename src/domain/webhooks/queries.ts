@@ -118,14 +118,17 @@ export function outboxQueries(tx: SqlTx) {
            from m as x join webhook_endpoints e on ${matching}
          ),
          d as (
-           insert into webhook_deliveries (endpoint_id, message_id, env_id, subject, seq, state)
-           select l.endpoint_id, l.message_id, l.env_id, l.subject, l.seq,
-             case when l.place > 1 or exists (
+           insert into webhook_deliveries (endpoint_id, message_id, env_id, subject, seq, state, next_attempt_time)
+           select endpoint_id, message_id, env_id, subject, seq, state,
+             case when state = 'pending' then now() end
+           from (
+             select l.*, case when l.place > 1 or exists (
                select 1 from webhook_deliveries p
                where p.endpoint_id = l.endpoint_id and p.subject = l.subject
                  and p.state in ('waiting', 'pending') and not p.one_shot
-             ) then 'waiting' else 'pending' end
-           from lane l
+             ) then 'waiting' else 'pending' end as state
+             from lane l
+           ) placed
            returning endpoint_id, message_id, state
          )
          select endpoint_id, message_id from d where state = 'pending'`,
@@ -179,11 +182,12 @@ export function webhookQueries(db: Db) {
       return (await endpoints().where({ env_id: envId, id }).delete()) > 0;
     },
 
-    /** Newest first, after `before` (a seq). */
+    /** Newest first, after `before` (a seq); the last 30 days, whenever the daily prune last ran. */
     async listDeliveries(endpointId: string, before: string | undefined, limit: number): Promise<DeliveryRow[]> {
       const q = db('webhook_deliveries as d')
         .join('webhook_messages as m', 'm.id', 'd.message_id')
         .where('d.endpoint_id', endpointId)
+        .whereRaw("d.create_time > now() - interval '30 days'")
         .orderBy('d.seq', 'desc')
         .limit(limit)
         .select('d.*', 'm.event_type');
@@ -191,10 +195,12 @@ export function webhookQueries(db: Db) {
       return q;
     },
 
+    /** One delivery of the last 30 days (an older one is pruned, whenever the prune runs). */
     async delivery(endpointId: string, messageId: string): Promise<DeliveryRow | undefined> {
       return db('webhook_deliveries as d')
         .join('webhook_messages as m', 'm.id', 'd.message_id')
         .where({ 'd.endpoint_id': endpointId, 'd.message_id': messageId })
+        .whereRaw("d.create_time > now() - interval '30 days'")
         .first('d.*', 'm.event_type');
     },
 
@@ -290,7 +296,7 @@ export function webhookQueries(db: Db) {
     /** The next waiting delivery of a lane, made pending; undefined when none waits or one is still unsettled. */
     async releaseNext(endpointId: string, subject: string): Promise<Ready | undefined> {
       const { rows } = await db.raw<{ rows: { message_id: string; attempt_count: number }[] }>(
-        `update webhook_deliveries set state = 'pending', update_time = now()
+        `update webhook_deliveries set state = 'pending', next_attempt_time = now(), update_time = now()
          where (endpoint_id, message_id) = (
            select endpoint_id, message_id from webhook_deliveries
            where endpoint_id = ? and subject = ? and state in ('waiting', 'pending') and not one_shot
@@ -301,6 +307,40 @@ export function webhookQueries(db: Db) {
       );
       const row = rows[0];
       return row ? { endpoint_id: endpointId, message_id: row.message_id, attempt: row.attempt_count + 1 } : undefined;
+    },
+
+    /**
+     * Pending deliveries whose attempt is long overdue: their job is gone (it ran out of pg-boss's
+     * own retries while the database failed, say). Answered with the attempt each is owed.
+     */
+    async overdue(olderThan: Date, limit: number): Promise<Ready[]> {
+      const rows = await db('webhook_deliveries')
+        .where('state', 'pending')
+        .where('next_attempt_time', '<', olderThan)
+        .orderBy('next_attempt_time')
+        .limit(limit)
+        .select('endpoint_id', 'message_id', 'attempt_count');
+      return (rows as { endpoint_id: string; message_id: string; attempt_count: number }[]).map((r) => ({
+        endpoint_id: r.endpoint_id,
+        message_id: r.message_id,
+        attempt: r.attempt_count + 1,
+      }));
+    },
+
+    /** Lanes whose first unsettled delivery is waiting, since `olderThan`, behind nothing (its predecessor was pruned). */
+    async stalledLanes(olderThan: Date, limit: number): Promise<{ endpoint_id: string; subject: string }[]> {
+      const { rows } = await db.raw<{ rows: { endpoint_id: string; subject: string }[] }>(
+        `select distinct d.endpoint_id, d.subject from webhook_deliveries d
+         where d.state = 'waiting' and d.create_time < ?
+           and not exists (
+             select 1 from webhook_deliveries p
+             where p.endpoint_id = d.endpoint_id and p.subject = d.subject and p.seq < d.seq
+               and p.state in ('waiting', 'pending') and not p.one_shot
+           )
+         limit ?`,
+        [olderThan, limit],
+      );
+      return rows;
     },
 
     /** Deliveries (their attempts with them) and messages older than `before`, `limit` at a time. */

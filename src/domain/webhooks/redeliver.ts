@@ -15,14 +15,14 @@ export async function redeliver(
   messageId: string,
 ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
   const endpoint = await requireEndpoint(deps.db, envId, endpointId);
-  if (endpoint.state === 'disabled')
-    throw new AppError('INVALID_STATE', 'the endpoint is disabled; enable it (PATCH state) before redelivering', {
-      details: { state: 'disabled' },
-    });
   await deps.db.transaction(async (trx) => {
     const q = webhookQueries(trx);
     const current = await q.delivery(endpoint.id, messageId);
     if (!current) throw new AppError('not_found', `no delivery ${messageId} to endpoint ${endpoint.id}`);
+    if (endpoint.state === 'disabled')
+      throw new AppError('INVALID_STATE', 'the endpoint is disabled; enable it (PATCH state) before redelivering', {
+        details: { state: 'disabled' },
+      });
     const count = await q.redeliver(endpoint.id, messageId);
     if (count === undefined)
       throw new AppError('INVALID_STATE', 'this delivery is pending: an attempt is still to come', {

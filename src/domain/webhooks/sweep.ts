@@ -1,0 +1,37 @@
+// The safety net of delivery (the `webhooks.sweep` job, every 10 minutes). Each attempt's job is
+// queued in the transaction that made it due, so a delivery is only stranded when its job itself
+// is gone: it ran out of pg-boss's own retries (a database failing for half an hour), or the
+// delivery it waited behind was pruned. An attempt overdue by an hour (pg-boss's retries of one
+// job span about 25 minutes, src/jobs.ts) is queued again under a new job id; a lane whose head
+// waits behind nothing is released. A job that was only slow may then run twice: the attempt's
+// number makes the second record nothing, at worst one extra request with the same webhook-id.
+import type { Knex } from 'knex';
+import type { AnyJobs as Jobs } from '../../jobs.ts';
+import { enqueueAttempts } from './emit.ts';
+import { webhookQueries } from './queries.ts';
+
+const overdueMs = 3600_000;
+const batch = 1000;
+
+export async function sweepDeliveries(
+  deps: { db: Knex; jobs: Jobs },
+  now: Date = new Date(),
+): Promise<{ requeued: number; released: number }> {
+  const before = new Date(now.getTime() - overdueMs);
+  const q = webhookQueries(deps.db);
+  const overdue = await q.overdue(before, batch);
+  // The hour of the sweep tells its jobs apart from the first, and from each other's.
+  await enqueueAttempts(deps.db, deps.jobs, overdue, undefined, `/sweep/${Math.floor(now.getTime() / overdueMs)}`);
+  let released = 0;
+  for (const lane of await q.stalledLanes(before, batch)) {
+    await deps.db.transaction(async (trx) => {
+      const t = webhookQueries(trx);
+      await t.lockLane(lane.endpoint_id, lane.subject);
+      const next = await t.releaseNext(lane.endpoint_id, lane.subject);
+      if (!next) return;
+      released += 1;
+      await enqueueAttempts(trx, deps.jobs, [next]);
+    });
+  }
+  return { requeued: overdue.length, released };
+}

@@ -1,0 +1,13 @@
+// `webhooks.sweep` (every 10 minutes): deliveries whose job is gone, queued again (src/domain/webhooks/sweep.ts).
+import type { AppRegistry, queues } from '../src/jobs.ts';
+import { sweepDeliveries } from '../src/domain/webhooks/sweep.ts';
+import type { JobHandler } from '../src/worker.ts';
+
+export const webhooksSweep: JobHandler<(typeof queues)['webhooks.sweep']['schema'], AppRegistry> = async (
+  _jobs,
+  ctx,
+) => {
+  const swept = await sweepDeliveries(ctx);
+  if (swept.requeued + swept.released > 0)
+    ctx.log.warn(swept, 'webhook deliveries whose job was gone were queued again');
+};
