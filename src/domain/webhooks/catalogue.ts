@@ -29,8 +29,3 @@ export interface WebhookEvent {
 export function messageBody(event: WebhookEvent, now: Date = new Date()): string {
   return JSON.stringify({ type: event.type, timestamp: (event.time ?? now).toISOString(), data: event.data });
 }
-
-/** Whether an endpoint subscribed to `types` gets `type`: `["*"]` means every type. */
-export function subscribes(types: readonly string[], type: string): boolean {
-  return types.includes('*') || types.includes(type);
-}
