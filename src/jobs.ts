@@ -161,6 +161,9 @@ export const queues = defineQueues({
   // heartbeat finds a killed worker's attempt within 10-20 s. Its own partition: a burst of
   // events waits here without slowing the other queues. The endpoint is the job's group: at most 4
   // attempts to one endpoint at once, so a slow receiver holds 4 of the 32 in flight, not all.
+  // Fetches of 4, sent together, with burst (a full fetch fetches again at once): one backlogged
+  // endpoint drained at ~480/s in a measurement, against ~1/s with fetches of 1, where every
+  // worker slept out the 5 s poll after each job and a NOTIFY woke all 32 for 4 jobs at most.
   'webhooks.deliver': {
     schema: z.object({
       endpoint_id: z.string().regex(/^whep_[0-9a-z]{26}$/),
@@ -176,7 +179,8 @@ export const queues = defineQueues({
     // Longer than the retry schedule (27.6 h): an attempt's job id stays taken while its delivery
     // can still ask for it, so it is never queued twice.
     deleteAfterSeconds: 3 * 24 * 3600,
-    localConcurrency: 32,
+    batchSize: 4,
+    localConcurrency: 8,
     groupConcurrency: 4,
   },
   // Daily: deliveries and their attempts past 30 days, and messages no delivery needs.

@@ -11,6 +11,12 @@ export function webhooksDeliver(
   let sender: Sender | undefined;
   return async (jobs, ctx) => {
     sender ??= createSender(options);
-    for (const job of jobs) await deliverAttempt({ ...ctx, sender }, job.data);
+    // The fetch's attempts go out together. Each records itself, so one that throws (a database
+    // error) fails the fetch only after the others were recorded: their jobs, run again, record
+    // nothing twice (deliver.ts).
+    const deps = { ...ctx, sender };
+    const settled = await Promise.allSettled(jobs.map((job) => deliverAttempt(deps, job.data)));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   };
 }
