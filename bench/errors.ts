@@ -47,6 +47,7 @@ import {
   report,
   repoRoot,
   scratchDatabase,
+  until,
   freePort,
   jsonPoster,
 } from './support.ts';
@@ -88,21 +89,6 @@ function start(role: 'web' | 'worker', env: Record<string, string>): { child: Ch
   });
   children.push(child);
   return { child, log };
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 600_000,
-  everyMs = 20,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 const procStat = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');

@@ -105,3 +105,19 @@ export function jsonPoster(agent: http.Agent, port: number, key: string | undefi
       req.end(body);
     });
 }
+
+/** Polls `probe` every `everyMs` until it answers something other than undefined or false (no fixed sleeps). */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 600_000,
+  everyMs = 20,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -59,7 +59,7 @@ import { messageBody } from '../src/domain/webhooks/catalogue.ts';
 import { emit } from '../src/domain/webhooks/emit.ts';
 import { createEndpoint } from '../src/domain/webhooks/endpoints.ts';
 import { signMessage } from '../src/domain/webhooks/sign.ts';
-import { ms, procfileArgs, quantile, report, repoRoot, scratchDatabase } from './support.ts';
+import { ms, procfileArgs, quantile, report, repoRoot, scratchDatabase, until } from './support.ts';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const events = num('BENCH_WEBHOOKS_EVENTS', 5000);
@@ -84,21 +84,6 @@ let worker: Worker | undefined;
 /** Hard failures: each fails the run (exit 1). */
 const failures: string[] = [];
 const summary: [string, string, string][] = [];
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 600_000,
-  everyMs = 20,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The receiver: records every request by webhook-id (duplicates counted) and when it came.

@@ -1,16 +1,14 @@
 // How messages are delivered: retries keep the id and the bytes, redelivery is one more attempt,
 // a rotation signs with both secrets for 24 hours, an endpoint failing for 5 days is disabled with
 // a reason, a slow endpoint holds back only itself, and secrets never reach a table in plaintext.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebHandle } from '../../src/server.ts';
-import type { WorkerHandle } from '../../src/worker.ts';
+import { describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv } from '../support/harness.ts';
 import {
   apiFor,
   startReceiver,
-  startWebhookWorker,
   until,
+  useWebhookStack,
   verified,
   type Api,
   type Receiver,
@@ -18,21 +16,7 @@ import {
   type Received,
 } from './support.ts';
 
-let h: Harness;
-let web: WebHandle;
-let worker: WorkerHandle<Record<string, never>>;
-
-beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
-  worker = (await startWebhookWorker(h)) as unknown as WorkerHandle<Record<string, never>>;
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await web?.stop();
-  await h?.close();
-});
+const stack = useWebhookStack();
 
 interface Endpoint {
   id: string;
@@ -51,8 +35,8 @@ interface Delivery {
 let users = 0;
 
 async function setUp(reply: (r: Received, n: number) => Reply = () => 200) {
-  const env: CreatedEnv = await createTestEnv(h.db);
-  const api: Api = apiFor(web, env.secretKey, env.env.name);
+  const env: CreatedEnv = await createTestEnv(stack.h.db);
+  const api: Api = apiFor(stack.web, env.secretKey, env.env.name);
   const receiver: Receiver = await startReceiver(reply);
   const created = await api<Endpoint>('POST', '/webhook_endpoints', { url: receiver.url, event_types: ['*'] });
   expect(created.status).toBe(201);
@@ -158,7 +142,10 @@ describe('secrets', () => {
       // A secret that is neither does not verify.
       expect(() => verified('whsec_' + Buffer.alloc(32, 7).toString('base64'), message!)).toThrow();
       // After the 24 hours, only the new one signs.
-      await h.db('webhook_endpoints').where({ id: s.endpoint.id }).update({ previous_secret_expire_time: new Date() });
+      await stack.h
+        .db('webhook_endpoints')
+        .where({ id: s.endpoint.id })
+        .update({ previous_secret_expire_time: new Date() });
       await s.newUser();
       const [, later] = await s.receiver.waitFor(2);
       expect(later!.signature.split(' ')).toHaveLength(1);
@@ -179,7 +166,9 @@ describe('secrets', () => {
       const patched = await s.api<Endpoint>('PATCH', `/webhook_endpoints/${s.endpoint.id}`, { description: 'x' });
       expect(patched.body).not.toHaveProperty('secret');
       const raw = s.endpoint.secret.slice('whsec_'.length);
-      const rows = await h.db.raw<{ rows: unknown[] }>('select * from webhook_endpoints where id = ?', [s.endpoint.id]);
+      const rows = await stack.h.db.raw<{ rows: unknown[] }>('select * from webhook_endpoints where id = ?', [
+        s.endpoint.id,
+      ]);
       const dump = JSON.stringify(rows.rows);
       expect(dump).not.toContain(raw);
       expect(dump).not.toContain(Buffer.from(raw, 'base64').toString('hex'));
@@ -194,7 +183,7 @@ describe('failing endpoints', () => {
     const s = await setUp(() => 500);
     try {
       // Five days of failures, as the endpoint's record would show them.
-      await h
+      await stack.h
         .db('webhook_endpoints')
         .where({ id: s.endpoint.id })
         .update({ failing_since: new Date(Date.now() - 5 * 24 * 3600_000 - 60_000) });
@@ -224,7 +213,7 @@ describe('failing endpoints', () => {
       const enabled = await s.api<Endpoint>('PATCH', `/webhook_endpoints/${s.endpoint.id}`, { state: 'enabled' });
       expect(enabled.body).toMatchObject({ state: 'enabled' });
       expect(enabled.body).not.toHaveProperty('disabled_reason');
-      expect(await h.db('webhook_endpoints').where({ id: s.endpoint.id }).first('failing_since')).toMatchObject({
+      expect(await stack.h.db('webhook_endpoints').where({ id: s.endpoint.id }).first('failing_since')).toMatchObject({
         failing_since: null,
       });
     } finally {
@@ -283,7 +272,7 @@ describe('the endpoint resource', () => {
       expect((await s.api('GET', `/webhook_endpoints/${s.endpoint.id}`)).status).toBe(404);
       expect((await s.api('DELETE', `/webhook_endpoints/${s.endpoint.id}`)).status).toBe(404);
       await s.newUser();
-      expect(await h.db('webhook_messages').where({ env_id: s.env.env.id })).toEqual([]);
+      expect(await stack.h.db('webhook_messages').where({ env_id: s.env.env.id })).toEqual([]);
     } finally {
       await s.receiver.close();
     }
@@ -291,15 +280,15 @@ describe('the endpoint resource', () => {
 
   it("another environment's key cannot see or change an endpoint", async () => {
     const s = await setUp();
-    const other = await createTestEnv(h.db);
+    const other = await createTestEnv(stack.h.db);
     try {
-      const theirs = apiFor(web, other.secretKey, other.env.name);
+      const theirs = apiFor(stack.web, other.secretKey, other.env.name);
       expect((await theirs('GET', `/webhook_endpoints/${s.endpoint.id}`)).status).toBe(404);
       expect((await theirs('DELETE', `/webhook_endpoints/${s.endpoint.id}`)).status).toBe(404);
       expect((await theirs('POST', `/webhook_endpoints/${s.endpoint.id}:rotateSecret`)).status).toBe(404);
       expect((await theirs('GET', `/webhook_endpoints/${s.endpoint.id}/deliveries`)).status).toBe(404);
       // Their key on this environment's path is refused outright.
-      const cross = apiFor(web, other.secretKey, s.env.env.name);
+      const cross = apiFor(stack.web, other.secretKey, s.env.env.name);
       expect((await cross('GET', '/webhook_endpoints')).status).toBe(403);
     } finally {
       await s.receiver.close();

@@ -1,39 +1,14 @@
 // Every event the API causes reaches a real HTTP receiver, signed so that the `standardwebhooks`
 // package verifies it, with the resource as the API shows it; an action that rolls back sends
 // nothing; messages about one resource arrive in the order the changes happened.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebHandle } from '../../src/server.ts';
-import type { WorkerHandle } from '../../src/worker.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestEnv } from '../support/harness.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { capture, sampleEvent } from '../observability/support.ts';
 import { strongPassword } from '../identity/support.ts';
-import {
-  apiFor,
-  startReceiver,
-  startWebhookWorker,
-  typeOf,
-  until,
-  verified,
-  type Api,
-  type Receiver,
-} from './support.ts';
+import { apiFor, startReceiver, typeOf, until, useWebhookStack, verified, type Api, type Receiver } from './support.ts';
 
-let h: Harness;
-let web: WebHandle;
-let worker: WorkerHandle<Record<string, never>>;
-
-beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
-  worker = (await startWebhookWorker(h)) as unknown as WorkerHandle<Record<string, never>>;
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await web?.stop();
-  await h?.close();
-});
+const stack = useWebhookStack();
 
 interface Setup {
   env: CreatedEnv;
@@ -43,8 +18,8 @@ interface Setup {
 }
 
 async function setUp(eventTypes: string[] = ['*'], reply?: Parameters<typeof startReceiver>[0]): Promise<Setup> {
-  const env = await createTestEnv(h.db);
-  const api = apiFor(web, env.secretKey, env.env.name);
+  const env = await createTestEnv(stack.h.db);
+  const api = apiFor(stack.web, env.secretKey, env.env.name);
   const receiver = await startReceiver(reply);
   const res = await api<{ id: string; secret: string }>('POST', '/webhook_endpoints', {
     url: receiver.url,
@@ -120,7 +95,7 @@ describe('end users', () => {
       expect((await s.api('POST', '/end_users', { email: 'bo@example.com' })).status).toBe(201);
       expect((await s.api('POST', '/end_users', { email: 'bo@example.com' })).status).toBe(409);
       await s.receiver.waitFor(1);
-      const messages = await h.db('webhook_messages').where({ env_id: s.env.env.id });
+      const messages = await stack.h.db('webhook_messages').where({ env_id: s.env.env.id });
       expect(messages).toHaveLength(1);
     } finally {
       await s.receiver.close();
@@ -134,9 +109,9 @@ describe('end users', () => {
       await s.api('DELETE', `/end_users/${created.body.id}`);
       const [only] = await s.receiver.waitFor(1);
       expect(typeOf(only!)).toBe('end_user.deleted');
-      expect(await h.db('webhook_messages').where({ env_id: s.env.env.id, event_type: 'end_user.created' })).toEqual(
-        [],
-      );
+      expect(
+        await stack.h.db('webhook_messages').where({ env_id: s.env.env.id, event_type: 'end_user.created' }),
+      ).toEqual([]);
     } finally {
       await s.receiver.close();
     }
@@ -147,7 +122,7 @@ describe('error groups', () => {
   it('created by the ingest, resolved and reopened by triage, reopened by a new occurrence: in order', async () => {
     const s = await setUp(['error_group.created', 'error_group.resolved', 'error_group.reopened']);
     try {
-      await capture(web, s.env, sampleEvent({ event_time: new Date(Date.now() - 60_000).toISOString() }));
+      await capture(stack.web, s.env, sampleEvent({ event_time: new Date(Date.now() - 60_000).toISOString() }));
       const [created] = await s.receiver.waitFor(1, 'error_group.created');
       const group = verified(s.endpoint.secret, created!).data as { uid: string; etag: string; state: string };
       expect(group.state).toBe('unresolved');
@@ -167,7 +142,7 @@ describe('error groups', () => {
       });
       expect(again.status).toBe(200);
       // A new occurrence after the resolve reopens it (and is an event of its own).
-      await capture(web, s.env, sampleEvent({ event_time: new Date(Date.now() + 1000).toISOString() }));
+      await capture(stack.web, s.env, sampleEvent({ event_time: new Date(Date.now() + 1000).toISOString() }));
       await s.receiver.waitFor(5);
       expect(s.receiver.received.map(typeOf)).toEqual([
         'error_group.created',
@@ -181,7 +156,7 @@ describe('error groups', () => {
       // Acknowledging is not an event.
       const now = await s.api<{ etag: string }>('GET', `/error_groups/${group.uid}`);
       expect((await s.api('POST', `/error_groups/${group.uid}:acknowledge`, { etag: now.body.etag })).status).toBe(200);
-      expect(await h.db('webhook_messages').where({ env_id: s.env.env.id })).toHaveLength(5);
+      expect(await stack.h.db('webhook_messages').where({ env_id: s.env.env.id })).toHaveLength(5);
     } finally {
       await s.receiver.close();
     }
@@ -198,13 +173,13 @@ describe('error groups', () => {
       return 200;
     });
     try {
-      await capture(web, s.env, sampleEvent({ event_time: new Date(Date.now() - 60_000).toISOString() }));
+      await capture(stack.web, s.env, sampleEvent({ event_time: new Date(Date.now() - 60_000).toISOString() }));
       const group = await until(
         'the group to be stored',
-        async () => (await h.db('error_groups').where({ env_id: s.env.env.id })).length === 1,
+        async () => (await stack.h.db('error_groups').where({ env_id: s.env.env.id })).length === 1,
       ).then(
         async () =>
-          (await h.db('error_groups').where({ env_id: s.env.env.id }).first()) as { id: string; etag: string },
+          (await stack.h.db('error_groups').where({ env_id: s.env.env.id }).first()) as { id: string; etag: string },
       );
       const resolved = await s.api<{ etag: string }>('POST', `/error_groups/${group.id}:resolve`, { etag: group.etag });
       await s.api('POST', `/error_groups/${group.id}:reopen`, { etag: resolved.body.etag });

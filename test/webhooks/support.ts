@@ -3,6 +3,7 @@
 // verification with the `standardwebhooks` package, as a receiver would do it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { queues, type AppRegistry } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
@@ -10,7 +11,7 @@ import { startWorker, type Handlers, type WorkerHandle } from '../../src/worker.
 import type { SendOptions } from '../../src/domain/webhooks/send.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { webhooksDeliver } from '../../workers/webhooks-deliver.ts';
-import { call, type Answer, type Harness } from '../support/harness.ts';
+import { call, createHarness, startTestWeb, type Answer, type Harness } from '../support/harness.ts';
 
 export interface Received {
   id: string;
@@ -131,4 +132,25 @@ export function apiFor(web: WebHandle, key: string, envName: string): Api {
       key,
       ...(body === undefined ? {} : { body }),
     });
+}
+
+export interface WebhookStack {
+  h: Harness;
+  web: WebHandle;
+}
+
+/** A test file's database, web and webhook worker, made before its tests and stopped after them. */
+export function useWebhookStack(send: SendOptions = {}): WebhookStack {
+  const stack = {} as WebhookStack & { worker?: WorkerHandle<Mine> };
+  beforeAll(async () => {
+    stack.h = await createHarness();
+    stack.web = await startTestWeb(stack.h);
+    stack.worker = await startWebhookWorker(stack.h, send);
+  });
+  afterAll(async () => {
+    await stack.worker?.stop();
+    await stack.web?.stop();
+    await stack.h?.close();
+  });
+  return stack;
 }
