@@ -3,8 +3,8 @@
 // - webhook_endpoints: an environment's receivers. The signing secret is sealed with
 //   CAIRN_ENCRYPTION_KEY (it must be recovered to sign), never stored in plaintext; after a
 //   rotation the previous secret stays, sealed, until previous_secret_expire_time (24 hours).
-//   failing_since marks the first failed attempt since the last success: an endpoint failing for
-//   5 days is disabled with a reason.
+//   failing_since marks the first failed attempt since the last success (or since a quiet spell
+//   without attempts): an endpoint failing for 5 days is disabled with a reason.
 // - webhook_messages: one row per event, written in the transaction of the action that caused it
 //   (an outbox). Its body is the exact bytes every attempt sends; seq orders the messages about one
 //   subject (the resource), so an endpoint gets them in the order the changes happened.
@@ -45,6 +45,7 @@ export async function up(knex: Knex): Promise<void> {
       .checkIn(['enabled', 'disabled'], 'webhook_endpoints_state_check');
     t.text('disabled_reason');
     t.timestamp('failing_since', { useTz: true });
+    t.timestamp('last_failure_time', { useTz: true });
     t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('update_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['env_id', 'id']);
@@ -58,6 +59,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('body').notNullable();
     t.timestamp('create_time', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['create_time']);
+    // An environment's delete cascades here.
+    t.index(['env_id']);
   });
   await knex.schema.createTable('webhook_deliveries', (t) => {
     t.text('endpoint_id').notNullable().references('webhook_endpoints.id').onDelete('CASCADE');
@@ -96,6 +99,11 @@ export async function up(knex: Knex): Promise<void> {
       .inTable('webhook_deliveries')
       .onDelete('CASCADE');
   });
+  // A nullable column without a default changes only the catalog, but it needs the table's
+  // ACCESS EXCLUSIVE lock for that moment: waiting behind a long ingest transaction for it would
+  // queue every query of the table behind the wait, so the release gives up after 5 s instead
+  // (and is run again).
+  await knex.raw("set local lock_timeout = '5s'");
   await knex.raw('alter table error_groups add column reopen_xact xid8');
   await knex.raw(
     `update api_keys set scopes = scopes || array['webhooks:read', 'webhooks:write']

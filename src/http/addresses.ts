@@ -24,14 +24,17 @@ for (const [network, prefix] of [
 ] as const)
   notPublic.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
-  ['::', 127],
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
+  ['::ffff:0:0:0', 96], // SIIT's IPv4-translated addresses (RFC 6052 §2.1)
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
+  ['2001::', 32], // Teredo: tunnels to an IPv4 address
   ['2001:db8::', 32],
   ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10], // deprecated site-local
   ['ff00::', 8],
 ] as const)
   notPublic.addSubnet(network, prefix, 'ipv6');

@@ -186,7 +186,7 @@ describe('failing endpoints', () => {
       await stack.h
         .db('webhook_endpoints')
         .where({ id: s.endpoint.id })
-        .update({ failing_since: new Date(Date.now() - 5 * 24 * 3600_000 - 60_000) });
+        .update({ failing_since: new Date(Date.now() - 5 * 24 * 3600_000 - 60_000), last_failure_time: new Date() });
       await s.newUser();
       await until('the endpoint to be disabled', async () => {
         const e = await s.api<Endpoint>('GET', `/webhook_endpoints/${s.endpoint.id}`);
@@ -210,6 +210,27 @@ describe('failing endpoints', () => {
         `/webhook_endpoints/${s.endpoint.id}/deliveries/${(await s.deliveries())[0]!.id}:redeliver`,
       );
       expect(redeliver.status).toBe(409);
+      // Five days of failures that stopped a day ago are not five days of failing: one more
+      // failure starts the count again.
+      const quiet = await setUp(() => 500);
+      try {
+        await stack.h
+          .db('webhook_endpoints')
+          .where({ id: quiet.endpoint.id })
+          .update({
+            failing_since: new Date(Date.now() - 6 * 24 * 3600_000),
+            last_failure_time: new Date(Date.now() - 24 * 3600_000),
+          });
+        await quiet.newUser();
+        await until('the attempt to be recorded', async () => (await quiet.deliveries())[0]?.attempts.length === 1);
+        expect((await quiet.api<Endpoint>('GET', `/webhook_endpoints/${quiet.endpoint.id}`)).body.state).toBe(
+          'enabled',
+        );
+        const restarted = await stack.h.db('webhook_endpoints').where({ id: quiet.endpoint.id }).first('failing_since');
+        expect(Date.now() - (restarted as { failing_since: Date }).failing_since.getTime()).toBeLessThan(60_000);
+      } finally {
+        await quiet.receiver.close();
+      }
       const enabled = await s.api<Endpoint>('PATCH', `/webhook_endpoints/${s.endpoint.id}`, { state: 'enabled' });
       expect(enabled.body).toMatchObject({ state: 'enabled' });
       expect(enabled.body).not.toHaveProperty('disabled_reason');

@@ -101,6 +101,22 @@ it('a delivery whose job is gone, and a lane whose head was pruned, are delivere
   }
 });
 
+it('the sweep leaves alone a delivery whose job is still queued, however late', async () => {
+  const { envId, endpointId, receiver } = await withEndpoint();
+  try {
+    await createEndUser({ db: h.db, jobs }, envId, { email: 'queued@example.com' });
+    await h
+      .db('webhook_deliveries')
+      .where({ endpoint_id: endpointId })
+      .update({ next_attempt_time: new Date(Date.now() - 5 * 3600_000) });
+    const jobsBefore = await queued(h);
+    expect(await sweepDeliveries({ db: h.db, jobs })).toEqual({ requeued: 0, released: 0 });
+    expect(await queued(h)).toBe(jobsBefore);
+  } finally {
+    await receiver.close();
+  }
+});
+
 it('deliveries and their attempts are kept 30 days, then pruned with their messages', async () => {
   const { envId, endpointId, receiver } = await withEndpoint();
   try {

@@ -32,6 +32,10 @@ const refusedUrls = [
   'https://[::ffff:127.0.0.1]/hook', // IPv4-mapped loopback
   'https://[::ffff:a9fe:a9fe]/hook', // IPv4-mapped metadata
   'https://[64:ff9b::7f00:1]/hook', // NAT64 of loopback
+  'https://[::127.0.0.1]/hook', // IPv4-compatible loopback
+  'https://[::ffff:0:7f00:1]/hook', // SIIT loopback
+  'https://[fec0::1]/hook', // site-local
+  'https://[2001::1]/hook', // Teredo
   'https://no-such-host.invalid/hook', // does not resolve
   'https://2130706433/hook', // 127.0.0.1 as one number: the URL parser makes it 127.0.0.1
 ];
@@ -58,7 +62,7 @@ describe('checkTarget (the rule at creation)', () => {
       'https://hooks.example-public.test/x?y=1',
     );
     // One private address among public ones is enough to refuse.
-    await expect(checkTarget('https://mixed.example.test/', 'live', fakeDns)).rejects.toThrow(/10\.0\.0\.1/);
+    await expect(checkTarget('https://mixed.example.test/', 'live', fakeDns)).rejects.toThrow(/not public/);
   });
 
   it('a test environment accepts http and local addresses, but never other schemes', async () => {
@@ -155,9 +159,9 @@ describe('over HTTP', () => {
       attempts = res.body.deliveries[0]?.attempts ?? [];
       return attempts.length > 0;
     });
-    expect(attempts[0]).toMatchObject({
-      error: expect.stringMatching(/^refused: .*127\.0\.0\.1.*not a public address/),
-    });
+    // Refused without naming the address it found: that would map internal names for the caller.
+    expect(attempts[0]).toMatchObject({ error: expect.stringMatching(/^refused: .*not public/) });
+    expect(attempts[0]!.error).not.toContain('127.0.0.1');
     expect(attempts[0]).not.toHaveProperty('status_code');
     expect(connections).toBe(0);
   });

@@ -64,7 +64,7 @@ async function settle(
   const state = outcome.ok ? 'succeeded' : next ? 'pending' : 'failed';
   await deps.db.transaction(async (trx) => {
     const q = webhookQueries(trx);
-    await q.lockLane(c.id, c.subject);
+    if (!(await q.lockEndpoint(c.id))) return;
     const recorded = await q.recordAttempt(
       {
         endpoint_id: c.id,

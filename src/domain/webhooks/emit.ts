@@ -12,7 +12,8 @@ import { outboxQueries, type Ready } from './queries.ts';
 
 /**
  * The events' messages and deliveries on `tx`, the action's transaction. Costs one statement
- * when no enabled endpoint of the environment takes them (the usual case).
+ * when no enabled endpoint of the environment takes them (the usual case); else three, and the
+ * jobs' insert.
  */
 export async function emit(tx: SqlTx, jobs: Jobs, events: readonly WebhookEvent[]): Promise<void> {
   if (events.length === 0) return;
@@ -25,8 +26,10 @@ export async function emit(tx: SqlTx, jobs: Jobs, events: readonly WebhookEvent[
     body: messageBody(e, now),
   }));
   const q = outboxQueries(tx);
-  if ((await q.lockLanes(messages)) === 0) return;
-  await enqueueAttempts(tx, jobs, await q.insert(messages));
+  const matches = await q.match(messages);
+  if (matches.length === 0) return;
+  await q.lockLanes(matches.map((m) => ({ endpoint_id: m.endpoint_id, subject: messages[m.n]!.subject })));
+  await enqueueAttempts(tx, jobs, await q.insert(messages, matches));
 }
 
 /** Whether an enabled endpoint of these environments takes any of `types` (so building the data is worth it). */

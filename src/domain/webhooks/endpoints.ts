@@ -39,8 +39,9 @@ export async function createEndpoint(
   const id = newId('whep');
   const secret = newSecret();
   const row = await deps.db.transaction(async (trx) => {
-    // Counted under the environment's row lock, so parallel creates cannot pass the cap together.
-    await trx('envs').where({ id: env.id }).forUpdate().first('id');
+    // Counted under the environment's row lock, so parallel creates cannot pass the cap together;
+    // no key update, so the environment's other writes (their foreign keys' key-share) go on.
+    await trx('envs').where({ id: env.id }).forNoKeyUpdate().first('id');
     const q = webhookQueries(trx);
     if ((await q.countEndpoints(env.id)) >= maxEndpoints)
       throw new AppError('conflict', `this environment has ${maxEndpoints} webhook endpoints; delete one first`);

@@ -1,7 +1,10 @@
 // SQL for webhooks (STYLE.md §4). Every query is scoped by environment or by an endpoint found
 // through one. A lane is an endpoint and a subject: its unsettled deliveries go one at a time, in
-// seq order; the transactions that add to a lane or settle its head hold the lane's advisory lock,
-// so a delivery is never left waiting behind one that settled meanwhile.
+// seq order. Row locks keep a delivery from waiting behind one that settled meanwhile: a writer
+// share-locks the lane's unsettled deliveries (in seq order) before it decides whether its own must
+// wait, and the attempt that settles a lane's head updates that row before it releases the next,
+// so each waits for the other's commit and then reads it. Row locks live in the rows, not in
+// Postgres's shared lock table, which a burst of new groups would fill with one lock per lane.
 import type { Db, SqlTx } from '../../db.ts';
 
 export type EndpointState = 'enabled' | 'disabled';
@@ -19,6 +22,7 @@ export interface EndpointRow {
   state: EndpointState;
   disabled_reason: string | null;
   failing_since: Date | null;
+  last_failure_time: Date | null;
   create_time: Date;
   update_time: Date;
 }
@@ -65,6 +69,12 @@ export interface NewMessage {
   body: string;
 }
 
+/** An event (its index in the call) and an endpoint that takes it. */
+export interface Match {
+  n: number;
+  endpoint_id: string;
+}
+
 /** A delivery whose next attempt is due: the job to send. */
 export interface Ready {
   endpoint_id: string;
@@ -73,49 +83,61 @@ export interface Ready {
 }
 
 const matching = `e.env_id = x.env_id and e.state = 'enabled' and (e.event_types @> array[x.type] or e.event_types @> array['*'])`;
-const laneKey = (endpoint: string, subject: string) => `hashtextextended(${endpoint} || ' ' || ${subject}, 0)`;
 
 /** The outbox, on the action's own transaction (`SqlTx`: a knex transaction through fromKnex, or a job's). */
 export function outboxQueries(tx: SqlTx) {
   return {
     /**
-     * Locks the lanes the events will join, in one order (no deadlock between two writers), and
-     * answers how many there are: none when no enabled endpoint takes any of the events.
+     * The enabled endpoints that take each event (`n`: its index), key-share locked so that an
+     * endpoint deleted meanwhile waits for this transaction instead of failing its insert.
      */
-    async lockLanes(events: NewMessage[]): Promise<number> {
+    async match(events: NewMessage[]): Promise<Match[]> {
       const { rows } = await tx.executeSql(
-        `select count(pg_advisory_xact_lock(k)) as n from (
-           select distinct ${laneKey('e.id', 'x.subject')} as k
-           from jsonb_to_recordset($1::jsonb) as x(env_id text, type text, subject text)
-           join webhook_endpoints e on ${matching}
-           order by 1
-         ) lanes`,
-        [JSON.stringify(events)],
+        `select x.n, e.id as endpoint_id
+         from jsonb_to_recordset($1::jsonb) as x(n int, env_id text, type text)
+         join webhook_endpoints e on ${matching}
+         order by e.id
+         for key share of e`,
+        [JSON.stringify(events.map((e, n) => ({ ...e, n })))],
       );
-      return Number((rows as { n: string }[])[0]?.n ?? 0);
+      return rows as Match[];
+    },
+
+    /** Share-locks the unsettled deliveries of the lanes about to grow, in lane and seq order. */
+    async lockLanes(lanes: { endpoint_id: string; subject: string }[]): Promise<void> {
+      await tx.executeSql(
+        `select 1 from webhook_deliveries d
+         join (select distinct * from jsonb_to_recordset($1::jsonb) as l(endpoint_id text, subject text)) l
+           using (endpoint_id, subject)
+         where d.state in ('waiting', 'pending') and not d.one_shot
+         order by d.endpoint_id, d.subject, d.seq
+         for share of d`,
+        [JSON.stringify(lanes)],
+      );
     },
 
     /**
-     * Writes the messages some enabled endpoint takes and a delivery for each such endpoint.
-     * A delivery waits while an earlier one in its lane is unsettled (or an earlier event of this
-     * call has the same subject); the others are answered, ready for their first attempt.
+     * Writes the matched events' messages and a delivery per match. A delivery waits while an
+     * earlier one in its lane is unsettled (or an earlier event of this call has the same
+     * subject); the others are answered, ready for their first attempt.
      */
-    async insert(events: NewMessage[]): Promise<Ready[]> {
+    async insert(events: NewMessage[], matches: Match[]): Promise<Ready[]> {
       const { rows } = await tx.executeSql(
         `with x as (
            select * from jsonb_to_recordset($1::jsonb) as x(id text, env_id text, type text, subject text, body text, n int)
          ),
+         t as (select * from jsonb_to_recordset($2::jsonb) as t(n int, endpoint_id text)),
          m as (
            insert into webhook_messages (id, env_id, event_type, subject, body)
            select x.id, x.env_id, x.type, x.subject, x.body from x
-           where exists (select 1 from webhook_endpoints e where ${matching})
+           where exists (select 1 from t where t.n = x.n)
            order by x.n
-           returning id, seq, env_id, event_type as type, subject
+           returning id, seq, env_id, subject
          ),
          lane as (
-           select e.id as endpoint_id, x.id as message_id, x.env_id, x.subject, x.seq,
-             row_number() over (partition by e.id, x.subject order by x.seq) as place
-           from m as x join webhook_endpoints e on ${matching}
+           select t.endpoint_id, m.id as message_id, m.env_id, m.subject, m.seq,
+             row_number() over (partition by t.endpoint_id, m.subject order by m.seq) as place
+           from m join x on x.id = m.id join t on t.n = x.n
          ),
          d as (
            insert into webhook_deliveries (endpoint_id, message_id, env_id, subject, seq, state, next_attempt_time)
@@ -133,7 +155,7 @@ export function outboxQueries(tx: SqlTx) {
          )
          select endpoint_id, message_id from d where state = 'pending'`,
         // `n`: the events' order, which their seq keeps.
-        [JSON.stringify(events.map((e, n) => ({ ...e, n })))],
+        [JSON.stringify(events.map((e, n) => ({ ...e, n }))), JSON.stringify(matches)],
       );
       return (rows as { endpoint_id: string; message_id: string }[]).map((r) => ({ ...r, attempt: 1 }));
     },
@@ -243,8 +265,14 @@ export function webhookQueries(db: Db) {
         );
     },
 
-    async lockLane(endpointId: string, subject: string): Promise<void> {
-      await db.raw(`select pg_advisory_xact_lock(${laneKey('?::text', '?::text')})`, [endpointId, subject]);
+    /**
+     * An attempt's settling takes its endpoint's row first (no key update: emitters' key-share
+     * locks still pass), then its delivery's: a delete of the endpoint locks them in the same
+     * order, so the two never deadlock. False when the endpoint is gone.
+     */
+    async lockEndpoint(endpointId: string): Promise<boolean> {
+      const row = await db('webhook_endpoints').where({ id: endpointId }).forNoKeyUpdate().first('id');
+      return row !== undefined;
     },
 
     /**
@@ -273,7 +301,10 @@ export function webhookQueries(db: Db) {
 
     /**
      * After a failed attempt: the endpoint is failing since its first failure after a success,
-     * and is disabled once that is `disableAfterMs` ago. Answers whether it was disabled now.
+     * and is disabled once that is `disableAfterMs` ago. A failure more than 12 hours after the
+     * one before starts the count again: retries of a failing message come at most about 11 hours
+     * apart (schedule.ts), so a longer gap means nothing was tried, and one failure after a quiet
+     * week is not five days of failing. Answers whether it was disabled now.
      */
     async endpointFailed(
       endpointId: string,
@@ -282,7 +313,12 @@ export function webhookQueries(db: Db) {
     ): Promise<boolean> {
       const [row] = await db('webhook_endpoints')
         .where({ id: endpointId })
-        .update({ failing_since: db.raw('coalesce(failing_since, now())') })
+        .update({
+          failing_since: db.raw(
+            "case when failing_since is null or last_failure_time < now() - interval '12 hours' then now() else failing_since end",
+          ),
+          last_failure_time: db.fn.now(),
+        })
         .returning(['failing_since', 'state']);
       const since = (row as { failing_since: Date; state: EndpointState } | undefined)?.failing_since;
       if (!since || (row as { state: EndpointState }).state !== 'enabled') return false;
@@ -314,13 +350,19 @@ export function webhookQueries(db: Db) {
      * own retries while the database failed, say). Answered with the attempt each is owed.
      */
     async overdue(olderThan: Date, limit: number): Promise<Ready[]> {
-      const rows = await db('webhook_deliveries')
-        .where('state', 'pending')
-        .where('next_attempt_time', '<', olderThan)
-        .orderBy('next_attempt_time')
-        .limit(limit)
-        .select('endpoint_id', 'message_id', 'attempt_count');
-      return (rows as { endpoint_id: string; message_id: string; attempt_count: number }[]).map((r) => ({
+      // Only when no job of the delivery is queued, retrying or running: a backlog that takes
+      // hours to drain is overdue too, and its jobs must not be doubled.
+      const { rows } = await db.raw<{ rows: { endpoint_id: string; message_id: string; attempt_count: number }[] }>(
+        `select d.endpoint_id, d.message_id, d.attempt_count from webhook_deliveries d
+         where d.state = 'pending' and d.next_attempt_time < ?
+           and (d.endpoint_id, d.message_id) not in (
+             select data->>'endpoint_id', data->>'message_id' from pgboss.job
+             where name = 'webhooks.deliver' and state in ('created', 'retry', 'active')
+           )
+         order by d.next_attempt_time limit ?`,
+        [olderThan, limit],
+      );
+      return rows.map((r) => ({
         endpoint_id: r.endpoint_id,
         message_id: r.message_id,
         attempt: r.attempt_count + 1,

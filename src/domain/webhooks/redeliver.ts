@@ -31,6 +31,8 @@ export async function redeliver(
     await enqueueAttempts(trx, deps.jobs, [{ endpoint_id: endpoint.id, message_id: messageId, attempt: count + 1 }]);
   });
   const q = webhookQueries(deps.db);
-  const delivery = (await q.delivery(endpoint.id, messageId))!;
+  const delivery = await q.delivery(endpoint.id, messageId);
+  // The endpoint was deleted in the meantime.
+  if (!delivery) throw new AppError('not_found', `no delivery ${messageId} to endpoint ${endpoint.id}`);
   return { delivery, attempts: await q.attempts(endpoint.id, [messageId]) };
 }

@@ -3,12 +3,12 @@
 // attempt: following one would let a receiver send us anywhere). The receiver's answer body is read
 // and dropped (at most 64 KiB), never stored. For a live environment the socket connects only to
 // public addresses, checked on the answer it connects to (targets.ts).
-import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { EnvMode } from '../tenancy/keys.ts';
-import { bareHost, publicAddresses, TargetRefused, type Resolver } from './targets.ts';
+import { bareHost, publicAddresses, systemResolver, TargetRefused, type Resolver } from './targets.ts';
 
 export const attemptTimeoutMs = 15_000;
 const maxAnswerBytes = 64 * 1024;
@@ -21,7 +21,7 @@ export interface AttemptOutcome {
 }
 
 export interface SendOptions {
-  /** The DNS used where live sockets open (tests play a rebinding DNS with it). */
+  /** The DNS used where live sockets open (targets.ts; tests play a rebinding DNS with it). */
   resolve?: Resolver;
   /** Extra trust anchors for https (tests with their own certificate authority). */
   ca?: string;
@@ -31,14 +31,9 @@ export interface SendOptions {
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** dns.lookup for live sockets: the host's addresses, only when every one is public. */
-function liveLookup(resolve: Resolver | undefined) {
+function liveLookup(resolve: Resolver) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    const answer = resolve
-      ? resolve(hostname)
-      : new Promise<string[]>((ok, fail) =>
-          lookup(hostname, { all: true }, (err, found) => (err ? fail(err) : ok(found.map((a) => a.address)))),
-        );
-    answer
+    resolve(hostname)
       .then(async (addresses) => {
         const checked = await publicAddresses(
           new URL(`https://${hostname.includes(':') ? `[${hostname}]` : hostname}`),
@@ -56,7 +51,11 @@ function liveLookup(resolve: Resolver | undefined) {
 export function createSender(options: SendOptions = {}) {
   const keep = { keepAlive: true, maxSockets: 32, maxFreeSockets: 8 };
   const agents = {
-    live: new HttpsAgent({ ...keep, lookup: liveLookup(options.resolve), ...(options.ca ? { ca: options.ca } : {}) }),
+    live: new HttpsAgent({
+      ...keep,
+      lookup: liveLookup(options.resolve ?? systemResolver),
+      ...(options.ca ? { ca: options.ca } : {}),
+    }),
     test: {
       'https:': new HttpsAgent({ ...keep, ...(options.ca ? { ca: options.ca } : {}) }),
       'http:': new HttpAgent(keep),

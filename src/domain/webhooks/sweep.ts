@@ -1,10 +1,10 @@
 // The safety net of delivery (the `webhooks.sweep` job, every 10 minutes). Each attempt's job is
 // queued in the transaction that made it due, so a delivery is only stranded when its job itself
 // is gone: it ran out of pg-boss's own retries (a database failing for half an hour), or the
-// delivery it waited behind was pruned. An attempt overdue by an hour (pg-boss's retries of one
-// job span about 25 minutes, src/jobs.ts) is queued again under a new job id; a lane whose head
-// waits behind nothing is released. A job that was only slow may then run twice: the attempt's
-// number makes the second record nothing, at worst one extra request with the same webhook-id.
+// delivery it waited behind was pruned. An attempt overdue by an hour with no job queued, retrying
+// or running is queued again under a new job id; a lane whose head waits behind nothing is
+// released. Should a job turn up anyway, the attempt's number makes the second record nothing: at
+// worst one extra request with the same webhook-id.
 import type { Knex } from 'knex';
 import type { AnyJobs as Jobs } from '../../jobs.ts';
 import { enqueueAttempts } from './emit.ts';
@@ -26,7 +26,7 @@ export async function sweepDeliveries(
   for (const lane of await q.stalledLanes(before, batch)) {
     await deps.db.transaction(async (trx) => {
       const t = webhookQueries(trx);
-      await t.lockLane(lane.endpoint_id, lane.subject);
+      // Racing a settle's release of the same delivery, only one update finds it still waiting.
       const next = await t.releaseNext(lane.endpoint_id, lane.subject);
       if (!next) return;
       released += 1;

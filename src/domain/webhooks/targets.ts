@@ -4,7 +4,7 @@
 // The rule is checked when the URL is set and again where each attempt opens its socket, on the
 // DNS answer it connects to, so a name that later resolves to 127.0.0.1 (DNS rebinding) reaches
 // nothing. Test environments also accept http:// and local addresses, for development.
-import { lookup as lookupAll } from 'node:dns/promises';
+import { Resolver as DnsResolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { AppError } from '../../errors.ts';
 import { isPublicAddress } from '../../http/addresses.ts';
@@ -13,8 +13,17 @@ import type { EnvMode } from '../tenancy/keys.ts';
 /** A host's addresses; tests pass their own to play a DNS that changes its answer. */
 export type Resolver = (host: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (host) =>
-  (await lookupAll(host, { all: true, verbatim: true })).map((a) => a.address);
+// c-ares queries with a deadline, not dns.lookup: getaddrinfo holds one of libuv's four threads
+// for as long as a name's server takes to answer (tens of seconds for one that never does), and
+// those threads also hash passwords. A key holder choosing such names could starve sign-ins.
+const dns = new DnsResolver({ timeout: 2000, tries: 2 });
+
+export const systemResolver: Resolver = async (host) => {
+  const answers = await Promise.allSettled([dns.resolve4(host), dns.resolve6(host)]);
+  const addresses = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
+  if (addresses.length === 0) throw new Error(`${host} does not resolve`);
+  return addresses;
+};
 
 /** The host as a socket takes it: an IPv6 literal loses its brackets. */
 export const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
@@ -35,9 +44,9 @@ export async function publicAddresses(url: URL, resolve: Resolver): Promise<stri
     throw new TargetRefused(`${url.hostname} does not resolve`);
   }
   if (addresses.length === 0) throw new TargetRefused(`${url.hostname} does not resolve`);
-  const local = addresses.find((a) => !isPublicAddress(a));
-  if (local !== undefined)
-    throw new TargetRefused(`${url.hostname} resolves to ${local}, which is not a public address`);
+  // The address itself is not said: the answer would map the service's internal names for a caller.
+  if (!addresses.every(isPublicAddress))
+    throw new TargetRefused(`${url.hostname} resolves to an address that is not public`);
   return addresses;
 }
 
