@@ -299,6 +299,22 @@ describe('the endpoint resource', () => {
     }
   });
 
+  it('an endpoint deleted while its messages are being written and delivered answers 204, and nothing fails', async () => {
+    // Half the receiver's answers fail, so attempts also change the endpoint's failure record.
+    const s = await setUp((_r, n) => (n % 2 ? 500 : 200));
+    try {
+      const writes = Promise.all(Array.from({ length: 20 }, () => s.newUser()));
+      await s.receiver.waitFor(3);
+      const deleted = await s.api('DELETE', `/webhook_endpoints/${s.endpoint.id}`);
+      expect(deleted.status).toBe(204);
+      await writes;
+      expect(await stack.h.db('webhook_deliveries').where({ endpoint_id: s.endpoint.id })).toEqual([]);
+      expect(await stack.h.db('webhook_attempts').where({ endpoint_id: s.endpoint.id })).toEqual([]);
+    } finally {
+      await s.receiver.close();
+    }
+  });
+
   it("another environment's key cannot see or change an endpoint", async () => {
     const s = await setUp();
     const other = await createTestEnv(stack.h.db);

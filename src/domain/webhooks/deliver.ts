@@ -64,7 +64,12 @@ async function settle(
   const state = outcome.ok ? 'succeeded' : next ? 'pending' : 'failed';
   await deps.db.transaction(async (trx) => {
     const q = webhookQueries(trx);
-    if (!(await q.lockEndpoint(c.id))) return;
+    // An attempt that changes its endpoint's failure record takes the endpoint's row before its
+    // deliveries', the order a delete takes them in (queries.ts deleteEndpoint), so the two never
+    // deadlock. The usual success of a healthy endpoint touches only deliveries: concurrent
+    // attempts to one endpoint then settle side by side, not one after another.
+    const touchesEndpoint = !outcome.ok || c.failing_since !== null;
+    if (touchesEndpoint && !(await q.lockEndpoint(c.id))) return;
     const recorded = await q.recordAttempt(
       {
         endpoint_id: c.id,
@@ -78,8 +83,9 @@ async function settle(
       { state, next_attempt_time: next ?? null },
     );
     if (!recorded) return;
-    if (outcome.ok) await q.endpointSucceeded(c.id);
-    else if (c.state === 'enabled') {
+    if (outcome.ok) {
+      if (touchesEndpoint) await q.endpointSucceeded(c.id);
+    } else if (c.state === 'enabled') {
       const disabled = await q.endpointFailed(
         c.id,
         disableAfterMs,

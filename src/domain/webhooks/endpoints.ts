@@ -120,6 +120,6 @@ export async function rotateSecret(
 }
 
 export async function deleteEndpoint(db: Knex, envId: string, id: string): Promise<void> {
-  if (!(await webhookQueries(db).deleteEndpoint(envId, id)))
-    throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
+  const deleted = await db.transaction((trx) => webhookQueries(trx).deleteEndpoint(envId, id));
+  if (!deleted) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
 }

@@ -200,7 +200,15 @@ export function webhookQueries(db: Db) {
       return row;
     },
 
+    /**
+     * Deletes an endpoint and, by cascade, its deliveries and attempts. Run in a transaction: the
+     * endpoint's row, then its deliveries in seq order, are locked first, the order an attempt's
+     * settling takes them in (deliver.ts), so a delete and a settle never deadlock.
+     */
     async deleteEndpoint(envId: string, id: string): Promise<boolean> {
+      const found = await endpoints().where({ env_id: envId, id }).forUpdate().first('id');
+      if (!found) return false;
+      await db.raw('select 1 from webhook_deliveries where endpoint_id = ? order by seq for update', [id]);
       return (await endpoints().where({ env_id: envId, id }).delete()) > 0;
     },
 
@@ -266,9 +274,8 @@ export function webhookQueries(db: Db) {
     },
 
     /**
-     * An attempt's settling takes its endpoint's row first (no key update: emitters' key-share
-     * locks still pass), then its delivery's: a delete of the endpoint locks them in the same
-     * order, so the two never deadlock. False when the endpoint is gone.
+     * The endpoint's row, for an attempt's settling that will change it (no key update: emitters'
+     * key-share locks still pass). False when the endpoint is gone.
      */
     async lockEndpoint(endpointId: string): Promise<boolean> {
       const row = await db('webhook_endpoints').where({ id: endpointId }).forNoKeyUpdate().first('id');
