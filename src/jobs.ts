@@ -160,10 +160,15 @@ export const queues = defineQueues({
   // died or a database that failed mid-job (the attempt is then made again, same webhook-id). The
   // heartbeat finds a killed worker's attempt within 10-20 s. Its own partition: a burst of
   // events waits here without slowing the other queues. The endpoint is the job's group: at most 4
-  // attempts to one endpoint at once, so a slow receiver holds 4 of the 32 in flight, not all.
-  // Fetches of 4, sent together, with burst (a full fetch fetches again at once): one backlogged
-  // endpoint drained at ~480/s in a measurement, against ~1/s with fetches of 1, where every
-  // worker slept out the 5 s poll after each job and a NOTIFY woke all 32 for 4 jobs at most.
+  // attempts to one endpoint at once. Fetches of 4, sent together, with burst (a full fetch
+  // fetches again at once): one backlogged endpoint drained at ~480/s in a measurement, against
+  // ~1/s with fetches of 1, where every worker slept out the 5 s poll after each job and a NOTIFY
+  // woke all of them for 4 jobs at most. A fetch ends with its slowest attempt, so a receiver that
+  // times out holds up to 4 of the 8 fetch loops for 15 s: one such endpoint leaves the others
+  // their speed (bench/webhooks.ts), two would take every loop of one worker. Fetches of 2 with
+  // 16 loops halve that, but cost ~20% more worker CPU and ~50% more Postgres CPU per delivery at a
+  // steady 50 events/s (a NOTIFY wakes twice the loops), so this stays, and a per-environment cap
+  // is the next step.
   'webhooks.deliver': {
     schema: z.object({
       endpoint_id: z.string().regex(/^whep_[0-9a-z]{26}$/),
