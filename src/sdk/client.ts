@@ -44,6 +44,37 @@ export class CairnApiError extends Error {
   }
 }
 
+/**
+ * The API could not be reached at all (nothing listens, the host does not resolve, the connection
+ * dropped): no HTTP answer, so no code. `reason` says which, in words.
+ */
+export class CairnConnectionError extends Error {
+  readonly baseUrl: string;
+  readonly reason: string;
+
+  constructor(baseUrl: string, reason: string, cause: unknown) {
+    super(`could not reach the Cairn API at ${baseUrl} (${reason})`, { cause });
+    this.name = 'CairnConnectionError';
+    this.baseUrl = baseUrl;
+    this.reason = reason;
+  }
+}
+
+/** fetch's "fetch failed" wraps the socket's error: its code, in words. */
+function unreachable(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const words: Record<string, string> = {
+    ECONNREFUSED: 'connection refused: nothing listens there',
+    ENOTFOUND: 'the host name does not resolve',
+    EAI_AGAIN: 'the host name does not resolve (DNS failed)',
+    ETIMEDOUT: 'the connection timed out',
+    ECONNRESET: 'the connection was reset',
+    EHOSTUNREACH: 'the host is unreachable',
+    UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  };
+  return (cause?.code && words[cause.code]) ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+}
+
 export class CairnClient {
   readonly options: ClientOptions;
 
@@ -74,7 +105,14 @@ export class CairnClient {
     }
     const init: RequestInit & { duplex?: 'half' } = { method, headers, body };
     if (body && typeof (body as ReadableStream).getReader === 'function') init.duplex = 'half';
-    const res = await (this.options.fetch ?? fetch)(this.url(path, options.query), init);
+    let res: Response;
+    try {
+      res = await (this.options.fetch ?? fetch)(this.url(path, options.query), init);
+    } catch (err) {
+      // A TypeError is fetch's own "could not connect"; an abort or anything else is the caller's.
+      if (err instanceof TypeError) throw new CairnConnectionError(this.options.baseUrl, unreachable(err), err);
+      throw err;
+    }
     if (!res.ok) {
       const text = await res.text();
       let parsed: Record<string, unknown>;

@@ -8,7 +8,7 @@ import { ErrorGroupsApi } from './error-groups.ts';
 import { SocialProvidersApi } from './social.ts';
 import { WebhooksApi } from './webhooks.ts';
 
-export { CairnApiError, CairnClient, envPath } from './client.ts';
+export { CairnApiError, CairnClient, CairnConnectionError, envPath } from './client.ts';
 export type { ClientOptions } from './client.ts';
 export { BackupsApi, EndUsersApi, ErrorGroupsApi, SocialProvidersApi, StorageApi, WebhooksApi };
 export type { SocialProvider, SocialProviderInput } from './social.ts';

@@ -88,6 +88,23 @@ describe('npm start with nothing configured', () => {
         { timeoutMs: 20_000 },
       );
       expect(stored.message).toBe('from npm start');
+      // A second `npm start` in the same folder says the first is running, and where.
+      const second = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const again = spawn(process.execPath, [script], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '', HOME: dir!, PORT: String(port), CAIRN_EMBEDDED_PG_PORT: String(pgPort) },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let text = '';
+        again.stdout.on('data', (d: Buffer) => (text += d.toString()));
+        again.stderr.on('data', (d: Buffer) => (text += d.toString()));
+        again.on('exit', (code) => resolve({ code, out: text }));
+      });
+      expect(second.code).toBe(1);
+      expect(second.out).toContain(
+        `Cairn could not start: Cairn is already running from this folder (pid ${child.pid}) at http://localhost:${port}`,
+      );
+      expect(second.out).toContain(`kill ${child.pid}`);
       // mkdtemp makes a 0700 folder, as root's home is: the database lives where postgres can reach.
       expect(existsSync(join(dir, '.data', 'postgres', 'PG_VERSION'))).toBe(true);
       cleanup = await readlink(join(dir, '.data', 'postgres')).catch(() => undefined);

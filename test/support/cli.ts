@@ -10,12 +10,12 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCairn(args: string[], vars: Record<string, string | undefined>): Promise<CliRun> {
+export function runCairn(args: string[], vars: Record<string, string | undefined>, cwd?: string): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [bin, ...args],
-      { env: { PATH: process.env.PATH, ...vars }, encoding: 'utf8' },
+      { env: { PATH: process.env.PATH, ...vars }, encoding: 'utf8', ...(cwd ? { cwd } : {}) },
       (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
