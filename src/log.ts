@@ -1,10 +1,11 @@
 // pino, one JSON line per event. Log lines carry ids and codes, never tokens, keys or bodies.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(options: { level?: string; name: string }): Logger {
-  return pino({
+/** `destination`: where the lines go (stdout unless given; `npm start` adds its readable mail view). */
+export function createLogger(options: { level?: string; name: string; destination?: DestinationStream }): Logger {
+  const settings = {
     name: options.name,
     level: options.level ?? 'info',
     base: { pid: process.pid },
@@ -13,5 +14,6 @@ export function createLogger(options: { level?: string; name: string }): Logger 
       paths: ['authorization', 'password', 'token', 'secret', '*.authorization', '*.password', '*.token', '*.secret'],
       censor: '[Filtered]',
     },
-  });
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }

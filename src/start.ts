@@ -31,6 +31,25 @@ const pidFile = resolve(dataDir, 'cairn.pid');
 const demoEnvName = 'orgs/demo/projects/demo/envs/dev';
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
+/**
+ * The log as the Procfile's processes write it, plus each mail a test environment wrote to the
+ * outbox printed readably on stderr: without SMTP_URL, that is where a developer finds the
+ * verification link (src/mail/index.ts logs a test environment's body; never a live one's).
+ */
+function withReadableMail(out: NodeJS.WritableStream): { write(line: string): void } {
+  return {
+    write(line: string) {
+      out.write(line);
+      if (!line.includes('mail written to the outbox')) return;
+      const m = JSON.parse(line) as { to?: string; subject?: string; text?: string; mail_id?: string };
+      if (m.text === undefined) return;
+      say(`\n── mail to ${m.to}: ${m.subject} (${m.mail_id}; again: npx cairn admin outbox list --env <env name>) ──`);
+      say(m.text.trimEnd());
+      say('──');
+    },
+  };
+}
+
 /** A start-up failure whose message already says what to do: printed as it is. */
 class StartError extends Error {}
 
@@ -174,7 +193,7 @@ async function main(): Promise<void> {
   await chmod(envFile, 0o600);
 
   const config = loadConfig(env);
-  const log = createLogger({ name: 'cairn', level: config.LOG_LEVEL });
+  const log = createLogger({ name: 'cairn', level: config.LOG_LEVEL, destination: withReadableMail(process.stdout) });
   phase = 'running the migrations';
   say('Running migrations…');
   await runMigrations(config, log);

@@ -7,6 +7,7 @@ import { register as registerConsole } from './commands/console.ts';
 import { register as registerErrorGroups } from './commands/error-groups.ts';
 import { register as registerIdentity, registerAdmin as registerIdentityAdmin } from './commands/identity.ts';
 import { registerOAuthAdmin } from './commands/oauth.ts';
+import { registerOutbox } from './commands/outbox.ts';
 import { register as registerSocial } from './commands/social.ts';
 import { register as registerWebhooks } from './commands/webhooks.ts';
 import { createCliContext, describeError } from './context.ts';
@@ -21,6 +22,7 @@ export async function main(argv: string[]): Promise<number> {
   const admin = registerAdmin(program, ctx);
   registerIdentityAdmin(admin, ctx);
   registerOAuthAdmin(admin, ctx);
+  registerOutbox(admin, ctx);
   registerIdentity(program, ctx);
   registerSocial(program, ctx);
   registerErrorGroups(program, ctx);

@@ -18,6 +18,7 @@ export interface Mail {
 
 /** The environment a mail is sent for: its mode decides what the log may show. */
 export interface MailEnv {
+  envId: string;
   mode: EnvMode;
 }
 
@@ -50,7 +51,7 @@ export function createMailer(
   return {
     kind: 'outbox',
     async send(mail, env) {
-      const id = await outboxQueries(db).insert(keyring, mail);
+      const id = await outboxQueries(db).insert(keyring, env.envId, mail);
       if (env.mode === 'test')
         log.info(
           { mail_id: id, to: mail.to, subject: mail.subject, text: mail.text },

@@ -12,6 +12,7 @@ const sealContext = (id: string): string => `mail_outbox:${id}`;
 
 export interface OutboxRow {
   id: string;
+  env_id: string | null;
   to: string;
   subject: string;
   body_sealed: string;
@@ -20,15 +21,25 @@ export interface OutboxRow {
 
 export function outboxQueries(db: Knex) {
   return {
-    async insert(keyring: Keyring, mail: { to: string; subject: string; text: string }): Promise<string> {
+    async insert(keyring: Keyring, envId: string, mail: { to: string; subject: string; text: string }): Promise<string> {
       const id = newId('mail');
       await db('mail_outbox').insert({
         id,
+        env_id: envId,
         to: mail.to,
         subject: mail.subject,
         body_sealed: seal(keyring, mail.text, sealContext(id)),
       });
       return id;
+    },
+
+    /** An environment's mails, newest first. */
+    async list(envId: string, limit: number): Promise<OutboxRow[]> {
+      return db<OutboxRow>('mail_outbox').where({ env_id: envId }).orderBy('create_time', 'desc').limit(limit);
+    },
+
+    async get(envId: string, id: string): Promise<OutboxRow | undefined> {
+      return db<OutboxRow>('mail_outbox').where({ env_id: envId, id }).first();
     },
 
     /** Rows older than the retention; answers how many went. */

@@ -41,7 +41,7 @@ describe('npm start with nothing configured', () => {
         HOME: dir,
         PORT: String(port),
         CAIRN_EMBEDDED_PG_PORT: String(pgPort),
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -88,6 +88,16 @@ describe('npm start with nothing configured', () => {
         { timeoutMs: 20_000 },
       );
       expect(stored.message).toBe('from npm start');
+      // Without SMTP_URL, a test environment's mail is printed readably, its link included.
+      const signUp = await call(api, 'POST', '/v1/client/sign-up', {
+        headers: { 'cairn-publishable-key': /publishable key:\s+(\S+)/.exec(out)![1]! },
+        body: { email: 'newcomer@example.com', password: 'correct horse battery staple 42' },
+      });
+      expect(signUp.status).toBe(202);
+      await eventually(async () => (/── mail to newcomer@example\.com: /.test(out) ? true : undefined), {
+        timeoutMs: 20_000,
+      });
+      expect(out).toMatch(/── mail to newcomer@example\.com: [^\n]+\n[\s\S]*https?:\/\/\S+[\s\S]*\n──\n/);
       // A second `npm start` in the same folder says the first is running, and where.
       const second = await new Promise<{ code: number | null; out: string }>((resolve) => {
         const again = spawn(process.execPath, [script], {
