@@ -6,8 +6,17 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const base64Key = z.string().refine((v) => Buffer.from(v, 'base64').length === 32, {
-  message: 'must be base64 of exactly 32 random bytes',
+/**
+ * A 32-byte key as base64 (`openssl rand -base64 32`) or as 64 hex characters (`openssl rand -hex
+ * 32`, and what Heroku's app.json `"generator": "secret"` makes). Base64 of 32 bytes is 44
+ * characters, so the two never mix up.
+ */
+export function keyBytes(v: string): Buffer {
+  return /^[0-9a-fA-F]{64}$/.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
+}
+
+const base64Key = z.string().refine((v) => keyBytes(v).length === 32, {
+  message: 'must be 32 random bytes, as base64 or 64 hex characters',
 });
 
 const schema = z.object({
@@ -104,10 +113,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(problems);
   }
   const c = parsed.data;
-  const keys = new Map<string, Buffer>([[c.CAIRN_ENCRYPTION_KEY_ID, Buffer.from(c.CAIRN_ENCRYPTION_KEY, 'base64')]]);
+  const keys = new Map<string, Buffer>([[c.CAIRN_ENCRYPTION_KEY_ID, keyBytes(c.CAIRN_ENCRYPTION_KEY)]]);
   for (const pair of c.CAIRN_ENCRYPTION_OLD_KEYS?.split(',') ?? []) {
     const [id, value] = pair.split(':');
-    const key = Buffer.from(value ?? '', 'base64');
+    const key = keyBytes(value ?? '');
     if (!id || key.length !== 32)
       throw new ConfigError(['CAIRN_ENCRYPTION_OLD_KEYS must be "id:base64key,…" with 32-byte keys']);
     if (!keys.has(id)) keys.set(id, key);
