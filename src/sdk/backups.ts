@@ -46,6 +46,11 @@ export class BackupsApi {
     return this.client.request('GET', backupPath(id));
   }
 
+  /** Deletes a backup that has ended, its stored object with it. */
+  async delete(id: string): Promise<void> {
+    await this.client.request('DELETE', backupPath(id));
+  }
+
   /** The decrypted .sql.gz as a streamed Response (Content-Length set when known). */
   download(id: string): Promise<Response> {
     return this.client.fetch('GET', `${backupPath(id)}:download`, { headers: { accept: 'application/gzip' } });

@@ -47,6 +47,33 @@ function describeBackup(b: Backup): string {
   return `${b.id}  ${b.state.padEnd(9)} ${b.type.padEnd(7)} ${b.trigger.padEnd(11)} ${mib(b.size_bytes).padStart(10)}  ${b.create_time}${b.billable ? '  billable' : ''}${drill}${b.error ? `\n    error: ${b.error}` : ''}`;
 }
 
+/** `cairn backups info`: one field a line, as `heroku pg:backups:info` shows a backup. */
+function backupInfo(b: Backup): string {
+  const rows: [string, string | number | null | undefined][] = [
+    ['Backup', b.id],
+    ['State', b.state],
+    ['Type', `${b.type} (${b.trigger})`],
+    ['Object', b.key],
+    ['Size', b.size_bytes === null ? null : `${mib(b.size_bytes)} (${b.size_bytes} bytes)`],
+    ['SHA-256', b.sha256],
+    ['Postgres', b.pg_version],
+    ['pg_dump', b.pg_dump_version],
+    ['Encryption', b.encryption ? `${b.encryption.algorithm}, key ${b.encryption.key_id}` : null],
+    ['Created', b.create_time],
+    ['Started', b.start_time],
+    ['Finished', b.finish_time],
+    ['Duration', b.duration_ms === null ? null : `${(b.duration_ms / 1000).toFixed(1)} s`],
+    ['Expires', b.expire_time],
+    ['Billable', b.billable ? 'yes' : 'no'],
+    ['Drill', b.state === 'succeeded' ? describeDrill(b) : null],
+    ['Error', b.error],
+  ];
+  return rows
+    .filter(([, v]) => v !== null && v !== undefined && v !== '')
+    .map(([k, v]) => `${`${k}:`.padEnd(12)}${v}`)
+    .join('\n');
+}
+
 /** The target's tables that a restore replaces, largest first, as the plan prints them. */
 export function describeReplaced(plan: RestorePreview): string {
   if (!plan.replaces)
@@ -100,6 +127,26 @@ function registerBackups(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: { json?: boolean }) =>
       ctx.print(await api().get(id), Boolean(opts.json), describeBackup),
     );
+
+  backups
+    .command('info')
+    .description('everything about one backup: sizes, versions, encryption, timings, the last drill')
+    .argument('<id>', 'backup_…')
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) =>
+      ctx.print(await api().get(id), Boolean(opts.json), backupInfo),
+    );
+
+  backups
+    .command('delete')
+    .description('delete a backup that has ended, and its stored object (cannot be undone)')
+    .argument('<id>', 'backup_…')
+    .option('--confirm', 'say yes: the backup cannot be recovered afterwards')
+    .action(async (id: string, opts: { confirm?: boolean }) => {
+      if (!opts.confirm) throw new CliError(`deleting ${id} cannot be undone; run again with --confirm to delete it`);
+      await api().delete(id);
+      ctx.progress(`deleted ${id}`);
+    });
 
   backups
     .command('usage')

@@ -1,5 +1,6 @@
 // Backups (CONTRACT.md "Backups and storage"): thin handlers over src/domain/backups.
 import { z } from 'zod';
+import { deleteBackup } from '../../../domain/backups/delete.ts';
 import { openDecrypted } from '../../../domain/backups/download.ts';
 import { requestDrill } from '../../../domain/backups/drill.ts';
 import { backupQueries } from '../../../domain/backups/queries.ts';
@@ -109,6 +110,22 @@ export const getBackupRoute = defineRoute({
   response: { status: 200, description: 'The backup', schema: backup },
   async handle({ principal, deps, params }) {
     return backupResource(await getBackup(deps.db, principal.envId, params.backup_id));
+  },
+});
+
+export const deleteBackupRoute = defineRoute({
+  method: 'delete',
+  path: '/v1/backups/{backup_id}',
+  operationId: 'deleteBackup',
+  summary: 'Delete a backup that has ended: its stored object and its record',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:write',
+  params: backupIdParams,
+  response: { status: 204, description: 'Deleted', schema: z.undefined(), type: 'empty' },
+  async handle({ principal, deps, params }) {
+    await deleteBackup(deps, principal.envId, params.backup_id);
+    return undefined;
   },
 });
 
@@ -233,6 +250,7 @@ export const backupRoutes = [
   listBackupsRoute,
   downloadBackup,
   getBackupRoute,
+  deleteBackupRoute,
   restoreBackup,
   previewRestoreRoute,
   getOperationRoute,
