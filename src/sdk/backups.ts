@@ -46,6 +46,13 @@ export class BackupsApi {
     return this.client.request('GET', backupPath(id));
   }
 
+  /** An expiring link to the decrypted .sql.gz that needs no key. */
+  url(id: string, expiresInSeconds?: number): Promise<{ url: string; expire_time: string }> {
+    return this.client.request('POST', `${backupPath(id)}:url`, {
+      body: expiresInSeconds === undefined ? {} : { expires_in_seconds: expiresInSeconds },
+    });
+  }
+
   /** Deletes a backup that has ended, its stored object with it. */
   async delete(id: string): Promise<void> {
     await this.client.request('DELETE', backupPath(id));

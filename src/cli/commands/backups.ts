@@ -138,6 +138,21 @@ function registerBackups(program: Command, ctx: CliContext): void {
     );
 
   backups
+    .command('url')
+    .description('an expiring link to the decrypted .sql.gz that needs no key (curl it, hand it to CI)')
+    .argument('<id>', 'backup_…')
+    .option('--expires-in <seconds>', 'how long it works (60 to 86400)', (v) => Number(v), 3600)
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { expiresIn: number; json?: boolean }) => {
+      const link = await api().url(id, opts.expiresIn);
+      ctx.print(
+        link,
+        Boolean(opts.json),
+        (l: typeof link) => `${l.url}\n(works until ${l.expire_time}; anyone with it can download the backup)`,
+      );
+    });
+
+  backups
     .command('delete')
     .description('delete a backup that has ended, and its stored object (cannot be undone)')
     .argument('<id>', 'backup_…')

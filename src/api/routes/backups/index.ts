@@ -1,6 +1,7 @@
 // Backups (CONTRACT.md "Backups and storage"): thin handlers over src/domain/backups.
 import { z } from 'zod';
 import { deleteBackup } from '../../../domain/backups/delete.ts';
+import { defaultLinkSeconds, linkValid, maxLinkSeconds, signDownload } from '../../../domain/backups/download-links.ts';
 import { openDecrypted } from '../../../domain/backups/download.ts';
 import { requestDrill } from '../../../domain/backups/drill.ts';
 import { backupQueries } from '../../../domain/backups/queries.ts';
@@ -14,6 +15,7 @@ import {
   requestRestore,
   saveSettings,
 } from '../../../domain/backups/service.ts';
+import { AppError } from '../../../errors.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { paginate } from '../../../contract/pages.ts';
 import {
@@ -110,6 +112,73 @@ export const getBackupRoute = defineRoute({
   response: { status: 200, description: 'The backup', schema: backup },
   async handle({ principal, deps, params }) {
     return backupResource(await getBackup(deps.db, principal.envId, params.backup_id));
+  },
+});
+
+export const backupUrlRoute = defineRoute({
+  method: 'post',
+  path: '/v1/backups/{backup_id}:url',
+  operationId: 'backupUrl',
+  summary: 'An expiring link to the decrypted .sql.gz that needs no key (for curl, CI, another host)',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:read',
+  params: backupIdParams,
+  body: z
+    .strictObject({
+      expires_in_seconds: z.number().int().min(60).max(maxLinkSeconds).default(defaultLinkSeconds),
+    })
+    .optional(),
+  response: {
+    status: 200,
+    description: 'The link and when it stops working',
+    schema: z.object({ url: z.string(), expire_time: z.string() }),
+  },
+  async handle({ principal, deps, params, body }) {
+    const b = await getBackup(deps.db, principal.envId, params.backup_id);
+    if (b.state !== 'succeeded')
+      throw new AppError('INVALID_STATE', `backup ${b.id} is ${b.state}: only a succeeded backup can be downloaded`, {
+        details: { state: b.state },
+      });
+    const expires = Math.floor(Date.now() / 1000) + (body?.expires_in_seconds ?? defaultLinkSeconds);
+    const link = signDownload(deps.config, b.id, expires);
+    const query = new URLSearchParams({ expires: String(link.expires), signature: link.signature });
+    return {
+      url: `${deps.config.CAIRN_BASE_URL}/v1/backups/${b.id}:signedDownload?${query}`,
+      expire_time: new Date(expires * 1000).toISOString(),
+    };
+  },
+});
+
+export const signedDownloadRoute = defineRoute({
+  method: 'get',
+  path: '/v1/backups/{backup_id}:signedDownload',
+  operationId: 'signedDownloadBackup',
+  summary: 'The decrypted .sql.gz through a link from :url (no key; the link is the credential)',
+  tags: ['Backups'],
+  auth: 'none',
+  params: backupIdParams,
+  query: z.object({ expires: z.coerce.number().int(), signature: z.string().max(100) }),
+  response: {
+    status: 200,
+    description: 'The gzip-compressed SQL dump',
+    schema: z.unknown().meta({ description: 'application/gzip bytes' }),
+  },
+  async handle({ deps, params, query, ctx }) {
+    // Checked before the database is asked anything: a guessed link costs one HMAC.
+    if (!linkValid(deps.config, params.backup_id, query.expires, query.signature))
+      throw new AppError(
+        'forbidden',
+        'this download link is not valid or has expired; make a new one with cairn backups url <id>',
+      );
+    const b = await backupQueries(deps.db).backup(params.backup_id);
+    if (!b || b.state !== 'succeeded') throw new AppError('not_found', `backup ${params.backup_id} no longer exists`);
+    const { body, length } = await openDecrypted(deps, b);
+    ctx.type = 'application/gzip';
+    ctx.attachment(`${b.id}.sql.gz`);
+    if (length !== undefined) ctx.length = length;
+    ctx.body = body;
+    return undefined;
   },
 });
 
@@ -249,6 +318,9 @@ export const backupRoutes = [
   drillRoute,
   listBackupsRoute,
   downloadBackup,
+  // Before getBackupRoute: its {backup_id} would also match `backup_…:signedDownload`.
+  signedDownloadRoute,
+  backupUrlRoute,
   getBackupRoute,
   deleteBackupRoute,
   restoreBackup,

@@ -1,0 +1,50 @@
+// Expiring download links (Heroku's `pg:backups:url`): a URL anyone holding it can fetch for a
+// while, without a key, to hand a backup to another tool (curl, a CI job, a restore elsewhere). The
+// link is the backup's id and an expiry signed with HMAC-SHA-256 under a key derived from the
+// service key for this one use (HKDF, RFC 5869), so it cannot be stretched or moved to another
+// backup, and it is checked before anything touches the database. It gives the decrypted .sql.gz,
+// like the authenticated download; a rotated service key ends every link made under the old one.
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../../config.ts';
+
+export const defaultLinkSeconds = 3600;
+export const maxLinkSeconds = 24 * 3600;
+
+type KeyConfig = Pick<Config, 'encryptionKeys' | 'CAIRN_ENCRYPTION_KEY_ID'>;
+const keys = new WeakMap<object, Buffer>();
+
+function linkKey(config: KeyConfig): Buffer {
+  let key = keys.get(config);
+  if (!key) {
+    const root = config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!;
+    key = Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), 'cairn backup download links', 32));
+    keys.set(config, key);
+  }
+  return key;
+}
+
+const mac = (config: KeyConfig, backupId: string, expires: number): Buffer =>
+  createHmac('sha256', linkKey(config)).update(`${backupId}\n${expires}`).digest();
+
+/** The query of a link to `backupId` that works until `expires` (unix seconds). */
+export function signDownload(
+  config: KeyConfig,
+  backupId: string,
+  expires: number,
+): { expires: number; signature: string } {
+  return { expires, signature: mac(config, backupId, expires).toString('base64url') };
+}
+
+/** Whether a link's query is ours, for this backup, and not expired (nor further off than links are made for). */
+export function linkValid(
+  config: KeyConfig,
+  backupId: string,
+  expires: number,
+  signature: string,
+  now: number = Date.now() / 1000,
+): boolean {
+  if (!Number.isInteger(expires) || expires < now || expires > now + maxLinkSeconds + 60) return false;
+  const given = Buffer.from(signature, 'base64url');
+  const want = mac(config, backupId, expires);
+  return given.length === want.length && timingSafeEqual(given, want);
+}

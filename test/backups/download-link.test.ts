@@ -1,0 +1,121 @@
+// `cairn backups url`: an expiring link to a backup's decrypted .sql.gz that needs no key. It gives
+// the same bytes as the authenticated download (a real backup by the real worker into the S3
+// server); a tampered, moved, expired or over-long link is refused before the database is asked.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { signDownload } from '../../src/domain/backups/download-links.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { newId } from '../../src/ids.ts';
+import { queues } from '../../src/jobs.ts';
+import type { WebHandle } from '../../src/server.ts';
+import { createObjectStore } from '../../src/storage/index.ts';
+import { startWorker, type WorkerHandle } from '../../src/worker.ts';
+import { handlers } from '../../workers/handlers.ts';
+import { runCairn } from '../support/cli.ts';
+import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase } from './support.ts';
+
+let h: Harness;
+let web: WebHandle;
+let worker: WorkerHandle<typeof queues>;
+let env: CreatedEnv;
+let app: AppDatabase;
+const bucket = `cairn-url-${randomBytes(5).toString('hex')}`;
+
+beforeAll(async () => {
+  h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });
+  web = await startTestWeb(h);
+  worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
+  env = await createTestEnv(h.db);
+  app = await createAppDatabase(seedSource);
+  await setEnvDatabase(h.db, h.config, env.env.id, app.url);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await web?.stop();
+  await createObjectStore(h.config)
+    .deleteBucket(bucket)
+    .catch(() => undefined);
+  await app?.drop();
+  await h?.close();
+});
+
+const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
+
+it('gives the same bytes as the authenticated download, without a key, until it expires', async () => {
+  const created = await call<{ id: string }>(web.url, 'POST', `/v1/${env.env.name}/backups`, {
+    key: env.secretKey,
+    body: { type: 'manual' },
+  });
+  const id = created.body.id;
+  await waitFor('the backup', async () => {
+    const b = await call<{ state: string }>(web.url, 'GET', `/v1/backups/${id}`, { key: env.secretKey });
+    return b.body.state === 'succeeded' ? true : undefined;
+  });
+  const link = await call<{ url: string; expire_time: string }>(web.url, 'POST', `/v1/backups/${id}:url`, {
+    key: env.secretKey,
+    body: { expires_in_seconds: 600 },
+  });
+  expect(link.status).toBe(200);
+  expect(link.body.url).toMatch(new RegExp(`/v1/backups/${id}:signedDownload\\?expires=\\d+&signature=[\\w-]+$`));
+  const left = new Date(link.body.expire_time).getTime() - Date.now();
+  expect(left).toBeGreaterThan(590_000);
+  expect(left).toBeLessThanOrEqual(600_000);
+
+  const url = new URL(link.body.url);
+  const local = `${web.url}${url.pathname}${url.search}`;
+  const viaLink = await fetch(local);
+  expect(viaLink.status).toBe(200);
+  expect(viaLink.headers.get('content-type')).toBe('application/gzip');
+  const viaKey = await fetch(`${web.url}/v1/backups/${id}:download`, {
+    headers: { authorization: `Bearer ${env.secretKey}` },
+  });
+  expect(await bytes(viaLink)).toEqual(await bytes(viaKey));
+
+  const refused = async (target: string) => {
+    const res = await fetch(target);
+    expect(res.status, target).toBe(403);
+    expect(((await res.json()) as { code: string }).code).toBe('forbidden');
+  };
+  const expires = Number(url.searchParams.get('expires'));
+  const signature = url.searchParams.get('signature')!;
+  // Tampered; moved to another backup; expired; signed for longer than links are made.
+  await refused(`${web.url}${url.pathname}?expires=${expires}&signature=${signature.slice(0, -2)}AA`);
+  await refused(`${web.url}/v1/backups/${newId('backup')}:signedDownload?expires=${expires}&signature=${signature}`);
+  await refused(`${web.url}${url.pathname}?expires=${expires + 1}&signature=${signature}`);
+  const past = signDownload(h.config, id, Math.floor(Date.now() / 1000) - 1);
+  await refused(`${web.url}${url.pathname}?expires=${past.expires}&signature=${past.signature}`);
+  const far = signDownload(h.config, id, Math.floor(Date.now() / 1000) + 3 * 86_400);
+  await refused(`${web.url}${url.pathname}?expires=${far.expires}&signature=${far.signature}`);
+
+  const cli = await runCairn(['backups', 'url', id, '--expires-in', '120'], {
+    CAIRN_API_URL: web.url,
+    CAIRN_SECRET_KEY: env.secretKey,
+  });
+  expect(cli.code, cli.stderr).toBe(0);
+  expect(cli.stdout).toMatch(/:signedDownload\?expires=\d+&signature=/);
+  expect(cli.stdout).toContain('anyone with it can download');
+});
+
+it('is made only for a succeeded backup of the key’s environment', async () => {
+  const id = newId('backup');
+  await h.db('backups').insert({
+    id,
+    env_id: env.env.id,
+    type: 'manual',
+    trigger: 'manual',
+    state: 'running',
+    bucket,
+    object_key: `backups/db/x/${id}.sql.gz`,
+    expire_time: new Date(Date.now() + 86_400_000),
+  });
+  const running = await call(web.url, 'POST', `/v1/backups/${id}:url`, { key: env.secretKey });
+  expect(running.status).toBe(409);
+  const other = await createTestEnv(h.db);
+  expect((await call(web.url, 'POST', `/v1/backups/${id}:url`, { key: other.secretKey })).status).toBe(404);
+  const tooLong = await call(web.url, 'POST', `/v1/backups/${id}:url`, {
+    key: env.secretKey,
+    body: { expires_in_seconds: 2 * 86_400 },
+  });
+  expect(tooLong.status).toBe(400);
+});
