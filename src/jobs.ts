@@ -219,10 +219,12 @@ export const schedules: ScheduleDef[] = [
   { queue: 'errors.vacuum', key: 'every-minute', cron: '* * * * *', data: {} },
   { queue: 'identity.prune', key: 'daily', cron: '17 4 * * *', data: {} },
   { queue: 'mail.prune', key: 'hourly', cron: '29 * * * *', data: {} },
-  // Backups (SPEC "Limits"): daily 03:00 UTC, weekly Sunday 03:00, monthly on the 1st at 03:00.
-  { queue: 'backups.schedule', key: 'daily', cron: '0 3 * * *', data: { type: 'daily' } },
-  { queue: 'backups.schedule', key: 'weekly', cron: '0 3 * * 0', data: { type: 'weekly' } },
-  { queue: 'backups.schedule', key: 'monthly', cron: '0 3 1 * *', data: { type: 'monthly' } },
+  // Backups (SPEC "Limits"): daily, weekly on Sunday, monthly on the 1st, at 03:00 UTC unless an
+  // environment chose another hour (`cairn backups schedule --at`): every hour, each slot takes the
+  // environments whose hour it is (domain/backups/maintenance.ts scheduleSlot).
+  { queue: 'backups.schedule', key: 'daily', cron: '0 * * * *', data: { type: 'daily' } },
+  { queue: 'backups.schedule', key: 'weekly', cron: '0 * * * 0', data: { type: 'weekly' } },
+  { queue: 'backups.schedule', key: 'monthly', cron: '0 * 1 * *', data: { type: 'monthly' } },
   { queue: 'backups.prune', key: 'hourly', cron: '41 * * * *', data: {} },
   { queue: 'backups.reap', key: 'every-5-min', cron: '*/5 * * * *', data: {} },
   { queue: 'backups.drills-due', key: 'hourly', cron: '29 * * * *', data: {} },

@@ -132,12 +132,15 @@ const drillSchedule = z.enum(['off', 'daily', 'weekly']).meta({
 export const settings = z
   .object({
     schedule_enabled: z.boolean(),
+    schedule_hour_utc: z.number().int().min(0).max(23).meta({
+      description: 'The UTC hour of the daily (and Sunday weekly, 1st monthly) backups; 3 unless set',
+    }),
     retention_days: z.object({ daily: days, weekly: days, monthly: days, manual: days }),
     drill_schedule: drillSchedule,
   })
   .meta({ id: 'BackupSettings' });
 export const settingsBody = settings
-  .extend({ drill_schedule: drillSchedule.optional() })
+  .extend({ drill_schedule: drillSchedule.optional(), schedule_hour_utc: settings.shape.schedule_hour_utc.optional() })
   .meta({ id: 'BackupSettingsUpdate' });
 
 export type { Verification };

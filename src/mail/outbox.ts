@@ -21,7 +21,11 @@ export interface OutboxRow {
 
 export function outboxQueries(db: Knex) {
   return {
-    async insert(keyring: Keyring, envId: string, mail: { to: string; subject: string; text: string }): Promise<string> {
+    async insert(
+      keyring: Keyring,
+      envId: string,
+      mail: { to: string; subject: string; text: string },
+    ): Promise<string> {
       const id = newId('mail');
       await db('mail_outbox').insert({
         id,

@@ -2,11 +2,22 @@
 // `enableVersioning(bucket)`, `listVersions(bucket, key)`, `restoreVersion(bucket, key, versionId)`.
 import { envPath, type CairnClient } from './client.ts';
 
-import type { Backup, BackupState, BackupUsage, Operation, RestorePreview, Verification } from '../contract/backups.ts';
+import type {
+  Backup,
+  BackupSettings,
+  BackupSettingsUpdate,
+  BackupState,
+  BackupUsage,
+  Operation,
+  RestorePreview,
+  Verification,
+} from '../contract/backups.ts';
 import type { Bucket, ObjectVersion, ObjectWrite } from '../contract/storage.ts';
 
 export type {
   Backup,
+  BackupSettings,
+  BackupSettingsUpdate,
   BackupState,
   BackupUsage,
   Bucket,
@@ -44,6 +55,16 @@ export class BackupsApi {
 
   get(id: string): Promise<Backup> {
     return this.client.request('GET', backupPath(id));
+  }
+
+  /** Schedule, retention and drills of an environment's backups. */
+  settings(envName: string): Promise<BackupSettings> {
+    return this.client.request('GET', `${envPath(envName)}/backup_settings`);
+  }
+
+  /** Replaces them; `schedule_hour_utc` and `drill_schedule` left out keep their current values. */
+  saveSettings(envName: string, settings: BackupSettingsUpdate): Promise<BackupSettings> {
+    return this.client.request('PUT', `${envPath(envName)}/backup_settings`, { body: settings });
   }
 
   /** An expiring link to the decrypted .sql.gz that needs no key. */

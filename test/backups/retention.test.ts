@@ -151,13 +151,35 @@ describe('schedules', () => {
     expect(await sqlNumber(h.db, "select count(*) from pgboss.job where name = 'backups.capture'")).toBe(3);
   });
 
-  it('registers the cron slots of SPEC "Limits" in UTC', async () => {
+  it("backs an environment up at its own hour (UTC), 03:00 by SPEC's default", async () => {
+    const early = await createTestEnv(h.db);
+    const usual = await createTestEnv(h.db);
+    for (const e of [early, usual]) await setEnvDatabase(h.db, h.config, e.env.id, 'postgres://127.0.0.1/none');
+    await saveSettings(h.db, early.env.id, {
+      schedule_enabled: true,
+      schedule_hour_utc: 2,
+      retention_days: { daily: 7, weekly: 30, monthly: 90, manual: 90 },
+    });
+    const jobs = new Jobs(boss, queues);
+    const ids = [early.env.id, usual.env.id];
+    const daily = async () =>
+      (await h.db('backups').whereIn('env_id', ids).where({ type: 'daily' }).select('env_id')).map((b) => b.env_id);
+    await scheduleSlot(deps(), jobs, 'daily', new Date('2026-12-01T02:00:00Z'));
+    expect(await daily()).toEqual([early.env.id]);
+    await scheduleSlot(deps(), jobs, 'daily', new Date('2026-12-01T03:00:00Z'));
+    expect((await daily()).sort()).toEqual([...ids].sort());
+    // Other hours take no one here.
+    await scheduleSlot(deps(), jobs, 'daily', new Date('2026-12-01T04:00:00Z'));
+    expect(await daily()).toHaveLength(2);
+  });
+
+  it('registers hourly cron slots in UTC, each taking the environments whose hour it is', async () => {
     const { schedules } = await import('../../src/jobs.ts');
     const mine = schedules.filter((s) => s.queue === 'backups.schedule').map((s) => [s.key, s.cron, s.data]);
     expect(mine).toEqual([
-      ['daily', '0 3 * * *', { type: 'daily' }],
-      ['weekly', '0 3 * * 0', { type: 'weekly' }],
-      ['monthly', '0 3 1 * *', { type: 'monthly' }],
+      ['daily', '0 * * * *', { type: 'daily' }],
+      ['weekly', '0 * * * 0', { type: 'weekly' }],
+      ['monthly', '0 * 1 * *', { type: 'monthly' }],
     ]);
   });
 });

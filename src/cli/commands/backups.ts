@@ -6,7 +6,14 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Command } from 'commander';
-import { BackupsApi, StorageApi, type Backup, type Operation, type RestorePreview } from '../../sdk/backups.ts';
+import {
+  BackupsApi,
+  StorageApi,
+  type Backup,
+  type BackupSettings,
+  type Operation,
+  type RestorePreview,
+} from '../../sdk/backups.ts';
 import { CliError, type CliContext, type Register } from '../context.ts';
 
 const mib = (n: number | null | undefined): string =>
@@ -45,6 +52,17 @@ function describeDrill(b: Backup): string {
 function describeBackup(b: Backup): string {
   const drill = b.state === 'succeeded' ? `  ${describeDrill(b)}` : '';
   return `${b.id}  ${b.state.padEnd(9)} ${b.type.padEnd(7)} ${b.trigger.padEnd(11)} ${mib(b.size_bytes).padStart(10)}  ${b.create_time}${b.billable ? '  billable' : ''}${drill}${b.error ? `\n    error: ${b.error}` : ''}`;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `--at`: a whole hour in UTC, as Heroku's `pg:backups:schedule --at "02:00 UTC"` takes it. */
+function scheduleHour(value: string): number {
+  const m = /^\s*(\d{1,2})(?::00)?\s*(?:UTC)?\s*$/i.exec(value);
+  const hour = m ? Number(m[1]) : NaN;
+  if (!(hour >= 0 && hour <= 23))
+    throw new CliError(`--at takes a whole hour in UTC, such as "02:00 UTC" or "14:00" (not "${value}")`);
+  return hour;
 }
 
 /** `cairn backups info`: one field a line, as `heroku pg:backups:info` shows a backup. */
@@ -136,6 +154,49 @@ function registerBackups(program: Command, ctx: CliContext): void {
     .action(async (id: string, opts: { json?: boolean }) =>
       ctx.print(await api().get(id), Boolean(opts.json), backupInfo),
     );
+
+  const describeSchedule = (x: BackupSettings) =>
+    x.schedule_enabled
+      ? `daily at ${pad(x.schedule_hour_utc)}:00 UTC (kept ${x.retention_days.daily} days), weekly on Sunday (${x.retention_days.weekly} days), monthly on the 1st (${x.retention_days.monthly} days); restore drills ${x.drill_schedule}`
+      : 'no scheduled backups (turn them on with: cairn backups schedule --at "03:00 UTC")';
+
+  backups
+    .command('schedules')
+    .description("the environment's backup schedule and retention")
+    .option('--env <name>', 'environment')
+    .option('--json', 'print JSON')
+    .action(async (opts: { env?: string; json?: boolean }) =>
+      ctx.print(await api().settings(ctx.envName(opts.env)), Boolean(opts.json), describeSchedule),
+    );
+
+  backups
+    .command('schedule')
+    .description('back up every day at an hour (UTC), weekly on Sundays and monthly on the 1st at the same hour')
+    .requiredOption('--at <time>', 'a whole hour in UTC: "02:00 UTC", "02:00" or "2"', scheduleHour)
+    .option('--env <name>', 'environment')
+    .option('--json', 'print JSON')
+    .action(async (opts: { at: number; env?: string; json?: boolean }) => {
+      const env = ctx.envName(opts.env);
+      const current = await api().settings(env);
+      const saved = await api().saveSettings(env, {
+        schedule_enabled: true,
+        schedule_hour_utc: opts.at,
+        retention_days: current.retention_days,
+      });
+      ctx.print(saved, Boolean(opts.json), describeSchedule);
+    });
+
+  backups
+    .command('unschedule')
+    .description('stop the scheduled backups (the existing backups stay until they expire)')
+    .option('--env <name>', 'environment')
+    .option('--json', 'print JSON')
+    .action(async (opts: { env?: string; json?: boolean }) => {
+      const env = ctx.envName(opts.env);
+      const current = await api().settings(env);
+      const saved = await api().saveSettings(env, { schedule_enabled: false, retention_days: current.retention_days });
+      ctx.print(saved, Boolean(opts.json), describeSchedule);
+    });
 
   backups
     .command('url')

@@ -75,8 +75,13 @@ export interface RetentionDays {
   manual: number;
 }
 
+/** SPEC "Backup schedule": 03:00 UTC. */
+export const defaultScheduleHour = 3;
+
 export interface BackupSettings {
   schedule_enabled: boolean;
+  /** The UTC hour of the scheduled backups (SPEC's 03:00 unless changed). */
+  schedule_hour_utc: number;
   retention_days: RetentionDays;
   /** null: the mode's default (drill.ts). */
   drill_schedule: DrillSchedule | null;
@@ -224,9 +229,16 @@ export function backupQueries(db: Db) {
 
     async settings(envId: string): Promise<BackupSettings> {
       const row = await db('backup_settings').where({ env_id: envId }).first();
-      if (!row) return { schedule_enabled: true, retention_days: { ...defaultRetention }, drill_schedule: null };
+      if (!row)
+        return {
+          schedule_enabled: true,
+          schedule_hour_utc: defaultScheduleHour,
+          retention_days: { ...defaultRetention },
+          drill_schedule: null,
+        };
       return {
         schedule_enabled: row.schedule_enabled,
+        schedule_hour_utc: row.schedule_hour,
         retention_days: {
           daily: row.daily_days,
           weekly: row.weekly_days,
@@ -241,6 +253,7 @@ export function backupQueries(db: Db) {
       const row = {
         env_id: envId,
         schedule_enabled: s.schedule_enabled,
+        schedule_hour: s.schedule_hour_utc,
         daily_days: s.retention_days.daily,
         weekly_days: s.retention_days.weekly,
         monthly_days: s.retention_days.monthly,
@@ -258,12 +271,13 @@ export function backupQueries(db: Db) {
       );
     },
 
-    /** Envs with a database and schedules on: the targets of a cron slot. */
-    async scheduledEnvs(): Promise<EnvTarget[]> {
+    /** Envs with a database and schedules on at `hourUtc`: the targets of a cron slot. */
+    async scheduledEnvs(hourUtc: number): Promise<EnvTarget[]> {
       return db('envs as e')
         .leftJoin('backup_settings as s', 's.env_id', 'e.id')
         .whereNotNull('e.database_url_enc')
         .where((q) => q.whereNull('s.env_id').orWhere('s.schedule_enabled', true))
+        .whereRaw('coalesce(s.schedule_hour, ?) = ?', [defaultScheduleHour, hourUtc])
         .select('e.id', 'e.name', 'e.project_id', 'e.mode', 'e.database_url_enc');
     },
 

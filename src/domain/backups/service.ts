@@ -209,16 +209,23 @@ export async function getSettings(
   return { ...settings, drill_schedule: effectiveDrillSchedule(env.mode, settings.drill_schedule) };
 }
 
-/** PUT replaces schedule and retention; a body without `drill_schedule` keeps the current one. */
+/** PUT replaces schedule and retention; a body without `drill_schedule` or `schedule_hour_utc` keeps the current one. */
 export async function saveSettings(
   db: Knex,
   envId: string,
-  settings: Omit<BackupSettings, 'drill_schedule'> & { drill_schedule?: DrillSchedule },
+  settings: Omit<BackupSettings, 'drill_schedule' | 'schedule_hour_utc'> & {
+    drill_schedule?: DrillSchedule | undefined;
+    schedule_hour_utc?: number | undefined;
+  },
 ) {
   await db.transaction(async (trx) => {
     const q = backupQueries(trx);
     const current = await q.settings(envId);
-    await q.saveSettings(envId, { ...settings, drill_schedule: settings.drill_schedule ?? current.drill_schedule });
+    await q.saveSettings(envId, {
+      ...settings,
+      drill_schedule: settings.drill_schedule ?? current.drill_schedule,
+      schedule_hour_utc: settings.schedule_hour_utc ?? current.schedule_hour_utc,
+    });
   });
   return getSettings(db, envId);
 }
