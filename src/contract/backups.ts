@@ -70,6 +70,9 @@ export const backup = z
     start_time: z.string().nullable(),
     finish_time: z.string().nullable(),
     expire_time: z.string(),
+    progress_bytes: z.number().optional().meta({
+      description: 'While running: bytes stored so far (compressed, encrypted), refreshed every second or so',
+    }),
   })
   .meta({ id: 'Backup' });
 
@@ -173,6 +176,7 @@ export function backupResource(b: BackupRow): Backup {
     start_time: b.start_time?.toISOString() ?? null,
     finish_time: b.finish_time?.toISOString() ?? null,
     expire_time: b.expire_time.toISOString(),
+    ...(b.state === 'running' && b.progress_bytes !== null ? { progress_bytes: Number(b.progress_bytes) } : {}),
   };
 }
 

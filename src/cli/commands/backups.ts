@@ -15,34 +15,7 @@ import {
   type RestorePreview,
 } from '../../sdk/backups.ts';
 import { CliError, type CliContext, type Register } from '../context.ts';
-
-const mib = (n: number | null | undefined): string =>
-  n === null || n === undefined ? '?' : `${(n / 2 ** 20).toFixed(1)} MiB`;
-
-/** A one-line bar on a terminal; on a pipe, a line per 10 %. */
-export function progressBar(
-  label: string,
-  out: NodeJS.WriteStream = process.stderr,
-): (done: number, total: number | undefined) => void {
-  let lastTenth = -1;
-  return (done, total) => {
-    const pct = total ? Math.min(100, Math.floor((done / total) * 100)) : undefined;
-    if (out.isTTY) {
-      const width = 30;
-      const filled = pct === undefined ? 0 : Math.round((pct / 100) * width);
-      out.write(
-        `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${pct ?? '?'}% ${mib(done)}${total ? ` / ${mib(total)}` : ''}   `,
-      );
-      if (pct === 100) out.write('\n');
-    } else {
-      const tenth = pct === undefined ? -1 : Math.floor(pct / 10);
-      if (tenth > lastTenth) {
-        lastTenth = tenth;
-        out.write(`${label}: ${pct}% (${mib(done)}${total ? ` of ${mib(total)}` : ''})\n`);
-      }
-    }
-  };
-}
+import { mib, progressBar } from '../progress.ts';
 
 function describeDrill(b: Backup): string {
   if (!b.verification) return 'not drilled';
@@ -120,9 +93,17 @@ function registerBackups(program: Command, ctx: CliContext): void {
     .action(async (opts: { env?: string; wait: boolean; json?: boolean }) => {
       const created = await api().create(ctx.envName(opts.env));
       if (created.billable) ctx.progress('note: more than 10 manual backups today; this one is billable');
+      // The bytes written so far (gzip, encrypted) and the rate; the total is known only at the end.
+      const bar = progressBar(`backup ${created.id}`, process.stderr, { plain: Boolean(opts.json) });
+      let last = '';
       const done = opts.wait
-        ? await api().waitForBackup(created.id, (b) => ctx.progress(`${b.id}: ${b.state}`))
+        ? await api().waitForBackup(created.id, (b) => {
+            if (b.state === 'running' && b.progress_bytes !== undefined) bar(b.progress_bytes, undefined);
+            else if (b.state !== last) ctx.progress(`${b.id}: ${b.state}`);
+            last = b.state;
+          })
         : created;
+      if (process.stderr.isTTY && !opts.json && opts.wait) process.stderr.write('\n');
       ctx.print(done, Boolean(opts.json), describeBackup);
       if (done.state === 'failed') throw new CliError(`backup failed: ${done.error ?? 'unknown'}`);
     });
@@ -279,7 +260,7 @@ function registerBackups(program: Command, ctx: CliContext): void {
       const final = await api().waitForOperation(op.name, (o: Operation) => {
         const phase = o.metadata.phase ?? o.metadata.state;
         if ((phase === 'verifying' || phase === 'restoring') && o.metadata.bytes_total > 0) {
-          if (!bars.has(phase)) bars.set(phase, progressBar(phase));
+          if (!bars.has(phase)) bars.set(phase, progressBar(phase, process.stderr, { plain: Boolean(opts.json) }));
           bars.get(phase)!(o.metadata.bytes_read, o.metadata.bytes_total);
         } else if (phase === 'comparing' && !bars.has(phase)) {
           bars.set(phase, () => undefined);
@@ -318,7 +299,7 @@ function registerBackups(program: Command, ctx: CliContext): void {
       const final = await api().waitForOperation(op.name, (o: Operation) => {
         const phase = o.metadata.phase ?? o.metadata.state;
         if (phase === 'verifying' || phase === 'restoring') {
-          if (!bars.has(phase)) bars.set(phase, progressBar(phase));
+          if (!bars.has(phase)) bars.set(phase, progressBar(phase, process.stderr, { plain: Boolean(opts.json) }));
           bars.get(phase)!(o.metadata.bytes_read, o.metadata.bytes_total);
         }
       });

@@ -148,7 +148,7 @@ export async function runCapture(
 ): Promise<BackupRow> {
   const q = backupQueries(deps.db);
   const started = performance.now();
-  await q.updateBackup(backup.id, { state: 'running', start_time: new Date() });
+  await q.updateBackup(backup.id, { state: 'running', start_time: new Date(), progress_bytes: null });
   let dump: DumpProcess | undefined;
   const stop = () => dump?.kill();
   deps.stopping?.addEventListener('abort', stop);
@@ -175,11 +175,24 @@ export async function runCapture(
     const stored = { bytes: 0, hash: createHash('sha256') };
     const collect = streamingCollector();
     let sql: SqlFigures | undefined;
+    // The bytes so far, for `cairn backups create`'s progress: written about once a second, off
+    // the stream's path (a write still in flight is not waited for, nor repeated).
+    let shown = performance.now();
+    let showing: Promise<void> | undefined;
+    const show = () => {
+      if (showing || performance.now() - shown < 1000) return;
+      shown = performance.now();
+      showing = q
+        .updateBackup(backup.id, { progress_bytes: String(stored.bytes) })
+        .catch(() => undefined)
+        .finally(() => (showing = undefined));
+    };
     // The stream fails unless pg_dump and gzip exit 0, so the upload cannot complete before that.
     async function* compressed(): AsyncGenerator<Buffer> {
       for await (const chunk of d.output as AsyncIterable<Buffer>) {
         gzipped.bytes += chunk.length;
         collect(chunk.length);
+        show();
         yield chunk;
       }
       sql = await d.finished;
@@ -199,6 +212,7 @@ export async function runCapture(
         },
       },
     );
+    await showing;
     const sha256 = stored.hash.digest('hex');
     const found = await verifyStored(deps, backup, dataKey, {
       objectBytes: uploaded.size,

@@ -40,6 +40,8 @@ export interface BackupRow {
   start_time: Date | null;
   finish_time: Date | null;
   expire_time: Date;
+  /** While running: bytes stored so far (bigint, as a string). */
+  progress_bytes: string | null;
 }
 
 export interface Verification {
