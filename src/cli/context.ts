@@ -95,7 +95,7 @@ export function createCliContext(
 /** The settings `npm start` wrote for its embedded database, if it ran here. */
 export const embeddedEnvFile = '.data/cairn.env';
 
-function embeddedEnv(): Record<string, string> {
+export function embeddedEnv(): Record<string, string> {
   if (!existsSync(embeddedEnvFile)) return {};
   const out: Record<string, string> = {};
   for (const line of readFileSync(embeddedEnvFile, 'utf8').split('\n')) {

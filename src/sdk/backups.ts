@@ -84,6 +84,11 @@ export class BackupsApi {
     return this.client.fetch('GET', `${backupPath(id)}:download`, { headers: { accept: 'application/gzip' } });
   }
 
+  /** The stored (encrypted) object; its sealed data key is in the `cairn-sealed-key` header (base64url JSON). */
+  downloadSealed(id: string): Promise<Response> {
+    return this.client.fetch('GET', `${backupPath(id)}:download`, { query: { sealed: 'true' } });
+  }
+
   /** The restore's checks and plan without the restore (the same errors it would give). */
   previewRestore(id: string, targetEnv: string): Promise<RestorePreview> {
     return this.client.request('POST', `${backupPath(id)}:previewRestore`, { body: { targetEnv } });

@@ -1,7 +1,7 @@
 // `cairn backups …` and `cairn storage …`, over the HTTP API through the SDK.
 // Progress bars go to stderr, so --json output on stdout stays clean.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -14,7 +14,10 @@ import {
   type Operation,
   type RestorePreview,
 } from '../../sdk/backups.ts';
+import { openSealedKey, type SealedKey } from '../../domain/backups/download.ts';
+import { BackupIntegrityError, decryptStream } from '../../domain/backups/format.ts';
 import { CliError, type CliContext, type Register } from '../context.ts';
+import { keyringFromEnv } from '../keyring.ts';
 import { mib, progressBar } from '../progress.ts';
 
 function describeDrill(b: Backup): string {
@@ -180,6 +183,50 @@ function registerBackups(program: Command, ctx: CliContext): void {
     });
 
   backups
+    .command('decrypt')
+    .description('offline: turn a --sealed download into its .sql.gz, with CAIRN_ENCRYPTION_KEY (no server needed)')
+    .argument('<file>', 'the .cairnbk file; its key is read from <file>.key.json')
+    .option('-o, --output <file>', 'file (default <file> with .sql.gz instead of .cairnbk; - for stdout)')
+    .action(async (file: string, opts: { output?: string }) => {
+      const sealed = JSON.parse(
+        await readFile(`${file}.key.json`, 'utf8').catch(() => {
+          throw new CliError(`${file}.key.json is missing: it comes with \`cairn backups download <id> --sealed\``);
+        }),
+      ) as SealedKey;
+      let key: Buffer;
+      try {
+        key = openSealedKey(keyringFromEnv(process.env), sealed);
+      } catch (err) {
+        if (err instanceof CliError) throw err;
+        throw new CliError(
+          `the data key of ${sealed.backup_id} does not open with this CAIRN_ENCRYPTION_KEY (it was sealed with key ${sealed.key_id}): use the key the service ran with then, or list it in CAIRN_ENCRYPTION_OLD_KEYS`,
+        );
+      }
+      const out = opts.output ?? file.replace(/\.cairnbk$/, '') + '.sql.gz';
+      const total = (await stat(file)).size;
+      const bar = progressBar(`decrypt ${sealed.backup_id}`);
+      let done = 0;
+      async function* counted(source: AsyncIterable<Buffer>) {
+        for await (const chunk of source) {
+          done += chunk.length;
+          bar(done, total);
+          yield chunk;
+        }
+      }
+      try {
+        await pipeline(
+          Readable.from(decryptStream(counted(createReadStream(file)), key)),
+          out === '-' ? process.stdout : createWriteStream(out),
+        );
+      } catch (err) {
+        if (err instanceof BackupIntegrityError)
+          throw new CliError(`${file} is damaged or incomplete (${err.message}); nothing usable was written to ${out}`);
+        throw err;
+      }
+      ctx.progress(`wrote ${out}`);
+    });
+
+  backups
     .command('url')
     .description('an expiring link to the decrypted .sql.gz that needs no key (curl it, hand it to CI)')
     .argument('<id>', 'backup_…')
@@ -222,10 +269,25 @@ function registerBackups(program: Command, ctx: CliContext): void {
 
   backups
     .command('download')
-    .description('write the decrypted .sql.gz')
+    .description('write the decrypted .sql.gz (or, with --sealed, the encrypted object for decrypt)')
     .argument('<id>', 'backup_…')
-    .option('-o, --output <file>', 'file (default <id>.sql.gz; - for stdout)')
-    .action(async (id: string, opts: { output?: string }) => {
+    .option('-o, --output <file>', 'file (default <id>.sql.gz, or <id>.cairnbk with --sealed; - for stdout)')
+    .option('--sealed', 'the stored object as it is, and <file>.key.json: its data key, sealed by the service key')
+    .action(async (id: string, opts: { output?: string; sealed?: boolean }) => {
+      if (opts.sealed) {
+        const res = await api().downloadSealed(id);
+        const file = opts.output ?? `${id}.cairnbk`;
+        if (file === '-') throw new CliError('--sealed writes two files: name one with -o (not -)');
+        const key = JSON.parse(
+          Buffer.from(res.headers.get('cairn-sealed-key') ?? '', 'base64url').toString(),
+        ) as object;
+        await writeFile(`${file}.key.json`, `${JSON.stringify(key, null, 2)}\n`);
+        await pipeline(Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>), createWriteStream(file));
+        ctx.progress(
+          `wrote ${file} and ${file}.key.json; decrypt with: cairn backups decrypt ${file} (CAIRN_ENCRYPTION_KEY set)`,
+        );
+        return;
+      }
       const res = await api().download(id);
       const total = Number(res.headers.get('content-length')) || undefined;
       const bar = progressBar(`download ${id}`);

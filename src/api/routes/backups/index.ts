@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { deleteBackup } from '../../../domain/backups/delete.ts';
 import { defaultLinkSeconds, linkValid, maxLinkSeconds, signDownload } from '../../../domain/backups/download-links.ts';
-import { openDecrypted } from '../../../domain/backups/download.ts';
+import { openDecrypted, openSealed } from '../../../domain/backups/download.ts';
 import { requestDrill } from '../../../domain/backups/drill.ts';
 import { backupQueries } from '../../../domain/backups/queries.ts';
 import {
@@ -79,18 +79,33 @@ export const downloadBackup = defineRoute({
   method: 'get',
   path: '/v1/backups/{backup_id}:download',
   operationId: 'downloadBackup',
-  summary: 'The decrypted .sql.gz (application/gzip), streamed',
+  summary: 'The decrypted .sql.gz (application/gzip), streamed; with sealed=true the stored object as it is',
   tags: ['Backups'],
   auth: 'secret',
   scope: 'backups:read',
   params: backupIdParams,
+  query: z.object({
+    sealed: z.enum(['true', 'false']).optional().meta({
+      description:
+        'true: the encrypted object (cairn-bk1) and, in the Cairn-Sealed-Key header, its data key sealed by the service key, for `cairn backups decrypt` offline',
+    }),
+  }),
   response: {
     status: 200,
     description: 'The gzip-compressed SQL dump',
     schema: z.unknown().meta({ description: 'application/gzip bytes' }),
   },
-  async handle({ principal, deps, params, ctx }) {
+  async handle({ principal, deps, params, query, ctx }) {
     const b = await getBackup(deps.db, principal.envId, params.backup_id);
+    if (query.sealed === 'true') {
+      const sealed = await openSealed(deps, b);
+      ctx.type = 'application/octet-stream';
+      ctx.attachment(`${b.id}.cairnbk`);
+      ctx.set('cairn-sealed-key', Buffer.from(JSON.stringify(sealed.key)).toString('base64url'));
+      if (sealed.length !== undefined) ctx.length = sealed.length;
+      ctx.body = sealed.body;
+      return undefined;
+    }
     const { body, length } = await openDecrypted(deps, b);
     ctx.type = 'application/gzip';
     ctx.attachment(`${b.id}.sql.gz`);
