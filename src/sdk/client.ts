@@ -109,8 +109,10 @@ export class CairnClient {
     try {
       res = await (this.options.fetch ?? fetch)(this.url(path, options.query), init);
     } catch (err) {
-      // A TypeError is fetch's own "could not connect"; an abort or anything else is the caller's.
-      if (err instanceof TypeError) throw new CairnConnectionError(this.options.baseUrl, unreachable(err), err);
+      // "fetch failed" is fetch's own "no answer came" (refused, reset, cut); a bad URL or header
+      // (also a TypeError), an abort or anything else is the caller's and passes unchanged.
+      if (err instanceof TypeError && err.message.startsWith('fetch failed'))
+        throw new CairnConnectionError(this.options.baseUrl, unreachable(err), err);
       throw err;
     }
     if (!res.ok) {

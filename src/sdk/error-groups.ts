@@ -1,6 +1,6 @@
 // Error tracking (CONTRACT.md "Error tracking"), for applications and the CLI: capture, reads,
 // triage with etags, source maps and the scrubbing policy. Environment names go through envPath.
-import { envPath, type CairnClient } from './client.ts';
+import { CairnConnectionError, envPath, type CairnClient } from './client.ts';
 
 import type { ErrorSettingsResource, ScrubbingPolicy } from '../contract/error-groups.ts';
 import type {
@@ -51,7 +51,7 @@ function newEventId(): string {
 
 const named = (event: CaptureEvent): CaptureEvent => (event.event_id ? event : { ...event, event_id: newEventId() });
 
-/** fetch rejects (a TypeError) when no answer came: connection refused, reset, or cut. Other failures are answers. */
+/** The client throws CairnConnectionError when no answer came: connection refused, reset, or cut. Other failures are answers. */
 async function retryOnConnectionError<T>(
   send: () => Promise<T>,
   delaysMs: readonly number[] = [200, 1000, 3000],
@@ -60,7 +60,7 @@ async function retryOnConnectionError<T>(
     try {
       return await send();
     } catch (err) {
-      if (!(err instanceof TypeError) || attempt >= delaysMs.length) throw err;
+      if (!(err instanceof CairnConnectionError) || attempt >= delaysMs.length) throw err;
       await new Promise((r) => setTimeout(r, delaysMs[attempt]));
     }
   }

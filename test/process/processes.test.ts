@@ -55,7 +55,7 @@ describe('configuration', () => {
     expect(code).toBe(1);
     expect(p.output()).toMatch(/DATABASE_URL is missing: set it to a Postgres URL/);
     expect(p.output()).toMatch(
-      /CAIRN_ENCRYPTION_KEY must be base64 of exactly 32 random bytes: generate one with `openssl rand -base64 32`/,
+      /CAIRN_ENCRYPTION_KEY must be 32 random bytes, as base64 or 64 hex characters: generate one with `openssl rand -base64 32`/,
     );
     expect(p.output()).toMatch(/CAIRN_CELL/);
     expect(p.output()).not.toMatch(/at .*\.ts:\d+/); // a message, not a stack trace
