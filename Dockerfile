@@ -4,10 +4,19 @@
 # compile cache at build time, as Heroku's `npm run build` does.
 FROM node:24-bookworm-slim
 
-# pg_dump and psql of the Postgres major version the backups serve (15; backups refuse an older
-# pg_dump than the server), and CA roots for https to S3, SMTP and webhook receivers.
+# pg_dump and psql for the environments' own databases, which may run any Postgres up to 17:
+# backups refuse a pg_dump older than the server, and a newer one reads older servers, so the
+# newest client, from the PostgreSQL project's apt repository (Debian 12 ships 15 only;
+# https://www.postgresql.org/download/linux/debian/). CA roots for https to S3, SMTP and webhooks.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends postgresql-client-15 ca-certificates \
+  && apt-get install -y --no-install-recommends ca-certificates curl \
+  && install -d /usr/share/postgresql-common/pgdg \
+  && curl -fsSo /usr/share/postgresql-common/pgdg/apt.postgresql.org.asc https://www.postgresql.org/media/keys/ACCC4CF8.asc \
+  && echo "deb [signed-by=/usr/share/postgresql-common/pgdg/apt.postgresql.org.asc] https://apt.postgresql.org/pub/repos/apt bookworm-pgdg main" \
+    > /etc/apt/sources.list.d/pgdg.list \
+  && apt-get update \
+  && apt-get install -y --no-install-recommends postgresql-client-17 \
+  && apt-get purge -y curl && apt-get autoremove -y \
   && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

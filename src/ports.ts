@@ -9,7 +9,9 @@ import { createServer, createConnection } from 'node:net';
 export function portFree(port: number, host?: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', () => resolve(false));
+    // Only "in use" means taken; no permission (a port under 1024) or no such address is another
+    // problem, which the real listen reports in its own words.
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code !== 'EADDRINUSE'));
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
   });
 }
@@ -51,7 +53,8 @@ export async function whoListens(port: number): Promise<Listener | undefined> {
       const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
       if (inode && inodes.has(inode)) {
         const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-        return { pid: Number(entry), command: cmdline.split('\0').filter(Boolean).join(' ').slice(0, 120) };
+        // The program and its script only: further arguments may hold secrets.
+        return { pid: Number(entry), command: cmdline.split('\0').filter(Boolean).slice(0, 2).join(' ').slice(0, 120) };
       }
     }
   }

@@ -41,14 +41,27 @@ function withReadableMail(out: NodeJS.WritableStream): { write(line: string): vo
     write(line: string) {
       out.write(line);
       if (!line.includes('mail written to the outbox')) return;
-      const m = JSON.parse(line) as { to?: string; subject?: string; text?: string; mail_id?: string };
+      let m: { to?: string; subject?: string; text?: string; mail_id?: string };
+      try {
+        m = JSON.parse(line) as typeof m;
+      } catch {
+        return;
+      }
       if (m.text === undefined) return;
-      say(`\n── mail to ${m.to}: ${m.subject} (${m.mail_id}; again: npx cairn admin outbox list --env <env name>) ──`);
-      say(m.text.trimEnd());
+      // A mail's text is the application's: no control sequence of it reaches the terminal.
+      const clean = (v: string | undefined) =>
+        [...(v ?? '')].filter((c) => c === '\n' || !isControl(c.codePointAt(0)!)).join('');
+      say(
+        `\n── mail to ${clean(m.to)}: ${clean(m.subject)} (${m.mail_id}; again: npx cairn admin outbox list --env <env name>) ──`,
+      );
+      say(clean(m.text).trimEnd());
       say('──');
     },
   };
 }
+
+/** C0 and C1 control characters and DEL: terminal escape sequences start with them. */
+const isControl = (code: number): boolean => code < 0x20 || (code >= 0x7f && code <= 0x9f);
 
 /** A start-up failure whose message already says what to do: printed as it is. */
 class StartError extends Error {}
@@ -64,13 +77,12 @@ const stops: (() => Promise<void>)[] = [];
  * rejects with no error at all when its port is taken).
  */
 async function checkFree(env: Record<string, string | undefined>, embedded: boolean): Promise<void> {
-  const running = existsSync(pidFile)
-    ? (JSON.parse(await readFile(pidFile, 'utf8').catch(() => '{}')) as { pid?: number; url?: string })
-    : {};
-  if (running.pid && running.pid !== process.pid && alive(running.pid))
+  const running = await readPidFile();
+  if (running.pid && running.pid !== process.pid && (await stillCairn(running.pid)))
     throw new StartError(
       `Cairn is already running from this folder (pid ${running.pid}) at ${running.url ?? 'its URL'}.\n` +
-        `  Use that one, or stop it first: Ctrl-C in its terminal, or kill ${running.pid}.`,
+        `  Use that one, or stop it first: Ctrl-C in its terminal, or kill ${running.pid}.\n` +
+        `  (If that is wrong, delete ${pidFile}.)`,
     );
   const port = Number(env.PORT ?? 3000);
   if (!(await portFree(port, '0.0.0.0')))
@@ -87,14 +99,27 @@ async function checkFree(env: Record<string, string | undefined>, embedded: bool
     );
 }
 
-function alive(pid: number): boolean {
+/** The pid file of a start in this folder; a damaged one (a crash while it was written) counts as none. */
+async function readPidFile(): Promise<{ pid?: number; url?: string }> {
+  try {
+    return JSON.parse(await readFile(pidFile, 'utf8')) as { pid?: number; url?: string };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Whether `pid` is still an `npm start` (a pid file outlives a crash, and its pid may be reused by
+ * another program): alive and, where /proc says, running src/start.ts.
+ */
+async function stillCairn(pid: number): Promise<boolean> {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    // EPERM: it exists, owned by someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
+  return cmdline === undefined || cmdline.includes('start.ts');
 }
 
 async function readEnvFile(): Promise<Record<string, string>> {

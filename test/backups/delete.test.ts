@@ -60,6 +60,20 @@ it('deletes an ended backup with its stored object; a second delete is 404', asy
   expect((await del(b.id)).status).toBe(404);
 });
 
+it("still counts a deleted manual backup among the day's, so deleting makes no new free ones", async () => {
+  const own = await createTestEnv(h.db);
+  const usage = async () =>
+    (await call<{ manual_today: number }>(web.url, 'GET', `/v1/${own.env.name}/backup_usage`, { key: own.secretKey }))
+      .body.manual_today;
+  const b = await storedBackup('succeeded', own.env.id);
+  expect(await usage()).toBe(1);
+  expect((await del(b.id, own.secretKey)).status).toBe(204);
+  expect(await usage()).toBe(1);
+  expect(await h.db('deleted_backups').where({ id: b.id })).toEqual([
+    expect.objectContaining({ env_id: own.env.id, trigger: 'manual', billable: false }),
+  ]);
+});
+
 it('keeps a running backup, one a restore is reading, and one of another environment', async () => {
   const running = await storedBackup('running');
   const res = await del(running.id);

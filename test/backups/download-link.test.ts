@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signDownload } from '../../src/domain/backups/download-links.ts';
+import { createKey } from '../../src/domain/tenancy/envs.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { newId } from '../../src/ids.ts';
 import { queues } from '../../src/jobs.ts';
@@ -64,7 +65,9 @@ it('gives the same bytes as the authenticated download, without a key, until it 
     body: { expires_in_seconds: 600 },
   });
   expect(link.status).toBe(200);
-  expect(link.body.url).toMatch(new RegExp(`/v1/backups/${id}:signedDownload\\?expires=\\d+&signature=[\\w-]+$`));
+  expect(link.body.url).toMatch(
+    new RegExp(`/v1/backups/${id}:signedDownload\\?expires=\\d+&key=key_[0-9a-z]+&signature=[\\w-]+$`),
+  );
   const left = new Date(link.body.expire_time).getTime() - Date.now();
   expect(left).toBeGreaterThan(590_000);
   expect(left).toBeLessThanOrEqual(600_000);
@@ -85,22 +88,24 @@ it('gives the same bytes as the authenticated download, without a key, until it 
     expect(((await res.json()) as { code: string }).code).toBe('forbidden');
   };
   const expires = Number(url.searchParams.get('expires'));
+  const key = url.searchParams.get('key')!;
   const signature = url.searchParams.get('signature')!;
-  // Tampered; moved to another backup; expired; signed for longer than links are made.
-  await refused(`${web.url}${url.pathname}?expires=${expires}&signature=${signature.slice(0, -2)}AA`);
-  await refused(`${web.url}/v1/backups/${newId('backup')}:signedDownload?expires=${expires}&signature=${signature}`);
-  await refused(`${web.url}${url.pathname}?expires=${expires + 1}&signature=${signature}`);
-  const past = signDownload(h.config, id, Math.floor(Date.now() / 1000) - 1);
-  await refused(`${web.url}${url.pathname}?expires=${past.expires}&signature=${past.signature}`);
-  const far = signDownload(h.config, id, Math.floor(Date.now() / 1000) + 3 * 86_400);
-  await refused(`${web.url}${url.pathname}?expires=${far.expires}&signature=${far.signature}`);
+  const at = (path: string, q: { expires: number; key: string; signature: string }) =>
+    `${web.url}${path}?expires=${q.expires}&key=${q.key}&signature=${q.signature}`;
+  // Tampered; moved to another backup; stretched; made for another key; expired; too long.
+  await refused(at(url.pathname, { expires, key, signature: `${signature.slice(0, -2)}AA` }));
+  await refused(at(`/v1/backups/${newId('backup')}:signedDownload`, { expires, key, signature }));
+  await refused(at(url.pathname, { expires: expires + 1, key, signature }));
+  await refused(at(url.pathname, { expires, key: 'key_other', signature }));
+  await refused(at(url.pathname, signDownload(h.config, id, Math.floor(Date.now() / 1000) - 1, key)));
+  await refused(at(url.pathname, signDownload(h.config, id, Math.floor(Date.now() / 1000) + 3 * 86_400, key)));
 
   const cli = await runCairn(['backups', 'url', id, '--expires-in', '120'], {
     CAIRN_API_URL: web.url,
     CAIRN_SECRET_KEY: env.secretKey,
   });
   expect(cli.code, cli.stderr).toBe(0);
-  expect(cli.stdout).toMatch(/:signedDownload\?expires=\d+&signature=/);
+  expect(cli.stdout).toMatch(/:signedDownload\?expires=\d+&key=\w+&signature=/);
   expect(cli.stdout).toContain('anyone with it can download');
 });
 
@@ -161,4 +166,14 @@ it('a sealed download decrypts offline with the service key alone, and refuses a
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+it('stops working when the key that asked for it is revoked', async () => {
+  const made = await createKey(h.db, env.env, 'secret', ['backups:read']);
+  const link = await call<{ url: string }>(web.url, 'POST', `/v1/backups/${id}:url`, { key: made.token });
+  const url = new URL(link.body.url);
+  const local = `${web.url}${url.pathname}${url.search}`;
+  expect((await fetch(local)).status).toBe(200);
+  await h.db('api_keys').where({ id: made.key.id }).update({ revoke_time: new Date() });
+  expect((await fetch(local)).status).toBe(403);
 });

@@ -168,9 +168,21 @@ describe('schedules', () => {
     expect(await daily()).toEqual([early.env.id]);
     await scheduleSlot(deps(), jobs, 'daily', new Date('2026-12-01T03:00:00Z'));
     expect((await daily()).sort()).toEqual([...ids].sort());
-    // Other hours take no one here.
+    // Later hours take no one twice.
     await scheduleSlot(deps(), jobs, 'daily', new Date('2026-12-01T04:00:00Z'));
     expect(await daily()).toHaveLength(2);
+    // A slot that ran late (no worker at 02:00 and 03:00) still backs up the hours it missed.
+    await scheduleSlot(deps(), jobs, 'daily', new Date('2026-12-02T05:00:00Z'));
+    expect(
+      await h.db('backups').whereIn('env_id', ids).where({ type: 'daily', slot: '2026-12-02' }).count('* as n').first(),
+    ).toEqual({ n: '2' });
+    // Before an environment's hour, it waits.
+    await scheduleSlot(deps(), jobs, 'daily', new Date('2026-12-03T02:00:00Z'));
+    expect(
+      (await h.db('backups').whereIn('env_id', ids).where({ type: 'daily', slot: '2026-12-03' }).select('env_id')).map(
+        (b) => b.env_id,
+      ),
+    ).toEqual([early.env.id]);
   });
 
   it('registers hourly cron slots in UTC, each taking the environments whose hour it is', async () => {

@@ -1,7 +1,7 @@
 // `cairn backups …` and `cairn storage …`, over the HTTP API through the SDK.
 // Progress bars go to stderr, so --json output on stdout stays clean.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -199,7 +199,7 @@ function registerBackups(program: Command, ctx: CliContext): void {
       } catch (err) {
         if (err instanceof CliError) throw err;
         throw new CliError(
-          `the data key of ${sealed.backup_id} does not open with this CAIRN_ENCRYPTION_KEY (it was sealed with key ${sealed.key_id}): use the key the service ran with then, or list it in CAIRN_ENCRYPTION_OLD_KEYS`,
+          `the data key of ${sealed.backup_id} does not open with this CAIRN_ENCRYPTION_KEY (it was sealed with key id ${sealed.key_id}): set the key the service ran with then, with CAIRN_ENCRYPTION_KEY_ID=${sealed.key_id}, or list it in CAIRN_ENCRYPTION_OLD_KEYS as ${sealed.key_id}:<key>`,
         );
       }
       const out = opts.output ?? file.replace(/\.cairnbk$/, '') + '.sql.gz';
@@ -213,14 +213,19 @@ function registerBackups(program: Command, ctx: CliContext): void {
           yield chunk;
         }
       }
+      // Written aside and renamed at the end: a cut file is found out only at its last segment,
+      // and a half-written dump must never look like a whole one.
+      const partial = `${out}.partial`;
       try {
         await pipeline(
           Readable.from(decryptStream(counted(createReadStream(file)), key)),
-          out === '-' ? process.stdout : createWriteStream(out),
+          out === '-' ? process.stdout : createWriteStream(partial, { mode: 0o600 }),
         );
+        if (out !== '-') await rename(partial, out);
       } catch (err) {
+        if (out !== '-') await rm(partial, { force: true });
         if (err instanceof BackupIntegrityError)
-          throw new CliError(`${file} is damaged or incomplete (${err.message}); nothing usable was written to ${out}`);
+          throw new CliError(`${file} is damaged or incomplete (${err.message}); nothing was written to ${out}`);
         throw err;
       }
       ctx.progress(`wrote ${out}`);

@@ -3,7 +3,7 @@
 // store leaves the backup as it was (listed, downloadable) instead of a row with no object; a
 // commit that fails after the object went leaves a row whose download answers an error, which the
 // next delete removes. A backup that is still running, or that a restore or drill is reading,
-// cannot be deleted.
+// cannot be deleted. What it was stays on record (deleted_backups) for the day's free count and billing.
 import type { Knex } from 'knex';
 import { AppError } from '../../errors.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
@@ -31,6 +31,16 @@ export async function deleteBackup(deps: { db: Knex; store: ObjectStore }, envId
       );
     await deps.store.abortIncompleteUploads(b.bucket, b.object_key);
     await deps.store.delete(b.bucket, b.object_key);
+    // Kept on record: the day's free count and billing still see it (migrations: deleted_backups).
+    await trx('deleted_backups').insert({
+      id: b.id,
+      env_id: b.env_id,
+      type: b.type,
+      trigger: b.trigger,
+      billable: b.billable,
+      size_bytes: b.size_bytes,
+      create_time: b.create_time,
+    });
     await backupQueries(trx).deleteBackup(id);
   });
 }

@@ -1,10 +1,13 @@
 // Expiring download links (Heroku's `pg:backups:url`): a URL anyone holding it can fetch for a
 // while, without a key, to hand a backup to another tool (curl, a CI job, a restore elsewhere). The
-// link is the backup's id and an expiry signed with HMAC-SHA-256 under a key derived from the
-// service key for this one use (HKDF, RFC 5869), so it cannot be stretched or moved to another
-// backup, and it is checked before anything touches the database. It gives the decrypted .sql.gz,
-// like the authenticated download; a rotated service key ends every link made under the old one.
+// link is the backup's id, an expiry and the id of the API key that asked for it, signed with
+// HMAC-SHA-256 under a key derived from the service key for this one use (HKDF, RFC 5869), so it
+// cannot be stretched or moved to another backup, and it is checked before anything touches the
+// database. It works only while that API key is unrevoked and may still read backups, so revoking
+// a leaked key ends its links too. It gives the decrypted .sql.gz, like the authenticated download;
+// a rotated service key ends every link made under the old one.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 
 export const defaultLinkSeconds = 3600;
@@ -23,28 +26,40 @@ function linkKey(config: KeyConfig): Buffer {
   return key;
 }
 
-const mac = (config: KeyConfig, backupId: string, expires: number): Buffer =>
-  createHmac('sha256', linkKey(config)).update(`${backupId}\n${expires}`).digest();
+const mac = (config: KeyConfig, backupId: string, expires: number, keyId: string): Buffer =>
+  createHmac('sha256', linkKey(config)).update(`${backupId}\n${expires}\n${keyId}`).digest();
 
-/** The query of a link to `backupId` that works until `expires` (unix seconds). */
-export function signDownload(
-  config: KeyConfig,
-  backupId: string,
-  expires: number,
-): { expires: number; signature: string } {
-  return { expires, signature: mac(config, backupId, expires).toString('base64url') };
+export interface LinkQuery {
+  expires: number;
+  key: string;
+  signature: string;
+}
+
+/** The query of a link to `backupId`, asked for by API key `keyId`, that works until `expires` (unix seconds). */
+export function signDownload(config: KeyConfig, backupId: string, expires: number, keyId: string): LinkQuery {
+  return { expires, key: keyId, signature: mac(config, backupId, expires, keyId).toString('base64url') };
 }
 
 /** Whether a link's query is ours, for this backup, and not expired (nor further off than links are made for). */
 export function linkValid(
   config: KeyConfig,
   backupId: string,
-  expires: number,
-  signature: string,
+  link: LinkQuery,
   now: number = Date.now() / 1000,
 ): boolean {
+  const { expires, key, signature } = link;
   if (!Number.isInteger(expires) || expires < now || expires > now + maxLinkSeconds + 60) return false;
   const given = Buffer.from(signature, 'base64url');
-  const want = mac(config, backupId, expires);
+  const want = mac(config, backupId, expires, key);
   return given.length === want.length && timingSafeEqual(given, want);
+}
+
+/** Whether API key `keyId` is unrevoked, of `envId`, and may read backups. */
+export async function keyMayRead(db: Knex, keyId: string, envId: string): Promise<boolean> {
+  const row = await db('api_keys')
+    .where({ id: keyId, env_id: envId })
+    .whereNull('revoke_time')
+    .whereRaw("'backups:read' = any(scopes)")
+    .first('id');
+  return row !== undefined;
 }

@@ -19,14 +19,15 @@ export function slotOf(now: Date): string {
 
 /**
  * Creates this slot's backup for every environment with a database, schedules on and its backup
- * hour now (the cron fires hourly; 03:00 UTC unless the environment chose another). The unique
+ * hour reached (the cron fires hourly; 03:00 UTC unless the environment chose another), that has
+ * none in this slot yet. `now` is when the cron fired, not when the job ran. The unique
  * (env, type, slot) row makes it once per slot however many times the job runs; the row and its
  * capture job are inserted in one transaction, so neither exists without the other.
  */
 export async function scheduleSlot(deps: BackupDeps, jobs: Enqueuer, type: ScheduledType, now: Date): Promise<number> {
   const slot = slotOf(now);
   let created = 0;
-  for (const env of await backupQueries(deps.db).scheduledEnvs(now.getUTCHours())) {
+  for (const env of await backupQueries(deps.db).scheduledEnvs(now.getUTCHours(), type, slot)) {
     await deps.db.transaction(async (trx) => {
       const q = backupQueries(trx);
       const settings = await q.settings(env.id);

@@ -159,13 +159,14 @@ export function backupQueries(db: Db) {
     },
 
     /** Manual backups a user asked for since `since` (pre-restore copies are free and not counted). */
+    /** Manual backups made since `since`, those deleted since included (their record: deleted_backups). */
     async countManualSince(envId: string, since: Date): Promise<number> {
-      const row = await db('backups')
-        .where({ env_id: envId, trigger: 'manual' })
-        .where('create_time', '>=', since)
-        .count<{ n: string }[]>('* as n')
-        .first();
-      return Number(row?.n ?? 0);
+      const { rows } = await db.raw<{ rows: { n: string }[] }>(
+        `select (select count(*) from backups where env_id = ? and trigger = 'manual' and create_time >= ?)
+              + (select count(*) from deleted_backups where env_id = ? and trigger = 'manual' and create_time >= ?) as n`,
+        [envId, since, envId, since],
+      );
+      return Number(rows[0]?.n ?? 0);
     },
 
     async storedBytes(envId: string): Promise<number> {
@@ -273,13 +274,24 @@ export function backupQueries(db: Db) {
       );
     },
 
-    /** Envs with a database and schedules on at `hourUtc`: the targets of a cron slot. */
-    async scheduledEnvs(hourUtc: number): Promise<EnvTarget[]> {
+    /**
+     * Envs with a database, schedules on, and their hour come by `hourUtc` of the slot's day
+     * without a backup of `type` in `slot` yet: the targets of a cron slot. A slot that ran late
+     * (a backlog, no worker over the hour) still takes the environments whose hour it missed.
+     */
+    async scheduledEnvs(hourUtc: number, type: string, slot: string): Promise<EnvTarget[]> {
       return db('envs as e')
         .leftJoin('backup_settings as s', 's.env_id', 'e.id')
         .whereNotNull('e.database_url_enc')
         .where((q) => q.whereNull('s.env_id').orWhere('s.schedule_enabled', true))
-        .whereRaw('coalesce(s.schedule_hour, ?) = ?', [defaultScheduleHour, hourUtc])
+        .whereRaw('coalesce(s.schedule_hour, ?) <= ?', [defaultScheduleHour, hourUtc])
+        .whereNotExists((q) =>
+          q
+            .select(db.raw('1'))
+            .from('backups as b')
+            .whereRaw('b.env_id = e.id')
+            .where({ 'b.type': type, 'b.slot': slot }),
+        )
         .select('e.id', 'e.name', 'e.project_id', 'e.mode', 'e.database_url_enc');
     },
 

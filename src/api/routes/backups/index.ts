@@ -1,7 +1,13 @@
 // Backups (CONTRACT.md "Backups and storage"): thin handlers over src/domain/backups.
 import { z } from 'zod';
 import { deleteBackup } from '../../../domain/backups/delete.ts';
-import { defaultLinkSeconds, linkValid, maxLinkSeconds, signDownload } from '../../../domain/backups/download-links.ts';
+import {
+  defaultLinkSeconds,
+  keyMayRead,
+  linkValid,
+  maxLinkSeconds,
+  signDownload,
+} from '../../../domain/backups/download-links.ts';
 import { openDecrypted, openSealed } from '../../../domain/backups/download.ts';
 import { requestDrill } from '../../../domain/backups/drill.ts';
 import { backupQueries } from '../../../domain/backups/queries.ts';
@@ -156,8 +162,8 @@ export const backupUrlRoute = defineRoute({
         details: { state: b.state },
       });
     const expires = Math.floor(Date.now() / 1000) + (body?.expires_in_seconds ?? defaultLinkSeconds);
-    const link = signDownload(deps.config, b.id, expires);
-    const query = new URLSearchParams({ expires: String(link.expires), signature: link.signature });
+    const link = signDownload(deps.config, b.id, expires, principal.keyId);
+    const query = new URLSearchParams({ expires: String(link.expires), key: link.key, signature: link.signature });
     return {
       url: `${deps.config.CAIRN_BASE_URL}/v1/backups/${b.id}:signedDownload?${query}`,
       expire_time: new Date(expires * 1000).toISOString(),
@@ -173,7 +179,7 @@ export const signedDownloadRoute = defineRoute({
   tags: ['Backups'],
   auth: 'none',
   params: backupIdParams,
-  query: z.object({ expires: z.coerce.number().int(), signature: z.string().max(100) }),
+  query: z.object({ expires: z.coerce.number().int(), key: z.string().max(64), signature: z.string().max(100) }),
   response: {
     status: 200,
     description: 'The gzip-compressed SQL dump',
@@ -181,13 +187,16 @@ export const signedDownloadRoute = defineRoute({
   },
   async handle({ deps, params, query, ctx }) {
     // Checked before the database is asked anything: a guessed link costs one HMAC.
-    if (!linkValid(deps.config, params.backup_id, query.expires, query.signature))
-      throw new AppError(
+    const refused = () =>
+      new AppError(
         'forbidden',
         'this download link is not valid or has expired; make a new one with cairn backups url <id>',
       );
+    if (!linkValid(deps.config, params.backup_id, query)) throw refused();
     const b = await backupQueries(deps.db).backup(params.backup_id);
     if (!b || b.state !== 'succeeded') throw new AppError('not_found', `backup ${params.backup_id} no longer exists`);
+    // The key that asked for the link must still be allowed to read this backup.
+    if (!(await keyMayRead(deps.db, query.key, b.env_id))) throw refused();
     const { body, length } = await openDecrypted(deps, b);
     ctx.type = 'application/gzip';
     ctx.attachment(`${b.id}.sql.gz`);
