@@ -1,4 +1,5 @@
 // Backups (CONTRACT.md "Backups and storage"): thin handlers over src/domain/backups.
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { deleteBackup } from '../../../domain/backups/delete.ts';
 import {
@@ -10,7 +11,7 @@ import {
 } from '../../../domain/backups/download-links.ts';
 import { openDecrypted, openSealed } from '../../../domain/backups/download.ts';
 import { requestDrill } from '../../../domain/backups/drill.ts';
-import { backupQueries } from '../../../domain/backups/queries.ts';
+import { backupQueries, type BackupRow } from '../../../domain/backups/queries.ts';
 import {
   backupUsage,
   getBackup,
@@ -22,6 +23,7 @@ import {
   saveSettings,
 } from '../../../domain/backups/service.ts';
 import { AppError } from '../../../errors.ts';
+import type { AppDeps } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { paginate } from '../../../contract/pages.ts';
 import {
@@ -81,6 +83,15 @@ export const listBackupsRoute = defineRoute({
   },
 });
 
+/** The decrypted .sql.gz as the answer, streamed (the keyed download and the link's). */
+async function sendDecrypted(ctx: Context, deps: AppDeps, b: BackupRow): Promise<void> {
+  const { body, length } = await openDecrypted(deps, b);
+  ctx.type = 'application/gzip';
+  ctx.attachment(`${b.id}.sql.gz`);
+  if (length !== undefined) ctx.length = length;
+  ctx.body = body;
+}
+
 export const downloadBackup = defineRoute({
   method: 'get',
   path: '/v1/backups/{backup_id}:download',
@@ -112,11 +123,7 @@ export const downloadBackup = defineRoute({
       ctx.body = sealed.body;
       return undefined;
     }
-    const { body, length } = await openDecrypted(deps, b);
-    ctx.type = 'application/gzip';
-    ctx.attachment(`${b.id}.sql.gz`);
-    if (length !== undefined) ctx.length = length;
-    ctx.body = body;
+    await sendDecrypted(ctx, deps, b);
     return undefined;
   },
 });
@@ -197,11 +204,7 @@ export const signedDownloadRoute = defineRoute({
     if (!b || b.state !== 'succeeded') throw new AppError('not_found', `backup ${params.backup_id} no longer exists`);
     // The key that asked for the link must still be allowed to read this backup.
     if (!(await keyMayRead(deps.db, query.key, b.env_id))) throw refused();
-    const { body, length } = await openDecrypted(deps, b);
-    ctx.type = 'application/gzip';
-    ctx.attachment(`${b.id}.sql.gz`);
-    if (length !== undefined) ctx.length = length;
-    ctx.body = body;
+    await sendDecrypted(ctx, deps, b);
     return undefined;
   },
 });
