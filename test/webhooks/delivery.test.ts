@@ -7,7 +7,6 @@ import { createTestEnv } from '../support/harness.ts';
 import {
   apiFor,
   startReceiver,
-  until,
   useWebhookStack,
   verified,
   type Api,
@@ -15,6 +14,7 @@ import {
   type Reply,
   type Received,
 } from './support.ts';
+import { eventually } from '../support/probes.ts';
 
 const stack = useWebhookStack();
 
@@ -63,7 +63,7 @@ describe('retries and redelivery', () => {
       expect(second!.at - first!.at).toBeGreaterThanOrEqual(4500);
       verified(s.endpoint.secret, second!);
       let pending: Delivery | undefined;
-      await until('two recorded attempts', async () => {
+      await eventually(async () => {
         pending = (await s.deliveries())[0];
         return pending?.attempts.length === 2;
       });
@@ -85,7 +85,7 @@ describe('retries and redelivery', () => {
     try {
       await s.newUser();
       const [first] = await s.receiver.waitFor(1);
-      await until('the delivery to succeed', async () => (await s.deliveries())[0]?.state === 'succeeded');
+      await eventually(async () => (await s.deliveries())[0]?.state === 'succeeded');
       const res = await s.api<Delivery>(
         'POST',
         `/webhook_endpoints/${s.endpoint.id}/deliveries/${first!.id}:redeliver`,
@@ -96,7 +96,7 @@ describe('retries and redelivery', () => {
       expect(again!.id).toBe(first!.id);
       expect(again!.body).toBe(first!.body);
       verified(s.endpoint.secret, again!);
-      await until('the redelivery to be recorded', async () => (await s.deliveries())[0]?.attempts.length === 2);
+      await eventually(async () => (await s.deliveries())[0]?.attempts.length === 2);
       expect((await s.deliveries())[0]).toMatchObject({ state: 'succeeded' });
       const unknown = await s.api(
         'POST',
@@ -113,7 +113,7 @@ describe('retries and redelivery', () => {
     const s = await setUp(() => ({ status: 302, location: target.url }));
     try {
       await s.newUser();
-      await until('the attempt to be recorded', async () => (await s.deliveries())[0]?.attempts.length === 1);
+      await eventually(async () => (await s.deliveries())[0]?.attempts.length === 1);
       expect((await s.deliveries())[0]!.attempts[0]).toMatchObject({
         status_code: 302,
         error: expect.stringContaining('redirect'),
@@ -188,7 +188,7 @@ describe('failing endpoints', () => {
         .where({ id: s.endpoint.id })
         .update({ failing_since: new Date(Date.now() - 5 * 24 * 3600_000 - 60_000), last_failure_time: new Date() });
       await s.newUser();
-      await until('the endpoint to be disabled', async () => {
+      await eventually(async () => {
         const e = await s.api<Endpoint>('GET', `/webhook_endpoints/${s.endpoint.id}`);
         return e.body.state === 'disabled';
       });
@@ -197,7 +197,7 @@ describe('failing endpoints', () => {
       // A disabled endpoint is sent nothing: the pending retry fails without a request, and a new
       // event makes no delivery for it.
       const before = s.receiver.received.length;
-      await until('the delivery to fail', async () => (await s.deliveries())[0]?.state === 'failed', 30_000);
+      await eventually(async () => (await s.deliveries())[0]?.state === 'failed', { timeoutMs: 30_000 });
       expect((await s.deliveries())[0]!.attempts).toEqual([
         expect.objectContaining({ status_code: 500 }),
         expect.objectContaining({ error: expect.stringMatching(/disabled/) }),
@@ -222,7 +222,7 @@ describe('failing endpoints', () => {
             last_failure_time: new Date(Date.now() - 24 * 3600_000),
           });
         await quiet.newUser();
-        await until('the attempt to be recorded', async () => (await quiet.deliveries())[0]?.attempts.length === 1);
+        await eventually(async () => (await quiet.deliveries())[0]?.attempts.length === 1);
         expect((await quiet.api<Endpoint>('GET', `/webhook_endpoints/${quiet.endpoint.id}`)).body.state).toBe(
           'enabled',
         );

@@ -6,7 +6,8 @@ import { createTestEnv } from '../support/harness.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { capture, sampleEvent } from '../observability/support.ts';
 import { strongPassword } from '../identity/support.ts';
-import { apiFor, startReceiver, typeOf, until, useWebhookStack, verified, type Api, type Receiver } from './support.ts';
+import { apiFor, startReceiver, typeOf, useWebhookStack, verified, type Api, type Receiver } from './support.ts';
+import { eventually } from '../support/probes.ts';
 
 const stack = useWebhookStack();
 
@@ -65,7 +66,7 @@ describe('end users', () => {
         `/webhook_endpoints/${s.endpoint.id}/deliveries`,
       );
       expect(list.status).toBe(200);
-      await until('both deliveries to be succeeded', async () => {
+      await eventually(async () => {
         const l = await s.api<{ deliveries: { state: string }[] }>(
           'GET',
           `/webhook_endpoints/${s.endpoint.id}/deliveries`,
@@ -174,12 +175,10 @@ describe('error groups', () => {
     });
     try {
       await capture(stack.web, s.env, sampleEvent({ event_time: new Date(Date.now() - 60_000).toISOString() }));
-      const group = await until(
-        'the group to be stored',
-        async () => (await stack.h.db('error_groups').where({ env_id: s.env.env.id })).length === 1,
-      ).then(
+      const group = await eventually(
         async () =>
-          (await stack.h.db('error_groups').where({ env_id: s.env.env.id }).first()) as { id: string; etag: string },
+          (await stack.h.db('error_groups').where({ env_id: s.env.env.id }).first()) as
+            { id: string; etag: string } | undefined,
       );
       const resolved = await s.api<{ etag: string }>('POST', `/error_groups/${group.id}:resolve`, { etag: group.etag });
       await s.api('POST', `/error_groups/${group.id}:reopen`, { etag: resolved.body.etag });

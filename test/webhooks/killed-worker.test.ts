@@ -8,7 +8,8 @@ import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
-import { apiFor, startReceiver, startWebhookWorker, until, verified } from './support.ts';
+import { apiFor, startReceiver, startWebhookWorker, verified } from './support.ts';
+import { eventually } from '../support/probes.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -53,7 +54,7 @@ it('the message still arrives, with the same id, after its worker was killed mid
     expect(again!.id).toBe(held!.id);
     expect(again!.body).toBe(held!.body);
     expect(verified(created.body.secret, again!).type).toBe('end_user.created');
-    await until('the delivery to be recorded as succeeded', async () => {
+    await eventually(async () => {
       const d = await h.db('webhook_deliveries').first('state', 'attempt_count');
       return (d as { state: string } | undefined)?.state === 'succeeded';
     });

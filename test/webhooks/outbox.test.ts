@@ -11,7 +11,8 @@ import type { WorkerHandle } from '../../src/worker.ts';
 import { createLogger } from '../../src/log.ts';
 import { webhooksPrune } from '../../workers/webhooks-prune.ts';
 import { createHarness, createTestEnv, sqlNumber, type Harness } from '../support/harness.ts';
-import { startReceiver, startWebhookWorker, until, type Receiver } from './support.ts';
+import { startReceiver, startWebhookWorker, type Receiver } from './support.ts';
+import { eventually } from '../support/probes.ts';
 
 let h: Harness;
 let boss: PgBoss;
@@ -90,7 +91,7 @@ it('a delivery whose job is gone, and a lane whose head was pruned, are delivere
     expect(got.map((r) => JSON.parse(r.body).type).sort()).toEqual(['end_user.created', 'end_user.deleted']);
     expect(JSON.parse(got.find((r) => r.body.includes('deleted'))!.body).data).toEqual({ id: b.id });
     expect(JSON.parse(got.find((r) => r.body.includes('created'))!.body).data).toMatchObject({ id: a.id });
-    await until('both deliveries to be recorded', async () =>
+    await eventually(async () =>
       (await h.db('webhook_deliveries').where({ endpoint_id: endpointId })).every((d) => d.state === 'succeeded'),
     );
     // Swept again at once: nothing is owed any more.

@@ -12,6 +12,7 @@ import type { SendOptions } from '../../src/domain/webhooks/send.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { webhooksDeliver } from '../../workers/webhooks-deliver.ts';
 import { call, createHarness, startTestWeb, type Answer, type Harness } from '../support/harness.ts';
+import { eventually } from '../support/probes.ts';
 
 export interface Received {
   id: string;
@@ -72,7 +73,7 @@ export async function startReceiver(reply: (r: Received, n: number) => Reply = (
     received,
     delivered: () => received.filter((r) => ok.has(r)),
     async waitFor(n, type, timeoutMs = 20_000) {
-      await until(`${n} request(s)${type ? ` of ${type}` : ''} at the receiver`, () => of(type).length >= n, timeoutMs);
+      await eventually(() => of(type).length >= n, { timeoutMs });
       return of(type);
     },
     async close() {
@@ -95,15 +96,6 @@ export function verified(
     'webhook-timestamp': r.timestamp,
     'webhook-signature': r.signature,
   }) as { type: string; timestamp: string; data: Record<string, unknown> };
-}
-
-/** Polls `check` every 50 ms until it holds, or fails naming `what` at the deadline (no sleeps). */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const names = ['webhooks.deliver', 'webhooks.prune', 'errors.ingest', 'identity.sign-up'] as const;

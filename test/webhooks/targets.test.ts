@@ -11,7 +11,8 @@ import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
 import { AppError } from '../../src/errors.ts';
 import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
-import { apiFor, startReceiver, startWebhookWorker, until } from './support.ts';
+import { apiFor, startReceiver, startWebhookWorker } from './support.ts';
+import { eventually } from '../support/probes.ts';
 
 const refusedUrls = [
   'http://example.com/hook', // not https
@@ -151,7 +152,7 @@ describe('over HTTP', () => {
     const api = apiFor(web, env.secretKey, env.env.name);
     expect((await api('POST', '/end_users', { email: 'rebind@example.com' })).status).toBe(201);
     let attempts: { error?: string; status_code?: number }[] = [];
-    await until('the attempt to be recorded', async () => {
+    await eventually(async () => {
       const res = await api<{ deliveries: { attempts: typeof attempts }[] }>(
         'GET',
         `/webhook_endpoints/${row.id}/deliveries`,
