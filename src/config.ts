@@ -15,6 +15,28 @@ export function keyBytes(v: string): Buffer {
   return /^[0-9a-fA-F]{64}$/.test(v) ? Buffer.from(v, 'hex') : Buffer.from(v, 'base64');
 }
 
+/**
+ * The service keyring by id: the current key, then the older ones of CAIRN_ENCRYPTION_OLD_KEYS
+ * ("id:key,…"), still read during a rotation. Throws ConfigError naming what is wrong.
+ */
+export function encryptionKeys(currentId: string, current: string, old?: string): Map<string, Buffer> {
+  const keys = new Map<string, Buffer>();
+  const add = (id: string, value: string, variable: string) => {
+    const key = keyBytes(value);
+    if (!id || key.length !== 32)
+      throw new ConfigError([
+        `${variable} must be 32 bytes, as base64 or 64 hex characters${variable.endsWith('OLD_KEYS') ? ', in "id:key,…"' : ''}`,
+      ]);
+    if (!keys.has(id)) keys.set(id, key);
+  };
+  add(currentId, current, 'CAIRN_ENCRYPTION_KEY');
+  for (const pair of old?.split(',').filter(Boolean) ?? []) {
+    const [id, value] = pair.split(':');
+    add(id ?? '', value ?? '', 'CAIRN_ENCRYPTION_OLD_KEYS');
+  }
+  return keys;
+}
+
 const base64Key = z.string().refine((v) => keyBytes(v).length === 32, {
   message: 'must be 32 random bytes, as base64 or 64 hex characters',
 });
@@ -113,14 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(problems);
   }
   const c = parsed.data;
-  const keys = new Map<string, Buffer>([[c.CAIRN_ENCRYPTION_KEY_ID, keyBytes(c.CAIRN_ENCRYPTION_KEY)]]);
-  for (const pair of c.CAIRN_ENCRYPTION_OLD_KEYS?.split(',') ?? []) {
-    const [id, value] = pair.split(':');
-    const key = keyBytes(value ?? '');
-    if (!id || key.length !== 32)
-      throw new ConfigError(['CAIRN_ENCRYPTION_OLD_KEYS must be "id:base64key,…" with 32-byte keys']);
-    if (!keys.has(id)) keys.set(id, key);
-  }
+  const keys = encryptionKeys(c.CAIRN_ENCRYPTION_KEY_ID, c.CAIRN_ENCRYPTION_KEY, c.CAIRN_ENCRYPTION_OLD_KEYS);
   const { CAIRN_ENCRYPTION_OLD_KEYS: _old, ...rest } = c;
   return Object.freeze({
     ...rest,

@@ -6,6 +6,7 @@ import {
   createDecipheriv,
   createHash,
   createSecretKey,
+  hkdfSync,
   randomFillSync,
   randomInt,
   type KeyObject,
@@ -28,6 +29,23 @@ export function sha256(value: string | Buffer): Buffer {
 export interface Keyring {
   currentId: string;
   keys: ReadonlyMap<string, Buffer>;
+}
+
+const derived = new WeakMap<Buffer, Map<string, Buffer>>();
+
+/**
+ * A key for one use (`info`, e.g. 'cairn page tokens'), derived from the service's current key with
+ * HKDF-SHA-256 (RFC 5869): what it signs a client may hold, and the data-encryption key itself
+ * never signs anything. Rotating the service key ends everything signed under the old one.
+ */
+export function derivedKey(keyring: Keyring, info: string): Buffer {
+  const root = keyring.keys.get(keyring.currentId);
+  if (!root) throw new Error(`encryption key ${keyring.currentId} is not loaded`);
+  let byInfo = derived.get(root);
+  if (!byInfo) derived.set(root, (byInfo = new Map()));
+  let key = byInfo.get(info);
+  if (!key) byInfo.set(info, (key = Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), info, 32))));
+  return key;
 }
 
 export function keyringFromConfig(config: {

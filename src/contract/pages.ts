@@ -3,9 +3,10 @@
 // last item as JSON, signed with HMAC-SHA-256 so that a tampered token is refused with
 // invalid_request instead of being read as a position. Each list names its own `purpose`, bound
 // into the MAC, so a token of one list is refused by another.
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
+import { derivedKey, keyringFromConfig } from '../crypto.ts';
 import { AppError } from '../errors.ts';
 
 export const pageQuery = z.object({
@@ -21,22 +22,14 @@ export function pageOf<C extends string, I extends z.ZodType>(collection: C, ite
   } & { next_page_token: z.ZodOptional<z.ZodString> });
 }
 
-const keys = new WeakMap<object, Buffer>();
 type KeyConfig = Pick<Config, 'encryptionKeys' | 'CAIRN_ENCRYPTION_KEY_ID'>;
 
 /**
- * The key every list signs its tokens with: derived from the current service key for this one use
- * (HKDF, RFC 5869), so the data-encryption key itself never signs anything a client holds. Tokens
- * of a rotated-out key are refused like tampered ones: a client starts its list again.
+ * The key every list signs its tokens with (crypto.ts derivedKey). Tokens of a rotated-out key are
+ * refused like tampered ones: a client starts its list again.
  */
 export function pageTokenKey(config: KeyConfig): Buffer {
-  let key = keys.get(config);
-  if (!key) {
-    const root = config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!;
-    key = Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), 'cairn page tokens', 32));
-    keys.set(config, key);
-  }
-  return key;
+  return derivedKey(keyringFromConfig(config), 'cairn page tokens');
 }
 
 function mac(key: Buffer, purpose: string, body: string): Buffer {

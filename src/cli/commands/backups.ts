@@ -14,7 +14,7 @@ import {
   type Operation,
   type RestorePreview,
 } from '../../sdk/backups.ts';
-import { openSealedKey, type SealedKey } from '../../domain/backups/download.ts';
+import { openDataKey, type SealedKey } from '../../domain/backups/download.ts';
 import { BackupIntegrityError, decryptStream } from '../../domain/backups/format.ts';
 import { CliError, type CliContext, type Register } from '../context.ts';
 import { keyringFromEnv } from '../keyring.ts';
@@ -195,7 +195,7 @@ function registerBackups(program: Command, ctx: CliContext): void {
       ) as SealedKey;
       let key: Buffer;
       try {
-        key = openSealedKey(keyringFromEnv(process.env), sealed);
+        key = openDataKey(keyringFromEnv(process.env), sealed);
       } catch (err) {
         if (err instanceof CliError) throw err;
         throw new CliError(

@@ -16,6 +16,7 @@ import { checkDumpVersion, findTool, parseServerVersionNum, type PgVersion } fro
 import { startDump, type DumpProcess, type SqlFigures } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget } from './queries.ts';
 import { retentionFor, type BackupDeps } from './deps.ts';
+import { dataKeyContext } from './download.ts';
 import { settleBackup } from './settle.ts';
 import { EnvBusyError } from './lock.ts';
 import { measure, verifyStored } from './verify.ts';
@@ -167,7 +168,7 @@ export async function runCapture(
 
     const keyring = keyringFromConfig(deps.config);
     const dataKey = randomBytes(32);
-    const wrapped = seal(keyring, dataKey, `backup-data-key:${backup.id}`);
+    const wrapped = seal(keyring, dataKey, dataKeyContext(backup.id));
 
     const d = startDump(tool.path, url);
     dump = d;

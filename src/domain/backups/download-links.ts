@@ -1,30 +1,22 @@
 // Expiring download links (Heroku's `pg:backups:url`): a URL anyone holding it can fetch for a
 // while, without a key, to hand a backup to another tool (curl, a CI job, a restore elsewhere). The
 // link is the backup's id, an expiry and the id of the API key that asked for it, signed with
-// HMAC-SHA-256 under a key derived from the service key for this one use (HKDF, RFC 5869), so it
+// HMAC-SHA-256 under a key derived from the service key for this one use (crypto.ts derivedKey), so it
 // cannot be stretched or moved to another backup, and it is checked before anything touches the
 // database. It works only while that API key is unrevoked and may still read backups, so revoking
 // a leaked key ends its links too. It gives the decrypted .sql.gz, like the authenticated download;
 // a rotated service key ends every link made under the old one.
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
+import { derivedKey, keyringFromConfig } from '../../crypto.ts';
 
 export const defaultLinkSeconds = 3600;
 export const maxLinkSeconds = 24 * 3600;
 
 type KeyConfig = Pick<Config, 'encryptionKeys' | 'CAIRN_ENCRYPTION_KEY_ID'>;
-const keys = new WeakMap<object, Buffer>();
 
-function linkKey(config: KeyConfig): Buffer {
-  let key = keys.get(config);
-  if (!key) {
-    const root = config.encryptionKeys.get(config.CAIRN_ENCRYPTION_KEY_ID)!;
-    key = Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), 'cairn backup download links', 32));
-    keys.set(config, key);
-  }
-  return key;
-}
+const linkKey = (config: KeyConfig): Buffer => derivedKey(keyringFromConfig(config), 'cairn backup download links');
 
 const mac = (config: KeyConfig, backupId: string, expires: number, keyId: string): Buffer =>
   createHmac('sha256', linkKey(config)).update(`${backupId}\n${expires}\n${keyId}`).digest();

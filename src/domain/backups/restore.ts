@@ -36,7 +36,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { keyringFromConfig, open } from '../../crypto.ts';
+import { keyringFromConfig } from '../../crypto.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { databaseUrlOf, runCapture } from './capture.ts';
@@ -47,6 +47,7 @@ import { streamingCollector } from './memory.ts';
 import { findTool } from './pgtools.ts';
 import { IncompleteDumpError, startReplay, xidMarker, type SqlFigures } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget, type OperationRow } from './queries.ts';
+import { openDataKey, storedObject } from './download.ts';
 import { settleOperation } from './settle.ts';
 
 /**
@@ -73,18 +74,10 @@ CREATE SCHEMA public;
 
 type Progress = (phase: string, bytesRead: number, bytesTotal: number) => void;
 
-function dataKeyOf(deps: BackupDeps, backup: BackupRow, metadata: Record<string, string>): Buffer {
-  const wrapped = metadata['cairn-wrapped-key'] ?? backup.wrapped_key;
-  if (!wrapped) throw new BackupIntegrityError('the object carries no wrapped data key');
-  // The data key is sealed with the backup id as associated data: a key copied from another
-  // backup's object does not open.
-  return open(keyringFromConfig(deps.config), wrapped, `backup-data-key:${backup.id}`);
-}
-
 async function openObject(deps: BackupDeps, backup: BackupRow): Promise<{ body: Readable; key: Buffer }> {
-  const got = await deps.store.get(backup.bucket, backup.object_key);
-  if (!got) throw new AppError('not_found', `the object of ${backup.id} is missing from the backup bucket`);
-  return { body: got.body, key: dataKeyOf(deps, backup, got.metadata) };
+  const { body, key } = await storedObject(deps, backup);
+  if (!key) throw new BackupIntegrityError('the object carries no wrapped data key');
+  return { body, key: openDataKey(keyringFromConfig(deps.config), key) };
 }
 
 /** Counts bytes as they pass and reports them every 4 MiB. */
