@@ -1,7 +1,11 @@
 // Which addresses the service may connect to on a client's behalf (server-side request forgery,
 // OWASP SSRF Prevention Cheat Sheet; CONTRACT.md "Webhooks", "Target addresses"): public unicast
 // only. Social providers of live environments (domain/social/egress.ts) and webhook targets of
-// live environments (domain/webhooks/targets.ts) both use it.
+// live environments (domain/webhooks/targets.ts) both use it, at set-up (resolvePublic) and where
+// each socket opens (guardedLookup: the DNS answer it connects to, so a name that resolves
+// differently the second time, DNS rebinding, gains nothing).
+import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { Resolver as DnsResolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 const notPublic = new BlockList();
@@ -44,4 +48,74 @@ export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
   return !notPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** A host's addresses. */
+export type Resolver = (host: string) => Promise<string[]>;
+
+/** getaddrinfo, as sockets resolve by default (/etc/hosts included), on one of libuv's threads. */
+export const lookupResolver: Resolver = (host) =>
+  new Promise((resolve, reject) =>
+    lookup(host, { all: true }, (err, found) => (err ? reject(err) : resolve(found.map((a) => a.address)))),
+  );
+
+// c-ares queries with a deadline, not getaddrinfo: that holds one of libuv's four threads for as
+// long as a name's server takes to answer (tens of seconds for one that never does), and those
+// threads also hash passwords. A key holder choosing such names could starve sign-ins.
+const dns = new DnsResolver({ timeout: 2000, tries: 2 });
+
+/** DNS with a 2 s deadline per query, for names a client chose. */
+export const deadlineResolver: Resolver = async (host) => {
+  const answers = await Promise.allSettled([dns.resolve4(host), dns.resolve6(host)]);
+  const addresses = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
+  if (addresses.length === 0) throw new Error(`${host} does not resolve`);
+  return addresses;
+};
+
+/** A connection refused by this rule; its message never names the address found. */
+export class AddressRefused extends Error {
+  override readonly name: string = 'AddressRefused';
+}
+
+/**
+ * The addresses of `host` (a name, or a literal without brackets) when every one passes `allowed`;
+ * else AddressRefused. The address itself is not said: that would map the service's internal
+ * names for the caller.
+ */
+export async function resolvePublic(
+  host: string,
+  resolve: Resolver,
+  allowed: (address: string) => boolean = isPublicAddress,
+): Promise<string[]> {
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : await resolve(host);
+  } catch {
+    throw new AddressRefused(`${host} does not resolve`);
+  }
+  if (addresses.length === 0) throw new AddressRefused(`${host} does not resolve`);
+  if (!addresses.every(allowed)) throw new AddressRefused(`${host} resolves to an address that is not public`);
+  return addresses;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * dns.lookup for sockets (an Agent's `lookup`; Node calls none for a literal address): the DNS
+ * answer the socket connects to, refused unless every address passes `allowed`. A DNS failure
+ * stays the DNS's own error.
+ */
+export function guardedLookup(resolve: Resolver, allowed: (address: string) => boolean = isPublicAddress) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname).then(
+      (addresses) => {
+        if (addresses.length === 0 || !addresses.every(allowed))
+          return callback(new AddressRefused(`${hostname} resolves to an address that is not public`), []);
+        const all = addresses.map((address) => ({ address, family: isIP(address) }));
+        if (options.all) callback(null, all);
+        else callback(null, all[0]!.address, all[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, []),
+    );
+  };
 }

@@ -6,7 +6,8 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts';
-import { checkTarget, systemResolver, type Resolver } from '../../src/domain/webhooks/targets.ts';
+import { checkTarget } from '../../src/domain/webhooks/targets.ts';
+import { deadlineResolver, type Resolver } from '../../src/http/addresses.ts';
 import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
 import { AppError } from '../../src/errors.ts';
@@ -46,7 +47,7 @@ const names: Record<string, string[]> = {
   'hooks.example-public.test': ['93.184.215.14'],
   'mixed.example.test': ['93.184.215.14', '10.0.0.1'],
 };
-const fakeDns: Resolver = async (host) => names[host] ?? systemResolver(host);
+const fakeDns: Resolver = async (host) => names[host] ?? deadlineResolver(host);
 
 describe('checkTarget (the rule at creation)', () => {
   it.each(refusedUrls)('a live environment refuses %s', async (url) => {
@@ -86,7 +87,7 @@ beforeAll(async () => {
   web = await startTestWeb(h);
   // The worker's DNS answers 127.0.0.1 for a name the creation check saw as public: a rebinding.
   worker = (await startWebhookWorker(h, {
-    resolve: async (host) => (host === 'rebind.example.test' ? ['127.0.0.1'] : systemResolver(host)),
+    resolve: async (host) => (host === 'rebind.example.test' ? ['127.0.0.1'] : deadlineResolver(host)),
   })) as unknown as WorkerHandle<Record<string, never>>;
   // What the rebinding would reach: it must see no connection at all.
   trap = createServer((socket) => {

@@ -6,17 +6,15 @@
 // webhook targets. The check runs where the socket is opened (the DNS answer it connects to), not
 // on an earlier lookup, so a name that resolves differently the second time (DNS rebinding) gains
 // nothing; it also covers addresses a discovery document names, which the operator never typed.
-import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { lookup as lookupAll } from 'node:dns/promises';
 import { Agent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { AppError } from '../../errors.ts';
-import { isPublicAddress } from '../../http/addresses.ts';
+import { AddressRefused, guardedLookup, isPublicAddress, lookupResolver, resolvePublic } from '../../http/addresses.ts';
 
 export { isPublicAddress };
 
-export class EgressRefused extends Error {
+export class EgressRefused extends AddressRefused {
   override readonly name = 'EgressRefused';
 }
 
@@ -32,31 +30,12 @@ export async function checkEndpoint(field: string, url: string): Promise<void> {
     );
   const target = new URL(url);
   if (target.protocol !== 'https:') throw refuse('is not https');
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
   try {
-    addresses = isIP(host) ? [host] : (await lookupAll(host, { all: true })).map((a) => a.address);
-  } catch {
-    throw refuse(`names a host that does not resolve (${target.hostname})`);
+    await resolvePublic(target.hostname.replace(/^\[|\]$/g, ''), lookupResolver);
+  } catch (err) {
+    if (err instanceof AddressRefused) throw refuse(err.message);
+    throw err;
   }
-  if (addresses.length === 0 || !addresses.every(isPublicAddress))
-    throw refuse(`resolves to an address that is not public (${target.hostname})`);
-}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** dns.lookup for sockets: fails unless every address the name has passes `allowed`. */
-function guardedLookup(allowed: (address: string) => boolean) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      if (addresses.length === 0 || !addresses.every((a) => allowed(a.address))) {
-        return callback(new EgressRefused(`${hostname} resolves to an address that is not public`), []);
-      }
-      if (options.all) callback(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
-  };
 }
 
 export interface EgressInit {
@@ -69,7 +48,7 @@ export interface EgressInit {
 /** Whether `err` (or an error it wraps, as openid-client does) is a refusal from this module. */
 export function isEgressRefusal(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
-    if (e instanceof EgressRefused) return true;
+    if (e instanceof AddressRefused) return true;
   return false;
 }
 
@@ -80,7 +59,11 @@ export function isEgressRefusal(err: unknown): boolean {
  */
 export function guardedFetch(allowed: (address: string) => boolean = isPublicAddress, tls: { ca?: string } = {}) {
   // Its own agent: a pooled socket opened by other code (the global agent) was never checked.
-  const agent = new Agent({ lookup: guardedLookup(allowed), keepAlive: false, ...(tls.ca ? { ca: tls.ca } : {}) });
+  const agent = new Agent({
+    lookup: guardedLookup(lookupResolver, allowed),
+    keepAlive: false,
+    ...(tls.ca ? { ca: tls.ca } : {}),
+  });
   return async (url: string, init: EgressInit = {}): Promise<Response> => {
     const target = new URL(url);
     if (target.protocol !== 'https:') throw new EgressRefused(`${target.origin}: only https is allowed`);

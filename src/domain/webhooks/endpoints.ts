@@ -9,7 +9,8 @@ import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
 import { newSecret } from './sign.ts';
-import { checkTarget, type Resolver } from './targets.ts';
+import type { Resolver } from '../../http/addresses.ts';
+import { checkTarget } from './targets.ts';
 import { webhookQueries, type EndpointRow, type EndpointState } from './queries.ts';
 
 /** Endpoints per environment: Svix and Clerk stop near here too; a list with more is a mistake. */

@@ -3,12 +3,12 @@
 // attempt: following one would let a receiver send us anywhere). The receiver's answer body is read
 // and dropped (at most 64 KiB), never stored. For a live environment the socket connects only to
 // public addresses, checked on the answer it connects to (targets.ts).
-import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { EnvMode } from '../tenancy/keys.ts';
-import { bareHost, publicAddresses, systemResolver, TargetRefused, type Resolver } from './targets.ts';
+import { AddressRefused, deadlineResolver, guardedLookup, resolvePublic, type Resolver } from '../../http/addresses.ts';
+import { bareHost } from './targets.ts';
 
 export const attemptTimeoutMs = 15_000;
 const maxAnswerBytes = 64 * 1024;
@@ -21,30 +21,11 @@ export interface AttemptOutcome {
 }
 
 export interface SendOptions {
-  /** The DNS used where live sockets open (targets.ts; tests play a rebinding DNS with it). */
+  /** The DNS used where live sockets open (http/addresses.ts; tests play a rebinding DNS with it). */
   resolve?: Resolver;
   /** Extra trust anchors for https (tests with their own certificate authority). */
   ca?: string;
   timeoutMs?: number;
-}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** dns.lookup for live sockets: the host's addresses, only when every one is public. */
-function liveLookup(resolve: Resolver) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    resolve(hostname)
-      .then(async (addresses) => {
-        const checked = await publicAddresses(
-          new URL(`https://${hostname.includes(':') ? `[${hostname}]` : hostname}`),
-          async () => addresses,
-        );
-        const all = checked.map((address) => ({ address, family: isIP(address) }));
-        if (options.all) callback(null, all);
-        else callback(null, all[0]!.address, all[0]!.family);
-      })
-      .catch((err: NodeJS.ErrnoException) => callback(err, []));
-  };
 }
 
 /** A sender for the worker's lifetime: kept-alive sockets per mode (a live socket was checked when it opened). */
@@ -53,7 +34,7 @@ export function createSender(options: SendOptions = {}) {
   const agents = {
     live: new HttpsAgent({
       ...keep,
-      lookup: liveLookup(options.resolve ?? systemResolver),
+      lookup: guardedLookup(options.resolve ?? deadlineResolver),
       ...(options.ca ? { ca: options.ca } : {}),
     }),
     test: {
@@ -74,10 +55,11 @@ export function createSender(options: SendOptions = {}) {
     const url = new URL(rawUrl);
     try {
       if (mode === 'live') {
-        if (url.protocol !== 'https:') throw new TargetRefused('a live environment sends webhooks over https only');
+        if (url.protocol !== 'https:') throw new AddressRefused('a live environment sends webhooks over https only');
+        // A literal address opens its socket without a lookup: checked here; a name is checked by
+        // the agent's lookup, on the answer the socket connects to.
         const host = bareHost(url);
-        // A literal address opens its socket without a lookup: checked here instead.
-        if (isIP(host)) await publicAddresses(url, async () => [host]);
+        if (isIP(host)) await resolvePublic(host, deadlineResolver);
       }
       const agent = mode === 'live' ? agents.live : agents.test[url.protocol as 'http:' | 'https:'];
       const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -142,7 +124,7 @@ class TimeoutError extends Error {
 /** A short reason for the attempts list: never a stack, never the receiver's own text. */
 function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof TimeoutError) return `no answer within ${timeoutMs / 1000} s`;
-  if (err instanceof TargetRefused) return `refused: ${err.message}`;
+  if (err instanceof AddressRefused) return `refused: ${err.message}`;
   const code = (err as NodeJS.ErrnoException).code;
   const known: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
