@@ -1,15 +1,18 @@
 // What every CLI command can reach. API commands use the SDK with CAIRN_API_URL and
-// CAIRN_SECRET_KEY; `cairn admin …` commands are for the operator and talk to the database.
+// CAIRN_SECRET_KEY; `cairn admin …` commands are for the operator and talk to the database, so
+// only the service's own `cairn` has them (admin-context.ts); the published CLI has the rest.
 import type { Command } from 'commander';
 import type { Knex } from 'knex';
 import { existsSync, readFileSync } from 'node:fs';
-import { loadConfig, type Config } from '../config.ts';
-import { keyringFromConfig, type Keyring } from '../crypto.ts';
-import { createDb } from '../db.ts';
+import type { Config } from '../config.ts';
+import type { Keyring } from '../crypto.ts';
 import { CairnClient } from '../sdk/client.ts';
 import { CliError, type DbSource } from './errors.ts';
 
 export { CliError, describeError } from './errors.ts';
+
+/** Sent in the User-Agent; the published package's build checks it against its version. */
+export const cliVersion = '0.1.0';
 
 export interface CliContext {
   /** The SDK client from CAIRN_API_URL and CAIRN_SECRET_KEY; a clear error when they are unset. */
@@ -26,11 +29,7 @@ export interface CliContext {
   dbSource(): DbSource | undefined;
 }
 
-export function createCliContext(
-  env: Record<string, string | undefined> = process.env,
-): CliContext & { close(): Promise<void> } {
-  let db: Knex | undefined;
-  let source: DbSource | undefined;
+export function createApiContext(env: Record<string, string | undefined> = process.env): CliContext {
   return {
     client() {
       const baseUrl = env.CAIRN_API_URL;
@@ -44,7 +43,7 @@ export function createCliContext(
         baseUrl,
         secretKey,
         publishableKey: env.CAIRN_PUBLISHABLE_KEY,
-        userAgent: 'cairn-cli/0.1.0',
+        userAgent: `cairn-cli/${cliVersion}`,
       });
     },
     envName(flag) {
@@ -55,29 +54,13 @@ export function createCliContext(
         );
       return name;
     },
-    async admin() {
-      // With nothing configured, talk to the embedded instance that `npm start` runs.
-      const settings = env.DATABASE_URL ? env : { ...embeddedEnv(), ...env };
-      if (!settings.DATABASE_URL) {
-        throw new CliError('set DATABASE_URL to the service database (or start the embedded one with `npm start`)');
-      }
-      source = env.DATABASE_URL ? 'DATABASE_URL' : 'npm start';
-      // Most admin commands need no encryption key; the ones that seal secrets ask for it.
-      const hasKey = Boolean(settings.CAIRN_ENCRYPTION_KEY);
-      const config = loadConfig({
-        ...settings,
-        CAIRN_ENCRYPTION_KEY: settings.CAIRN_ENCRYPTION_KEY ?? Buffer.alloc(32).toString('base64'),
-      });
-      db ??= createDb(config, { poolMax: 2, applicationName: 'cairn-cli' });
-      return {
-        config,
-        db,
-        keyring() {
-          if (!hasKey)
-            throw new CliError('set CAIRN_ENCRYPTION_KEY (the same value the service runs with) for this command');
-          return keyringFromConfig(config);
-        },
-      };
+    admin() {
+      // The installed CLI has no database driver: the operator's commands belong to the service.
+      return Promise.reject(
+        new CliError(
+          "`cairn admin` commands talk to the service's database: run them in its folder (npx cairn admin …)",
+        ),
+      );
     },
     print(value, json, human) {
       process.stdout.write(`${json || !human ? JSON.stringify(value, null, json ? 2 : 0) : human(value as never)}\n`);
@@ -85,10 +68,7 @@ export function createCliContext(
     progress(message) {
       process.stderr.write(`${message}\n`);
     },
-    dbSource: () => source,
-    async close() {
-      await db?.destroy();
-    },
+    dbSource: () => undefined,
   };
 }
 

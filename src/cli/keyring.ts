@@ -1,7 +1,7 @@
 // The service keyring for offline commands (`cairn backups decrypt`), from the same variables the
 // service runs with, or from `.data/cairn.env` where `npm start` kept its key. Nothing else is
 // read: no database, no API.
-import { ConfigError, encryptionKeys } from '../config.ts';
+import { ConfigError, encryptionKeys } from '../config-keys.ts';
 import type { Keyring } from '../crypto.ts';
 import { embeddedEnv } from './context.ts';
 import { CliError } from './errors.ts';

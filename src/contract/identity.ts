@@ -88,6 +88,7 @@ export type SessionState = z.output<typeof sessionStateSchema>;
 export type Session = z.output<typeof session>;
 export type SignIn = z.output<typeof signIn>;
 export type SessionWithToken = z.output<typeof sessionAnswer>;
+export type FactorProof = z.input<typeof factorProof>;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 

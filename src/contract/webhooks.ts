@@ -65,6 +65,10 @@ export const endpointResource = z
   .meta({ id: 'WebhookEndpoint' });
 
 export type Endpoint = z.output<typeof endpointResource>;
+/** What creating an endpoint takes: `event_types` `["*"]` is every type. */
+export type EndpointInput = z.input<typeof createEndpointBody>;
+/** What updating an endpoint takes: only the fields given change. */
+export type EndpointUpdate = z.input<typeof updateEndpointBody>;
 
 export const endpointList = pageOf('webhook_endpoints', endpointResource).meta({ id: 'WebhookEndpointList' });
 export const endpointPages: Keyset<EndpointRow, string> = byId<EndpointRow>('webhook_endpoints');

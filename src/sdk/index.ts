@@ -2,6 +2,7 @@
 //   const cairn = createCairn({ baseUrl, secretKey, envName: 'orgs/acme/projects/shop/envs/prod' });
 //   await cairn.errorGroups.list(…); await cairn.storage.enableVersioning('uploads');
 import { BackupsApi, StorageApi } from './backups.ts';
+import { SignInApi } from './browser.ts';
 import { CairnClient, type ClientOptions } from './client.ts';
 import { EndUsersApi } from './end-users.ts';
 import { ErrorGroupsApi } from './error-groups.ts';
@@ -10,7 +11,8 @@ import { WebhooksApi } from './webhooks.ts';
 
 export { CairnApiError, CairnClient, CairnConnectionError, envPath } from './client.ts';
 export type { ClientOptions } from './client.ts';
-export { BackupsApi, EndUsersApi, ErrorGroupsApi, SocialProvidersApi, StorageApi, WebhooksApi };
+export { BackupsApi, EndUsersApi, ErrorGroupsApi, SignInApi, SocialProvidersApi, StorageApi, WebhooksApi };
+export { createCairnBrowser, type BrowserOptions, type FactorProof } from './browser.ts';
 export type { SocialProvider, SocialProviderInput } from './social.ts';
 export type {
   Delivery as WebhookDelivery,
@@ -28,6 +30,8 @@ export function createCairn(options: ClientOptions & { envName?: string }) {
     errorGroups: new ErrorGroupsApi(client),
     backups: new BackupsApi(client),
     webhooks: new WebhooksApi(client),
+    /** The publishable-key calls a page makes (sign up, sign in, session); needs `publishableKey`. */
+    signIn: new SignInApi(client),
     /** Storage needs the environment: pass `envName`. */
     get storage(): StorageApi {
       if (!options.envName) throw new Error('createCairn({ envName }) is needed for storage calls');

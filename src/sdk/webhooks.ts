@@ -1,15 +1,10 @@
 // Webhook endpoints and their deliveries (CONTRACT.md "Webhooks"), for the application's server and
 // the CLI. The signing secret comes back only from `create` and `rotateSecret`: keep it then.
-import type { z } from 'zod';
 import { envPath, type CairnClient } from './client.ts';
 
-import type { Delivery, Endpoint, createEndpointBody, updateEndpointBody } from '../contract/webhooks.ts';
+import type { Delivery, Endpoint, EndpointInput, EndpointUpdate } from '../contract/webhooks.ts';
 
-export type { Delivery, Endpoint };
-/** What `create` takes: `event_types` `["*"]` is every type. */
-export type EndpointInput = z.input<typeof createEndpointBody>;
-/** What `update` takes: only the fields given change. */
-export type EndpointUpdate = z.input<typeof updateEndpointBody>;
+export type { Delivery, Endpoint, EndpointInput, EndpointUpdate };
 
 export interface PageOptions {
   pageSize?: number;

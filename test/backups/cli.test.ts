@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { register } from '../../src/cli/commands/backups.ts';
-import { createCliContext } from '../../src/cli/context.ts';
+import { createCliContext } from '../../src/cli/admin-context.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { newId } from '../../src/ids.ts';
 import type { WebHandle } from '../../src/server.ts';

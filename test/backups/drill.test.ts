@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { register } from '../../src/cli/commands/backups.ts';
-import { createCliContext } from '../../src/cli/context.ts';
+import { createCliContext } from '../../src/cli/admin-context.ts';
 import { startDueDrills } from '../../src/domain/backups/drill.ts';
 import { reapOrphans } from '../../src/domain/backups/maintenance.ts';
 import { newId } from '../../src/ids.ts';

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { register, registerAdmin } from '../../src/cli/commands/identity.ts';
-import { createCliContext } from '../../src/cli/context.ts';
+import { registerBreachedAdmin } from '../../src/cli/commands/breached.ts';
+import { register } from '../../src/cli/commands/identity.ts';
+import { createCliContext } from '../../src/cli/admin-context.ts';
 import { inLocalStore } from '../../src/domain/identity/breached/breached.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
@@ -44,7 +45,7 @@ async function cairn(args: string[], extraEnv: Record<string, string> = {}): Pro
   });
   const program = new Command('cairn').exitOverride();
   register(program, ctx);
-  registerAdmin(program.command('admin'), ctx);
+  registerBreachedAdmin(program.command('admin'), ctx);
   let out = '';
   const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     out += String(chunk);

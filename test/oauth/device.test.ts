@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import fc from 'fast-check';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createCliContext } from '../../src/cli/context.ts';
+import { createCliContext } from '../../src/cli/admin-context.ts';
 import { registerOAuthAdmin } from '../../src/cli/commands/oauth.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import { decideDeviceRequest, findDeviceRequest } from '../../src/domain/oauth/device.ts';

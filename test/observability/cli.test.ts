@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register } from '../../src/cli/commands/error-groups.ts';
-import { createCliContext } from '../../src/cli/context.ts';
+import { createCliContext } from '../../src/cli/admin-context.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { capture, groupIdOf, readStored, sampleEvent, startStack, type Stack } from './support.ts';

@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeStatus, registerAdmin } from '../../src/cli/commands/admin.ts';
-import { createCliContext } from '../../src/cli/context.ts';
+import { createCliContext } from '../../src/cli/admin-context.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';

@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { register } from '../../src/cli/commands/social.ts';
-import { createCliContext } from '../../src/cli/context.ts';
+import { createCliContext } from '../../src/cli/admin-context.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';

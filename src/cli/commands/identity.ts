@@ -1,9 +1,5 @@
 // `cairn end-users …` and `cairn sessions list` over the HTTP API (CONTRACT.md "The operator
-// CLI"), and `cairn admin breached import FILE` for the operator (wired under `admin`).
-import { createReadStream } from 'node:fs';
-import { rangePrefixOf, type ImportFormat } from '../../domain/identity/breached/format.ts';
-import { stageImport } from '../../domain/identity/breached/import.ts';
-import { createBoss, Jobs, queues } from '../../jobs.ts';
+// CLI").
 import { EndUsersApi, type EndUser, type Session } from '../../sdk/end-users.ts';
 import { CliError, pageText, type Register } from '../context.ts';
 
@@ -109,41 +105,5 @@ export const register: Register = (program, ctx) => {
     .action(async (id: string, o: Common & { pageSize?: number; pageToken?: string }) => {
       const page = await api().listSessions(ctx.envName(o.env), id, { pageSize: o.pageSize, pageToken: o.pageToken });
       ctx.print(page, Boolean(o.json), (p: typeof page) => p.sessions.map(sessionLine).join('\n') || 'no sessions');
-    });
-};
-
-/** Wired under `cairn admin`: `cairn admin breached import FILE [--format hibp|plain]`. */
-export const registerAdmin: Register = (admin, ctx) => {
-  admin
-    .command('breached')
-    .description('the local breached-password store')
-    .command('import')
-    .description(
-      'load a HIBP range dump (SHA1:COUNT, or SUFFIX:COUNT in a file named after its prefix) or a plain password list; a worker merges it',
-    )
-    .argument('<file>', 'path of the file')
-    .option('--format <format>', 'hibp or plain', 'hibp')
-    .option('--json', 'print JSON')
-    .action(async (file: string, o: { format: string; json?: boolean }) => {
-      if (o.format !== 'hibp' && o.format !== 'plain') throw new CliError('--format is hibp or plain');
-      const { config, db } = await ctx.admin();
-      const boss = createBoss(config, 'web');
-      await boss.start();
-      try {
-        const staged = await stageImport(
-          db,
-          new Jobs(boss, queues),
-          createReadStream(file),
-          o.format as ImportFormat,
-          rangePrefixOf(file),
-        );
-        ctx.print(
-          staged,
-          Boolean(o.json),
-          (s: typeof staged) => `import ${s.id}: ${s.entries} hashes staged; a worker merges them now`,
-        );
-      } finally {
-        await boss.stop({ graceful: false, close: true });
-      }
     });
 };
