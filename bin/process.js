@@ -41,6 +41,9 @@ if (role === 'warm' && only === undefined) {
   await import(entries[only]);
   module.flushCompileCache();
 } else if (Object.hasOwn(entries, role) && only === undefined) {
+  // Before the entry's imports: OpenTelemetry patches modules as they load (src/telemetry).
+  const { startTracingIfWanted } = await import('../src/telemetry/index.ts');
+  await startTracingIfWanted(role);
   const { main } = await import(entries[role]);
   await main();
   // Written now rather than at exit, so that the next start finds it even if this one is killed.

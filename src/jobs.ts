@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Config } from './config.ts';
 import { isTransaction, type Db } from './db.ts';
 import { ingestJobSchema } from './domain/observability/intake/job.ts';
+import { traceCarrier, traceKey } from './telemetry/jobs.ts';
 
 export interface QueueDef<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -311,6 +312,11 @@ export async function syncQueues(boss: PgBoss, registry: Registry): Promise<void
   }
 }
 
+/** The payload as stored: with the queuing code's trace context when it is traced (telemetry/jobs.ts). */
+function withTrace(data: object, carrier: ReturnType<typeof traceCarrier>): object {
+  return carrier ? { ...data, [traceKey]: carrier } : data;
+}
+
 /** pg-boss statements run on the caller's knex transaction, so a rollback takes the job with it. */
 function bossDbFor(db: Db): BossDb | undefined {
   return isTransaction(db) ? fromKnex(db) : undefined;
@@ -339,7 +345,7 @@ export class Jobs<R extends Registry = AppRegistry> {
     payload: z.input<R[N]['schema']>,
     options: EnqueueOptions = {},
   ): Promise<string> {
-    const data = this.registry[name]!.schema.parse(payload) as object;
+    const data = withTrace(this.registry[name]!.schema.parse(payload) as object, traceCarrier());
     const bossDb = bossDbFor(db);
     const id = await this.boss.send(name, data, { ...options, ...(bossDb ? { db: bossDb } : {}) });
     if (!id) throw new Error(`job ${name} was not created`);
@@ -356,7 +362,8 @@ export class Jobs<R extends Registry = AppRegistry> {
     payloads: z.input<R[N]['schema']>[],
   ): Promise<void> {
     const schema = this.registry[name]!.schema;
-    const jobs = payloads.map((p) => ({ data: schema.parse(p) as object }));
+    const carrier = traceCarrier();
+    const jobs = payloads.map((p) => ({ data: withTrace(schema.parse(p) as object, carrier) }));
     await this.boss.insert(name, jobs, { db: 'executeSql' in db ? db : fromKnex(db) });
   }
 
@@ -371,7 +378,11 @@ export class Jobs<R extends Registry = AppRegistry> {
   ): Promise<void> {
     if (jobs.length === 0) return;
     const schema = this.registry[name]!.schema;
-    const rows = jobs.map(({ data, ...options }) => ({ ...options, data: schema.parse(data) as object }));
+    const carrier = traceCarrier();
+    const rows = jobs.map(({ data, ...options }) => ({
+      ...options,
+      data: withTrace(schema.parse(data) as object, carrier),
+    }));
     await this.boss.insert(name, rows, { db: 'executeSql' in db ? db : fromKnex(db) });
   }
 }

@@ -3,6 +3,17 @@ import type { Logger } from './log.ts';
 
 export const shutdownDeadlineMs = 25_000;
 
+const finalSteps: (() => Promise<void>)[] = [];
+
+/** Work for after the process has stopped and before it exits: telemetry sends its last spans. */
+export function onExit(step: () => Promise<void>): void {
+  finalSteps.push(step);
+}
+
+const runFinalSteps = async (): Promise<void> => {
+  await Promise.allSettled(finalSteps.map((step) => step()));
+};
+
 export function onShutdown(log: Logger, stop: () => Promise<void>): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
@@ -15,12 +26,14 @@ export function onShutdown(log: Logger, stop: () => Promise<void>): void {
     }, shutdownDeadlineMs);
     timer.unref();
     stop().then(
-      () => {
+      async () => {
         log.info('stopped');
+        await runFinalSteps();
         process.exit(0);
       },
-      (err: unknown) => {
+      async (err: unknown) => {
         log.error({ err }, 'shutdown failed');
+        await runFinalSteps();
         process.exit(1);
       },
     );

@@ -12,6 +12,7 @@ import { startClaimReaper, type ClaimReaperOptions } from './claims/reaper.ts';
 import { createBoss, Jobs, type Registry, type ScheduleDef } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createObjectStore } from './storage/index.ts';
+import { inJobSpan, splitTrace } from './telemetry/jobs.ts';
 import type { ObjectStore } from './storage/object-store.ts';
 
 export interface WorkerContext<R extends Registry = Registry> {
@@ -105,20 +106,24 @@ export async function startWorker<R extends Registry>(
     const batchSize = def.batchSize ?? 1;
     const run = async (batch: JobWithMetadata<object>[], tx?: BossDb) => {
       const started = performance.now();
-      const inputs = batch.map((job) => ({
-        id: job.id,
-        data: def.schema.parse(job.data),
-        retryCount: job.retryCount,
-        retryLimit: job.retryLimit,
-        createdOn: job.createdOn,
-      }));
-      // First, so the claim is visibly held while the handler works (src/claims/reaper.ts).
-      if (tx)
-        await lockClaims(
-          tx,
-          inputs.map((j) => j.id),
-        );
-      await handler(inputs, ctx, tx);
+      const traced = batch.map((job) => ({ job, ...splitTrace(job.data) }));
+      const spanJobs = traced.map(({ job, carrier }) => ({ id: job.id, carrier }));
+      await inJobSpan(name, spanJobs, async () => {
+        const inputs = traced.map(({ job, data }) => ({
+          id: job.id,
+          data: def.schema.parse(data),
+          retryCount: job.retryCount,
+          retryLimit: job.retryLimit,
+          createdOn: job.createdOn,
+        }));
+        // First, so the claim is visibly held while the handler works (src/claims/reaper.ts).
+        if (tx)
+          await lockClaims(
+            tx,
+            inputs.map((j) => j.id),
+          );
+        await handler(inputs, ctx, tx);
+      });
       log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
     };
     const work = {

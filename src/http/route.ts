@@ -4,6 +4,7 @@
 // the response body. Every HTTP surface is declared this way: the /v1 API (JSON bodies, the /v1
 // error body), the OAuth endpoints (form bodies, RFC 6749 errors), the social callback and the
 // Account Portal's pages (forms, errors as HTML pages).
+import { trace } from '@opentelemetry/api';
 import type { Router, RouterMiddleware } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { refuseUnstorable } from './unstorable.ts';
@@ -243,6 +244,19 @@ function handlerFor(def: RouteDef, deps: AppDeps, checkResponses: boolean): Midd
   };
 }
 
+/**
+ * Names the request's server span (when traced) after the route template, as OpenTelemetry's HTTP
+ * conventions ask: `POST /v1/orgs/{org}/…`, never the concrete path with its ids.
+ */
+function nameSpan(def: RouteDef): Middleware {
+  const route = def.path;
+  const name = `${def.method.toUpperCase()} ${route}`;
+  return (_ctx, next) => {
+    trace.getActiveSpan()?.updateName(name).setAttribute('http.route', route);
+    return next();
+  };
+}
+
 export function mountRoutes(
   router: Router,
   routes: readonly RouteDef[],
@@ -250,7 +264,7 @@ export function mountRoutes(
   options: { checkResponses?: boolean } = {},
 ): void {
   for (const def of routes) {
-    const chain: Middleware[] = [];
+    const chain: Middleware[] = [nameSpan(def)];
     // Errors in the route's own style are answered here; `api` ones reach the app's error middleware.
     if (def.errors === 'oauth') chain.push(oauthErrors());
     else if (def.errors && def.errors !== 'api') chain.push(pageErrors(def.errors));

@@ -8,25 +8,40 @@ export interface WebProcess {
   stop(): Promise<void>;
   /** SIGKILL: the process dies with requests in flight. */
   kill(): Promise<void>;
+  /** Everything it wrote so far, stdout and stderr. */
+  output(): string;
+}
+
+/** `procfile`: start it as the Procfile does (bin/process.js web|worker), else the entry itself. */
+export interface SpawnOptions {
+  procfile?: boolean;
 }
 
 /** Starts src/web.ts on a free port; answers once it listens. */
-export async function spawnWeb(databaseUrl: string, env: Record<string, string> = {}): Promise<WebProcess> {
-  const p = await spawnProcess('src/web.ts', databaseUrl, env, /"port":(\d+)[^\n]*"msg":"web listening"/);
-  return { url: `http://127.0.0.1:${p.match[1]}`, stop: p.stop, kill: p.kill };
+export async function spawnWeb(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  options: SpawnOptions = {},
+): Promise<WebProcess> {
+  const args = options.procfile ? ['bin/process.js', 'web'] : ['src/web.ts'];
+  const p = await spawnProcess(args, databaseUrl, env, /"port":(\d+)[^\n]*"msg":"web listening"/);
+  return { url: `http://127.0.0.1:${p.match[1]}`, stop: p.stop, kill: p.kill, output: p.output };
 }
 
 /** Starts workers/main.ts; answers once its queues are worked. */
 export async function spawnWorker(
   databaseUrl: string,
   env: Record<string, string> = {},
+  options: SpawnOptions = {},
 ): Promise<Omit<WebProcess, 'url'>> {
-  const p = await spawnProcess('workers/main.ts', databaseUrl, env, /"msg":"worker started"/);
-  return { stop: p.stop, kill: p.kill };
+  const args = options.procfile ? ['bin/process.js', 'worker'] : ['workers/main.ts'];
+  const p = await spawnProcess(args, databaseUrl, env, /"msg":"worker started"/);
+  return { stop: p.stop, kill: p.kill, output: p.output };
 }
 
-async function spawnProcess(script: string, databaseUrl: string, env: Record<string, string>, ready: RegExp) {
-  const child: ChildProcess = spawn(process.execPath, [script], {
+async function spawnProcess(args: string[], databaseUrl: string, env: Record<string, string>, ready: RegExp) {
+  const script = args.join(' ');
+  const child: ChildProcess = spawn(process.execPath, args, {
     env: {
       PATH: process.env.PATH ?? '',
       DATABASE_URL: databaseUrl,
@@ -55,6 +70,7 @@ async function spawnProcess(script: string, databaseUrl: string, env: Record<str
   };
   return {
     match,
+    output: () => out,
     /** SIGTERM, as the platform stops it. */
     stop: () => end('SIGTERM'),
     /** SIGKILL: the process dies with requests in flight. */

@@ -2,6 +2,7 @@
 import { acceptBatch, acceptEvents, captureDeps } from '../../../domain/observability/intake/capture.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { itemValue } from '../../../http/json-items.ts';
+import { parseTraceparent } from '../../../http/trace-context.ts';
 import { limits } from '../../../domain/observability/intake/event-schema.ts';
 import {
   batchCaptureBody,
@@ -29,8 +30,16 @@ export const capture = defineRoute({
     description: 'Accepted; read it back with GET …/error_groups/-/error_events/{uid}',
     schema: captureResponse,
   },
-  async handle({ body, principal, deps }) {
-    const [uid] = await acceptEvents(captureDeps(deps), principal.envId, [body.error_event]);
+  async handle({ body, principal, deps, ctx }) {
+    // An event without its own trace id keeps the one its request arrived in: the application's
+    // trace, when its HTTP client propagates W3C trace context (as OpenTelemetry's do).
+    const event = body.error_event;
+    const caller = event.trace_id === undefined ? parseTraceparent(ctx.get('traceparent')) : undefined;
+    if (caller) {
+      event.trace_id = caller.traceId;
+      event.span_id ??= caller.spanId;
+    }
+    const [uid] = await acceptEvents(captureDeps(deps), principal.envId, [event]);
     return { uid: uid! };
   },
 });

@@ -23,6 +23,9 @@ export interface SentryRequest {
   publicKey: string | undefined;
 }
 
+const hexTraceId = (v: unknown): string | undefined =>
+  typeof v === 'string' && /^[0-9a-f]{32}$/i.test(v) && !/^0+$/.test(v) ? v.toLowerCase() : undefined;
+
 const eventIdOf = (input: SentryEventInput): string => (input.event_id ??= randomBytes(16).toString('hex'));
 
 /** POST /api/{n}/envelope/: the id of the envelope's event, or of the envelope when it holds none. */
@@ -46,6 +49,13 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
   const inputs = envelope.items
     .filter((i) => i.type === 'event')
     .map((i, n) => fromSentryEvent(parseSentryJson(i.payload, `payload of event item ${n + 1}`), now, headerId));
+  // An event without `contexts.trace` keeps the envelope's trace (its dynamic sampling context).
+  const envelopeTrace = envelope.headers.trace;
+  const traceId =
+    typeof envelopeTrace === 'object' && envelopeTrace !== null
+      ? hexTraceId((envelopeTrace as { trace_id?: unknown }).trace_id)
+      : undefined;
+  if (traceId) for (const input of inputs) input.trace_id ??= traceId;
   await consumeKeyLimit(deps.db, key, inputs.length);
   const ids = inputs.map(eventIdOf);
   await acceptEvents(deps, key.env_id, inputs, 'store');
