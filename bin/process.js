@@ -45,7 +45,14 @@ if (role === 'warm' && only === undefined) {
   const { startTracingIfWanted } = await import('../src/telemetry/index.ts');
   await startTracingIfWanted(role);
   const { main } = await import(entries[role]);
-  await main();
+  const { databaseTlsHint } = await import('../src/db-errors.ts');
+  await main().catch((err) => {
+    // A database setting the operator must change: say which, instead of a stack trace alone.
+    const hint = databaseTlsHint(err);
+    if (!hint) throw err;
+    process.stderr.write(`Cairn could not start ${role}: ${err.message}\n  ${hint}\n`);
+    process.exit(1);
+  });
   // Written now rather than at exit, so that the next start finds it even if this one is killed.
   module.flushCompileCache();
 } else {

@@ -4,6 +4,7 @@
 import { pathToFileURL } from 'node:url';
 import { loadConfigOrExit, type Config } from './config.ts';
 import { createDb } from './db.ts';
+import { databaseTlsHint } from './db-errors.ts';
 import { createBoss, queues, syncQueues, type Registry } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
 import { ensurePartitions } from './domain/observability/retention/prune.ts';
@@ -56,6 +57,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     (applied) => log.info({ applied: applied.length }, 'release done'),
     (err: unknown) => {
       log.error({ err }, 'release failed');
+      const hint = databaseTlsHint(err);
+      if (hint) process.stderr.write(`Cairn's release could not reach its database: ${hint}\n`);
       process.exit(1);
     },
   );

@@ -1,6 +1,7 @@
 // What the CLI prints when a command fails: the cause, then the next step. The API's own answers
 // carry a code and a message; what only the CLI can know (which variable held the key, where the
 // database setting came from, how to start the service) is added here.
+import { databaseTlsHint } from '../db-errors.ts';
 import { CairnApiError, CairnConnectionError } from '../sdk/client.ts';
 
 export class CliError extends Error {}
@@ -30,15 +31,20 @@ function databaseFailure(err: unknown, source: DbSource | undefined): string | u
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `error: the service database's host does not resolve.\n  ${fix}`;
-    case '28P01':
     case '28000':
+    case '28P01': {
+      const tls = databaseTlsHint(err);
+      if (tls) return `error: ${e.message ?? 'the database refused the connection'}.\n  ${tls}`;
       return `error: the service database refused the user or password in ${source === 'DATABASE_URL' ? 'DATABASE_URL' : '.data/cairn.env'}.\n  ${fix}`;
+    }
     case '3D000':
       return `error: ${e.message ?? 'the database does not exist'}.\n  ${fix}`;
     case '42P01':
       return `error: the database has no Cairn tables yet (${e.message ?? 'missing table'}).\n  Run the release phase first: npm run migrate (with the same DATABASE_URL).`;
-    default:
-      return undefined;
+    default: {
+      const tls = databaseTlsHint(err);
+      return tls ? `error: ${e.message ?? 'the database refused the connection'}.\n  ${tls}` : undefined;
+    }
   }
 }
 

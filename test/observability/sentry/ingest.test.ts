@@ -270,3 +270,28 @@ describe('browsers and limits', () => {
     }
   });
 });
+
+describe('trace ids', () => {
+  // SDKs put the trace in the envelope's header too (the dynamic sampling context); an event that
+  // lacks `contexts.trace` keeps that one, and an event's own always wins.
+  it("keeps the envelope header's trace for an event without contexts.trace, and the event's own over it", async () => {
+    const [bare, own, dsc, mine] = [hex32(), hex32(), hex32(), hex32()];
+    const header = (id: string) => ({ event_id: id, trace: { trace_id: dsc, public_key: key() } });
+    expect((await post(envelopePath(), envelope([eventItem(sentryEvent(bare))], header(bare)))).status).toBe(200);
+    const withOwn = sentryEvent(own, { contexts: { trace: { trace_id: mine, span_id: '851ba26bb5543c13' } } });
+    expect((await post(envelopePath(), envelope([eventItem(withOwn)], header(own)))).status).toBe(200);
+    // A malformed header trace is ignored, never a 400.
+    const odd = hex32();
+    const oddHeader = { event_id: odd, trace: { trace_id: 'not-hex' } };
+    expect((await post(envelopePath(), envelope([eventItem(sentryEvent(odd))], oddHeader))).status).toBe(200);
+    const traces = new Map(
+      (await queuedEvents(h))
+        .filter((r) => r.env_id === env.env.id)
+        .map((r) => openPayload(keyringFromConfig(h.config), r))
+        .map((p) => [p.event_id, p.trace_id]),
+    );
+    expect(traces.get(bare)).toBe(dsc);
+    expect(traces.get(own)).toBe(mine);
+    expect(traces.get(odd)).toBeUndefined();
+  });
+});
