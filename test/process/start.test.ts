@@ -5,12 +5,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readlink, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
+import { freePort } from '../support/own-postgres.ts';
 
 const script = new URL('../../src/start.ts', import.meta.url).pathname;
 let dir: string | undefined;
@@ -20,15 +20,6 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
   if (cleanup) await rm(dirname(cleanup), { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('npm start with nothing configured', () => {
   it('runs embedded services, prints the base URL and demo keys, and the secret key works', async () => {

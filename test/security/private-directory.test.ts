@@ -7,10 +7,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { call } from '../support/harness.ts';
+import { freePort } from '../support/own-postgres.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const outer = mkdtempSync(join(tmpdir(), 'cairn-private-'));
@@ -21,15 +21,6 @@ afterAll(() => {
   rmSync(outer, { recursive: true, force: true });
   if (dataLink) rmSync(resolve(dataLink, '..'), { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
 
 it('npm start runs from a checkout in a mode-0700 folder', async () => {
   expect(statSync(outer).mode & 0o777).toBe(0o700);

@@ -1,17 +1,10 @@
 // Social sign-in test helpers: a web process whose CAIRN_BASE_URL is its real address (the
 // providers must call back to it), and one full trip start → provider → callback.
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { startWeb, type WebHandle } from '../../src/server.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { freePort } from '../support/own-postgres.ts';
 
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+export { freePort };
 
 export async function harnessWithWeb(overrides: Record<string, string> = {}): Promise<{ h: Harness; web: WebHandle }> {
   const port = await freePort();
