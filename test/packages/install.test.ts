@@ -25,6 +25,7 @@ import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackages } from '../../scripts/packages/build.ts';
@@ -336,5 +337,29 @@ await createCairn({ baseUrl: process.env.URL, secretKey: process.env.KEY }).endU
     expect(result.state).toBe('active');
     expect(result.after).toEqual([401, 'unauthorized']);
     expect(result.wrong).toBe(401);
+  });
+});
+
+describe('with a bundler', () => {
+  it("bundles @cairnhq/sdk/browser for a page with nothing of Node's in it", async () => {
+    writeFileSync(
+      join(project, 'page.mjs'),
+      "import { createCairnBrowser } from '@cairnhq/sdk/browser';\nwindow.cairn = createCairnBrowser({ baseUrl: location.origin, publishableKey: 'cairn_pk_x' });\n",
+    );
+    const result = await build({
+      entryPoints: [join(project, 'page.mjs')],
+      absWorkingDir: project,
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.every((f) => f === 'page.mjs' || f.startsWith('node_modules/@cairnhq/sdk/dist/'))).toBe(true);
+    // Only what the page uses: the secret-key APIs stay out of its bundle.
+    expect(inputs.some((f) => f.endsWith('/backups.js'))).toBe(false);
+    expect(result.outputFiles[0]!.text).toContain('/v1/client/sign-in/password');
   });
 });
