@@ -59,6 +59,13 @@ export const deadLetterName = (queue: string): string => `${queue}.dead`;
  * The application's queues. Each area adds its jobs here; `workers/handlers.ts` must hold a
  * handler for every one, or the worker refuses to start.
  */
+/** One attempt of one webhook delivery, in either lane. */
+const deliveryAttempt = z.object({
+  endpoint_id: z.string().regex(/^whep_[0-9a-z]{26}$/),
+  message_id: z.string().regex(/^whmsg_[0-9a-z]{26}$/),
+  attempt: z.number().int().min(1),
+});
+
 export const queues = defineQueues({
   // Error ingest (docs/queues.md). A job carries up to 50 accepted events, sealed (never
   // plaintext; domain/observability/intake/job.ts), so a fetch of 4 jobs is a bounded batch. Its
@@ -164,18 +171,12 @@ export const queues = defineQueues({
   // attempts to one endpoint at once. Fetches of 4, sent together, with burst (a full fetch
   // fetches again at once): one backlogged endpoint drained at ~480/s in a measurement, against
   // ~1/s with fetches of 1, where every worker slept out the 5 s poll after each job and a NOTIFY
-  // woke all of them for 4 jobs at most. A fetch ends with its slowest attempt, so a receiver that
-  // times out holds up to 4 of the 8 fetch loops for 15 s: one such endpoint leaves the others
-  // their speed (bench/webhooks.ts), two would take every loop of one worker. Fetches of 2 with
-  // 16 loops halve that, but cost ~20% more worker CPU and ~50% more Postgres CPU per delivery at a
-  // steady 50 events/s (a NOTIFY wakes twice the loops), so this stays, and a per-environment cap
-  // is the next step.
+  // woke all of them for 4 jobs at most. A fetch ends with its slowest attempt, so only endpoints
+  // that answer 2xx within a second wait here: an attempt that fails or takes longer moves its
+  // endpoint to the slow lane below, and a new endpoint starts there. What a receiver that turns
+  // slow can still hold is its attempts already queued here (4 at most at once), for one timeout.
   'webhooks.deliver': {
-    schema: z.object({
-      endpoint_id: z.string().regex(/^whep_[0-9a-z]{26}$/),
-      message_id: z.string().regex(/^whmsg_[0-9a-z]{26}$/),
-      attempt: z.number().int().min(1),
-    }),
+    schema: deliveryAttempt,
     partition: true,
     retryLimit: 10,
     retryDelay: 5,
@@ -188,6 +189,22 @@ export const queues = defineQueues({
     batchSize: 4,
     localConcurrency: 8,
     groupConcurrency: 4,
+  },
+  // The slow lane (domain/webhooks/emit.ts): attempts to endpoints that are new, failing or slow
+  // to answer. One attempt per fetch, so none waits behind another's timeout; the environment is
+  // the group, so one tenant's dead receivers hold at most 2 attempts at once, on every worker together.
+  'webhooks.deliver-slow': {
+    schema: deliveryAttempt,
+    partition: true,
+    retryLimit: 10,
+    retryDelay: 5,
+    retryDelayMax: 300,
+    expireInSeconds: 120,
+    heartbeatSeconds: 10,
+    deleteAfterSeconds: 3 * 24 * 3600,
+    batchSize: 1,
+    localConcurrency: 4,
+    groupConcurrency: 2,
   },
   // Daily: deliveries and their attempts past 30 days, and messages no delivery needs.
   'webhooks.prune': { schema: z.object({}), retryLimit: 2 },

@@ -21,6 +21,9 @@ import { webhooksDeliver } from './webhooks-deliver.ts';
 import { webhooksPrune } from './webhooks-prune.ts';
 import { webhooksSweep } from './webhooks-sweep.ts';
 
+// Both lanes of webhook attempts run the same handler, with one sender and its sockets.
+const deliver = webhooksDeliver();
+
 export const handlers: Handlers<AppRegistry> = {
   'errors.ingest': errorsIngest(),
   'errors.assemble-bundle': errorsAssembleBundle,
@@ -38,7 +41,8 @@ export const handlers: Handlers<AppRegistry> = {
   'backups.reap': backupsReap,
   'backups.drill': backupsDrill,
   'backups.drills-due': backupsDrillsDue,
-  'webhooks.deliver': webhooksDeliver(),
+  'webhooks.deliver': deliver,
+  'webhooks.deliver-slow': deliver,
   'webhooks.prune': webhooksPrune,
   'webhooks.sweep': webhooksSweep,
 };

@@ -248,16 +248,83 @@ describe('failing endpoints', () => {
     try {
       // Ten users in each environment: the slow receiver holds its attempts for up to 15 s each.
       for (let i = 0; i < 10; i++) await slow.newUser();
-      await slow.receiver.waitFor(4);
+      await slow.receiver.waitFor(2);
       const started = Date.now();
       for (let i = 0; i < 10; i++) await fast.newUser();
       await fast.receiver.waitFor(10, undefined, 10_000);
       expect(Date.now() - started).toBeLessThan(10_000);
-      // At most 4 attempts to one endpoint at once (the job's group): the rest wait their turn.
-      expect(slow.receiver.received.length).toBe(4);
+      // A new endpoint waits in the slow lane, at most 2 attempts of its environment at once (the
+      // job's group): the rest wait their turn.
+      expect(slow.receiver.received.length).toBe(2);
     } finally {
       await slow.receiver.close();
       await fast.receiver.close();
+    }
+  });
+
+  it("one tenant's many dead receivers hold 2 attempts at once, and another tenant's messages go through meanwhile", async () => {
+    const dead = await setUp(() => 'hang');
+    const healthy = await setUp();
+    try {
+      // Five more endpoints of the same environment, on receivers that never answer.
+      for (let i = 0; i < 5; i++) {
+        const more = await dead.api('POST', '/webhook_endpoints', {
+          url: `${dead.receiver.url}?endpoint=${i}`,
+          event_types: ['*'],
+        });
+        expect(more.status).toBe(201);
+      }
+      for (let i = 0; i < 4; i++) await dead.newUser();
+      await dead.receiver.waitFor(2);
+      for (let i = 0; i < 10; i++) await healthy.newUser();
+      await healthy.receiver.waitFor(10, undefined, 10_000);
+      // 24 attempts are due to the dead receivers, and none of them has ended (each waits for its
+      // 15 s timeout): the healthy environment's 10 went through beside their 2.
+      expect(dead.receiver.received.length).toBe(2);
+      const queued = await stack.h.db.raw<{ rows: { name: string; n: number }[] }>(
+        `select name, count(*)::int as n from pgboss.job
+          where data->>'endpoint_id' in (select id from webhook_endpoints where env_id = ?) group by name`,
+        [dead.env.env.id],
+      );
+      expect(queued.rows).toEqual([{ name: 'webhooks.deliver-slow', n: 24 }]);
+    } finally {
+      await dead.receiver.close();
+      await healthy.receiver.close();
+    }
+  });
+
+  it('an endpoint starts in the slow lane, moves to the fast one after a quick success, and back after a failure', async () => {
+    let status = 200;
+    const s = await setUp(() => status);
+    const laneOf = async (messageId: string, attempt = 1) => {
+      const row = await stack.h
+        .db('pgboss.job')
+        .whereRaw("data->>'message_id' = ? and (data->>'attempt')::int = ?", [messageId, attempt])
+        .first('name');
+      return (row as { name: string } | undefined)?.name;
+    };
+    const slowFlag = async () =>
+      ((await stack.h.db('webhook_endpoints').where({ id: s.endpoint.id }).first('slow')) as { slow: boolean }).slow;
+    try {
+      expect(await slowFlag()).toBe(true);
+      await s.newUser();
+      const [first] = await s.receiver.waitFor(1);
+      expect(await laneOf(first!.id)).toBe('webhooks.deliver-slow');
+      await eventually(async () => (await slowFlag()) === false);
+
+      await s.newUser();
+      const second = (await s.receiver.waitFor(2))[1]!;
+      expect(await laneOf(second.id)).toBe('webhooks.deliver');
+
+      status = 500;
+      await s.newUser();
+      const third = (await s.receiver.waitFor(3))[2]!;
+      expect(await laneOf(third.id)).toBe('webhooks.deliver');
+      // Its retry (about 5 s later) waits in the slow lane, and so does everything after it.
+      expect(await eventually(() => laneOf(third.id, 2))).toBe('webhooks.deliver-slow');
+      expect(await slowFlag()).toBe(true);
+    } finally {
+      await s.receiver.close();
     }
   });
 });

@@ -41,7 +41,7 @@ async function withEndpoint(): Promise<{ envId: string; endpointId: string; rece
   return { envId: env.env.id, endpointId: row.id, receiver };
 }
 
-const queued = (h: Harness) => sqlNumber(h.db, "select count(*) from pgboss.job where name = 'webhooks.deliver'");
+const queued = (h: Harness) => sqlNumber(h.db, "select count(*) from pgboss.job where name like 'webhooks.deliver%'");
 
 it('an event written in a transaction that rolls back leaves no message, delivery or job', async () => {
   const { envId, receiver } = await withEndpoint();
@@ -76,7 +76,7 @@ it('a delivery whose job is gone, and a lane whose head was pruned, are delivere
       (await h.db('webhook_deliveries').where({ endpoint_id: endpointId }).orderBy('seq')).map((d) => d.state),
     ).toEqual(['pending', 'pending', 'waiting']);
     // The jobs are lost (as if pg-boss had given them up), and b's first message was pruned.
-    await h.db.raw("delete from pgboss.job where name = 'webhooks.deliver'");
+    await h.db.raw("delete from pgboss.job where name like 'webhooks.deliver%'");
     const hoursAgo = new Date(Date.now() - 2 * 3600_000);
     await h.db('webhook_deliveries').where({ endpoint_id: endpointId }).update({
       next_attempt_time: hoursAgo,

@@ -98,15 +98,23 @@ export function verified(
   }) as { type: string; timestamp: string; data: Record<string, unknown> };
 }
 
-const names = ['webhooks.deliver', 'webhooks.prune', 'errors.ingest', 'identity.sign-up'] as const;
+const names = [
+  'webhooks.deliver',
+  'webhooks.deliver-slow',
+  'webhooks.prune',
+  'errors.ingest',
+  'identity.sign-up',
+] as const;
 type Mine = Pick<AppRegistry, (typeof names)[number]>;
 
 /** A worker for the queues these tests use; `send` gives the delivery its own DNS (a rebinding test). */
 export async function startWebhookWorker(h: Harness, send: SendOptions = {}): Promise<WorkerHandle<Mine>> {
   const registry = Object.fromEntries(names.map((n) => [n, queues[n]])) as Mine;
+  const deliver = webhooksDeliver(send);
   const mine = {
     ...Object.fromEntries(names.map((n) => [n, handlers[n]])),
-    'webhooks.deliver': webhooksDeliver(send),
+    'webhooks.deliver': deliver,
+    'webhooks.deliver-slow': deliver,
   } as unknown as Handlers<Mine>;
   return startWorker(h.config, registry, mine, { pollingIntervalSeconds: 0.5 });
 }

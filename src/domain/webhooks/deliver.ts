@@ -15,6 +15,9 @@ import type { AttemptOutcome, Sender } from './send.ts';
 import { signMessage } from './sign.ts';
 import { secretContext } from './endpoints.ts';
 
+/** An attempt that took longer than this, even a success, moves its endpoint to the slow lane. */
+export const slowAttemptMs = 1000;
+
 export interface DeliverDeps {
   config: Config;
   db: Knex;
@@ -62,13 +65,17 @@ async function settle(
   const delay = outcome.ok || c.one_shot || c.state === 'disabled' ? undefined : retryDelaySeconds(n);
   const next = delay === undefined ? undefined : new Date(Date.now() + delay * 1000);
   const state = outcome.ok ? 'succeeded' : next ? 'pending' : 'failed';
+  // The lane of the endpoint's next attempts (emit.ts): slow after a failure or a slow answer, fast
+  // after a quick success. A disabled endpoint's unsent attempt says nothing about its receiver.
+  const slow = c.state === 'disabled' ? c.slow : !outcome.ok || outcome.durationMs >= slowAttemptMs;
+  const lane = { env_id: c.env_id, slow };
   await deps.db.transaction(async (trx) => {
     const q = webhookQueries(trx);
     // An attempt that changes its endpoint's failure record takes the endpoint's row before its
     // deliveries', the order a delete takes them in (queries.ts deleteEndpoint), so the two never
     // deadlock. The usual success of a healthy endpoint touches only deliveries: concurrent
     // attempts to one endpoint then settle side by side, not one after another.
-    const touchesEndpoint = !outcome.ok || c.failing_since !== null;
+    const touchesEndpoint = !outcome.ok || c.failing_since !== null || slow !== c.slow;
     if (touchesEndpoint && !(await q.lockEndpoint(c.id))) return;
     const recorded = await q.recordAttempt(
       {
@@ -83,6 +90,7 @@ async function settle(
       { state, next_attempt_time: next ?? null },
     );
     if (!recorded) return;
+    if (slow !== c.slow) await q.setSlow(c.id, slow);
     if (outcome.ok) {
       if (touchesEndpoint) await q.endpointSucceeded(c.id);
     } else if (c.state === 'enabled') {
@@ -95,7 +103,12 @@ async function settle(
       if (disabled) deps.log.warn({ endpoint_id: c.id }, 'webhook endpoint disabled after failing for 5 days');
     }
     if (next)
-      return enqueueAttempts(trx, deps.jobs, [{ endpoint_id: c.id, message_id: c.message_id, attempt: n + 1 }], next);
+      return enqueueAttempts(
+        trx,
+        deps.jobs,
+        [{ endpoint_id: c.id, message_id: c.message_id, attempt: n + 1, ...lane }],
+        next,
+      );
     // Settled: the lane's next message may go (a redelivery never held it back).
     if (c.one_shot) return;
     const released = await q.releaseNext(c.id, c.subject);

@@ -8,7 +8,7 @@ import type { Db, SqlTx } from '../../db.ts';
 import { newId } from '../../ids.ts';
 import type { AnyJobs as Jobs } from '../../jobs.ts';
 import { messageBody, type EventType, type WebhookEvent } from './catalogue.ts';
-import { outboxQueries, type Ready } from './queries.ts';
+import { outboxQueries, type Queued, type Ready } from './queries.ts';
 
 /**
  * The events' messages and deliveries on `tx`, the action's transaction. Costs one statement
@@ -43,28 +43,44 @@ export async function wanted(tx: SqlTx, envIds: readonly string[], types: readon
 }
 
 /**
- * The job of each attempt. Its id is derived from the delivery and the attempt's number, so an
- * attempt is queued once however often this runs; the endpoint is its group, which caps how many
- * attempts to one endpoint run at once (a slow receiver holds back only its own messages).
+ * The job of each attempt, in its endpoint's lane. Its id is derived from the delivery and the
+ * attempt's number, so an attempt is queued once however often this runs.
+ * - An endpoint that answers 2xx within a second is in the fast lane, `webhooks.deliver`: fetches
+ *   of 4, its own group capping it at 4 attempts at once, so a receiver slower than that holds back
+ *   only its own messages.
+ * - Any other (new, failing, or slow to answer: deliver.ts) waits in `webhooks.deliver-slow`: one
+ *   attempt per fetch, and its environment as the group, so however many endpoints a tenant points
+ *   at receivers that never answer, they hold at most 2 attempts at once, and never a fast-lane
+ *   fetch loop that other tenants' messages wait behind.
  */
 export async function enqueueAttempts(
   db: Db | BossDb,
   jobs: Jobs,
-  ready: readonly Ready[],
+  ready: readonly Queued[],
   startAfter?: Date,
   /** A new id for an attempt queued again by the sweep (its first job is gone): sweep.ts. */
   again?: string,
 ): Promise<void> {
-  await jobs.enqueueJobs(
-    db,
-    'webhooks.deliver',
-    ready.map((r) => ({
-      data: r,
-      id: attemptJobId(r, again),
-      group: { id: r.endpoint_id },
-      ...(startAfter ? { startAfter } : {}),
-    })),
-  );
+  const job = (r: Queued, group: string) => ({
+    data: { endpoint_id: r.endpoint_id, message_id: r.message_id, attempt: r.attempt },
+    id: attemptJobId(r, again),
+    group: { id: group },
+    ...(startAfter ? { startAfter } : {}),
+  });
+  const fast = ready.filter((r) => !r.slow);
+  const slow = ready.filter((r) => r.slow);
+  if (fast.length > 0)
+    await jobs.enqueueJobs(
+      db,
+      'webhooks.deliver',
+      fast.map((r) => job(r, r.endpoint_id)),
+    );
+  if (slow.length > 0)
+    await jobs.enqueueJobs(
+      db,
+      'webhooks.deliver-slow',
+      slow.map((r) => job(r, r.env_id)),
+    );
 }
 
 /** A UUID (pg-boss's id type) made from the attempt's identity. */

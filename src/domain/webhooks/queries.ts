@@ -23,6 +23,8 @@ export interface EndpointRow {
   disabled_reason: string | null;
   failing_since: Date | null;
   last_failure_time: Date | null;
+  /** Its attempts wait in the slow lane (emit.ts enqueueAttempts). */
+  slow: boolean;
   create_time: Date;
   update_time: Date;
 }
@@ -82,6 +84,15 @@ export interface Ready {
   attempt: number;
 }
 
+/** An attempt to queue, with what picks its lane: the endpoint's environment and whether it is slow. */
+export interface Queued extends Ready {
+  env_id: string;
+  slow: boolean;
+}
+
+/** The two lanes' queues (src/jobs.ts). */
+export const deliveryQueues = ['webhooks.deliver', 'webhooks.deliver-slow'];
+
 const matching = `e.env_id = x.env_id and e.state = 'enabled' and (e.event_types @> array[x.type] or e.event_types @> array['*'])`;
 
 /** The outbox, on the action's own transaction (`SqlTx`: a knex transaction through fromKnex, or a job's). */
@@ -121,7 +132,7 @@ export function outboxQueries(tx: SqlTx) {
      * earlier one in its lane is unsettled (or an earlier event of this call has the same
      * subject); the others are answered, ready for their first attempt.
      */
-    async insert(events: NewMessage[], matches: Match[]): Promise<Ready[]> {
+    async insert(events: NewMessage[], matches: Match[]): Promise<Queued[]> {
       const { rows } = await tx.executeSql(
         `with x as (
            select * from jsonb_to_recordset($1::jsonb) as x(id text, env_id text, type text, subject text, body text, n int)
@@ -151,13 +162,14 @@ export function outboxQueries(tx: SqlTx) {
              ) then 'waiting' else 'pending' end as state
              from lane l
            ) placed
-           returning endpoint_id, message_id, state
+           returning endpoint_id, message_id, env_id, state
          )
-         select endpoint_id, message_id from d where state = 'pending'`,
+         select d.endpoint_id, d.message_id, d.env_id, e.slow
+         from d join webhook_endpoints e on e.id = d.endpoint_id where d.state = 'pending'`,
         // `n`: the events' order, which their seq keeps.
         [JSON.stringify(events.map((e, n) => ({ ...e, n }))), JSON.stringify(matches)],
       );
-      return (rows as { endpoint_id: string; message_id: string }[]).map((r) => ({ ...r, attempt: 1 }));
+      return (rows as Omit<Queued, 'attempt'>[]).map((r) => ({ ...r, attempt: 1 }));
     },
   };
 }
@@ -337,42 +349,63 @@ export function webhookQueries(db: Db) {
     },
 
     /** The next waiting delivery of a lane, made pending; undefined when none waits or one is still unsettled. */
-    async releaseNext(endpointId: string, subject: string): Promise<Ready | undefined> {
-      const { rows } = await db.raw<{ rows: { message_id: string; attempt_count: number }[] }>(
-        `update webhook_deliveries set state = 'pending', next_attempt_time = now(), update_time = now()
-         where (endpoint_id, message_id) = (
+    async releaseNext(endpointId: string, subject: string): Promise<Queued | undefined> {
+      const { rows } = await db.raw<{
+        rows: { message_id: string; attempt_count: number; env_id: string; slow: boolean }[];
+      }>(
+        `update webhook_deliveries d set state = 'pending', next_attempt_time = now(), update_time = now()
+         from webhook_endpoints e
+         where e.id = d.endpoint_id and (d.endpoint_id, d.message_id) = (
            select endpoint_id, message_id from webhook_deliveries
            where endpoint_id = ? and subject = ? and state in ('waiting', 'pending') and not one_shot
            order by seq limit 1
-         ) and state = 'waiting'
-         returning message_id, attempt_count`,
+         ) and d.state = 'waiting'
+         returning d.message_id, d.attempt_count, d.env_id, e.slow`,
         [endpointId, subject],
       );
       const row = rows[0];
-      return row ? { endpoint_id: endpointId, message_id: row.message_id, attempt: row.attempt_count + 1 } : undefined;
+      return row
+        ? {
+            endpoint_id: endpointId,
+            message_id: row.message_id,
+            attempt: row.attempt_count + 1,
+            env_id: row.env_id,
+            slow: row.slow,
+          }
+        : undefined;
+    },
+
+    /** Moves the endpoint's next attempts to the slow lane or back (the caller holds its row). */
+    async setSlow(endpointId: string, slow: boolean): Promise<void> {
+      await db('webhook_endpoints').where({ id: endpointId }).update({ slow });
     },
 
     /**
      * Pending deliveries whose attempt is long overdue: their job is gone (it ran out of pg-boss's
      * own retries while the database failed, say). Answered with the attempt each is owed.
      */
-    async overdue(olderThan: Date, limit: number): Promise<Ready[]> {
-      // Only when no job of the delivery is queued, retrying or running: a backlog that takes
-      // hours to drain is overdue too, and its jobs must not be doubled.
-      const { rows } = await db.raw<{ rows: { endpoint_id: string; message_id: string; attempt_count: number }[] }>(
-        `select d.endpoint_id, d.message_id, d.attempt_count from webhook_deliveries d
+    async overdue(olderThan: Date, limit: number): Promise<Queued[]> {
+      // Only when no job of the delivery is queued, retrying or running, in either lane: a backlog
+      // that takes hours to drain is overdue too, and its jobs must not be doubled.
+      const { rows } = await db.raw<{
+        rows: { endpoint_id: string; message_id: string; attempt_count: number; env_id: string; slow: boolean }[];
+      }>(
+        `select d.endpoint_id, d.message_id, d.attempt_count, d.env_id, e.slow
+         from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
          where d.state = 'pending' and d.next_attempt_time < ?
            and (d.endpoint_id, d.message_id) not in (
              select data->>'endpoint_id', data->>'message_id' from pgboss.job
-             where name = 'webhooks.deliver' and state in ('created', 'retry', 'active')
+             where name = any(?) and state in ('created', 'retry', 'active')
            )
          order by d.next_attempt_time limit ?`,
-        [olderThan, limit],
+        [olderThan, deliveryQueues, limit],
       );
       return rows.map((r) => ({
         endpoint_id: r.endpoint_id,
         message_id: r.message_id,
         attempt: r.attempt_count + 1,
+        env_id: r.env_id,
+        slow: r.slow,
       }));
     },
 

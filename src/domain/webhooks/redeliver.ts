@@ -28,7 +28,15 @@ export async function redeliver(
       throw new AppError('INVALID_STATE', 'this delivery is pending: an attempt is still to come', {
         details: { state: 'pending' },
       });
-    await enqueueAttempts(trx, deps.jobs, [{ endpoint_id: endpoint.id, message_id: messageId, attempt: count + 1 }]);
+    await enqueueAttempts(trx, deps.jobs, [
+      {
+        endpoint_id: endpoint.id,
+        message_id: messageId,
+        attempt: count + 1,
+        env_id: endpoint.env_id,
+        slow: endpoint.slow,
+      },
+    ]);
   });
   const q = webhookQueries(deps.db);
   const delivery = await q.delivery(endpoint.id, messageId);
