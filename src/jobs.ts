@@ -59,12 +59,23 @@ export const deadLetterName = (queue: string): string => `${queue}.dead`;
  * The application's queues. Each area adds its jobs here; `workers/handlers.ts` must hold a
  * handler for every one, or the worker refuses to start.
  */
-/** One attempt of one webhook delivery, in either lane. */
-const deliveryAttempt = z.object({
-  endpoint_id: z.string().regex(/^whep_[0-9a-z]{26}$/),
-  message_id: z.string().regex(/^whmsg_[0-9a-z]{26}$/),
-  attempt: z.number().int().min(1),
-});
+/** One attempt of one webhook delivery, in either lane, and what both lanes keep alike. */
+const deliveryAttempts = {
+  schema: z.object({
+    endpoint_id: z.string().regex(/^whep_[0-9a-z]{26}$/),
+    message_id: z.string().regex(/^whmsg_[0-9a-z]{26}$/),
+    attempt: z.number().int().min(1),
+  }),
+  partition: true,
+  retryLimit: 10,
+  retryDelay: 5,
+  retryDelayMax: 300,
+  expireInSeconds: 120,
+  heartbeatSeconds: 10,
+  // Longer than the retry schedule (27.6 h): an attempt's job id stays taken while its delivery
+  // can still ask for it, so it is never queued twice.
+  deleteAfterSeconds: 3 * 24 * 3600,
+};
 
 export const queues = defineQueues({
   // Error ingest (docs/queues.md). A job carries up to 50 accepted events, sealed (never
@@ -176,16 +187,7 @@ export const queues = defineQueues({
   // endpoint to the slow lane below, and a new endpoint starts there. What a receiver that turns
   // slow can still hold is its attempts already queued here (4 at most at once), for one timeout.
   'webhooks.deliver': {
-    schema: deliveryAttempt,
-    partition: true,
-    retryLimit: 10,
-    retryDelay: 5,
-    retryDelayMax: 300,
-    expireInSeconds: 120,
-    heartbeatSeconds: 10,
-    // Longer than the retry schedule (27.6 h): an attempt's job id stays taken while its delivery
-    // can still ask for it, so it is never queued twice.
-    deleteAfterSeconds: 3 * 24 * 3600,
+    ...deliveryAttempts,
     batchSize: 4,
     localConcurrency: 8,
     groupConcurrency: 4,
@@ -194,14 +196,7 @@ export const queues = defineQueues({
   // to answer. One attempt per fetch, so none waits behind another's timeout; the environment is
   // the group, so one tenant's dead receivers hold at most 2 attempts at once, on every worker together.
   'webhooks.deliver-slow': {
-    schema: deliveryAttempt,
-    partition: true,
-    retryLimit: 10,
-    retryDelay: 5,
-    retryDelayMax: 300,
-    expireInSeconds: 120,
-    heartbeatSeconds: 10,
-    deleteAfterSeconds: 3 * 24 * 3600,
+    ...deliveryAttempts,
     batchSize: 1,
     localConcurrency: 4,
     groupConcurrency: 2,
