@@ -3,11 +3,14 @@
 // ff; a later version may append fields after the flags, which we ignore as the spec asks.
 const shape = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-|$)/;
 
+/** A trace (32) or span (16) id: lower-case hex, and not all zeros (§3.2.2.3, §3.2.2.4). */
+export const isHexId = (v: string, length: 16 | 32): boolean =>
+  v.length === length && /^[0-9a-f]+$/.test(v) && /[1-9a-f]/.test(v);
+
 export function parseTraceparent(header: string | undefined): { traceId: string; spanId: string } | undefined {
   const m = shape.exec(header?.trim() ?? '');
   if (!m || m[1] === 'ff' || (m[1] === '00' && m[4] === '-')) return undefined;
   const traceId = m[2]!;
   const spanId = m[3]!;
-  if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return undefined;
-  return { traceId, spanId };
+  return isHexId(traceId, 32) && isHexId(spanId, 16) ? { traceId, spanId } : undefined;
 }

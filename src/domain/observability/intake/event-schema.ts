@@ -18,9 +18,6 @@ export const rfc3339 = z.iso.datetime({
   message: 'must be an RFC 3339 timestamp such as 2026-11-21T13:00:00Z',
 });
 
-// W3C Trace Context §3.2.2.3: lower-case hex, and all zeros is an invalid id.
-export const isHexId = (v: string, length: 16 | 32): boolean =>
-  v.length === length && /^[0-9a-f]+$/.test(v) && /[1-9a-f]/.test(v);
 const hexId = (length: 16 | 32) =>
   z
     .string()

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import bourne from '@hapi/bourne';
 import { AppError } from '../../../errors.ts';
 import { parseDebugId } from '../source-maps/debug-ids.ts';
+import { isHexId } from '../../../http/trace-context.ts';
 import {
-  isHexId,
   labelChars,
   limits,
   tagKeyChars,

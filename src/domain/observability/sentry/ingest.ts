@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../../errors.ts';
+import { isHexId } from '../../../http/trace-context.ts';
 import { acceptEvents, type CaptureDeps } from '../intake/capture.ts';
 import { authenticateClientKey, consumeKeyLimit, keyFromDsn } from './auth.ts';
 import { readSentryBody } from './body.ts';
@@ -22,9 +23,6 @@ export interface SentryRequest {
   /** From the query (`sentry_key`) or `X-Sentry-Auth`; an envelope may carry it in its `dsn` header instead. */
   publicKey: string | undefined;
 }
-
-const hexTraceId = (v: unknown): string | undefined =>
-  typeof v === 'string' && /^[0-9a-f]{32}$/i.test(v) && !/^0+$/.test(v) ? v.toLowerCase() : undefined;
 
 const eventIdOf = (input: SentryEventInput): string => (input.event_id ??= randomBytes(16).toString('hex'));
 
@@ -50,12 +48,8 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
     .filter((i) => i.type === 'event')
     .map((i, n) => fromSentryEvent(parseSentryJson(i.payload, `payload of event item ${n + 1}`), now, headerId));
   // An event without `contexts.trace` keeps the envelope's trace (its dynamic sampling context).
-  const envelopeTrace = envelope.headers.trace;
-  const traceId =
-    typeof envelopeTrace === 'object' && envelopeTrace !== null
-      ? hexTraceId((envelopeTrace as { trace_id?: unknown }).trace_id)
-      : undefined;
-  if (traceId) for (const input of inputs) input.trace_id ??= traceId;
+  const traceId = (envelope.headers.trace as { trace_id?: unknown } | null | undefined)?.trace_id;
+  if (typeof traceId === 'string' && isHexId(traceId, 32)) for (const input of inputs) input.trace_id ??= traceId;
   await consumeKeyLimit(deps.db, key, inputs.length);
   const ids = inputs.map(eventIdOf);
   await acceptEvents(deps, key.env_id, inputs, 'store');
