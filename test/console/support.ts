@@ -2,17 +2,15 @@
 // audit of the page as it is, and signing in with a secret key.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 
 export const shots = 'test-results/console';
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(shots, { recursive: true });
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  return launchChromium();
 }
 
 export async function newPage(browser: Browser): Promise<Page> {

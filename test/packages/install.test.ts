@@ -26,7 +26,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackages } from '../../scripts/packages/build.ts';
 import { seal } from '../../src/crypto.ts';
@@ -35,6 +35,7 @@ import { encryptStream } from '../../src/domain/backups/format.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey, testKeyring } from '../support/config.ts';
+import { launchChromium } from '../support/chromium.ts';
 import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
 
 const run = promisify(execFile);
@@ -271,10 +272,7 @@ describe('in a browser', () => {
 <script type="module">import * as sdk from '/sdk/browser.js'; window.cairnSdk = sdk;</script></html>`);
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'otplib';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateTotp, enrollTotp } from '../../src/domain/identity/factors/totp.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
@@ -56,19 +57,7 @@ beforeAll(async () => {
     body: { branding: { name: 'Northwind', colors: { primary: '#0b6e4f' } }, redirect_urls: [appUrl] },
   });
   await call(web.url, 'PUT', `/v1/${env.env.name}/social_providers/google`, { key: env.secretKey, body: {} });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium(['--disable-quic', '--disable-component-update', '--disable-sync']);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

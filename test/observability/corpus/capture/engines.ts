@@ -260,19 +260,8 @@ function page(via: string, post: boolean): string {
 }
 
 export async function chromium(base: string, via: string): Promise<EngineRun> {
-  const { chromium: launcher } = await import('playwright-core');
-  const browser = await launcher.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const { launchChromium } = await import('../../../support/chromium.ts');
+  const browser = await launchChromium(['--disable-component-update', '--disable-sync']);
   try {
     const tab = await browser.newPage();
     await tab.goto(`${base}/?via=${via}`);
