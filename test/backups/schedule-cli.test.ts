@@ -1,25 +1,14 @@
 // `cairn backups schedules|schedule --at|unschedule`, as a Heroku user reaches for them, over the
 // real API: the hour is kept in the environment's settings, and a bad --at says what it takes.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { WebHandle } from '../../src/server.ts';
+import { expect, it } from 'vitest';
 import { runCairn } from '../support/cli.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, useWeb } from '../support/harness.ts';
 
-let h: Harness;
-let web: WebHandle;
-
-beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
-});
+const stack = useWeb();
 
 it('shows, moves and stops the schedule', async () => {
-  const env = await createTestEnv(h.db);
-  const vars = { CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: env.secretKey, CAIRN_ENV: env.env.name };
+  const env = await createTestEnv(stack.h.db);
+  const vars = { CAIRN_API_URL: stack.web.url, CAIRN_SECRET_KEY: env.secretKey, CAIRN_ENV: env.env.name };
   const shown = await runCairn(['backups', 'schedules'], vars);
   expect(shown.code, shown.stderr).toBe(0);
   expect(shown.stdout).toContain('daily at 03:00 UTC (kept 7 days)');
@@ -28,7 +17,7 @@ it('shows, moves and stops the schedule', async () => {
   expect(moved.code, moved.stderr).toBe(0);
   expect(moved.stdout).toContain('daily at 02:00 UTC');
   const settings = await call<{ schedule_hour_utc: number; schedule_enabled: boolean }>(
-    web.url,
+    stack.web.url,
     'GET',
     `/v1/${env.env.name}/backup_settings`,
     { key: env.secretKey },

@@ -7,10 +7,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebHandle } from '../../src/server.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCairn } from '../support/cli.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, useWeb } from '../support/harness.ts';
 
 const script = new URL('../../src/start.ts', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -74,17 +73,7 @@ describe('npm start', () => {
 });
 
 describe('the cairn CLI', () => {
-  let h: Harness;
-  let web: WebHandle;
-
-  beforeAll(async () => {
-    h = await createHarness();
-    web = await startTestWeb(h);
-  });
-  afterAll(async () => {
-    await web?.stop();
-    await h?.close();
-  });
+  const stack = useWeb();
 
   it('with the service down names the URL it tried and how to start the service', async () => {
     const port = await freePort();
@@ -100,9 +89,9 @@ describe('the cairn CLI', () => {
   });
 
   it('with a key the API refuses names CAIRN_SECRET_KEY and where to get one', async () => {
-    const env = await createTestEnv(h.db);
+    const env = await createTestEnv(stack.h.db);
     const r = await runCairn(['end-users', 'list', '--env', env.env.name], {
-      CAIRN_API_URL: web.url,
+      CAIRN_API_URL: stack.web.url,
       CAIRN_SECRET_KEY: `cairn_sk_test_${'y'.repeat(32)}`,
     });
     expect(r.code).toBe(1);

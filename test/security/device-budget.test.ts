@@ -4,30 +4,19 @@
 // guess still ends in 429 within the per-address budget; one browser keeping its cookie hits its
 // own, smaller budget first. From outside over HTTP.
 import { randomBytes, randomInt } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { userCodeAlphabet } from '../../src/domain/oauth/user-code.ts';
 import { userCodeLimits } from '../../src/domain/oauth/limits.ts';
-import type { WebHandle } from '../../src/server.ts';
-import { createHarness, startTestWeb, type Harness } from '../support/harness.ts';
+import { useWeb } from '../support/harness.ts';
 
-let h: Harness;
-let web: WebHandle;
-
-beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
-});
+const stack = useWeb();
 
 /** A well-formed code that names no request: a miss that counts. */
 const wrongCode = () => Array.from({ length: 8 }, () => userCodeAlphabet[randomInt(userCodeAlphabet.length)]).join('');
 const fakeAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(256)}`;
 
 async function guess(headers: Record<string, string>): Promise<Response> {
-  return fetch(`${web.url}/device?user_code=${wrongCode()}`, { headers, redirect: 'manual' });
+  return fetch(`${stack.web.url}/device?user_code=${wrongCode()}`, { headers, redirect: 'manual' });
 }
 
 describe('the /device wrong-code budget', () => {

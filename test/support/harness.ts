@@ -1,6 +1,6 @@
 // One fresh database per test file, and helpers to run the real web and worker against it.
 import { testKeyring } from './config.ts';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { Knex } from 'knex';
 import type { EnvMode } from '../../src/domain/tenancy/keys.ts';
 import type { Config } from '../../src/config.ts';
@@ -49,6 +49,20 @@ export async function createTestEnv(db: Knex, name?: string, mode: EnvMode = 'te
 
 export async function startTestWeb(h: Harness, options: AppOptions = {}): Promise<WebHandle> {
   return startWeb(h.config, { ...options, host: '127.0.0.1', port: 0 });
+}
+
+/** A test file's database and web, made before its tests and stopped after them (read them inside tests). */
+export function useWeb(options: AppOptions = {}): { h: Harness; web: WebHandle } {
+  const stack = {} as { h: Harness; web: WebHandle };
+  beforeAll(async () => {
+    stack.h = await createHarness();
+    stack.web = await startTestWeb(stack.h, options);
+  });
+  afterAll(async () => {
+    await stack.web?.stop();
+    await stack.h?.close();
+  });
+  return stack;
 }
 
 export interface Answer<T = Record<string, unknown>> {
