@@ -1,6 +1,7 @@
 // src/web.ts and workers/main.ts in their own OS processes, for tests that need several of them on
 // one database.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { testEncryptionKey } from './config.ts';
 
 export interface WebProcess {
@@ -10,6 +11,10 @@ export interface WebProcess {
   kill(): Promise<void>;
   /** Everything it wrote so far, stdout and stderr. */
   output(): string;
+  /** The OS process id (its memory is /proc/{pid}/status). */
+  pid: number;
+  /** Resident set size now, in bytes, as /proc/{pid}/status says (VmRSS). */
+  rss(): number;
 }
 
 /** `procfile`: start it as the Procfile does (bin/process.js web|worker), else the entry itself. */
@@ -25,7 +30,14 @@ export async function spawnWeb(
 ): Promise<WebProcess> {
   const args = options.procfile ? ['bin/process.js', 'web'] : ['src/web.ts'];
   const p = await spawnProcess(args, databaseUrl, env, /"port":(\d+)[^\n]*"msg":"web listening"/);
-  return { url: `http://127.0.0.1:${p.match[1]}`, stop: p.stop, kill: p.kill, output: p.output };
+  return {
+    url: `http://127.0.0.1:${p.match[1]}`,
+    stop: p.stop,
+    kill: p.kill,
+    output: p.output,
+    pid: p.pid,
+    rss: p.rss,
+  };
 }
 
 /** Starts workers/main.ts; answers once its queues are worked. */
@@ -36,7 +48,14 @@ export async function spawnWorker(
 ): Promise<Omit<WebProcess, 'url'>> {
   const args = options.procfile ? ['bin/process.js', 'worker'] : ['workers/main.ts'];
   const p = await spawnProcess(args, databaseUrl, env, /"msg":"worker started"/);
-  return { stop: p.stop, kill: p.kill, output: p.output };
+  return { stop: p.stop, kill: p.kill, output: p.output, pid: p.pid, rss: p.rss };
+}
+
+/** VmRSS of a live process, in bytes. */
+export function rssOf(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(m[1]) * 1024;
 }
 
 async function spawnProcess(args: string[], databaseUrl: string, env: Record<string, string>, ready: RegExp) {
@@ -68,8 +87,11 @@ async function spawnProcess(args: string[], databaseUrl: string, env: Record<str
     child.kill(signal);
     await exited;
   };
+  const pid = child.pid!;
   return {
     match,
+    pid,
+    rss: () => rssOf(pid),
     output: () => out,
     /** SIGTERM, as the platform stops it. */
     stop: () => end('SIGTERM'),
