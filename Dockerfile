@@ -30,6 +30,8 @@ COPY migrations ./migrations
 COPY knexfile.ts tsconfig.json Procfile ./
 RUN node bin/process.js warm && chown -R node:node node_modules/.cache
 
+# CAIRN_TRUSTED_PROXY_HOPS is left unset: 0 (clients reach the container directly, the socket's
+# address is theirs), or 1 when the image runs on a Heroku dyno. Behind a proxy, set it at run time.
 ENV NODE_ENV=production PORT=3000
 USER node
 EXPOSE 3000

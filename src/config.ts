@@ -52,8 +52,9 @@ const schema = z.object({
     .string()
     .regex(/^[a-z0-9]{2}$/, 'must be two characters a-z or 0-9')
     .default('c0'),
-  // Proxies in front of web that append the client's address to X-Forwarded-For (Heroku's router: 1).
-  CAIRN_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
+  // Proxies in front of web that append the client's address to X-Forwarded-For; unset, 1 on a
+  // Heroku dyno and 0 elsewhere (proxyHopsDefault).
+  CAIRN_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10),
   // Bearer token of GET /metrics; unset, the route answers 404.
   CAIRN_METRICS_TOKEN: z.string().min(16, 'use at least 16 random characters, e.g. `openssl rand -hex 24`').optional(),
   // The most connections one process opens to Cairn's database, all its pools together (db.ts
@@ -88,7 +89,7 @@ export type Config = Readonly<
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(cleaned);
+  const parsed = schema.safeParse({ CAIRN_TRUSTED_PROXY_HOPS: proxyHopsDefault(cleaned), ...cleaned });
   const problems: string[] = [];
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -106,6 +107,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     CAIRN_BASE_URL: (c.CAIRN_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/$/, ''),
     encryptionKeys: keys,
   });
+}
+
+/**
+ * How many proxies to trust when CAIRN_TRUSTED_PROXY_HOPS is unset. Trusting a proxy that is not
+ * there lets every client write its own address (X-Forwarded-For) and so reset every per-address
+ * limit, so the default is 0, except on Heroku: its router is in front of every web dyno and
+ * appends the client's address, and Heroku sets DYNO on every dyno, which no client can write
+ * (https://devcenter.heroku.com/articles/dynos#local-environment-variables). Without this, an app
+ * deployed without app.json would see the router's address for every client, all in one bucket.
+ */
+function proxyHopsDefault(env: Record<string, string | undefined>): string {
+  return env.DYNO ? '1' : '0';
 }
 
 /** For entry points: print the problems and exit(1) instead of a stack trace. */

@@ -26,10 +26,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   // The client's address is the X-Forwarded-For entry CAIRN_TRUSTED_PROXY_HOPS from the right:
   // each trusted proxy appends the address it was reached from (Heroku's router appends the
   // client's as the last entry), while every entry left of those is whatever the client wrote.
-  // Koa's maxIpsCount keeps exactly the last `hops` entries and ctx.ip is the first of them; with
-  // 0 hops no header is trusted and ctx.ip is the socket's address. Every per-address limit keys
-  // on ctx.ip (clientFrom in src/http/client.ts). X-Forwarded-Proto/Host are trusted only
-  // with a proxy in front, for the same reason.
+  // Koa's maxIpsCount keeps exactly the last `hops` entries and ctx.ips[0] is the first of them;
+  // with 0 hops no header is trusted. Every per-address limit keys on clientAddress
+  // (src/http/client.ts), which takes that entry only when it is an IP address, else the socket's.
+  // X-Forwarded-Proto and -Host are trusted only with a proxy in front, likewise.
   const hops = deps.config.CAIRN_TRUSTED_PROXY_HOPS;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true; // errors are logged by errorHandler, with the request id

@@ -17,9 +17,10 @@ let other: WebProcess;
 let env: CreatedEnv;
 
 beforeAll(async () => {
-  h = await createHarness();
+  // One router in front, as on Heroku: each guess comes from the address in X-Forwarded-For.
+  h = await createHarness({ CAIRN_TRUSTED_PROXY_HOPS: '1' });
   local = await startTestWeb(h);
-  other = await spawnWeb(h.config.DATABASE_URL);
+  other = await spawnWeb(h.config.DATABASE_URL, { CAIRN_TRUSTED_PROXY_HOPS: '1' });
   webs = [local, other];
   env = await createTestEnv(h.db);
   await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {

@@ -9,7 +9,8 @@ import { userCodeAlphabet } from '../../src/domain/oauth/user-code.ts';
 import { userCodeLimits } from '../../src/domain/oauth/limits.ts';
 import { useWeb } from '../support/harness.ts';
 
-const stack = useWeb();
+// One router in front, as on Heroku: the last X-Forwarded-For entry is the client.
+const stack = useWeb({}, { CAIRN_TRUSTED_PROXY_HOPS: '1' });
 
 /** A well-formed code that names no request: a miss that counts. */
 const wrongCode = () => Array.from({ length: 8 }, () => userCodeAlphabet[randomInt(userCodeAlphabet.length)]).join('');

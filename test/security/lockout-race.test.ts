@@ -21,9 +21,10 @@ let webs: { url: string }[];
 let env: CreatedEnv;
 
 beforeAll(async () => {
-  h = await createHarness();
+  // One router in front, as on Heroku: each guess comes from the address in X-Forwarded-For.
+  h = await createHarness({ CAIRN_TRUSTED_PROXY_HOPS: '1' });
   local = await startTestWeb(h);
-  other = await spawnWeb(h.config.DATABASE_URL);
+  other = await spawnWeb(h.config.DATABASE_URL, { CAIRN_TRUSTED_PROXY_HOPS: '1' });
   webs = [local, other];
   env = await createTestEnv(h.db);
   // A generous per-address limit, so that only the lockout answers.

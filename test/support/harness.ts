@@ -51,11 +51,14 @@ export async function startTestWeb(h: Harness, options: AppOptions = {}): Promis
   return startWeb(h.config, { ...options, host: '127.0.0.1', port: 0 });
 }
 
-/** A test file's database and web, made before its tests and stopped after them (read them inside tests). */
-export function useWeb(options: AppOptions = {}): { h: Harness; web: WebHandle } {
+/**
+ * A test file's database and web, made before its tests and stopped after them (read them inside
+ * tests); `env` sets configuration variables of both (createHarness).
+ */
+export function useWeb(options: AppOptions = {}, env: Record<string, string> = {}): { h: Harness; web: WebHandle } {
   const stack = {} as { h: Harness; web: WebHandle };
   beforeAll(async () => {
-    stack.h = await createHarness();
+    stack.h = await createHarness(env);
     stack.web = await startTestWeb(stack.h, options);
   });
   afterAll(async () => {
