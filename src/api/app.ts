@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { AppDeps } from '../http/context.ts';
 import { cors } from '../http/middleware/cors.ts';
 import { errorHandler } from '../http/middleware/errors.ts';
+import { httpsOnly } from '../http/middleware/https-only.ts';
 import { requestContext } from '../http/middleware/request.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from '../http/openapi.ts';
@@ -29,7 +30,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   // Koa's maxIpsCount keeps exactly the last `hops` entries and ctx.ips[0] is the first of them;
   // with 0 hops no header is trusted. Every per-address limit keys on clientAddress
   // (src/http/client.ts), which takes that entry only when it is an IP address, else the socket's.
-  // X-Forwarded-Proto and -Host are trusted only with a proxy in front, likewise.
+  // X-Forwarded-Proto (https-only.ts) and -Host are trusted only with a proxy in front, likewise.
   const hops = deps.config.CAIRN_TRUSTED_PROXY_HOPS;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
+  app.use(httpsOnly(deps.config, deps.log));
   app.use(cors());
   // One router for everything: /v1, OAuth, the social callback and the Account Portal's pages.
   app.use(router.routes());

@@ -4,6 +4,8 @@
 import type { Context } from 'koa';
 import type { Config } from '../config.ts';
 
+type CookieOptions = NonNullable<Parameters<Context['cookies']['set']>[2]>;
+
 export const sessionCookie = 'cairn_portal_session';
 export const browserCookie = 'cairn_portal_browser';
 
@@ -18,16 +20,27 @@ function options(config: Config, maxAgeSeconds: number) {
   };
 }
 
+/**
+ * Every cookie goes out here. A Secure cookie follows the base URL, not the socket: the web never
+ * terminates TLS itself, so its socket is plain even when the client used https, and Koa's cookie
+ * jar would throw on a Secure cookie over it (a 500) whenever no trusted proxy said https. Requests
+ * a trusted proxy says came over http never get this far (middleware/https-only.ts).
+ */
+function put(ctx: Context, name: string, value: string, o: CookieOptions): void {
+  if (o.secure) ctx.cookies.secure = true;
+  ctx.cookies.set(name, value, o);
+}
+
 export function setPortalSession(ctx: Context, config: Config, token: string): void {
-  ctx.cookies.set(sessionCookie, token, options(config, 30 * 86400));
+  put(ctx, sessionCookie, token, options(config, 30 * 86400));
 }
 
 export function clearPortalSession(ctx: Context, config: Config): void {
-  ctx.cookies.set(sessionCookie, '', { ...options(config, 0), maxAge: 0 });
+  put(ctx, sessionCookie, '', { ...options(config, 0), maxAge: 0 });
 }
 
 export function setBrowserId(ctx: Context, config: Config, id: string): void {
-  ctx.cookies.set(browserCookie, id, options(config, 365 * 86400));
+  put(ctx, browserCookie, id, options(config, 365 * 86400));
 }
 
 /**
@@ -40,9 +53,9 @@ export function setBrowserId(ctx: Context, config: Config, id: string): void {
 export const consoleCookie = 'cairn_console_session';
 
 export function setConsoleSession(ctx: Context, config: Config, token: string, maxAgeSeconds: number): void {
-  ctx.cookies.set(consoleCookie, token, { ...options(config, maxAgeSeconds), sameSite: 'lax', path: '/console' });
+  put(ctx, consoleCookie, token, { ...options(config, maxAgeSeconds), sameSite: 'lax', path: '/console' });
 }
 
 export function clearConsoleSession(ctx: Context, config: Config): void {
-  ctx.cookies.set(consoleCookie, '', { ...options(config, 0), sameSite: 'lax', path: '/console', maxAge: 0 });
+  put(ctx, consoleCookie, '', { ...options(config, 0), sameSite: 'lax', path: '/console', maxAge: 0 });
 }
