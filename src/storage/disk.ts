@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomBytes, createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { newUlid } from '../ids.ts';
+import { diskKeyProblem, isAbsent, keyFault, refuseClash, tempSuffix } from './disk-keys.ts';
 import type {
   DeleteResult,
   GetResult,
@@ -41,15 +42,12 @@ interface VersionMeta extends Partial<Meta> {
 const versionFile = /^([0-9a-z]{26})\.json$/;
 const isMissing = (err: unknown): boolean => (err as { code?: string }).code === 'ENOENT';
 
-/** A file-versus-folder error from a rename or mkdir, as the key clash it is. */
-function clash(err: unknown, key: string): AppError | undefined {
-  const code = (err as { code?: string }).code;
-  return code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'ENOTEMPTY'
-    ? new AppError(
-        'conflict',
-        `${key} clashes with another key on the local disk store (a key cannot also be a prefix of another)`,
-      )
-    : undefined;
+/** Removes a file if one is there; a folder (other keys below this one) or a path through a file is no object of this key. */
+async function removeFile(path: string): Promise<void> {
+  await rm(path, { force: true }).catch((err: unknown) => {
+    const code = (err as { code?: string }).code;
+    if (!isAbsent(err) && code !== 'ERR_FS_EISDIR') throw err;
+  });
 }
 
 export class DiskObjectStore implements ObjectStore {
@@ -62,14 +60,8 @@ export class DiskObjectStore implements ObjectStore {
 
   private paths(bucket: string, key: string): { data: string; meta: string } {
     if (!/^[a-z0-9][a-z0-9.-]{1,62}$/.test(bucket)) throw new AppError('invalid_request', `bad bucket name ${bucket}`);
-    if (
-      key.length === 0 ||
-      key.length > 1024 ||
-      key.startsWith('/') ||
-      key.split('/').some((s) => s === '..' || s === '.' || s === '')
-    ) {
-      throw new AppError('invalid_request', 'object keys must be relative paths without empty, "." or ".." segments');
-    }
+    const problem = diskKeyProblem(key);
+    if (problem) throw new AppError('invalid_request', problem);
     return { data: join(this.root, bucket, 'data', key), meta: join(this.root, bucket, 'meta', `${key}.json`) };
   }
 
@@ -149,14 +141,17 @@ export class DiskObjectStore implements ObjectStore {
         };
         // The .json is written last: a version exists once its metadata does.
         await writeFile(join(dir, `${versionId}.json`), JSON.stringify(v));
+      }).catch((err: unknown) => {
+        // A key below another's version file (`a@v/<id>.data/b`) cannot be a folder there.
+        throw keyFault(err, key);
       });
       return { ...out, versionId };
     }
-    await this.refuseClash(bucket, key);
-    await mkdir(dirname(meta), { recursive: true });
+    await refuseClash(join(this.root, bucket), key);
     // Data first, into a temporary file renamed into place, then its metadata the same way: a
     // failure at any step leaves the previous object whole, never metadata without data.
     try {
+      await mkdir(dirname(meta), { recursive: true });
       return await this.writeTemp(data, source, async (tmp, etag) => {
         const metaTmp = `${meta}.tmp-${randomBytes(6).toString('hex')}`;
         try {
@@ -172,32 +167,8 @@ export class DiskObjectStore implements ObjectStore {
       });
     } catch (err) {
       // A clash the check above could not see (another writer in between).
-      throw clash(err, key) ?? err;
+      throw keyFault(err, key);
     }
-  }
-
-  /**
-   * S3 keys are flat, so `a` and `a/b` may both exist there; on disk one would be a file and the
-   * other a folder. That clash is refused up front (409), before anything is written.
-   */
-  private async refuseClash(bucket: string, key: string): Promise<void> {
-    const { data } = this.paths(bucket, key);
-    const segments = key.split('/');
-    for (let i = 1; i < segments.length; i++) {
-      const prefix = join(this.root, bucket, 'data', ...segments.slice(0, i));
-      const s = await stat(prefix).catch(() => undefined);
-      if (s?.isFile())
-        throw new AppError(
-          'conflict',
-          `an object ${segments.slice(0, i).join('/')} exists, so ${key} cannot: on the local disk store a key cannot also be a prefix of another`,
-        );
-    }
-    const here = await stat(data).catch(() => undefined);
-    if (here?.isDirectory())
-      throw new AppError(
-        'conflict',
-        `objects under ${key}/ exist, so ${key} cannot: on the local disk store a key cannot also be a prefix of another`,
-      );
   }
 
   async put(
@@ -224,6 +195,8 @@ export class DiskObjectStore implements ObjectStore {
     const { data, meta } = this.paths(bucket, key);
     try {
       const [s, m] = await Promise.all([stat(data), readFile(meta, 'utf8')]);
+      // A folder is where other keys live (`a` of `a/b`), not an object.
+      if (!s.isFile()) return undefined;
       const parsed = JSON.parse(m) as Meta;
       return {
         key,
@@ -234,7 +207,7 @@ export class DiskObjectStore implements ObjectStore {
         contentType: parsed.contentType,
       };
     } catch (err) {
-      if ((err as { code?: string }).code === 'ENOENT') return undefined;
+      if (isAbsent(err)) return undefined;
       throw err;
     }
   }
@@ -243,9 +216,10 @@ export class DiskObjectStore implements ObjectStore {
     const dir = this.versionsDir(bucket, key);
     let names: string[];
     try {
-      names = await readdir(dir);
+      // Files only: a folder here named like a version is a path of another key (`a@v/<id>.json/b`).
+      names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
     } catch (err) {
-      if (isMissing(err)) return [];
+      if (isAbsent(err)) return [];
       throw err;
     }
     const ids = names
@@ -307,21 +281,25 @@ export class DiskObjectStore implements ObjectStore {
     const { data, meta } = this.paths(bucket, key);
     const dir = this.versionsDir(bucket, key);
     if (options.versionId === 'null' || (!options.versionId && !(await this.isVersioned(bucket)))) {
-      await rm(data, { force: true });
-      await rm(meta, { force: true });
+      await removeFile(data);
+      await removeFile(meta);
       return options.versionId ? { versionId: 'null' } : {};
     }
     if (options.versionId) {
       if (!versionFile.test(`${options.versionId}.json`)) return {};
-      await rm(join(dir, `${options.versionId}.json`), { force: true });
-      await rm(join(dir, `${options.versionId}.data`), { force: true });
+      await removeFile(join(dir, `${options.versionId}.json`));
+      await removeFile(join(dir, `${options.versionId}.data`));
       return { versionId: options.versionId };
     }
     // A delete on a versioned bucket hides the object behind a delete marker (S3 semantics).
     const versionId = newUlid();
-    await mkdir(dir, { recursive: true });
     const marker: VersionMeta = { versionId, lastModified: new Date().toISOString(), isDeleteMarker: true, size: 0 };
-    await writeFile(join(dir, `${versionId}.json`), JSON.stringify(marker));
+    try {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, `${versionId}.json`), JSON.stringify(marker));
+    } catch (err) {
+      throw keyFault(err, key);
+    }
     return { versionId, deleteMarker: true };
   }
 
@@ -419,7 +397,7 @@ export class DiskObjectStore implements ObjectStore {
       }
       for (const entry of entries) {
         const rel = relative(base, join(base, entry)).split(sep).join('/');
-        if (rel.includes('.tmp-')) continue;
+        if (tempSuffix.test(rel)) continue;
         if (tree === 'data') keys.add(rel);
         else if (rel.endsWith('@v')) keys.add(rel.slice(0, -2));
       }
