@@ -2,7 +2,7 @@
 // file, GET lists them. With a source map that has no `sourcesContent`, they name frames by the
 // function around them in the minified code (docs/api.md). Bundles are megabytes: bodies up to 50 MiB.
 import { z } from 'zod';
-import { uploadMinifiedSource } from '../../../domain/observability/source-maps/uploads.ts';
+import { releaseFileMaxBytes, uploadMinifiedSource } from '../../../domain/observability/source-maps/uploads.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listReleaseFiles } from './release-files.ts';
 import { minifiedSourceResource, releaseFileView, releaseParams } from '../../../contract/error-groups.ts';
@@ -19,7 +19,7 @@ export const uploadMinified = defineRoute({
   auth: 'secret',
   scope: 'observability:write',
   params: releaseParams,
-  bodyLimit: 50 * 1024 * 1024,
+  bodyLimit: releaseFileMaxBytes,
   body: z.strictObject({
     file: z
       .string()

@@ -1,7 +1,7 @@
 // Source maps per release (CONTRACT.md): PUT uploads one map for one minified file, GET lists them.
 // Maps of real bundles are megabytes, so this route takes bodies up to 50 MiB (docs/api.md).
 import { z } from 'zod';
-import { uploadSourceMap } from '../../../domain/observability/source-maps/uploads.ts';
+import { releaseFileMaxBytes, uploadSourceMap } from '../../../domain/observability/source-maps/uploads.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listReleaseFiles } from './release-files.ts';
 import { sourceMapResource, releaseFileView, releaseParams } from '../../../contract/error-groups.ts';
@@ -17,7 +17,7 @@ export const uploadMap = defineRoute({
   auth: 'secret',
   scope: 'observability:write',
   params: releaseParams,
-  bodyLimit: 50 * 1024 * 1024,
+  bodyLimit: releaseFileMaxBytes,
   body: z.strictObject({
     file: z.string().min(1).max(2048).meta({ description: 'URL or path of the minified file, as frames print it' }),
     source_map: z.looseObject({ version: z.literal(3) }),

@@ -88,10 +88,12 @@ export const assembleRoute = defineRoute({
       throw new AppError('forbidden', `this key belongs to the project ${project}: set SENTRY_PROJECT=${project}`);
     const q = bundleQueries(deps.db);
     const known = await q.assembly(principal.envId, body.checksum);
-    // Known and not failed: its state is the answer (sentry-cli polls this until `ok`).
-    if (known && known.state !== 'error') return { state: known.state, missingChunks: [], detail: known.detail };
+    // Known and not failed, or failed within the hold: its state is the answer (sentry-cli polls
+    // this until `ok` or `error`, and prints an error's detail).
+    if (known && (known.state !== 'error' || known.error_held))
+      return { state: known.state, missingChunks: [], detail: known.detail };
     const missing = await q.missingChunks(principal.envId, body.chunks);
-    if (!known && missing.length > 0) return { state: 'not_found' as const, missingChunks: missing, detail: null };
+    if (missing.length > 0) return { state: 'not_found' as const, missingChunks: missing, detail: null };
     const row = await deps.db.transaction(async (trx) => {
       const started = await bundleQueries(trx).startAssembly({
         env_id: principal.envId,
@@ -100,9 +102,11 @@ export const assembleRoute = defineRoute({
         release: body.version ?? null,
         dist: body.dist ?? null,
       });
-      // A failed bundle asked for again is tried again (its chunks may have been uploaded anew).
-      const retry = !started.created && started.row.state === 'error' && missing.length === 0;
-      if (retry) await bundleQueries(trx).restartAssembly(principal.envId, body.checksum);
+      // A bundle whose failure is older than the hold is tried again (its chunks may be new).
+      const retry =
+        !started.created &&
+        started.row.state === 'error' &&
+        (await bundleQueries(trx).restartAssembly(principal.envId, body.checksum));
       if (started.created || retry)
         await deps.jobs.enqueue(trx, 'errors.assemble-bundle', { env_id: principal.envId, checksum: body.checksum });
       return retry ? { ...started.row, state: 'created' as const, detail: null } : started.row;

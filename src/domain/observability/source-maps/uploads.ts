@@ -28,6 +28,12 @@ export async function ensureSourceMapBucket(deps: Pick<UploadDeps, 'store' | 'co
   return bucket;
 }
 
+/**
+ * The largest map or minified file one upload takes, whether a PUT body or a file of a sentry-cli
+ * bundle: real bundles' maps are megabytes, and a worker parses one 50 MiB map in a 64 MB old space.
+ */
+export const releaseFileMaxBytes = 50 * 1024 * 1024;
+
 export interface UploadDeps {
   db: Knex;
   store: ObjectStore;

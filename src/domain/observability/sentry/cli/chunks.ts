@@ -41,16 +41,26 @@ export const chunkKey = (envId: string, sha1: string): string => `sentry-chunks/
 
 const bad = (message: string, status = 400) => new AppError('invalid_request', message, { status });
 
+/**
+ * One part's bytes, gunzipped for `file_gzip`. The inflated bytes are counted as they come and the
+ * part is refused as soon as they pass a chunk's size or the request's budget, so a small gzip
+ * that inflates to gigabytes costs at most a chunk (the gunzip is destroyed with the loop).
+ */
 async function readPart(stream: Readable, gzip: boolean, budget: { left: number }): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
   const source = gzip ? stream.pipe(createGunzip()) : stream;
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    budget.left -= chunk.length;
-    if (size > chunkLimits.chunkSize) throw bad(`a chunk is larger than ${chunkLimits.chunkSize} bytes`, 413);
-    if (budget.left < 0) throw bad(`the request holds more than ${chunkLimits.maxRequestSize} bytes of chunks`, 413);
-    parts.push(chunk);
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      budget.left -= chunk.length;
+      if (size > chunkLimits.chunkSize) throw bad(`a chunk is larger than ${chunkLimits.chunkSize} bytes`, 413);
+      if (budget.left < 0) throw bad(`the request holds more than ${chunkLimits.maxRequestSize} bytes of chunks`, 413);
+      parts.push(chunk);
+    }
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith('Z_')) throw bad('a file_gzip part does not gunzip');
+    throw err;
   }
   return Buffer.concat(parts, size);
 }

@@ -2,6 +2,13 @@
 // the artifact bundles made of them.
 import type { Db } from '../../../../db.ts';
 
+/**
+ * How long a failed assembly answers `error` to whoever asks for it again (Sentry keeps an
+ * assembly's state 10 minutes, so a client that polls sees the error and the detail); asked for
+ * after that, it is tried anew.
+ */
+export const failedAssemblyHeldSeconds = 600;
+
 export interface AssemblyRow {
   env_id: string;
   checksum: string;
@@ -10,6 +17,8 @@ export interface AssemblyRow {
   dist: string | null;
   state: 'created' | 'ok' | 'error';
   detail: string | null;
+  /** `error` within the last `failedAssemblyHeldSeconds`: the answer, not yet to be retried. */
+  error_held: boolean;
 }
 
 export function bundleQueries(db: Db) {
@@ -51,25 +60,36 @@ export function bundleQueries(db: Db) {
     },
 
     async assembly(envId: string, checksum: string): Promise<AssemblyRow | undefined> {
-      return db('artifact_bundle_assemblies').where({ env_id: envId, checksum }).first();
+      return db('artifact_bundle_assemblies')
+        .where({ env_id: envId, checksum })
+        .first(
+          '*',
+          db.raw("state = 'error' and update_time > now() - make_interval(secs => ?) as error_held", [
+            failedAssemblyHeldSeconds,
+          ]),
+        );
     },
 
     /** The assembly as it is, or a new one in `created`; answers the row and whether it is new. */
-    async startAssembly(row: Omit<AssemblyRow, 'state' | 'detail'>): Promise<{ row: AssemblyRow; created: boolean }> {
+    async startAssembly(
+      row: Omit<AssemblyRow, 'state' | 'detail' | 'error_held'>,
+    ): Promise<{ row: AssemblyRow; created: boolean }> {
       const inserted = (await db('artifact_bundle_assemblies')
         .insert({ ...row, state: 'created' })
         .onConflict(['env_id', 'checksum'])
         .ignore()
         .returning('*')) as AssemblyRow[];
-      if (inserted[0]) return { row: inserted[0], created: true };
+      if (inserted[0]) return { row: { ...inserted[0], error_held: false }, created: true };
       return { row: (await this.assembly(row.env_id, row.checksum))!, created: false };
     },
 
-    /** Asks again for a bundle whose assembly failed: it is tried anew. */
-    async restartAssembly(envId: string, checksum: string): Promise<void> {
-      await db('artifact_bundle_assemblies')
+    /** A failed assembly asked for again after the hold: tried anew. Answers whether this call restarted it. */
+    async restartAssembly(envId: string, checksum: string): Promise<boolean> {
+      const n = await db('artifact_bundle_assemblies')
         .where({ env_id: envId, checksum, state: 'error' })
+        .where('update_time', '<=', db.raw('now() - make_interval(secs => ?)', [failedAssemblyHeldSeconds]))
         .update({ state: 'created', detail: null, update_time: db.fn.now() });
+      return n > 0;
     },
 
     async finishAssembly(envId: string, checksum: string, state: 'ok' | 'error', detail: string | null): Promise<void> {
