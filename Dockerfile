@@ -32,6 +32,7 @@ RUN node bin/process.js warm && chown -R node:node node_modules/.cache
 
 # CAIRN_TRUSTED_PROXY_HOPS is left unset: 0 (clients reach the container directly, the socket's
 # address is theirs), or 1 when the image runs on a Heroku dyno. Behind a proxy, set it at run time.
+# NODE_ENV=production: test environments may not call private addresses unless CAIRN_PRIVATE_TARGETS=allow.
 ENV NODE_ENV=production PORT=3000
 USER node
 EXPOSE 3000

@@ -68,6 +68,10 @@ const schema = z.object({
         'was replaced by CAIRN_DB_MAX_CONNECTIONS, the connections of a whole process (all pools): set that instead',
     })
     .optional(),
+  // Whether test environments may aim webhooks and social providers at private addresses
+  // (loopback, RFC 1918, link-local, metadata): unset, `deny` under NODE_ENV=production, else
+  // `allow` (http/target-rule.ts). Live environments never may.
+  CAIRN_PRIVATE_TARGETS: z.enum(['allow', 'deny']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -78,6 +82,8 @@ const hints: Record<string, string> = {
     'generate one with `openssl rand -base64 32` and keep it safe: it decrypts backups and stored secrets',
   CAIRN_BASE_URL: 'set it to the public https URL of the web process, e.g. https://auth.example.com',
   CAIRN_CELL: 'use two characters from a-z and 0-9, e.g. c0',
+  CAIRN_PRIVATE_TARGETS:
+    'allow (test environments may call localhost and private networks: development) or deny (public addresses only)',
 };
 
 export type Config = Readonly<

@@ -27,7 +27,8 @@ export const eventTypeList = z
   .meta({ description: 'The event types sent to the endpoint; `["*"]` for all', example: ['error_group.created'] });
 
 const url = z.string().max(2048).meta({
-  description: 'Where messages are POSTed. A live environment takes only https URLs of public hosts.',
+  description:
+    'Where messages are POSTed. A live environment takes only https URLs of public hosts; a test environment http too, and private hosts only where the operator allows them (CAIRN_PRIVATE_TARGETS).',
   example: 'https://example.com/webhooks/cairn',
 });
 const description = z.string().max(1000);

@@ -1,9 +1,10 @@
 // Which addresses the service may connect to on a client's behalf (server-side request forgery,
-// OWASP SSRF Prevention Cheat Sheet; CONTRACT.md "Webhooks", "Target addresses"): public unicast
-// only. Social providers of live environments (domain/social/egress.ts) and webhook targets of
-// live environments (domain/webhooks/targets.ts) both use it, at set-up (resolvePublic) and where
-// each socket opens (guardedLookup: the DNS answer it connects to, so a name that resolves
-// differently the second time, DNS rebinding, gains nothing).
+// OWASP SSRF Prevention Cheat Sheet): public unicast only, wherever http/target-rule.ts asks for
+// it. Social providers (domain/social/egress.ts) and webhook targets (domain/webhooks/targets.ts)
+// both use it, at set-up (resolvePublic) and where each socket opens (guardedLookup: the DNS answer
+// it connects to, so a name that resolves differently the second time, DNS rebinding, gains
+// nothing). A refusal's message is the same whatever the host and its addresses: naming them
+// would map the service's internal names for the caller.
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { Resolver as DnsResolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
@@ -72,15 +73,17 @@ export const deadlineResolver: Resolver = async (host) => {
   return addresses;
 };
 
-/** A connection refused by this rule; its message never names the address found. */
+/** A connection refused by this rule; its message names neither the host nor the address found. */
 export class AddressRefused extends Error {
   override readonly name: string = 'AddressRefused';
 }
 
+const doesNotResolve = 'the host does not resolve';
+const notPublicMessage = 'the host resolves to an address that is not public';
+
 /**
  * The addresses of `host` (a name, or a literal without brackets) when every one passes `allowed`;
- * else AddressRefused. The address itself is not said: that would map the service's internal
- * names for the caller.
+ * else AddressRefused.
  */
 export async function resolvePublic(
   host: string,
@@ -91,10 +94,10 @@ export async function resolvePublic(
   try {
     addresses = isIP(host) ? [host] : await resolve(host);
   } catch {
-    throw new AddressRefused(`${host} does not resolve`);
+    throw new AddressRefused(doesNotResolve);
   }
-  if (addresses.length === 0) throw new AddressRefused(`${host} does not resolve`);
-  if (!addresses.every(allowed)) throw new AddressRefused(`${host} resolves to an address that is not public`);
+  if (addresses.length === 0) throw new AddressRefused(doesNotResolve);
+  if (!addresses.every(allowed)) throw new AddressRefused(notPublicMessage);
   return addresses;
 }
 
@@ -110,7 +113,7 @@ export function guardedLookup(resolve: Resolver, allowed: (address: string) => b
     resolve(hostname).then(
       (addresses) => {
         if (addresses.length === 0 || !addresses.every(allowed))
-          return callback(new AddressRefused(`${hostname} resolves to an address that is not public`), []);
+          return callback(new AddressRefused(notPublicMessage), []);
         const all = addresses.map((address) => ({ address, family: isIP(address) }));
         if (options.all) callback(null, all);
         else callback(null, all[0]!.address, all[0]!.family);

@@ -3,9 +3,11 @@
 // environment's key holder must not reach the service's own network that way (cloud metadata,
 // the database, internal ports). Live: https to public addresses only, checked when the provider
 // is set up and again where each socket connects (a name that later resolves to 127.0.0.1, or an
-// address a discovery document names, gets nowhere). Test environments keep http and local
-// addresses (development against a local identity provider).
+// address a discovery document names, gets nowhere). Test environments keep http, and local
+// addresses where the operator allows private targets (development against a local identity
+// provider; private-targets.test.ts has the switch, CAIRN_PRIVATE_TARGETS).
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
 import * as oidc from 'openid-client';
@@ -197,5 +199,26 @@ describe('the guarded fetch', () => {
         'not an ip',
       ].filter(isPublicAddress),
     ).toEqual([]);
+  });
+
+  it('takes plain http where the rule allows it (test environments), still refusing local addresses', async () => {
+    const publicHttp = guardedFetch(isPublicAddress, { httpsOnly: false });
+    for (const url of [
+      `http://localhost:${trapPort}/x`,
+      `http://127.0.0.1:${trapPort}/x`,
+      `http://[::ffff:127.0.0.1]:${trapPort}/x`,
+      'ftp://8.8.8.8/x',
+    ]) {
+      await expect(publicHttp(url)).rejects.toThrow(/not (a )?public|is not allowed/);
+    }
+    expect(connections).toBe(0);
+    const plain = createHttpServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    try {
+      const anyHttp = guardedFetch(() => true, { httpsOnly: false });
+      expect((await anyHttp(`http://localhost:${(plain.address() as AddressInfo).port}/x`)).status).toBe(204);
+    } finally {
+      await new Promise((r) => plain.close(r));
+    }
   });
 });

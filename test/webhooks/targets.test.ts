@@ -1,13 +1,15 @@
 // No server-side request forgery through webhooks: a live environment's endpoint must be https on
 // public addresses, refused at creation and update, and again where each attempt opens its socket
 // (after DNS resolution: a name that rebinds to 127.0.0.1 reaches nothing). Test environments may
-// use http and local addresses, for development.
+// use http, and local addresses where the operator allows private targets (CAIRN_PRIVATE_TARGETS,
+// allowed outside production: development); test/security/private-targets.test.ts has the switch.
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts';
 import { checkTarget } from '../../src/domain/webhooks/targets.ts';
 import { deadlineResolver, type Resolver } from '../../src/http/addresses.ts';
+import { targetRule } from '../../src/http/target-rule.ts';
 import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
 import { AppError } from '../../src/errors.ts';
@@ -48,30 +50,46 @@ const names: Record<string, string[]> = {
   'mixed.example.test': ['93.184.215.14', '10.0.0.1'],
 };
 const fakeDns: Resolver = async (host) => names[host] ?? deadlineResolver(host);
+const live = targetRule({ NODE_ENV: 'test' }, 'live');
+const test = targetRule({ NODE_ENV: 'test' }, 'test');
+const testDenied = targetRule({ NODE_ENV: 'production' }, 'test');
 
 describe('checkTarget (the rule at creation)', () => {
   it.each(refusedUrls)('a live environment refuses %s', async (url) => {
-    const err = await checkTarget(url, 'live', fakeDns).catch((e: unknown) => e);
+    const err = await checkTarget(url, live, fakeDns).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'invalid_request', details: { reason: 'url_not_allowed' } });
   });
 
   it('a live environment accepts https on a public address, and a name whose every address is public', async () => {
-    await expect(checkTarget('https://93.184.215.14/hook', 'live', fakeDns)).resolves.toBe(
-      'https://93.184.215.14/hook',
-    );
-    await expect(checkTarget('https://hooks.example-public.test/x?y=1', 'live', fakeDns)).resolves.toBe(
+    await expect(checkTarget('https://93.184.215.14/hook', live, fakeDns)).resolves.toBe('https://93.184.215.14/hook');
+    await expect(checkTarget('https://hooks.example-public.test/x?y=1', live, fakeDns)).resolves.toBe(
       'https://hooks.example-public.test/x?y=1',
     );
     // One private address among public ones is enough to refuse.
-    await expect(checkTarget('https://mixed.example.test/', 'live', fakeDns)).rejects.toThrow(/not public/);
+    await expect(checkTarget('https://mixed.example.test/', live, fakeDns)).rejects.toThrow(/not public/);
   });
 
-  it('a test environment accepts http and local addresses, but never other schemes', async () => {
-    await expect(checkTarget('http://127.0.0.1:3000/hook', 'test')).resolves.toBe('http://127.0.0.1:3000/hook');
-    await expect(checkTarget('http://localhost/hook', 'test')).resolves.toBe('http://localhost/hook');
+  it('a test environment accepts http, and local addresses where private targets are allowed; never other schemes', async () => {
+    await expect(checkTarget('http://127.0.0.1:3000/hook', test)).resolves.toBe('http://127.0.0.1:3000/hook');
+    await expect(checkTarget('http://localhost/hook', test)).resolves.toBe('http://localhost/hook');
     for (const url of ['file:///etc/passwd', 'gopher://127.0.0.1/', 'ftp://x/', 'javascript:alert(1)', '/relative'])
-      await expect(checkTarget(url, 'test')).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(checkTarget(url, test)).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('a test environment where private targets are denied takes http to public addresses only, by name or number', async () => {
+    const loopbackDns: Resolver = async (host) => (host === 'internal.example.test' ? ['127.0.0.1'] : fakeDns(host));
+    await expect(checkTarget('http://93.184.215.14/hook', testDenied, loopbackDns)).resolves.toBe(
+      'http://93.184.215.14/hook',
+    );
+    await expect(checkTarget('http://hooks.example-public.test/', testDenied, loopbackDns)).resolves.toBe(
+      'http://hooks.example-public.test/',
+    );
+    for (const url of [...refusedUrls.slice(1), 'http://internal.example.test/', 'http://mixed.example.test/']) {
+      const err = await checkTarget(url, testDenied, loopbackDns).catch((e: unknown) => e);
+      expect(err, url).toMatchObject({ code: 'invalid_request', details: { reason: 'url_not_allowed' } });
+      expect((err as Error).message, url).toContain('CAIRN_PRIVATE_TARGETS=deny');
+    }
   });
 });
 

@@ -1,16 +1,19 @@
 // Outbound requests to addresses an environment chose (its own social provider's issuer, endpoints
-// and API base). A live environment's key holder must not be able to point the service at its own
-// network: cloud metadata (169.254.169.254), the database, internal admin ports (server-side
-// request forgery, OWASP SSRF Prevention Cheat Sheet). So for live environments every such request
-// is https and connects only to public unicast addresses, the same rule CONTRACT.md sets for
-// webhook targets. The check runs where the socket is opened (the DNS answer it connects to), not
-// on an earlier lookup, so a name that resolves differently the second time (DNS rebinding) gains
-// nothing; it also covers addresses a discovery document names, which the operator never typed.
-import { Agent, request as httpsRequest } from 'node:https';
+// and API base). A key holder must not be able to point the service at its own network: cloud
+// metadata (169.254.169.254), the database, internal admin ports (server-side request forgery,
+// OWASP SSRF Prevention Cheat Sheet). The rule is webhook targets' (http/target-rule.ts): live
+// environments https to public unicast addresses only, test environments too unless the operator
+// allows private targets. The check runs where the socket is opened (the DNS answer it connects
+// to), not on an earlier lookup, so a name that resolves differently the second time (DNS
+// rebinding) gains nothing; it also covers addresses a discovery document names, which the
+// operator never typed.
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { AppError } from '../../errors.ts';
 import { AddressRefused, guardedLookup, isPublicAddress, lookupResolver, resolvePublic } from '../../http/addresses.ts';
+import type { TargetRule } from '../../http/target-rule.ts';
 
 export { isPublicAddress };
 
@@ -20,16 +23,14 @@ export class EgressRefused extends AddressRefused {
 
 export type EgressFetch = ReturnType<typeof guardedFetch>;
 
-/** At set-up: https, and a host that resolves now, only to public addresses (else 400 naming the field). */
-export async function checkEndpoint(field: string, url: string): Promise<void> {
+/** At set-up, where `rule` admits public addresses only: a host that resolves now, only to those (and https where `rule` says); else 400 naming the field. */
+export async function checkEndpoint(field: string, url: string, rule: TargetRule): Promise<void> {
   const refuse = (why: string) =>
-    new AppError(
-      'invalid_request',
-      `${field} ${why}: a live environment's provider must be reachable over https at public addresses`,
-      { details: { reason: 'endpoint_not_allowed', field } },
-    );
+    new AppError('invalid_request', `${field} is not allowed: ${why}; ${rule.because}`, {
+      details: { reason: 'endpoint_not_allowed', field },
+    });
   const target = new URL(url);
-  if (target.protocol !== 'https:') throw refuse('is not https');
+  if (rule.httpsOnly && target.protocol !== 'https:') throw refuse('the URL is not https');
   try {
     await resolvePublic(target.hostname.replace(/^\[|\]$/g, ''), lookupResolver);
   } catch (err) {
@@ -52,23 +53,34 @@ export function isEgressRefusal(err: unknown): boolean {
   return false;
 }
 
+export interface GuardedFetchOptions {
+  /** Extra trust anchors (tests with their own certificate authority). */
+  ca?: string;
+  /** Refuse plain http (live environments); default true. */
+  httpsOnly?: boolean;
+}
+
 /**
- * A fetch for https only, connecting only to addresses `allowed` accepts (production: public
- * ones). Redirects are not followed (openid-client asks for `redirect: 'manual'` anyway). `tls.ca`
- * adds trust anchors (tests with their own certificate authority).
+ * A fetch connecting only to addresses `allowed` accepts (production: public ones), over https
+ * unless `httpsOnly` is false. Redirects are not followed (openid-client asks for
+ * `redirect: 'manual'` anyway).
  */
-export function guardedFetch(allowed: (address: string) => boolean = isPublicAddress, tls: { ca?: string } = {}) {
-  // Its own agent: a pooled socket opened by other code (the global agent) was never checked.
-  const agent = new Agent({
-    lookup: guardedLookup(lookupResolver, allowed),
-    keepAlive: false,
-    ...(tls.ca ? { ca: tls.ca } : {}),
-  });
+export function guardedFetch(
+  allowed: (address: string) => boolean = isPublicAddress,
+  options: GuardedFetchOptions = {},
+) {
+  const httpsOnly = options.httpsOnly ?? true;
+  // Its own agents: a pooled socket opened by other code (the global agent) was never checked.
+  const guarded = { lookup: guardedLookup(lookupResolver, allowed), keepAlive: false };
+  const https = new HttpsAgent({ ...guarded, ...(options.ca ? { ca: options.ca } : {}) });
+  const http = new HttpAgent(guarded);
   return async (url: string, init: EgressInit = {}): Promise<Response> => {
     const target = new URL(url);
-    if (target.protocol !== 'https:') throw new EgressRefused(`${target.origin}: only https is allowed`);
+    const secure = target.protocol === 'https:';
+    if (!secure && (httpsOnly || target.protocol !== 'http:'))
+      throw new EgressRefused(`${target.protocol} is not allowed, only https${httpsOnly ? '' : ' and http'}`);
     const literal = target.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(literal) && !allowed(literal)) throw new EgressRefused(`${target.host} is not a public address`);
+    if (isIP(literal) && !allowed(literal)) throw new EgressRefused('the host is not a public address');
     if (init.body instanceof ReadableStream) throw new EgressRefused('streamed request bodies are not supported');
     const body =
       init.body instanceof URLSearchParams
@@ -80,9 +92,14 @@ export function guardedFetch(allowed: (address: string) => boolean = isPublicAdd
     if (init.body instanceof URLSearchParams)
       headers['content-type'] ??= 'application/x-www-form-urlencoded;charset=UTF-8';
     return new Promise<Response>((resolve, reject) => {
-      const req = httpsRequest(
+      const req = (secure ? httpsRequest : httpRequest)(
         target,
-        { method: init.method ?? 'GET', headers, agent, ...(init.signal ? { signal: init.signal } : {}) },
+        {
+          method: init.method ?? 'GET',
+          headers,
+          agent: secure ? https : http,
+          ...(init.signal ? { signal: init.signal } : {}),
+        },
         (res) => {
           const answer = new Headers();
           for (const [name, value] of Object.entries(res.headers)) {

@@ -11,7 +11,8 @@ import { AppError } from '../../errors.ts';
 import { envIdentity } from '../identity/sessions/sessions.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
 import { checkApplePrivateKey } from './apple.ts';
-import { checkEndpoint, guardedFetch, type EgressFetch } from './egress.ts';
+import { targetRule } from '../../http/target-rule.ts';
+import { checkEndpoint, guardedFetch, isPublicAddress, type EgressFetch } from './egress.ts';
 import { socialQueries, type ProviderName, type ProviderRow } from './queries.ts';
 
 export const providerNames = ['google', 'github', 'apple'] as const satisfies readonly ProviderName[];
@@ -103,10 +104,11 @@ export async function putProvider(
   }
   if (own && provider !== 'apple' && !input.client_secret)
     throw new AppError('invalid_request', 'client_secret is required with your own client_id');
-  if ((await envIdentity(db, envId)).mode === 'live') {
+  const rule = targetRule(config, (await envIdentity(db, envId)).mode);
+  if (rule.publicOnly) {
     for (const field of ['issuer', 'authorization_endpoint', 'token_endpoint', 'api_base_url'] as const) {
       const url = input[field];
-      if (url) await checkEndpoint(field, url);
+      if (url) await checkEndpoint(field, url, rule);
     }
   }
   const keyring = keyringFromConfig(config);
@@ -142,8 +144,10 @@ export interface ResolvedProvider {
   authorizationEndpoint?: string;
   tokenEndpoint?: string;
   apiBaseUrl?: string;
-  /** Live environments' own providers: https to public addresses only (egress.ts). */
+  /** Where the environment's rule admits public addresses only (http/target-rule.ts): a fetch that keeps to it (egress.ts). */
   fetch?: EgressFetch;
+  /** That rule's reason, for the message when a request was refused. */
+  refusedBecause?: string;
 }
 
 export function resolveProvider(config: Config, row: ProviderRow, mode: EnvMode): ResolvedProvider {
@@ -162,12 +166,15 @@ export function resolveProvider(config: Config, row: ProviderRow, mode: EnvMode)
     };
   }
   // The service's shared Google client is the operator's configuration; an environment's own
-  // client names addresses its key holder chose, which a live environment may only reach publicly.
+  // client names addresses its key holder chose, reached only as the environment's rule allows.
+  const rule = targetRule(config, mode);
   const base = {
     name: row.provider,
     clientId: row.client_id,
     ...(row.client_secret_sealed ? { clientSecret: unseal(row.client_secret_sealed, 'secret') } : {}),
-    ...(mode === 'live' ? { fetch: guardedFetch() } : {}),
+    ...(rule.publicOnly
+      ? { fetch: guardedFetch(isPublicAddress, { httpsOnly: rule.httpsOnly }), refusedBecause: rule.because }
+      : {}),
   };
   if (row.provider === 'github') {
     const d = defaults.github;

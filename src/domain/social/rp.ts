@@ -43,7 +43,7 @@ async function serverMetadata(p: ResolvedProvider): Promise<oidc.ServerMetadata>
 function endpointRefused(p: ResolvedProvider): AppError {
   return new AppError(
     'invalid_request',
-    `${p.name} sign-in is set up with an address a live environment may not reach (https to public addresses only); fix the provider's settings`,
+    `${p.name} sign-in is set up with an address this environment may not reach (${p.refusedBecause ?? 'public addresses only'}); fix the provider's settings`,
     { details: { reason: 'endpoint_not_allowed' } },
   );
 }

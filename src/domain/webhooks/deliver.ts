@@ -8,6 +8,7 @@ import { keyringFromConfig, open, type Keyring } from '../../crypto.ts';
 import type { Config } from '../../config.ts';
 import type { AnyJobs as Jobs } from '../../jobs.ts';
 import type { Logger } from '../../log.ts';
+import { targetRule } from '../../http/target-rule.ts';
 import { enqueueAttempts } from './emit.ts';
 import { webhookQueries, type AttemptContext, type Ready } from './queries.ts';
 import { disableAfterMs, maxAttempts, retryDelaySeconds } from './schedule.ts';
@@ -50,7 +51,7 @@ export async function deliverAttempt(deps: DeliverDeps, job: Ready): Promise<voi
       Math.floor(now.getTime() / 1000),
       c.body,
     );
-    outcome = await deps.sender.send(c.mode, c.url, { ...headers }, c.body);
+    outcome = await deps.sender.send(targetRule(deps.config, c.mode), c.url, { ...headers }, c.body);
   }
   await settle(deps, c, job.attempt, now, outcome);
 }

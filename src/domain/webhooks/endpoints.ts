@@ -10,6 +10,7 @@ import { newId } from '../../ids.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
 import { newSecret } from './sign.ts';
 import type { Resolver } from '../../http/addresses.ts';
+import { targetRule } from '../../http/target-rule.ts';
 import { checkTarget } from './targets.ts';
 import { webhookQueries, type EndpointRow, type EndpointState } from './queries.ts';
 
@@ -36,7 +37,7 @@ export async function createEndpoint(
   env: { id: string; mode: EnvMode },
   input: EndpointInput,
 ): Promise<{ row: EndpointRow; secret: string }> {
-  const url = await checkTarget(input.url, env.mode, deps.resolve);
+  const url = await checkTarget(input.url, targetRule(deps.config, env.mode), deps.resolve);
   const id = newId('whep');
   const secret = newSecret();
   const row = await deps.db.transaction(async (trx) => {
@@ -79,7 +80,8 @@ export async function updateEndpoint(
 ): Promise<EndpointRow> {
   await requireEndpoint(deps.db, env.id, id);
   // Resolved before the transaction: a slow DNS answer holds no row lock.
-  const url = patch.url === undefined ? undefined : await checkTarget(patch.url, env.mode, deps.resolve);
+  const url =
+    patch.url === undefined ? undefined : await checkTarget(patch.url, targetRule(deps.config, env.mode), deps.resolve);
   return deps.db.transaction(async (trx) => {
     const q = webhookQueries(trx);
     const current = await q.endpointForUpdate(env.id, id);

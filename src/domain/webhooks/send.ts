@@ -1,14 +1,15 @@
 // One attempt's HTTP request (CONTRACT.md "Webhooks", "Delivery"): POST the message's bytes with
 // its signed headers; a 2xx within 15 s is success. Redirects are never followed (a 3xx is a failed
 // attempt: following one would let a receiver send us anywhere). The receiver's answer body is read
-// and dropped (at most 64 KiB), never stored. For a live environment the socket connects only to
-// public addresses, checked on the answer it connects to (targets.ts).
+// and dropped (at most 64 KiB), never stored. Where the environment's rule admits only public
+// addresses (live environments; test environments under CAIRN_PRIVATE_TARGETS=deny), the socket
+// connects only to those, checked on the answer it connects to (targets.ts).
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import type { EnvMode } from '../tenancy/keys.ts';
 import { AddressRefused, deadlineResolver, guardedLookup, resolvePublic, type Resolver } from '../../http/addresses.ts';
-import { bareHost } from './targets.ts';
+import type { TargetRule } from '../../http/target-rule.ts';
+import { bareHost, checkScheme } from './targets.ts';
 
 export const attemptTimeoutMs = 15_000;
 const maxAnswerBytes = 64 * 1024;
@@ -21,31 +22,29 @@ export interface AttemptOutcome {
 }
 
 export interface SendOptions {
-  /** The DNS used where live sockets open (http/addresses.ts; tests play a rebinding DNS with it). */
+  /** The DNS used where guarded sockets open (http/addresses.ts; tests play a rebinding DNS with it). */
   resolve?: Resolver;
   /** Extra trust anchors for https (tests with their own certificate authority). */
   ca?: string;
   timeoutMs?: number;
 }
 
-/** A sender for the worker's lifetime: kept-alive sockets per mode (a live socket was checked when it opened). */
+/**
+ * A sender for the worker's lifetime: kept-alive sockets per rule, so a socket a rule with public
+ * addresses only reuses was checked when it opened, by that rule.
+ */
 export function createSender(options: SendOptions = {}) {
   const keep = { keepAlive: true, maxSockets: 32, maxFreeSockets: 8 };
+  const tls = options.ca ? { ca: options.ca } : {};
+  const guarded = { ...keep, lookup: guardedLookup(options.resolve ?? deadlineResolver) };
   const agents = {
-    live: new HttpsAgent({
-      ...keep,
-      lookup: guardedLookup(options.resolve ?? deadlineResolver),
-      ...(options.ca ? { ca: options.ca } : {}),
-    }),
-    test: {
-      'https:': new HttpsAgent({ ...keep, ...(options.ca ? { ca: options.ca } : {}) }),
-      'http:': new HttpAgent(keep),
-    },
+    public: { 'https:': new HttpsAgent({ ...guarded, ...tls }), 'http:': new HttpAgent(guarded) },
+    any: { 'https:': new HttpsAgent({ ...keep, ...tls }), 'http:': new HttpAgent(keep) },
   };
   const timeoutMs = options.timeoutMs ?? attemptTimeoutMs;
 
   async function send(
-    mode: EnvMode,
+    rule: TargetRule,
     rawUrl: string,
     headers: Record<string, string>,
     body: string,
@@ -54,14 +53,12 @@ export function createSender(options: SendOptions = {}) {
     const took = () => Math.round(performance.now() - started);
     const url = new URL(rawUrl);
     try {
-      if (mode === 'live') {
-        if (url.protocol !== 'https:') throw new AddressRefused('a live environment sends webhooks over https only');
-        // A literal address opens its socket without a lookup: checked here; a name is checked by
-        // the agent's lookup, on the answer the socket connects to.
-        const host = bareHost(url);
-        if (isIP(host)) await resolvePublic(host, deadlineResolver);
-      }
-      const agent = mode === 'live' ? agents.live : agents.test[url.protocol as 'http:' | 'https:'];
+      checkScheme(url, rule);
+      // A literal address opens its socket without a lookup: checked here; a name is checked by
+      // the agent's lookup, on the answer the socket connects to.
+      const host = bareHost(url);
+      if (rule.publicOnly && isIP(host)) await resolvePublic(host, deadlineResolver);
+      const agent = agents[rule.publicOnly ? 'public' : 'any'][url.protocol as 'http:' | 'https:'];
       const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const payload = Buffer.from(body);
       const status = await new Promise<number>((resolve, reject) => {
@@ -101,16 +98,14 @@ export function createSender(options: SendOptions = {}) {
         ...(status >= 300 && status < 400 ? { error: 'the receiver answered a redirect, which is not followed' } : {}),
       };
     } catch (err) {
-      return { ok: false, durationMs: took(), error: describe(err, timeoutMs) };
+      return { ok: false, durationMs: took(), error: describe(err, rule, timeoutMs) };
     }
   }
 
   return {
     send,
     close(): void {
-      agents.live.destroy();
-      agents.test['https:'].destroy();
-      agents.test['http:'].destroy();
+      for (const kind of Object.values(agents)) for (const agent of Object.values(kind)) agent.destroy();
     },
   };
 }
@@ -121,10 +116,13 @@ class TimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }
 
-/** A short reason for the attempts list: never a stack, never the receiver's own text. */
-function describe(err: unknown, timeoutMs: number): string {
+/**
+ * A short reason for the attempts list: never a stack, never the receiver's own text. A refusal
+ * reads the same for every refused host, so the list cannot tell one internal service from another.
+ */
+function describe(err: unknown, rule: TargetRule, timeoutMs: number): string {
   if (err instanceof TimeoutError) return `no answer within ${timeoutMs / 1000} s`;
-  if (err instanceof AddressRefused) return `refused: ${err.message}`;
+  if (err instanceof AddressRefused) return `refused: ${err.message}; ${rule.because}`;
   const code = (err as NodeJS.ErrnoException).code;
   const known: Record<string, string> = {
     ECONNREFUSED: 'connection refused',

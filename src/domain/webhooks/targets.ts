@@ -1,24 +1,28 @@
-// Where an endpoint may point (CONTRACT.md "Webhooks", "Target addresses"). A live environment's
-// key holder must not reach the service's own network through a webhook (server-side request
-// forgery): only https, and only hosts whose every address is public unicast (http/addresses.ts).
+// Where an endpoint may point (http/target-rule.ts): a key holder must not reach the service's own
+// network through a webhook (server-side request forgery). Live environments: https, and only hosts
+// whose every address is public unicast (http/addresses.ts); test environments: http or https,
+// and the same address rule unless the operator allows private targets (CAIRN_PRIVATE_TARGETS).
 // The rule is checked when the URL is set and again where each attempt opens its socket, on the
-// DNS answer it connects to, so a name that later resolves to 127.0.0.1 (DNS rebinding) reaches
-// nothing. Test environments also accept http:// and local addresses, for development.
+// DNS answer it connects to, so a name that later resolves to 127.0.0.1 (DNS rebinding), or an
+// endpoint set while the operator still allowed private targets, reaches nothing.
 import { AppError } from '../../errors.ts';
 import { AddressRefused, deadlineResolver, resolvePublic, type Resolver } from '../../http/addresses.ts';
-import type { EnvMode } from '../tenancy/keys.ts';
+import type { TargetRule } from '../../http/target-rule.ts';
 
 /** The host as a socket takes it: an IPv6 literal loses its brackets. */
 export const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 
-/** A live environment's target: https, at public addresses only (resolved with `resolve`); else AddressRefused. */
-async function liveTarget(url: URL, resolve: Resolver): Promise<void> {
-  if (url.protocol !== 'https:') throw new AddressRefused('a live environment sends webhooks over https only');
-  await resolvePublic(bareHost(url), resolve);
+/** AddressRefused when `rule` wants https and `url` is not. */
+export function checkScheme(url: URL, rule: TargetRule): void {
+  if (rule.httpsOnly && url.protocol !== 'https:') throw new AddressRefused('the URL is not https');
 }
 
 /** At create and update: a URL the environment may send to, else 400 invalid_request naming `url`. */
-export async function checkTarget(raw: string, mode: EnvMode, resolve: Resolver = deadlineResolver): Promise<string> {
+export async function checkTarget(
+  raw: string,
+  rule: TargetRule,
+  resolve: Resolver = deadlineResolver,
+): Promise<string> {
   const refuse = (why: string) =>
     new AppError('invalid_request', `url is not allowed: ${why}`, {
       details: { reason: 'url_not_allowed', fields: [{ field: 'body.url', message: why }] },
@@ -31,13 +35,12 @@ export async function checkTarget(raw: string, mode: EnvMode, resolve: Resolver 
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse('only http and https URLs take webhooks');
   if (url.hash) throw refuse('a webhook URL has no #fragment');
-  if (mode === 'live') {
-    try {
-      await liveTarget(url, resolve);
-    } catch (err) {
-      if (err instanceof AddressRefused) throw refuse(err.message);
-      throw err;
-    }
+  try {
+    checkScheme(url, rule);
+    if (rule.publicOnly) await resolvePublic(bareHost(url), resolve);
+  } catch (err) {
+    if (err instanceof AddressRefused) throw refuse(`${err.message}; ${rule.because}`);
+    throw err;
   }
   return url.href;
 }
