@@ -96,7 +96,7 @@ try {
   await db.raw('analyze');
   process.stderr.write(`\nseeded in ${(ms(t0) / 1000).toFixed(0)} s\n`);
 
-  const cookie = `cairn_console_session=${await openConsoleSession(db, envId, null)}`;
+  const cookie = `cairn_console_session=${await openConsoleSession(db, envId, null, 'link')}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const port = Number(new URL(web.url).port);
   const get = (path: string) =>

@@ -3,6 +3,7 @@
 import { createCliContext } from './admin-context.ts';
 import { registerAdmin } from './commands/admin.ts';
 import { registerBreachedAdmin } from './commands/breached.ts';
+import { registerConsoleSessions } from './commands/console-sessions.ts';
 import { registerOAuthAdmin } from './commands/oauth.ts';
 import { registerOutbox } from './commands/outbox.ts';
 import { createProgram, registerApiCommands, runProgram } from './program.ts';
@@ -14,6 +15,7 @@ export async function main(argv: string[]): Promise<number> {
   registerBreachedAdmin(admin, ctx);
   registerOAuthAdmin(admin, ctx);
   registerOutbox(admin, ctx);
+  registerConsoleSessions(admin, ctx);
   registerApiCommands(program, ctx);
   return runProgram(program, ctx, argv);
 }

@@ -1,10 +1,15 @@
 // What a console request knows: its session (from the console cookie), and how to answer a page
 // with the console's layout and the security headers of every page (http/page-headers.ts).
 import type { Context } from 'koa';
-import { resolveConsoleSession, type ConsoleSession } from '../domain/console/sessions.ts';
+import {
+  consoleSessionHours,
+  endConsoleSession,
+  resolveConsoleSession,
+  type ConsoleSession,
+} from '../domain/console/sessions.ts';
 import type { SecretScope } from '../domain/tenancy/keys.ts';
 import { AppError } from '../errors.ts';
-import { consoleCookie } from '../http/cookies.ts';
+import { consoleCookie, setConsoleSession } from '../http/cookies.ts';
 import type { AppDeps } from '../http/context.ts';
 import { checkCsrf, csrfToken } from '../http/csrf.ts';
 import { pageHeaders } from '../http/page-headers.ts';
@@ -14,6 +19,16 @@ import { layout, type Section } from './layout.ts';
 export async function consoleSession(ctx: Context, deps: AppDeps): Promise<ConsoleSession | undefined> {
   const token = ctx.cookies.get(consoleCookie);
   return token ? resolveConsoleSession(deps.db, token) : undefined;
+}
+
+/**
+ * Gives the browser a new session (its token), ending on the server the one its cookie held: a
+ * browser has one console session, and the one it replaced would otherwise live on unseen.
+ */
+export async function startSession(ctx: Context, deps: AppDeps, token: string): Promise<void> {
+  const previous = ctx.cookies.get(consoleCookie);
+  if (previous) await endConsoleSession(deps.db, previous);
+  setConsoleSession(ctx, deps.config, token, consoleSessionHours * 3600);
 }
 
 /**

@@ -8,12 +8,13 @@ import { consoleOperation } from './pages/operation.ts';
 import { consoleRevokeSessions, consoleUser, consoleUsers } from './pages/users.ts';
 import { consoleSignIn, consoleSignInPage } from './pages/sign-in.ts';
 import { consoleSignOut } from './pages/sign-out.ts';
-import { consoleSignInLink } from './pages/sign-in-link.ts';
+import { consoleSignInLink, consoleSignInLinkPage } from './pages/sign-in-link.ts';
 
 export const consoleRoutes = [
   consoleHome,
   consoleSignInPage,
   consoleSignIn,
+  consoleSignInLinkPage,
   consoleSignInLink,
   consoleSignOut,
   consoleErrors,

@@ -34,6 +34,7 @@ a{color:#1d4fc4}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #1d4fc4;outline-offset:2px}
 label{display:block;font-weight:600;margin:12px 0 6px}
 input[type=text],input[type=password],select{width:100%;padding:10px 12px;font:inherit;border:1px solid #8a9199;border-radius:8px;background:#fff;color:#1b1f24}
+a.button{display:block;margin-top:10px;padding:10px;text-align:center;font-weight:600;border:1px solid #1d4fc4;border-radius:8px;color:#1d4fc4;background:#fff;text-decoration:none}
 button.primary{display:block;width:100%;margin-top:18px;padding:11px;font:600 15px/1.2 inherit;border:0;border-radius:8px;background:#1d4fc4;color:#fff;cursor:pointer}
 .alert{border-radius:8px;padding:10px 12px;margin:0 0 16px}
 .alert.error{background:#fdecea;color:#8c1d18;border:1px solid #f3b8b3}

@@ -1,8 +1,12 @@
 // CSRF protection for the portal's forms: each browser gets a random id in an HttpOnly cookie,
 // and every form carries an HMAC of it (the "signed double-submit cookie" of OWASP's CSRF
-// Prevention Cheat Sheet). A POST also must not come from another origin when the browser says
-// where it came from (Origin). The same browser id keys the wrong user-code limit, so the cookie
-// carries the id with our signature: an id the client made up is never taken.
+// Prevention Cheat Sheet). The id is issued on the page's GET, before any session: a sign-in form
+// is protected as much as any other, which is OWASP's advice against login CSRF. A POST also must
+// not come from another origin when the browser says where it came from: Origin, and Fetch
+// Metadata's Sec-Fetch-Site (W3C), which browsers send even where Origin is `null` (our own pages
+// send `Origin: null`, being Referrer-Policy: no-referrer, so a page of another site that does
+// the same is told apart only by Sec-Fetch-Site). The same browser id keys the wrong user-code
+// limit, so the cookie carries the id with our signature: an id the client made up is never taken.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Config } from '../config.ts';
@@ -55,6 +59,9 @@ export function checkCsrf(ctx: Context, config: Config, sent: string | undefined
   });
   const origin = ctx.get('origin');
   if (origin && origin !== 'null' && origin !== new URL(config.CAIRN_BASE_URL).origin) throw refused;
+  // `same-site` too: a sibling subdomain is another party (and could have set our cookie for us).
+  const site = ctx.get('sec-fetch-site');
+  if (site === 'cross-site' || site === 'same-site') throw refused;
   const id = issuedId(ctx, config);
   if (!id || !sent) throw refused;
   const expected = Buffer.from(createHmac('sha256', key(config)).update(id).digest('base64url'));

@@ -1,7 +1,8 @@
 // One-use console sign-in links from outside: `cairn console --env` (the key's API) and `cairn admin
-// console-link --env` (DATABASE_URL) print only a link; in Chromium it opens the console with the
-// key's scopes (the operator's: every scope); used again, expired, or its key revoked, it shows the
-// sign-in page saying so. Two uses at once open one session. The table holds only the token's hash.
+// console-link --env` (DATABASE_URL) print only a link; in Chromium its page's button opens the
+// console with the key's scopes (the operator's: every scope); used again, expired, or its key
+// revoked, it shows the sign-in page saying so and the command that prints another. Two uses at
+// once open one session. The table holds only the token's hash.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/crypto.ts';
@@ -11,7 +12,7 @@ import type { WebHandle } from '../../src/server.ts';
 import { harnessWithWeb } from '../social/support.ts';
 import { createTestEnv, type Harness } from '../support/harness.ts';
 import { runCairn } from '../support/cli.ts';
-import { audit, launchBrowser, newPage, sessionCookie, shots } from './support.ts';
+import { audit, fetchForm, launchBrowser, newPage, postForm, sessionCookie, shots } from './support.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -49,7 +50,12 @@ describe('console sign-in links', () => {
 
     const page = await newPage(browser);
     await page.goto(link.trim());
-    expect(new URL(page.url()).pathname).toBe('/console/errors');
+    // Opening it only shows what it opens: no session until its button is pressed.
+    expect(await sessionCookie(page)).toBeUndefined();
+    expect(await audit(page)).toEqual([]);
+    await page.screenshot({ path: `${shots}/link-sign-in.png`, fullPage: true });
+    await page.getByRole('button', { name: `Sign in to ${env.env.name}` }).click();
+    await page.waitForURL(/\/console\/errors$/);
     await expect(page.getByRole('alert').textContent()).resolves.toContain('lacks the scope observability:read');
     await page.getByRole('link', { name: 'Backups', exact: true }).click();
     await expect(page.getByRole('heading', { name: 'Backups' }).isVisible()).resolves.toBe(true);
@@ -60,6 +66,9 @@ describe('console sign-in links', () => {
     expect(answer!.status()).toBe(410);
     expect(new URL(again.url()).pathname).toBe('/console/sign-in/link');
     await expect(again.getByRole('alert').textContent()).resolves.toContain('already used or has expired');
+    await expect(again.getByRole('alert').textContent()).resolves.toContain(
+      `npx cairn admin console-link --env ${env.env.name}`,
+    );
     await expect(again.getByLabel('Secret key').isVisible()).resolves.toBe(true);
     expect(await sessionCookie(again)).toBeUndefined();
     expect(await audit(again)).toEqual([]);
@@ -77,6 +86,7 @@ describe('console sign-in links', () => {
     expect(res.stdout).toMatch(linkPattern);
     const page = await newPage(browser);
     await page.goto(res.stdout.trim());
+    await page.getByRole('button', { name: `Sign in to ${env.env.name}` }).click();
     await expect(page.getByRole('heading', { name: 'Errors' }).isVisible()).resolves.toBe(true);
     await page.goto(`${web.url}/console/users`);
     await expect(page.getByRole('heading', { name: 'Users' }).isVisible()).resolves.toBe(true);
@@ -108,7 +118,11 @@ describe('console sign-in links', () => {
       Number((await h.db('console_sessions').where({ env_id: env.env.id }).count({ n: '*' }))[0]!.n);
     const before = await sessions();
     const link = (await viaApi(env.secretKey)).trim();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(link, { redirect: 'manual' })));
+    const form = await fetchForm(link);
+    expect(form.status).toBe(200);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => postForm(`${web.url}/console/sign-in/link`, form.fields, form.cookie)),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([303, 410, 410, 410, 410, 410, 410, 410]);
     expect(await sessions()).toBe(before + 1);
   });

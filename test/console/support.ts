@@ -38,3 +38,36 @@ export async function signIn(page: Page, baseUrl: string, key: string): Promise<
   await page.getByLabel('Secret key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+/** A console form as a client without a browser reads it: the browser cookie its GET set and its hidden fields. */
+export interface FetchedForm {
+  status: number;
+  html: string;
+  /** `name=value` of the cookies the page set (the CSRF browser id, at least). */
+  cookie: string;
+  fields: Record<string, string>;
+}
+
+export async function fetchForm(url: string, cookie = ''): Promise<FetchedForm> {
+  const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+  const html = await res.text();
+  const set = res.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  const fields: Record<string, string> = {};
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = m[2]!;
+  return { status: res.status, html, cookie: [cookie, ...set].filter(Boolean).join('; '), fields };
+}
+
+/** POSTs a console form (form-encoded) as a browser would, without following the redirect. */
+export function postForm(
+  url: string,
+  fields: Record<string, string>,
+  cookie: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+}

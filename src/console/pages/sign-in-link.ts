@@ -1,34 +1,71 @@
-// GET /console/sign-in/link?token=…: a one-use sign-in link (domain/console/links.ts) opens a
-// console session and the errors page; a used, expired or unknown one shows the sign-in page saying
-// so, and how to get another.
+// /console/sign-in/link: a one-use sign-in link (domain/console/links.ts). GET only shows a page
+// (views/link.ts) and changes nothing, so a mail scanner or `curl` fetching the link leaves it to
+// the person; the page's button POSTs the token with its CSRF token, which uses the link, opens
+// the session (ending the one the browser had) and goes to the errors page. The CSRF token is the
+// signed double-submit cookie every console form carries (http/csrf.ts): the GET gives a browser
+// without a session its pre-session id, as OWASP's CSRF Prevention Cheat Sheet asks for login
+// forms, so a fresh browser can post it and another site cannot. A used, expired or unknown link
+// shows the sign-in page saying so, and how to get another.
+import type { Context } from 'koa';
 import { z } from 'zod';
-import { consoleSessionHours } from '../../domain/console/sessions.ts';
-import { consoleLinkMinutes, consoleLinkPath, redeemConsoleLink } from '../../domain/console/links.ts';
-import { setConsoleSession } from '../../http/cookies.ts';
-import { browserId } from '../../http/csrf.ts';
+import {
+  consoleLinkMinutes,
+  consoleLinkPath,
+  consoleLinkState,
+  redeemConsoleLink,
+} from '../../domain/console/links.ts';
+import type { AppDeps } from '../../http/context.ts';
+import { checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
-import { seeOther, text } from '../../portal/page.ts';
+import { form, seeOther, text } from '../../portal/page.ts';
+import { consoleSession, render, startSession } from '../context.ts';
 import { consolePage } from '../page.ts';
-import { showSignIn } from './sign-in.ts';
+import { linkGoneMessage, linkPage } from '../views/link.ts';
+import { showSignIn, withinSignInLimit } from './sign-in.ts';
 
-export const consoleSignInLink = defineRoute({
+const gone = (ctx: Context, deps: AppDeps, envName: string | undefined) =>
+  showSignIn(ctx, deps, { status: 410, error: linkGoneMessage(consoleLinkMinutes, envName) });
+
+export const consoleSignInLinkPage = defineRoute({
   ...consolePage,
   method: 'get',
   path: consoleLinkPath,
-  operationId: 'consoleSignInLink',
-  summary: 'Sign in to the console with a one-use link',
+  operationId: 'consoleSignInLinkPage',
+  summary: 'The page of a one-use console sign-in link: says what it opens; using it takes its button',
   query: z.looseObject({ token: text(100) }),
-  response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the errors page' },
   async handle({ query, deps, ctx }) {
-    const session = await redeemConsoleLink(deps.db, query.token ?? '');
-    if (!session) {
-      browserId(ctx, deps.config);
-      return showSignIn(ctx, deps, {
-        status: 410,
-        error: `This sign-in link was already used or has expired (links work once, for ${consoleLinkMinutes} minutes). Print a new one with \`cairn console --env <env name>\`, or sign in with a secret key.`,
-      });
-    }
-    setConsoleSession(ctx, deps.config, session, consoleSessionHours * 3600);
+    const token = query.token ?? '';
+    const link = await consoleLinkState(deps.db, token);
+    if (!link?.usable) return gone(ctx, deps, link?.env_name);
+    const current = await consoleSession(ctx, deps);
+    render(ctx, deps, {
+      title: current ? 'Switch console session' : 'Sign in',
+      body: linkPage({
+        token,
+        csrf: csrfToken(ctx, deps.config),
+        linkEnv: link.env_name,
+        currentEnv: current?.envName,
+      }),
+    });
+    return undefined;
+  },
+});
+
+export const consoleSignInLink = defineRoute({
+  ...consolePage,
+  method: 'post',
+  path: consoleLinkPath,
+  operationId: 'consoleSignInLink',
+  summary: 'Sign in to the console with a one-use link (the button of its page)',
+  body: form('csrf', 'token'),
+  response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the errors page' },
+  async handle({ body: f, deps, ctx }) {
+    checkCsrf(ctx, deps.config, f.csrf);
+    if (!(await withinSignInLimit(ctx, deps))) return undefined;
+    const token = f.token ?? '';
+    const session = await redeemConsoleLink(deps.db, token);
+    if (!session) return gone(ctx, deps, (await consoleLinkState(deps.db, token))?.env_name);
+    await startSession(ctx, deps, session);
     return seeOther(ctx, '/console/errors');
   },
 });

@@ -1,17 +1,19 @@
 // /console/sign-in: a secret key opens a console session for its environment and scopes. The key
-// is read once and never kept: the browser gets only the session's random token (cookies.ts).
+// is read once and never kept: the browser gets only the session's random token (cookies.ts). Every
+// sign-in counts against its address's limit (domain/console/limits.ts) before any key is looked up.
 import { z } from 'zod';
-import { openConsoleSession, consoleSessionHours } from '../../domain/console/sessions.ts';
+import { consumeConsoleSignIn } from '../../domain/console/limits.ts';
+import { openConsoleSession } from '../../domain/console/sessions.ts';
 import { AppError } from '../../errors.ts';
+import { clientFrom } from '../../http/client.ts';
 import { principalOf } from '../../http/middleware/auth.ts';
-import { setConsoleSession } from '../../http/cookies.ts';
 import { browserId, checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import type { AppDeps } from '../../http/context.ts';
 import type { Context } from 'koa';
 import { html } from '../../portal/html.ts';
 import { form, seeOther, text } from '../../portal/page.ts';
-import { consoleSession, render } from '../context.ts';
+import { consoleSession, render, startSession } from '../context.ts';
 import { consolePage } from '../page.ts';
 
 export function showSignIn(ctx: Context, deps: AppDeps, o: { error?: string; notice?: string; status?: number } = {}) {
@@ -30,6 +32,25 @@ ${o.notice ? html`<div class="alert ok" role="status">${o.notice}</div>` : ''}
 </form>`,
   });
   return undefined;
+}
+
+/**
+ * Counts a sign-in against the client's address (never a header it writes: http/client.ts). Past
+ * the limit the sign-in page says when to retry (429 with Retry-After) and the answer is false.
+ */
+export async function withinSignInLimit(ctx: Context, deps: AppDeps): Promise<boolean> {
+  try {
+    await consumeConsoleSignIn(deps.db, clientFrom(ctx).ip);
+    return true;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
+    ctx.set('Retry-After', String(err.retryAfter));
+    showSignIn(ctx, deps, {
+      status: 429,
+      error: `Too many sign-ins from this address. Try again in ${err.retryAfter} seconds.`,
+    });
+    return false;
+  }
 }
 
 export const consoleSignInPage = defineRoute({
@@ -56,6 +77,7 @@ export const consoleSignIn = defineRoute({
   response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the errors page' },
   async handle({ body: f, deps, ctx }) {
     checkCsrf(ctx, deps.config, f.csrf);
+    if (!(await withinSignInLimit(ctx, deps))) return undefined;
     let key;
     try {
       key = await principalOf(deps, (f.key ?? '').trim(), 'secret');
@@ -67,8 +89,7 @@ export const consoleSignIn = defineRoute({
         error: `That key does not open the console: ${err.message}. Use a live secret key (cairn_sk_…) of the environment; \`cairn admin keys create\` makes one.`,
       });
     }
-    const token = await openConsoleSession(deps.db, key.envId, key.keyId);
-    setConsoleSession(ctx, deps.config, token, consoleSessionHours * 3600);
+    await startSession(ctx, deps, await openConsoleSession(deps.db, key.envId, key.keyId, 'key'));
     return seeOther(ctx, '/console/errors');
   },
 });

@@ -1,11 +1,12 @@
 // One-use console sign-in links (CONTRACT.md "Console"): printed by `cairn console`, `cairn admin
 // console-link` and `npm start`, valid 5 minutes, opening one console session (with the scopes of
 // the key that asked, or every scope for the operator). The token travels in the query, which
-// request logs leave out (they log the path), and the page it lands on sends no Referer.
+// request logs leave out (they log the path), and the page it lands on sends no Referer. Opening
+// the link (a GET) only shows a page; its button POSTs the token, and only that uses it.
 import type { Db } from '../../db.ts';
 import { newId } from '../../ids.ts';
 import { hashToken, isTokenShape, newToken } from '../identity/tokens.ts';
-import { consoleQueries } from './queries.ts';
+import { consoleQueries, type ConsoleLinkState } from './queries.ts';
 import { openConsoleSession } from './sessions.ts';
 
 export const consoleLinkMinutes = 5;
@@ -35,11 +36,21 @@ export async function createConsoleLink(
   return { url: `${baseUrl}${consoleLinkPath}?token=${token}`, expire_time: expire.toISOString() };
 }
 
+/**
+ * What the link's page says before anything is used: the environment it opens and whether it still
+ * would. Reading a link never uses it (a mail scanner or `curl` fetching it leaves it to the
+ * person); undefined for a token no link has.
+ */
+export async function consoleLinkState(db: Db, token: string): Promise<ConsoleLinkState | undefined> {
+  if (!isTokenShape('console_link', token)) return undefined;
+  return consoleQueries(db).linkState(hashToken(token));
+}
+
 /** Opens the link's session (its token), or undefined for a used, expired, revoked or unknown link. */
 export async function redeemConsoleLink(db: Db, token: string): Promise<string | undefined> {
   if (!isTokenShape('console_link', token)) return undefined;
   return db.transaction(async (trx) => {
     const link = await consoleQueries(trx).useLink(hashToken(token));
-    return link ? openConsoleSession(trx, link.env_id, link.key_id) : undefined;
+    return link ? openConsoleSession(trx, link.env_id, link.key_id, 'link') : undefined;
   });
 }

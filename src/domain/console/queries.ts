@@ -1,8 +1,11 @@
-// SQL for the console's sessions and sign-in links (migrations/20261127100000). Tokens are looked
-// up by their SHA-256; a session is live while it has not ended or expired and its key (if any) is
-// not revoked, so revoking the key ends every console session opened with it at once.
+// SQL for the console's sessions and sign-in links (migrations/20261127100000, 20261202150000).
+// Tokens are looked up by their SHA-256; a session is live while it has not ended or expired and its
+// key (if any) is not revoked, so revoking the key ends every console session opened with it at once.
+import type { Knex } from 'knex';
 import type { Db } from '../../db.ts';
 import type { SecretScope } from '../tenancy/keys.ts';
+
+export type OpenedBy = 'link' | 'key';
 
 export interface ConsoleSessionRow {
   id: string;
@@ -11,7 +14,34 @@ export interface ConsoleSessionRow {
   key_id: string | null;
   /** The key's scopes; null for a session opened by an operator's link (every scope). */
   key_scopes: SecretScope[] | null;
+  /** Its last use was over a minute ago: the page stamps it (touchSession). */
+  stale: boolean;
 }
+
+/** A session as `cairn admin console-sessions list` shows it: never its token. */
+export interface ConsoleSessionListRow {
+  id: string;
+  key_id: string | null;
+  opened_by: OpenedBy;
+  create_time: Date;
+  last_use_time: Date;
+  expire_time: Date;
+}
+
+export interface ConsoleLinkState {
+  env_name: string;
+  usable: boolean;
+}
+
+/** Not ended, not expired, and its key (if any) not revoked. */
+const live = (db: Db) => (q: Knex.QueryBuilder) =>
+  q
+    .whereNull('s.end_time')
+    .where('s.expire_time', '>', db.fn.now())
+    .where((k) => k.whereNull('s.key_id').orWhereNull('k.revoke_time'));
+
+/** Last use is stamped at most once a minute, so reading a page is not a write each time. */
+const touchEverySeconds = 60;
 
 export function consoleQueries(db: Db) {
   return {
@@ -20,6 +50,9 @@ export function consoleQueries(db: Db) {
       token_hash: Buffer;
       env_id: string;
       key_id: string | null;
+      opened_by: OpenedBy;
+      create_time: Date;
+      last_use_time: Date;
       expire_time: Date;
     }): Promise<void> {
       await db('console_sessions').insert(row);
@@ -30,10 +63,44 @@ export function consoleQueries(db: Db) {
         .join('envs as e', 'e.id', 's.env_id')
         .leftJoin('api_keys as k', 'k.id', 's.key_id')
         .where('s.token_hash', tokenHash)
-        .whereNull('s.end_time')
-        .where('s.expire_time', '>', db.fn.now())
-        .where((q) => q.whereNull('s.key_id').orWhereNull('k.revoke_time'))
-        .first('s.id', 's.env_id', 'e.name as env_name', 's.key_id', 'k.scopes as key_scopes');
+        .modify(live(db))
+        .first(
+          's.id',
+          's.env_id',
+          'e.name as env_name',
+          's.key_id',
+          'k.scopes as key_scopes',
+          db.raw(`s.last_use_time < now() - make_interval(secs => ?) as stale`, [touchEverySeconds]),
+        );
+    },
+
+    async touchSession(id: string): Promise<void> {
+      await db('console_sessions').where({ id }).update({ last_use_time: db.fn.now() });
+    },
+
+    async listSessions(envId: string): Promise<ConsoleSessionListRow[]> {
+      return db('console_sessions as s')
+        .leftJoin('api_keys as k', 'k.id', 's.key_id')
+        .where('s.env_id', envId)
+        .modify(live(db))
+        .orderBy([{ column: 's.last_use_time', order: 'desc' }, 's.id'])
+        .select('s.id', 's.key_id', 's.opened_by', 's.create_time', 's.last_use_time', 's.expire_time');
+    },
+
+    /** Ends the environment's live sessions (one by id, or all); answers the ids it ended. */
+    async endSessions(envId: string, id?: string): Promise<string[]> {
+      const liveIds = db('console_sessions as s')
+        .leftJoin('api_keys as k', 'k.id', 's.key_id')
+        .where('s.env_id', envId)
+        .modify(live(db))
+        .modify((q) => (id ? q.where('s.id', id) : q))
+        .select('s.id');
+      const rows: { id: string }[] = await db('console_sessions')
+        .whereIn('id', liveIds)
+        .whereNull('end_time')
+        .update({ end_time: db.fn.now() })
+        .returning('id');
+      return rows.map((r) => r.id).sort();
     },
 
     async insertLink(row: {
@@ -44,6 +111,23 @@ export function consoleQueries(db: Db) {
       expire_time: Date;
     }): Promise<void> {
       await db('console_links').insert(row);
+    },
+
+    /**
+     * A link as its page shows it, without using it: the environment it is for, and whether it
+     * would still open a session (unused, unexpired, its key not revoked).
+     */
+    async linkState(tokenHash: Buffer): Promise<ConsoleLinkState | undefined> {
+      return db('console_links as l')
+        .join('envs as e', 'e.id', 'l.env_id')
+        .leftJoin('api_keys as k', 'k.id', 'l.key_id')
+        .where('l.token_hash', tokenHash)
+        .first(
+          'e.name as env_name',
+          db.raw(
+            `(l.use_time is null and l.expire_time > now() and (l.key_id is null or k.revoke_time is null)) as usable`,
+          ),
+        );
     },
 
     /**
