@@ -75,7 +75,7 @@ describe('console sign-in links', () => {
     await again.screenshot({ path: `${shots}/link-used.png`, fullPage: true });
     await page.context().close();
     await again.context().close();
-  });
+  }, 180_000);
 
   it('from `cairn admin console-link`, opens the console with every scope; expired or revoked, it does not', async () => {
     const res = await runCairn(['admin', 'console-link', '--env', env.env.name], {
@@ -111,7 +111,7 @@ describe('console sign-in links', () => {
       expect(await res.text()).toContain('already used or has expired');
     }
     await page.context().close();
-  });
+  }, 180_000);
 
   it('opens one session when used twice at once', async () => {
     const sessions = async () =>
@@ -125,5 +125,5 @@ describe('console sign-in links', () => {
     );
     expect(answers.map((a) => a.status).sort()).toEqual([303, 410, 410, 410, 410, 410, 410, 410]);
     expect(await sessions()).toBe(before + 1);
-  });
+  }, 180_000);
 });
