@@ -45,7 +45,7 @@ it('go down to nothing and up again, with the constraints the code relies on', a
   const outbox = Object.keys(await h.db('mail_outbox').columnInfo());
   expect(outbox).toContain('body_sealed');
   expect(outbox).not.toContain('text');
-  expect(Object.keys(await h.db('identity_lockouts').columnInfo())).toContain('pending');
+  expect(Object.keys(await h.db('identity_lockouts').columnInfo())).toContain('checks');
   expect(Object.keys(await h.db('backups').columnInfo())).toEqual(
     expect.arrayContaining(['sql_bytes', 'sql_sha256', 'table_stats', 'verification', 'interruptions']),
   );

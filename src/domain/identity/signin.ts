@@ -1,6 +1,6 @@
 // Password sign-in (SPEC.md "Client API"). The order matters:
 // 1. per-IP limit, then a check of the identifier reserved against its lockout (lockout.ts),
-//    before any hashing;
+//    before the user is read and any hashing (it may wait for a slot among checks in flight);
 // 2. argon2id verification always runs, against a dummy hash for an unknown identifier or a user
 //    without a password, so timing does not reveal whether the account exists;
 // 3. only once the password is right: email_not_verified, then mfa_required / factor proofs;
@@ -11,7 +11,7 @@ import type { Config } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { consumeLimit } from './limits.ts';
-import { failAttempt, identifierHash, releaseCheck, reserveCheck } from './lockout/lockout.ts';
+import { identifierHash, withCheck } from './lockout/lockout.ts';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { identityQueries, type EndUserRow, type SessionRow } from './queries.ts';
 import { createSession, envIdentity, type SignInContext } from './sessions/sessions.ts';
@@ -48,62 +48,62 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
   const q = identityQueries(db);
   const identifier = normaliseEmail(input.identifier);
   const idHash = identifierHash(input.envId, identifier);
-  // Two independent reads in parallel; nothing is decided before the limit is counted.
-  const [env, user] = await Promise.all([envIdentity(db, input.envId), q.userByEmail(input.envId, identifier)]);
+  const env = await envIdentity(db, input.envId);
   await consumeLimit(db, 'sign_in', input.envId, input.from.ip ?? 'unknown', env.settings.rate_limits.sign_in);
-  await reserveCheck(db, input.envId, idHash);
+  const { user, passwordHash } = await withCheck(db, input.envId, idHash, async (check) => {
+    // Read once the check holds its slot (it may have waited for one): the password checked is
+    // the one stored now, not one a reset replaced meanwhile.
+    const user = await q.userByEmail(input.envId, identifier);
+    const passwordOk = await verifyPassword(user?.password_hash ?? (await dummyHash()), input.password);
+    const record = (outcome: string) =>
+      user
+        ? q.insertSignIn({
+            env_id: input.envId,
+            end_user_id: user.id,
+            method: 'password',
+            outcome,
+            ip: input.from.ip,
+            user_agent: input.from.userAgent?.slice(0, 500) ?? null,
+          })
+        : Promise.resolve();
 
-  const passwordOk = await verifyPassword(user?.password_hash ?? (await dummyHash()), input.password);
-  const record = (outcome: string) =>
-    user
-      ? q.insertSignIn({
-          env_id: input.envId,
-          end_user_id: user.id,
-          method: 'password',
-          outcome,
-          ip: input.from.ip,
-          user_agent: input.from.userAgent?.slice(0, 500) ?? null,
-        })
-      : Promise.resolve();
-
-  if (!user || !user.password_hash || !passwordOk) {
-    await record('wrong_password');
-    return failAttempt(db, input.envId, idHash, wrongCredentials());
-  }
-  if (!user.email_verified_time) {
-    await releaseCheck(db, input.envId, idHash);
-    await record('email_not_verified');
-    throw new AppError('forbidden', 'verify the email address first: follow the link in the verification mail', {
-      details: { reason: 'email_not_verified' },
-    });
-  }
-  if (user.totp_active) {
-    if (input.factorProofs.length === 0) {
-      await releaseCheck(db, input.envId, idHash);
-      await record('mfa_required');
-      throw new AppError(
-        'mfa_required',
-        'this user has a second factor: send a totp or recovery_code proof in factor_proofs',
-        {
-          details: { factors: ['totp', 'recovery_code'] },
-        },
-      );
+    if (!user || !user.password_hash || !passwordOk) {
+      await record('wrong_password');
+      return check.fail(wrongCredentials());
     }
-    if (!(await checkFactorProofs(db, deps.config, user.id, input.factorProofs))) {
-      await record('wrong_factor');
-      return failAttempt(
-        db,
-        input.envId,
-        idHash,
-        new AppError('unauthorized', 'the second-factor code is wrong or already used', {
-          details: { reason: 'invalid_factor' },
-        }),
-      );
+    if (!user.email_verified_time) {
+      await check.release();
+      await record('email_not_verified');
+      throw new AppError('forbidden', 'verify the email address first: follow the link in the verification mail', {
+        details: { reason: 'email_not_verified' },
+      });
     }
-  }
+    if (user.totp_active) {
+      if (input.factorProofs.length === 0) {
+        await check.release();
+        await record('mfa_required');
+        throw new AppError(
+          'mfa_required',
+          'this user has a second factor: send a totp or recovery_code proof in factor_proofs',
+          {
+            details: { factors: ['totp', 'recovery_code'] },
+          },
+        );
+      }
+      if (!(await checkFactorProofs(db, deps.config, user.id, input.factorProofs))) {
+        await record('wrong_factor');
+        return check.fail(
+          new AppError('unauthorized', 'the second-factor code is wrong or already used', {
+            details: { reason: 'invalid_factor' },
+          }),
+        );
+      }
+    }
+    await Promise.all([check.succeed(), record('succeeded')]);
+    return { user, passwordHash: user.password_hash };
+  });
 
-  await Promise.all([q.clearFailures(input.envId, idHash), record('succeeded')]);
-  if (needsRehash(user.password_hash)) {
+  if (needsRehash(passwordHash)) {
     // Parameters changed since this hash was made: upgrade it now that we know the password.
     await q.setPasswordHash(user.id, await hashPassword(input.password));
   }

@@ -11,7 +11,7 @@ import type { Config } from '../../../config.ts';
 import type { Db } from '../../../db.ts';
 import { AppError } from '../../../errors.ts';
 import { newId } from '../../../ids.ts';
-import { failAttempt, identifierHash, releaseCheck, reserveCheck } from '../lockout/lockout.ts';
+import { identifierHash, withCheck } from '../lockout/lockout.ts';
 import { identityQueries, type EndUserRow } from '../queries.ts';
 import { endPendingGrants } from '../revocation.ts';
 
@@ -139,16 +139,11 @@ export async function disableTotp(db: Db, config: Config, user: EndUserRow, proo
   if (!factor?.activate_time) throw new AppError('not_found', 'no active TOTP factor');
   const idHash = identifierHash(user.env_id, user.email_normalized);
   // Guesses here count toward the sign-in lockout: a stolen session must not be a code oracle.
-  await reserveCheck(db, user.env_id, idHash);
-  if (!(await checkFactorProofs(db, config, user.id, [proof]))) {
-    await failAttempt(
-      db,
-      user.env_id,
-      idHash,
-      new AppError('unauthorized', 'the code is not valid', { details: { reason: 'invalid_code' } }),
-    );
-  }
-  await releaseCheck(db, user.env_id, idHash);
+  await withCheck(db, user.env_id, idHash, async (check) => {
+    if (!(await checkFactorProofs(db, config, user.id, [proof])))
+      return check.fail(new AppError('unauthorized', 'the code is not valid', { details: { reason: 'invalid_code' } }));
+    await check.release();
+  });
   await removeFactor(db, user.id);
 }
 

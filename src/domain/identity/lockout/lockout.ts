@@ -1,17 +1,28 @@
 // Lockout per identifier: 10 failed checks lock the identifier for 15 minutes, counted in Postgres
 // so it holds across web processes. Each check is reserved before the password is hashed (one
-// statement), so concurrent guesses cannot all slip in before the count catches up: across any
-// number of processes at most 10 checks run per identifier until a success clears the count or
-// the lock runs out, and the rest answer locked_out without touching argon2. Unknown identifiers
-// are counted the same way, so a lockout says nothing about whether an account exists (OWASP
-// Authentication Cheat Sheet, "Account Lockout").
+// statement), and failures plus checks in flight never pass 10: across any number of processes
+// at most 10 wrong passwords are verified per identifier until a success clears the count or the
+// lock runs out. Unknown identifiers are counted the same way, so a lockout says nothing about
+// whether an account exists (OWASP Authentication Cheat Sheet, "Account Lockout").
+//
+// Only failures lock. A check that finds the budget taken by checks still in flight (a burst of
+// sign-ins: many tabs, a service account, a slow machine) waits for one of them to settle: a
+// success gives its slot back, a failure keeps it as a failure. It waits in line (waiting.ts; the
+// row is in Postgres, so a check settled by any process frees the slot) and answers 423 only once
+// the failures alone reach 10, or 429 rate_limited after `checkWaitMs` of waiting.
+import { randomUUID } from 'node:crypto';
 import { sha256 } from '../../../crypto.ts';
 import type { Db } from '../../../db.ts';
 import { AppError } from '../../../errors.ts';
 import { identityQueries } from '../queries.ts';
+import { reserveSlot, slotFreed } from './waiting.ts';
 
 export const lockoutThreshold = 10;
 export const lockoutSeconds = 15 * 60;
+/** A check still unsettled after this long is taken for one whose process died, and no longer counts. */
+export const checkSeconds = 60;
+/** How long a check waits for a slot among the checks in flight: well past an argon2 verification on a loaded machine. */
+export const checkWaitMs = 10_000;
 
 export function identifierHash(envId: string, identifierNormalized: string): Buffer {
   return sha256(`${envId}\n${identifierNormalized}`);
@@ -23,24 +34,85 @@ function lockedOut(seconds: number): AppError {
   });
 }
 
-/** Reserves one check of the identifier, or throws locked_out. Call before any password is hashed. */
-export async function reserveCheck(db: Db, envId: string, hash: Buffer): Promise<void> {
-  const { reserved, waitSeconds } = await identityQueries(db).reserveAttempt(
-    envId,
-    hash,
-    lockoutThreshold,
-    lockoutSeconds,
+const busy = () =>
+  new AppError('rate_limited', 'too many sign-ins of this identifier are being checked at once; retry shortly', {
+    retryAfter: 1,
+  });
+
+/** A reserved check: settle it once, as one of the three. */
+export interface LockoutCheck {
+  /** It failed: it counts; throws locked_out when it reached the threshold, else `otherwise`. */
+  fail(otherwise: AppError): Promise<never>;
+  /** Neither a failure nor a sign-in (the password right, a factor or verification still due): not counted. */
+  release(): Promise<void>;
+  /** A sign-in: the count starts afresh. */
+  succeed(): Promise<void>;
+}
+
+/** Waits for a slot among the identifier's checks; locked_out when locked, rate_limited after `checkWaitMs`. */
+function reserve(db: Db, envId: string, hash: Buffer, checkId: string): Promise<void> {
+  const q = identityQueries(db);
+  const limits = { threshold: lockoutThreshold, lockSeconds: lockoutSeconds, checkSeconds };
+  return reserveSlot(
+    db,
+    slotKey(envId, hash),
+    checkId,
+    {
+      reserve: (id) => q.reserveAttempt(envId, hash, id, limits),
+      async look() {
+        const s = await q.lockoutState(envId, hash);
+        // Failures at the threshold lock (failReserved sets locked_until with the tenth).
+        const lockedSeconds =
+          s.lockedSeconds > 0 ? s.lockedSeconds : s.failures >= lockoutThreshold ? lockoutSeconds : 0;
+        return { lockedSeconds, free: s.failures + s.inFlight < lockoutThreshold };
+      },
+    },
+    { deadline: Date.now() + checkWaitMs, lockedOut, busy },
   );
-  if (!reserved) throw lockedOut(waitSeconds);
 }
 
-/** The reserved check failed: it counts; throws locked_out when it reached the threshold, else `otherwise`. */
-export async function failAttempt(db: Db, envId: string, hash: Buffer, otherwise: AppError): Promise<never> {
-  const seconds = await identityQueries(db).failReserved(envId, hash, lockoutThreshold, lockoutSeconds);
-  throw seconds > 0 ? lockedOut(seconds) : otherwise;
-}
+const slotKey = (envId: string, hash: Buffer) => `${envId}:${hash.toString('hex')}`;
 
-/** The reserved check was not a failure (the password was right, something else is due): it does not count. */
-export async function releaseCheck(db: Db, envId: string, hash: Buffer): Promise<void> {
-  await identityQueries(db).releaseReserved(envId, hash);
+/**
+ * Reserves one check of the identifier before any password is hashed, runs `run` with it, and
+ * gives it back if `run` ends without settling it (an unexpected error included).
+ */
+export async function withCheck<T>(
+  db: Db,
+  envId: string,
+  hash: Buffer,
+  run: (check: LockoutCheck) => Promise<T>,
+): Promise<T> {
+  const checkId = randomUUID();
+  await reserve(db, envId, hash, checkId);
+  const q = identityQueries(db);
+  let settled = false;
+  const settle = () => {
+    if (settled) throw new Error('a lockout check is settled once');
+    settled = true;
+  };
+  const check: LockoutCheck = {
+    async fail(otherwise) {
+      settle();
+      const seconds = await q.failReserved(envId, hash, checkId, {
+        threshold: lockoutThreshold,
+        lockSeconds: lockoutSeconds,
+      });
+      throw seconds > 0 ? lockedOut(seconds) : otherwise;
+    },
+    async release() {
+      settle();
+      await q.releaseReserved(envId, hash, checkId);
+    },
+    async succeed() {
+      settle();
+      await q.clearFailures(envId, hash, checkId);
+    },
+  };
+  try {
+    return await run(check);
+  } finally {
+    if (!settled) await q.releaseReserved(envId, hash, checkId).catch(() => undefined);
+    slotFreed(db, slotKey(envId, hash));
+  }
 }
