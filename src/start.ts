@@ -6,13 +6,12 @@
 import { dsnFor } from './domain/observability/sentry/client-keys.ts';
 import { keyringFromConfig } from './crypto.ts';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { createHash, randomBytes } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
-import pg from 'pg';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDb } from './db.ts';
-import { createEmbeddedPostgres, ensureReachableRoot, reachableByOthers, reachableRoot } from './embedded-postgres.ts';
+import { startEmbeddedPostgres } from './embedded-cluster.ts';
 import { createEnvWithKeys, requireEnv } from './domain/tenancy/envs.ts';
 import { consoleLinkMinutes, createConsoleLink } from './domain/console/links.ts';
 import { queues, schedules } from './jobs.ts';
@@ -21,6 +20,7 @@ import { runMigrations } from './migrate.ts';
 import { startWeb } from './server.ts';
 import { describeListener, portAnswers, portFree } from './ports.ts';
 import { onShutdown } from './shutdown.ts';
+import { StartError } from './start-error.ts';
 import { startWorker } from './worker.ts';
 import { handlers } from '../workers/handlers.ts';
 
@@ -62,9 +62,6 @@ function withReadableMail(out: NodeJS.WritableStream): { write(line: string): vo
 
 /** C0 and C1 control characters and DEL: terminal escape sequences start with them. */
 const isControl = (code: number): boolean => code < 0x20 || (code >= 0x7f && code <= 0x9f);
-
-/** A start-up failure whose message already says what to do: printed as it is. */
-class StartError extends Error {}
 
 /** What start-up was doing, for a failure that does not say so itself. */
 let phase = 'preparing .data';
@@ -132,58 +129,6 @@ async function readEnvFile(): Promise<Record<string, string>> {
   return out;
 }
 
-/**
- * Where the embedded cluster keeps its files: `.data/postgres`, unless we run as root inside a
- * folder the `postgres` user cannot reach (root's home is 0700; Postgres refuses to run as root,
- * so embedded-postgres runs it as `postgres`). Then the files live in
- * /var/lib/cairn/embedded/<id>/postgres and `.data/postgres` is a symlink to them (the binaries
- * likewise: src/embedded-postgres.ts).
- */
-async function postgresDataDir(): Promise<string> {
-  const local = resolve(dataDir, 'postgres');
-  const linked = await readlink(local).catch(() => undefined);
-  if (linked) return linked;
-  if (existsSync(local) || process.getuid?.() !== 0 || reachableByOthers(dataDir)) return local;
-  const id = createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
-  const target = `${reachableRoot}/${id}/postgres`;
-  await ensureReachableRoot();
-  await mkdir(dirname(target), { recursive: true, mode: 0o755 });
-  await symlink(target, local);
-  say(`${dataDir} is not reachable by the postgres user; keeping the database in ${target}`);
-  return target;
-}
-
-async function startEmbeddedPostgres(port: number): Promise<{ url: string; stop(): Promise<void> }> {
-  const databaseDir = await postgresDataDir();
-  const server = await createEmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: (e) => say(`postgres: ${String(e)}`),
-  });
-  if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) {
-    say(`Initialising an embedded Postgres in ${databaseDir} (first run only)…`);
-    await server.initialise();
-  }
-  say(`Starting the embedded Postgres on 127.0.0.1:${port}…`);
-  await server.start();
-  const admin = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` });
-  await admin.connect();
-  const exists = await admin.query("select 1 from pg_database where datname = 'cairn'");
-  if (!exists.rowCount) await admin.query('create database cairn');
-  await admin.end();
-  // embedded-postgres stops every instance itself on SIGTERM and SIGINT (its async-exit-hook), which
-  // would cut the worker's and web's connections while they are still stopping. Its hook is left
-  // waiting instead: the ordered shutdown (onShutdown below) stops Postgres last and ends the process.
-  const stop = server.stop.bind(server);
-  server.stop = () => new Promise<void>(() => undefined);
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/cairn`, stop };
-}
-
 async function main(): Promise<void> {
   await mkdir(dataDir, { recursive: true });
   const saved = await readEnvFile();
@@ -194,9 +139,7 @@ async function main(): Promise<void> {
 
   if (embedded) {
     phase = 'starting the embedded Postgres';
-    const postgres = await startEmbeddedPostgres(Number(env.CAIRN_EMBEDDED_PG_PORT ?? 54329));
-    stops.push(postgres.stop);
-    env.DATABASE_URL = postgres.url;
+    env.DATABASE_URL = await startEmbeddedPostgres(dataDir, Number(env.CAIRN_EMBEDDED_PG_PORT ?? 54329), say, stops);
   }
   if (!env.AWS_ENDPOINT_URL_S3 && !env.AWS_ACCESS_KEY_ID) {
     env.CAIRN_LOCAL_OBJECT_DIR = resolve(dataDir, 'objects');

@@ -1,0 +1,2 @@
+/** A failure of `npm start` whose message already says what to do: printed as it is. */
+export class StartError extends Error {}
