@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 export const limits = {
   breadcrumbs: 100,
+  breadcrumbData: 4096,
   tags: 64,
   stackBytes: 64 * 1024,
   frames: 256,
@@ -32,7 +33,7 @@ export const stackFrameInput = z.strictObject({
   in_app: z.boolean().optional(),
 });
 
-const scalar = z.union([z.string().max(4096), z.number(), z.boolean(), z.null()]);
+const scalar = z.union([z.string().max(limits.breadcrumbData), z.number(), z.boolean(), z.null()]);
 
 export const breadcrumbInput = z.strictObject({
   timestamp: rfc3339.optional(),

@@ -5,7 +5,7 @@
 // comes before grouping and storage, so no secret reaches a key, a title or a row.
 import { createHash } from 'node:crypto';
 import type { ErrorEventInput } from '../intake/event-schema.ts';
-import type { SentryCause, SentryEventInput } from '../sentry/event.ts';
+import { cutBreadcrumbData, type SentryCause, type SentryEventInput } from '../sentry/event.ts';
 import type { CompiledPolicy, Scrubber } from '../scrubbing/scrub.ts';
 import { eventHeadSchema, frameSchema, linkedExceptionSchema, scrubBySchema } from '../scrubbing/schema.ts';
 import type { PipelineCaches } from './caches.ts';
@@ -233,6 +233,7 @@ export async function processEvent(input: ErrorEventInput, p: PipelineInput): Pr
   const linked = raw.linked_exceptions as LinkedExceptionBody[] | undefined;
   const mapUnavailable = linked?.some((l) => unavailable(l.stack_frames)) ?? false;
   const head = scrubBySchema(raw, eventHeadSchema, s) as ProcessedEvent['head'];
+  cutBreadcrumbData(head.breadcrumbs);
   const messageLines = split ? s.text(split.message) : undefined;
   head.scrub_counts = s.counts();
   // Group.

@@ -14,6 +14,11 @@ export interface ScrubRule {
   group?: number;
   /** A second check on the candidate (Luhn, a real IPv6 address). */
   accept?: (secret: string) => boolean;
+  /**
+   * `pattern` finds the names of `name=value` parameters (group 1), and a parameter's value goes,
+   * up to `&`, `#`, `; ` or a space, when its name is a sensitive key (scrub.ts `replaceParameters`).
+   */
+  parameters?: true;
   /** A cheap test every match must pass: most strings skip the rule's regex altogether. */
   hint?: string | RegExp;
 }
@@ -42,9 +47,38 @@ export function isCardNumber(candidate: string): boolean {
   return issuer.test(candidate) && luhn(candidate);
 }
 
-// Key names whose values are secrets wherever they appear: `password=…`, `"api_key": "…"`, tags.
+// Key names whose values are secrets wherever they appear, at any depth of an event (a form's
+// `password`, `extra.config.db.passwd`, a header `X-Api-Key`): getsentry/relay's `@password` key
+// rule (PASSWORD_KEY_REGEX, substring and case-insensitive) joined with sentry-python's default
+// denylist (sentry_sdk/scrubber.py: session cookies such as Express's `connect.sid` and PHP's
+// `PHPSESSID`, `X-Forwarded-For`, `X-Real-IP`). `pass` and `sid` count as whole names or after a
+// non-letter (`db_pass`, `connect.sid`), so `bypass` and `compass` are not secrets.
 export const sensitiveKeyPattern =
-  /(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|auth(?:orization)?|credentials?|private[_-]?key|session(?:id)?|cookie|csrf|xsrf)/i;
+  /pass(?:w(?:or)?d|phrase)|(?:^|[^a-z])pass$|pwd|secret|token|api[_-]?key|auth|credential|private[_-]?key|session|sessid|(?:^|[^a-z])sid$|cookie|csrf|xsrf|jwt|forwarded[_-]for|^forwarded$|real[_-]?ip|^otp$|^two[_-]?factor$/i;
+
+/** Every name `sensitiveKeyPattern` matches contains one of these: a text without any holds no such name. */
+export const sensitiveKeyHint =
+  /pass|pwd|secret|token|api[_-]?key|auth|credential|private[_-]?key|sess|sid|cookie|csrf|xsrf|jwt|forwarded|real[_-]?ip|otp|two[_-]?factor/i;
+
+/** A URL query or form parameter's name, decoded (`%70assword`, `user[password]`, `a+b`). */
+export function parameterName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' ')).trim();
+  } catch {
+    return raw.trim();
+  }
+}
+
+// Query parameters that carry a credential without naming one: an OAuth authorization code
+// (RFC 6749 §4.1.2) and a signed URL's signature.
+const queryOnlySecrets = /^(?:code|sig|signature)$/i;
+
+/** Whether a query parameter's value is a secret by its name alone. */
+export const isSecretParameter = (raw: string): boolean => {
+  const name = parameterName(raw);
+  return sensitiveKeyPattern.test(name) || queryOnlySecrets.test(name);
+};
+
 const keyNames =
   'pass(?:word|wd|phrase)?|pwd|[a-z_]*secret|[a-z_]*token|api[_-]?key|apikey|credentials?|private[_-]?key|sessionid|session_id';
 
@@ -72,14 +106,13 @@ export const defaultRules: readonly ScrubRule[] = [
     pattern: /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@]{0,256}:)([^\s/?#@]{1,256})(@)/gi,
     group: 2,
   },
+  // Parameters of a query string, form body (`password=x&user=y`) or Cookie header (`a=1; sid=x`),
+  // wherever they are in a text: a value goes whole when its parameter's name is a sensitive key.
   {
     name: 'query_secret',
     hint: '=',
-    pattern: new RegExp(
-      `([?&;](?:${keyNames}|access_token|refresh_token|code|auth|sig|signature)=)(?!\\[Filtered\\])([^&#\\s]{1,4096})`,
-      'gi',
-    ),
-    group: 2,
+    pattern: /(?:^|[?&;])\s{0,8}([\w.~%+[\]-]{1,128})=/g,
+    parameters: true,
   },
   // `password=x`, `password: x`, `"password":"x"`, `secret_token='x'`.
   {

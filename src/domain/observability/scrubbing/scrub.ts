@@ -1,7 +1,16 @@
 // Applies an environment's scrubbing policy to text and key/value pairs, counting what each rule
 // replaced ("the event records how many values each rule replaced").
 import { z } from 'zod';
-import { defaultRuleNames, defaultRules, filtered, sensitiveKeyPattern, type ScrubRule } from './rules.ts';
+import {
+  defaultRuleNames,
+  defaultRules,
+  filtered,
+  isSecretParameter,
+  parameterName,
+  sensitiveKeyHint,
+  sensitiveKeyPattern,
+  type ScrubRule,
+} from './rules.ts';
 
 export const scrubbingPolicy = z
   .strictObject({
@@ -12,7 +21,10 @@ export const scrubbingPolicy = z
       .array(z.enum(['sensitive_key', ...defaultRuleNames] as [string, ...string[]]))
       .max(32)
       .default([]),
-    /** More key names whose values are always replaced in tags and breadcrumb data (case-insensitive). */
+    /**
+     * More key names whose values are always replaced, at any depth and in query strings
+     * (case-insensitive, the whole name).
+     */
     sensitive_keys: z.array(z.string().min(1).max(64)).max(100).default([]),
   })
   .meta({ id: 'ScrubbingPolicy' });
@@ -44,14 +56,69 @@ export interface Scrubber {
   location(value: string): string;
   /** A value under a key: the whole value goes when the key is sensitive, else its secrets. */
   keyed(key: string, value: string): string;
+  /**
+   * Whether a value under this key goes whole, whatever it is (scrubbing/schema.ts): the
+   * `sensitive_key` rule's names and the policy's own. Counts nothing.
+   */
+  sensitive(key: string): boolean;
+  /**
+   * False when no key of this JSON text can be sensitive (none of the names is in it, nor a
+   * `\u` escape that could spell one): a cheap test before the text is parsed to read its keys.
+   */
+  mayHoldSensitiveKey(json: string): boolean;
+  /** The marker a value under a sensitive key is replaced with, counted as `sensitive_key`. */
+  redacted(): string;
+  /** How many values have been replaced so far, by every rule. */
+  replaced(): number;
   counts(): ScrubCounts;
   /** Counts what scrubbing a value elsewhere counted (a stack the worker had made before, StackCache). */
   absorb(counts: ScrubCounts): void;
 }
 
-function replaceSecrets(value: string, rule: ScrubRule, bump: () => void): string {
+const valueEnd = (text: string, from: number): number => {
+  const max = Math.min(text.length, from + 4096);
+  let i = from;
+  for (; i < max; i++) {
+    const c = text.charCodeAt(i);
+    // `&`, `#` and whitespace end a value, and so does `; ` (RFC 6265 §4.2.1: a Cookie header's separator).
+    if (c === 38 || c === 35 || c === 32 || (c >= 9 && c <= 13)) break;
+    if (c === 59 && /\s/.test(text[i + 1] ?? '')) break;
+  }
+  return i;
+};
+
+/**
+ * The values of `name=value` parameters whose name is secret. A parameter whose name is not
+ * secret is passed over but its value is still read for more (`?next=/a?token=x`), and each
+ * value is read at most twice, so the cost stays linear.
+ */
+function replaceParameters(value: string, rule: ScrubRule, secretName: (name: string) => boolean, bump: () => void) {
+  const names = rule.pattern;
+  names.lastIndex = 0;
+  let out = '';
+  let last = 0;
+  for (let m = names.exec(value); m !== null; m = names.exec(value)) {
+    const from = names.lastIndex;
+    if (!secretName(m[1]!) || value.startsWith(filtered, from)) continue;
+    const end = valueEnd(value, from);
+    if (end === from) continue;
+    bump();
+    out += value.slice(last, from) + filtered;
+    last = end;
+    names.lastIndex = end;
+  }
+  return last === 0 ? value : out + value.slice(last);
+}
+
+function replaceSecrets(
+  value: string,
+  rule: ScrubRule,
+  secretName: (name: string) => boolean,
+  bump: () => void,
+): string {
   if (rule.hint !== undefined && !(typeof rule.hint === 'string' ? value.includes(rule.hint) : rule.hint.test(value)))
     return value;
+  if (rule.parameters) return replaceParameters(value, rule, secretName, bump);
   rule.pattern.lastIndex = 0;
   return value.replace(rule.pattern, (match: string, ...rest: unknown[]) => {
     // The rule's groups cover the whole match (prefix, secret, suffix), so a match rebuilds exactly.
@@ -91,6 +158,27 @@ export function compilePolicy(policy: ScrubbingPolicy, id = 0): CompiledPolicy {
   const rules = policy.use_default_rules ? defaultRules.filter((r) => !policy.disabled_rules.includes(r.name)) : [];
   const extraKeys = new Set(policy.sensitive_keys.map((k) => k.toLowerCase()));
   const keyRule = policy.use_default_rules && !policy.disabled_rules.includes('sensitive_key');
+  const keyMemo = new Map<string, boolean>();
+  const sensitive = (key: string): boolean => {
+    let is = keyMemo.get(key);
+    if (is === undefined) {
+      is = extraKeys.has(key.toLowerCase()) || (keyRule && sensitiveKeyPattern.test(key));
+      // Key names recur from event to event (headers, contexts): each policy remembers its verdicts.
+      if (key.length <= 64) {
+        if (keyMemo.size >= memoLimit) keyMemo.clear();
+        keyMemo.set(detached(key), is);
+      }
+    }
+    return is;
+  };
+  const mayHoldSensitiveKey = (json: string): boolean => {
+    if ((keyRule && sensitiveKeyHint.test(json)) || json.includes('\\u')) return true;
+    if (extraKeys.size === 0) return false;
+    const lower = json.toLowerCase();
+    for (const k of extraKeys) if (lower.includes(k)) return true;
+    return false;
+  };
+  const secretName = (name: string) => isSecretParameter(name) || extraKeys.has(parameterName(name).toLowerCase());
   const locationRules = rules.filter((r) => !hostRules.has(r.name));
   const memo = new Map<string, { out: string; fired: number[] }>();
   const locationMemo = new Map<string, { out: string; fired: number[] }>();
@@ -98,13 +186,15 @@ export function compilePolicy(policy: ScrubbingPolicy, id = 0): CompiledPolicy {
     id,
     scrubber(): Scrubber {
       const counts: ScrubCounts = {};
+      let total = 0;
       const count = (name: string) => {
         counts[name] = (counts[name] ?? 0) + 1;
+        total++;
       };
       const apply = (value: string, fired?: number[], using: readonly ScrubRule[] = rules): string => {
         let out = value;
         for (let i = 0; i < using.length; i++) {
-          out = replaceSecrets(out, using[i]!, () => {
+          out = replaceSecrets(out, using[i]!, secretName, () => {
             fired?.push(i);
             count(using[i]!.name);
           });
@@ -133,15 +223,25 @@ export function compilePolicy(policy: ScrubbingPolicy, id = 0): CompiledPolicy {
         recurring: remembered(memo, rules),
         location: remembered(locationMemo, locationRules),
         keyed(key, value) {
-          if (value !== filtered && (extraKeys.has(key.toLowerCase()) || (keyRule && sensitiveKeyPattern.test(key)))) {
+          if (value !== filtered && sensitive(key)) {
             count('sensitive_key');
             return filtered;
           }
           return text(value);
         },
+        sensitive,
+        mayHoldSensitiveKey,
+        redacted() {
+          count('sensitive_key');
+          return filtered;
+        },
+        replaced: () => total,
         counts: () => ({ ...counts }),
         absorb(more) {
-          for (const name in more) counts[name] = (counts[name] ?? 0) + more[name]!;
+          for (const name in more) {
+            counts[name] = (counts[name] ?? 0) + more[name]!;
+            total += more[name]!;
+          }
         },
       };
     },

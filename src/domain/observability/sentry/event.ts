@@ -153,22 +153,31 @@ function breadcrumbs(v: unknown, now: Date): BreadcrumbInput[] {
     if (category !== undefined) crumb.category = category;
     if (level !== undefined) crumb.level = level;
     if (message !== undefined) crumb.message = message;
+    // Whole here, nested values as JSON text: the scrubber reads the keys inside them (a request
+    // body's `password`), which a cut could leave half-written; cut once scrubbed (cutBreadcrumbData).
     if (isObj(b.data)) {
       crumb.data = Object.fromEntries(
         Object.entries(b.data)
           .slice(0, 32)
           .map(([k, d]) => [
             k.slice(0, 64),
-            typeof d === 'string'
-              ? d.slice(0, 4096)
-              : typeof d === 'number' || typeof d === 'boolean' || d === null
-                ? d
-                : (JSON.stringify(d) ?? '').slice(0, 4096),
+            typeof d === 'string' || typeof d === 'number' || typeof d === 'boolean' || d === null
+              ? d
+              : (JSON.stringify(d) ?? ''),
           ]),
       );
     }
     return crumb;
   });
+}
+
+/** Breadcrumb data values cut to capture's limit, once scrubbed (the worker's last step before storing). */
+export function cutBreadcrumbData(crumbs: readonly Pick<BreadcrumbInput, 'data'>[]): void {
+  for (const crumb of crumbs)
+    for (const k in crumb.data) {
+      const d = crumb.data[k];
+      if (typeof d === 'string' && d.length > limits.breadcrumbData) crumb.data[k] = d.slice(0, limits.breadcrumbData);
+    }
 }
 
 /** `["{{ default }}"]` (or none) is Cairn's own grouping; anything else names the group. */
