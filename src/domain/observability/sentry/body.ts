@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { AppError } from '../../../errors.ts';
+import { discardRest } from '../../../http/discard-body.ts';
 
 export const sentryBodyLimits = { compressed: 20 * 1024 * 1024, decoded: 100 * 1024 * 1024 } as const;
 
@@ -24,9 +25,14 @@ function decoder(encoding: string | undefined): Transform | undefined {
   });
 }
 
+/**
+ * Reads `req` into `sink`, which may make the reading wait by answering a promise. A refusal
+ * midway (a limit, a bad key, a malformed envelope) stops the decoding at once, and the rest of
+ * the body is dropped unread, up to the wire limit once more (discard-body.ts).
+ */
 export async function readSentryBody(
   req: IncomingMessage,
-  sink: (chunk: Buffer) => void,
+  sink: (chunk: Buffer) => void | Promise<void>,
   limits: { compressed: number; decoded: number } = sentryBodyLimits,
 ): Promise<void> {
   const declared = Number(req.headers['content-length']);
@@ -34,8 +40,8 @@ export async function readSentryBody(
   const decode = decoder(req.headers['content-encoding']);
   let wire = 0;
   let decoded = 0;
-  const counted = async function* (source: AsyncIterable<Buffer>) {
-    for await (const chunk of source) {
+  const counted = async function* () {
+    for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       wire += chunk.length;
       if (wire > limits.compressed) throw tooLarge('as sent', limits.compressed);
       yield chunk;
@@ -45,10 +51,16 @@ export async function readSentryBody(
     for await (const chunk of source) {
       decoded += chunk.length;
       if (decoded > limits.decoded) throw tooLarge('decoded', limits.decoded);
-      sink(chunk);
+      const waiting = sink(chunk);
+      if (waiting) await waiting;
     }
   };
-  if (decode) await pipeline(req, counted, decode, consume);
-  // Not encoded (what most SDKs send): read in place, without a pipeline's streams per request.
-  else await consume(counted(req));
+  try {
+    if (decode) await pipeline(counted, decode, consume);
+    // Not encoded (what most SDKs send): read in place, without a pipeline's streams per request.
+    else await consume(counted());
+  } catch (err) {
+    discardRest(req, limits.compressed);
+    throw err;
+  }
 }

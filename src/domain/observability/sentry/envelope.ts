@@ -1,29 +1,31 @@
 // The Sentry envelope format (https://develop.sentry.dev/sdk/data-model/envelopes/), read the way
 // relay reads it: a line of JSON headers, then items, each a line of JSON headers and a payload.
 // A payload whose headers give `length` is exactly that many bytes (and may hold newlines); one
-// without runs to the next newline or the end. One newline may end the envelope. Payloads stay
-// read as they stream in (EnvelopeReader): the caller says which item types it keeps, and the
-// payloads of the others are counted and dropped as they pass, so an envelope of replays and
-// attachments costs a web process no more memory than its headers.
+// without runs to the next newline or the end. One newline may end the envelope. Payloads are
+// read as they stream in (EnvelopeReader): the caller says which item types it keeps, and of every
+// other item nothing is kept at all, not even its headers: its payload is counted and skipped as it
+// passes. A request then holds one header line, one kept payload and one chunk of the body,
+// whatever the envelope holds; the item count is capped, so its work is bounded too.
 //
 // Every answer to a malformed envelope says where it broke, so that a developer writing a tunnel
-// or an SDK can act on it (CONTRACT.md "Sentry compatibility": malformed → 400 with a message).
+// or an SDK can act on it (malformed → 400 with a message).
 import bourne from '@hapi/bourne';
 import { AppError } from '../../../errors.ts';
 
+/** An item the reader was told to keep. */
 export interface EnvelopeItem {
   /** The item's `type` (event, transaction, session, attachment…). */
   type: string;
   headers: Record<string, unknown>;
-  /** Empty for an item the reader was told to drop. */
   payload: Buffer;
-  /** The payload's bytes, kept or not. */
-  size: number;
 }
 
 export interface Envelope {
   headers: Record<string, unknown>;
+  /** The kept items, in order. */
   items: EnvelopeItem[];
+  /** Every item, kept or dropped. */
+  count: number;
 }
 
 export interface EnvelopeReaderOptions {
@@ -33,9 +35,13 @@ export interface EnvelopeReaderOptions {
   maxKept?: number;
   /** Most bytes of a header line; more is 400. */
   maxLine?: number;
+  /** Most items, kept or not; more is 413. */
+  maxItems?: number;
 }
 
 const newline = 0x0a;
+/** Bytes an SDK may put between items: blank lines, and a line's CR (relay tolerates both). */
+const isBlank = (b: number) => b === 0x0a || b === 0x0d || b === 0x20 || b === 0x09;
 
 const malformed = (message: string) => new AppError('invalid_request', `malformed envelope: ${message}`);
 
@@ -53,14 +59,13 @@ function headersOf(line: Buffer, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** The item being read; only a kept one has its headers and payload. */
 interface OpenItem {
   type: string;
-  headers: Record<string, unknown>;
-  keep: boolean;
+  kept?: { headers: Record<string, unknown>; parts: Buffer[] };
   /** Declared `length`, and the bytes of it still to come; undefined for a payload that runs to a newline. */
   length?: number;
   remaining?: number;
-  parts: Buffer[];
   size: number;
 }
 
@@ -70,21 +75,36 @@ export class EnvelopeReader {
   private line: Buffer[] = [];
   private lineBytes = 0;
   private current: OpenItem | undefined;
-  private headers: Record<string, unknown> | undefined;
+  /** The last item read, for the message when what follows it is wrong. */
+  private last = { type: '', size: 0 };
+  private envelopeHeaders: Record<string, unknown> | undefined;
   private readonly items: EnvelopeItem[] = [];
+  private count = 0;
   private readonly keep: (type: string) => boolean;
   private readonly maxKept: number;
   private readonly maxLine: number;
+  private readonly maxItems: number;
 
   constructor(options: EnvelopeReaderOptions = {}) {
     this.keep = options.keep ?? (() => true);
     this.maxKept = options.maxKept ?? Number.MAX_SAFE_INTEGER;
     this.maxLine = options.maxLine ?? Number.MAX_SAFE_INTEGER;
+    this.maxItems = options.maxItems ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  /** The envelope's headers, once their line has been read whole. */
+  get headers(): Record<string, unknown> | undefined {
+    return this.envelopeHeaders;
   }
 
   push(chunk: Buffer): void {
     let at = 0;
     while (at < chunk.length) {
+      if (this.state === 'itemHeaders' && this.lineBytes === 0) {
+        // Between items: blank lines are stepped over byte by byte, never made into lines.
+        while (at < chunk.length && isBlank(chunk[at]!)) at++;
+        if (at === chunk.length) return;
+      }
       if (this.state === 'headers' || this.state === 'itemHeaders') {
         const nl = chunk.indexOf(newline, at);
         this.addLine(chunk.subarray(at, nl < 0 ? chunk.length : nl));
@@ -111,10 +131,9 @@ export class EnvelopeReader {
           this.state = 'itemHeaders';
         }
       } else {
-        const last = this.items.at(-1)!;
         if (chunk[at] !== newline)
           throw malformed(
-            `item ${this.items.length} (${last.type}) is not followed by a newline after its ${last.size} bytes`,
+            `item ${this.count} (${this.last.type}) is not followed by a newline after its ${this.last.size} bytes`,
           );
         at += 1;
         this.state = 'itemHeaders';
@@ -131,20 +150,19 @@ export class EnvelopeReader {
       const c = this.current!;
       if (c.remaining !== undefined && c.remaining > 0)
         throw malformed(
-          `item ${this.items.length + 1} (${c.type}) declares ${c.length} bytes but ${c.length! - c.remaining} follow its headers`,
+          `item ${this.count} (${c.type}) declares ${c.length} bytes but ${c.length! - c.remaining} follow its headers`,
         );
       this.finishItem();
     }
     this.state = 'afterPayload';
-    return { headers: this.headers!, items: this.items };
+    return { headers: this.envelopeHeaders!, items: this.items, count: this.count };
   }
 
   private addLine(part: Buffer): void {
     if (part.length === 0) return;
     this.lineBytes += part.length;
     if (this.lineBytes > this.maxLine) {
-      const what =
-        this.state === 'headers' ? 'the envelope headers are' : `the headers of item ${this.items.length + 1} are`;
+      const what = this.state === 'headers' ? 'the envelope headers are' : `the headers of item ${this.count + 1} are`;
       throw malformed(`${what} longer than ${this.maxLine} bytes`);
     }
     this.line.push(Buffer.from(part));
@@ -160,22 +178,23 @@ export class EnvelopeReader {
   private lineDone(): void {
     const line = this.takeLine();
     if (this.state === 'headers') {
-      this.headers = headersOf(line, 'envelope headers');
+      this.envelopeHeaders = headersOf(line, 'envelope headers');
       this.state = 'itemHeaders';
       return;
     }
-    // Blank lines between items are tolerated, as relay does for SDKs that pad them.
-    if (line.toString('latin1').trim() === '') return;
-    const n = this.items.length + 1;
+    const n = ++this.count;
+    if (n > this.maxItems)
+      throw new AppError('invalid_request', `the envelope holds more than ${this.maxItems} items`, { status: 413 });
     const headers = headersOf(line, `headers of item ${n}`);
     const type = headers.type;
     if (typeof type !== 'string' || type === '') throw malformed(`item ${n} has no "type"`);
     const length = headers.length;
-    const item: OpenItem = { type, headers, keep: this.keep(type), parts: [], size: 0 };
+    const item: OpenItem = { type, size: 0 };
+    if (this.keep(type)) item.kept = { headers, parts: [] };
     if (length !== undefined && length !== null) {
       if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
         throw malformed(`item ${n} has a "length" that is not a whole number of bytes`);
-      if (item.keep && length > this.maxKept) throw tooLarge(n, type, this.maxKept);
+      if (item.kept && length > this.maxKept) throw tooLarge(n, type, this.maxKept);
       item.length = length;
       item.remaining = length;
     }
@@ -191,20 +210,17 @@ export class EnvelopeReader {
     if (part.length === 0) return;
     const c = this.current!;
     c.size += part.length;
-    if (!c.keep) return;
-    if (c.size > this.maxKept) throw tooLarge(this.items.length + 1, c.type, this.maxKept);
+    if (!c.kept) return;
+    if (c.size > this.maxKept) throw tooLarge(this.count, c.type, this.maxKept);
     // Copied: a chunk of a stream may be reused once it is handed on.
-    c.parts.push(Buffer.from(part));
+    c.kept.parts.push(Buffer.from(part));
   }
 
   private finishItem(): void {
     const c = this.current!;
-    this.items.push({
-      type: c.type,
-      headers: c.headers,
-      payload: Buffer.concat(c.parts, c.keep ? c.size : 0),
-      size: c.size,
-    });
+    if (c.kept)
+      this.items.push({ type: c.type, headers: c.kept.headers, payload: Buffer.concat(c.kept.parts, c.size) });
+    this.last = { type: c.type, size: c.size };
     this.current = undefined;
   }
 }

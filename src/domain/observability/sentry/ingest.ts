@@ -26,27 +26,42 @@ export interface SentryRequest {
 
 const eventIdOf = (input: SentryEventInput): string => (input.event_id ??= randomBytes(16).toString('hex'));
 
+/**
+ * Most items an envelope may hold, kept or dropped; more is 413. Relay caps items per type far
+ * lower (30 attachments, 100 sessions, 100 client reports, 25 standalone spans: its config's
+ * `limits`), so no SDK sends more than a few hundred; 1000 is batchCapture's own cap per request.
+ */
+export const maxEnvelopeItems = 1000;
+
 /** POST /api/{n}/envelope/: the id of the envelope's event, or of the envelope when it holds none. */
 export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string | null }> {
   // A key in the query or header is checked before the body is read: a wrong one costs nothing.
   let key = r.publicKey ? await authenticateClientKey(deps.db, r.projectNumber, r.publicKey) : undefined;
-  // One event per envelope, as relay reads them: what a request holds in memory is then bounded
-  // (1 MiB) even before a key that comes only in the envelope's header is checked.
+  // One event per envelope, as relay reads them: what a request holds is then one event (1 MiB).
   let events = 0;
   const keep = (type: string) => {
     if (type !== 'event') return false;
     if (++events > 1) throw new AppError('invalid_request', 'malformed envelope: it holds more than one event item');
     return true;
   };
-  const reader = new EnvelopeReader({ keep, maxKept: maxEventBytes, maxLine: 64 * 1024 });
-  await readSentryBody(r.req, (chunk) => reader.push(chunk));
+  const reader = new EnvelopeReader({ keep, maxKept: maxEventBytes, maxLine: 64 * 1024, maxItems: maxEnvelopeItems });
+  // A key named only in the envelope header (a tunnel's `dsn`) is checked as soon as that first
+  // line is read, before anything after it: an unknown key costs one line, not the envelope.
+  const untilKeyed = async (chunk: Buffer) => {
+    const nl = chunk.indexOf(0x0a);
+    reader.push(nl < 0 ? chunk : chunk.subarray(0, nl + 1));
+    if (nl < 0) return;
+    key = await authenticateClientKey(deps.db, r.projectNumber, keyFromDsn(reader.headers?.dsn));
+    reader.push(chunk.subarray(nl + 1));
+  };
+  await readSentryBody(r.req, (chunk) => (key ? reader.push(chunk) : untilKeyed(chunk)));
   const envelope = reader.end();
   key ??= await authenticateClientKey(deps.db, r.projectNumber, keyFromDsn(envelope.headers.dsn));
   const now = new Date();
   const headerId = typeof envelope.headers.event_id === 'string' ? envelope.headers.event_id : undefined;
-  const inputs = envelope.items
-    .filter((i) => i.type === 'event')
-    .map((i, n) => fromSentryEvent(parseSentryJson(i.payload, `payload of event item ${n + 1}`), now, headerId));
+  const inputs = envelope.items.map((i, n) =>
+    fromSentryEvent(parseSentryJson(i.payload, `payload of event item ${n + 1}`), now, headerId),
+  );
   // An event without `contexts.trace` keeps the envelope's trace (its dynamic sampling context).
   const traceId = (envelope.headers.trace as { trace_id?: unknown } | null | undefined)?.trace_id;
   if (typeof traceId === 'string' && isHexId(traceId, 32)) for (const input of inputs) input.trace_id ??= traceId;
@@ -60,7 +75,7 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
 export async function ingestStore(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string }> {
   const key = await authenticateClientKey(deps.db, r.projectNumber, r.publicKey);
   const parts: Buffer[] = [];
-  await readSentryBody(r.req, (chunk) => parts.push(Buffer.from(chunk)), {
+  await readSentryBody(r.req, (chunk) => void parts.push(Buffer.from(chunk)), {
     compressed: maxEventBytes,
     decoded: maxEventBytes,
   });
