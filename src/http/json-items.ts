@@ -4,12 +4,15 @@
 // give the event loop back between items (single requests are not stuck behind the parse).
 //
 // Only that exact shape takes this path; any other body (other keys, a repeated key, an escaped
-// key, anything unexpected) is parsed whole as before, so the answers never change. Scanning bytes
+// key, anything unexpected) is parsed whole as before, so the answers never change (a body of too
+// many items is refused with the schema's field, without parsing any of them). Scanning bytes
 // is safe for UTF-8: every byte of a multi-byte sequence is ≥ 0x80, so `"`, `\`, brackets and
 // commas are never part of one (RFC 3629 §3), and an invalid sequence decodes to U+FFFD the same
 // whether the whole body or one item is decoded (WHATWG Encoding's decoder stops at an ASCII byte).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import bourne from '@hapi/bourne';
+import { AppError } from '../errors.ts';
+import { bodyJsonLimits, bodyOverLimit, refuseCostlyJson } from './json-limits.ts';
 
 const ws = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
@@ -58,10 +61,11 @@ const scanSliceBytes = 512 * 1024;
 
 /**
  * The items of `{"<key>": [ … ]}` (RFC 8259 whitespace anywhere between tokens), or undefined when
- * the body has any other shape or more than `maxItems` items (the schema refuses those, and a body
- * of millions of tiny items must not become millions of objects here). Items are checked only for
- * where they end: each is parsed later. The event loop is given back after each slice of bytes, so
- * a 20 MiB scan never holds other requests for long.
+ * the body has any other shape. Items are checked only for where they end: each is parsed later.
+ * The scan refuses, as it goes, a body nested or sized past the body limits (json-limits.ts), and,
+ * once it has seen the whole shape, one of more than `maxItems` items: no more than `maxItems` are
+ * ever held, so a body of millions of tiny items never becomes millions of objects. The event loop
+ * is given back after each slice of bytes, so a 20 MiB scan never holds other requests for long.
  */
 export async function splitJsonItems(
   body: Buffer,
@@ -81,7 +85,14 @@ export async function splitJsonItems(
   };
   if (!expect('{') || !expect(JSON.stringify(key)) || !expect(':') || !expect('[')) return undefined;
   const items: JsonItem[] = [];
+  let count = 0;
+  const add = (end: number) => {
+    if (++count <= maxItems) items.push(new JsonItem(body, start, end, source));
+  };
+  // Levels below the items (the object and the array around them are two), and objects and arrays so far.
+  const { depth: maxDepth, containers: maxContainers } = bodyJsonLimits;
   let depth = 0;
+  let containers = 2;
   let start = i;
   let blank = true;
   let turn = i + scanSliceBytes;
@@ -96,21 +107,22 @@ export async function splitJsonItems(
       for (i++; i < body.length && body[i] !== 0x22; i++) if (body[i] === 0x5c) i++;
       blank = false;
     } else if (b === 0x5b || b === 0x7b) {
-      depth++;
+      if (++depth + 2 > maxDepth) throw bodyOverLimit('depth');
+      if (++containers > maxContainers) throw bodyOverLimit('containers');
       blank = false;
     } else if (b === 0x5d || b === 0x7d) {
       if (depth > 0) depth--;
       else if (b === 0x7d) return undefined;
       else {
         // The array's end: `[]` has no item; `[1,]` has an empty last one, which will not parse.
-        if (!(blank && items.length === 0)) items.push(new JsonItem(body, start, i, source));
-        if (items.length > maxItems) return undefined;
+        if (!(blank && count === 0)) add(i);
         i++;
-        return expect('}') && (skip(), i === body.length) ? items : undefined;
+        if (!expect('}') || (skip(), i !== body.length)) return undefined;
+        if (count > maxItems) throw tooManyItems(key, maxItems);
+        return items;
       }
     } else if (b === 0x2c && depth === 0) {
-      if (items.length >= maxItems) return undefined;
-      items.push(new JsonItem(body, start, i, source));
+      add(i);
       start = i + 1;
       blank = true;
     } else if (!ws(b)) blank = false;
@@ -118,10 +130,23 @@ export async function splitJsonItems(
   return undefined;
 }
 
-/** The body parser's strict mode for a body that is parsed whole: an object or an array, or nothing. */
+/** What the route's schema would answer for the array, said before any item is parsed. */
+function tooManyItems(key: string, max: number): AppError {
+  const field = `body.${key}`;
+  const message = `at most ${max} items`;
+  return new AppError('invalid_request', `invalid request: ${field}: ${message}`, {
+    details: { fields: [{ field, message }] },
+  });
+}
+
+/**
+ * The body parser's strict mode for a body that is parsed whole: an object or an array, or nothing;
+ * refused before it is parsed when it passes the nesting or size limits (json-limits.ts).
+ */
 export function parseWhole(body: Buffer): unknown {
+  if (body.length === 0) return {};
+  refuseCostlyJson(body);
   const text = body.toString('utf8');
-  if (text === '') return {};
   if (!/^[ \t\n\r]*[[{]/.test(text)) throw new SyntaxError('only an object or an array');
   return bourne.parse(text, { protoAction: 'error' }) as unknown;
 }

@@ -9,6 +9,7 @@ import type { Router, RouterMiddleware } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { refuseUnstorable } from './unstorable.ts';
 import { itemsBody } from './middleware/items-body.ts';
+import { jsonBody } from './middleware/json-body.ts';
 import { oauthErrors } from './oauth-errors.ts';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
@@ -112,8 +113,6 @@ export function defineRoute<
 
 export const defaultBodyLimit = 100 * 1024;
 
-const jsonBody = (limit: number): Middleware =>
-  bodyParser({ enableTypes: ['json'], jsonLimit: limit, encoding: 'utf-8' }) as Middleware;
 const formBody = (limit: number): Middleware =>
   bodyParser({ enableTypes: ['form'], formLimit: limit, encoding: 'utf-8' }) as Middleware;
 

@@ -10,7 +10,11 @@ function unstorable(s: string): boolean {
   return s.includes('\0') || !s.isWellFormed();
 }
 
-/** The path of the first string (or object key) Postgres cannot store, or undefined. Bounded by the body limits. */
+/**
+ * The path of the first string (or object key) Postgres cannot store, or undefined. It recurses
+ * once a level: every JSON body reaching it was refused past 64 levels before it was parsed
+ * (json-limits.ts), forms are 5 levels at most (qs), queries and paths are flat.
+ */
 export function findUnstorable(value: unknown, path: string): string | undefined {
   if (typeof value === 'string') return unstorable(value) ? path : undefined;
   if (Array.isArray(value)) {

@@ -88,9 +88,25 @@ describe('splitting a batch body', () => {
       expect(await split(body), body).toBeUndefined();
   });
 
-  it('leaves a body of more items than the schema allows to the ordinary parser', async () => {
+  it('refuses a body of more items than the schema allows, once its shape is seen, parsing none', async () => {
     expect(await split('{"error_events":[1,2,3]}', 3)).toHaveLength(3);
-    expect(await split('{"error_events":[1,2,3,4]}', 3)).toBeUndefined();
+    await expect(split('{"error_events":[1,2,3,4]}', 3)).rejects.toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      details: { fields: [{ field: 'body.error_events', message: 'at most 3 items' }] },
+    });
+    // Not the exact shape after all: the ordinary parser answers.
+    expect(await split('{"error_events":[1,2,3,4],"x":1}', 3)).toBeUndefined();
+  });
+
+  it('refuses a body nested or sized past the body limits as it scans', async () => {
+    const deep = `{"error_events":[${'['.repeat(63)}${']'.repeat(63)}]}`;
+    await expect(split(deep)).rejects.toMatchObject({ status: 400, details: { reason: 'too_deep', max_depth: 64 } });
+    expect(await split(`{"error_events":[${'['.repeat(62)}${']'.repeat(62)}]}`)).toHaveLength(1);
+    const wide = Buffer.from(`{"error_events":[[${'{},'.repeat(1_000_000)}{}]]}`);
+    await expect(split(wide)).rejects.toMatchObject({ status: 413, details: { reason: 'too_many_values' } });
+    expect(() => parseWhole(wide)).toThrow(/more than 1000000 objects and arrays/);
+    expect(() => parseWhole(Buffer.from(deep))).toThrow(/nested deeper than 64 levels/);
   });
 
   it('refuses an item with a __proto__ key, as the body parser does', async () => {

@@ -4,45 +4,17 @@
 // parser's answer.
 import type { Middleware } from 'koa';
 import inflate from 'inflation';
-import type { Readable } from 'node:stream';
 import { AppError } from '../../errors.ts';
 import { largeBodies } from '../body-budget.ts';
-import { BodyBuffers, type BodyLease } from '../body-buffers.ts';
+import { BodyBuffers } from '../body-buffers.ts';
 import { parseWhole, splitJsonItems } from '../json-items.ts';
+import { readBody } from './json-body.ts';
 
 /** How long a body waits for the budget before the client is told to retry. */
 const budgetWaitMs = 10_000;
 
 /** Buffers for declared lengths, reused: at most one budget's worth kept spare. */
 const bodyBuffers = new BodyBuffers(largeBodies.capacity);
-
-/**
- * The body's bytes, into the lease's buffer when the length is declared (collecting chunks and
- * joining them would hold a 20 MiB body twice at the end). More bytes than declared, or than the
- * limit, is refused as soon as it arrives.
- */
-async function readBody(stream: Readable, limit: number, lease: BodyLease | undefined): Promise<Buffer> {
-  const whole = lease?.buffer;
-  const chunks: Buffer[] = [];
-  let received = 0;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (received + chunk.length > limit)
-        throw new AppError('invalid_request', 'the request body is too large', { status: 413 });
-      if (whole && received + chunk.length > whole.length) break;
-      if (whole) chunk.copy(whole, received);
-      else chunks.push(chunk);
-      received += chunk.length;
-    }
-  } catch (err) {
-    // A decoding failure keeps its zlib code (errors.ts says what it means); a lost client has gone.
-    if (err instanceof AppError || (err as { code?: string }).code?.startsWith('Z_')) throw err;
-    throw new AppError('invalid_request', 'the request body did not arrive whole');
-  }
-  if (whole && received !== whole.length)
-    throw new AppError('invalid_request', 'the request body does not match its Content-Length');
-  return whole ?? Buffer.concat(chunks, received);
-}
 
 export function itemsBody(items: { key: string; max: number }, limit: number, otherwise: Middleware): Middleware {
   return async (ctx, next) => {

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import bourne from '@hapi/bourne';
 import { AppError } from '../../../errors.ts';
+import { checkEventDepth, trimDatabag } from './depth.ts';
 import { parseDebugId } from '../source-maps/debug-ids.ts';
 import { isHexId } from '../../../http/trace-context.ts';
 import {
@@ -63,7 +64,9 @@ const str = (v: unknown, max: number): string | undefined =>
 const int = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 100_000_000 ? v : undefined;
 
+/** The event of a payload, its depth checked before it is parsed and its databags trimmed (depth.ts). */
 export function parseSentryJson(payload: Buffer, what: string): Obj {
+  const { trim } = checkEventDepth(payload, what);
   let value: unknown;
   try {
     value = bourne.parse(payload.toString('utf8'), { protoAction: 'remove' });
@@ -71,6 +74,13 @@ export function parseSentryJson(payload: Buffer, what: string): Obj {
     throw new AppError('invalid_request', `the ${what} is not JSON`);
   }
   if (!isObj(value)) throw new AppError('invalid_request', `the ${what} is not a JSON object`);
+  if (trim) {
+    if (value.extra !== undefined) value.extra = trimDatabag(value.extra);
+    for (const k of ['contexts', 'user', 'request'] as const) {
+      const bags = value[k];
+      if (isObj(bags)) for (const name of Object.keys(bags)) bags[name] = trimDatabag(bags[name]);
+    }
+  }
   return value;
 }
 
