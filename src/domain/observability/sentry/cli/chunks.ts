@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import busboy from 'busboy';
 import { AppError } from '../../../../errors.ts';
+import { discardRest } from '../../../../http/discard-body.ts';
 import { ensureSourceMapBucket, type UploadDeps } from '../../source-maps/uploads.ts';
 import { bundleQueries } from './queries.ts';
 
@@ -65,10 +66,23 @@ async function readPart(stream: Readable, gzip: boolean, budget: { left: number 
   return Buffer.concat(parts, size);
 }
 
-/** Reads, checks and keeps the chunks of one request; answers how many. */
+/**
+ * Most bytes a chunk request may have on the wire: its chunks' bytes (sent gzipped, so rarely more
+ * than they hold decoded) and the multipart framing around each (a few hundred bytes a part).
+ */
+const maxWireBytes = chunkLimits.maxRequestSize + 1024 * 1024;
+
+/**
+ * Reads, checks and keeps the chunks of one request; answers how many. The request is bounded as
+ * a whole: its bytes on the wire, its parts (chunks and a few fields: one past the limit refuses
+ * the request at once, rather than being skipped while the rest is still read), and its chunks' bytes.
+ */
 export async function receiveChunks(deps: UploadDeps, envId: string, req: IncomingMessage): Promise<number> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? ''))
     throw bad('send the chunks as multipart/form-data parts named file_gzip (or file)');
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxWireBytes)
+    throw bad(`the request is larger than ${maxWireBytes} bytes`, 413);
   const budget = { left: chunkLimits.maxRequestSize };
   const kept: Promise<{ sha1: string; size_bytes: number }>[] = [];
   const bucket = await ensureSourceMapBucket(deps);
@@ -80,12 +94,22 @@ export async function receiveChunks(deps: UploadDeps, envId: string, req: Incomi
         fields: 8,
         fieldSize: 1024,
         parts: chunkLimits.chunksPerRequest + 8,
+        headerPairs: 16,
       },
     });
+    let wire = 0;
+    let failed = false;
     const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
       req.unpipe(parser);
-      req.resume();
+      req.off('data', count);
+      discardRest(req, maxWireBytes);
       reject(err);
+    };
+    const count = (chunk: Buffer) => {
+      wire += chunk.length;
+      if (wire > maxWireBytes) fail(bad(`the request is larger than ${maxWireBytes} bytes`, 413));
     };
     parser.on('file', (field, stream, info) => {
       if (field !== 'file_gzip' && field !== 'file') {
@@ -104,9 +128,12 @@ export async function receiveChunks(deps: UploadDeps, envId: string, req: Incomi
       kept.push(read);
     });
     parser.on('filesLimit', () => fail(bad(`at most ${chunkLimits.chunksPerRequest} chunks per request`)));
+    parser.on('fieldsLimit', () => fail(bad('at most 8 form fields per request')));
+    parser.on('partsLimit', () => fail(bad(`at most ${chunkLimits.chunksPerRequest + 8} parts per request`)));
     parser.on('error', (err) => fail(bad(`the multipart body does not parse: ${(err as Error).message}`)));
     parser.on('close', resolve);
     req.on('error', fail);
+    req.on('data', count);
     req.pipe(parser);
   });
   const chunks = await Promise.all(kept);

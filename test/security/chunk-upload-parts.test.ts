@@ -1,0 +1,88 @@
+// sentry-cli's chunk upload reads a multipart body in parts, and a request is bounded as a whole:
+// past its parts (16 chunks and 8 fields) it is refused with 400 at once, and past its bytes on the
+// wire (the 8 MiB of chunks it may carry, and 1 MiB of framing) with 413, whatever the parts are
+// named. Parts past the limits, and parts that are not chunks, used to be skipped while the rest of
+// the body was read to its end, however long, and the request answered 200. A real upload of one
+// chunk is still kept.
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { parseEnvName } from '../../src/domain/tenancy/names.ts';
+import type { WebHandle } from '../../src/server.ts';
+import { createHarness, createTestEnv, sqlNumber, startTestWeb, type Harness } from '../support/harness.ts';
+
+let h: Harness;
+let web: WebHandle;
+let env: CreatedEnv;
+
+beforeAll(async () => {
+  h = await createHarness();
+  web = await startTestWeb(h);
+  env = await createTestEnv(h.db);
+});
+afterAll(async () => {
+  await web?.stop();
+  await h?.close();
+});
+
+const boundary = 'cairn-test-boundary';
+
+interface Part {
+  name: string;
+  filename?: string;
+  bytes: Buffer;
+}
+
+function multipart(parts: Iterable<Part>): Buffer {
+  const pieces: Buffer[] = [];
+  for (const p of parts) {
+    const file = p.filename === undefined ? '' : `; filename="${p.filename}"`;
+    pieces.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${file}\r\n\r\n`),
+      p.bytes,
+      Buffer.from('\r\n'),
+    );
+  }
+  pieces.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(pieces);
+}
+
+/** `chunked`: sent without a Content-Length, so only what arrives can be counted. */
+async function upload(body: Buffer, chunked = false) {
+  const org = parseEnvName(env.env.name)!.org;
+  const res = await fetch(`${web.url}/api/0/organizations/${org}/chunk-upload/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.secretKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: chunked ? new Blob([body]).stream() : body,
+    duplex: 'half',
+  } as RequestInit);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+function* repeat(count: number, part: Part): Generator<Part> {
+  for (let i = 0; i < count; i++) yield part;
+}
+
+describe('chunk uploads', () => {
+  it('refuse a request of more parts than it may hold with 400, whatever the parts are', async () => {
+    const fields = await upload(multipart(repeat(10_000, { name: 'x', bytes: Buffer.from('y') })));
+    expect(fields).toMatchObject({ status: 400, body: { code: 'invalid_request', message: /form fields/ } });
+    const skipped = await upload(multipart(repeat(10_000, { name: 'other', filename: 'a', bytes: Buffer.from('z') })));
+    expect(skipped).toMatchObject({ status: 400, body: { code: 'invalid_request', message: /parts per request/ } });
+  });
+
+  it('refuse a request larger than its chunks may be on the wire with 413, even in a part that is not a chunk, and keep a real chunk', async () => {
+    const body = multipart([{ name: 'other', filename: 'a', bytes: Buffer.alloc(12 * 1024 * 1024, 1) }]);
+    for (const chunked of [false, true])
+      expect(await upload(body, chunked)).toMatchObject({
+        status: 413,
+        body: { code: 'invalid_request', message: /larger than/ },
+      });
+    const bytes = Buffer.from('a real chunk of an artifact bundle');
+    const sha1 = createHash('sha1').update(bytes).digest('hex');
+    const res = await upload(multipart([{ name: 'file_gzip', filename: sha1, bytes: gzipSync(bytes) }]));
+    expect(res).toEqual({ status: 200, body: { chunks: 1 } });
+    expect(await sqlNumber(h.db, 'select count(*) from sentry_chunks where sha1 = ?', [sha1])).toBe(1);
+  });
+});
