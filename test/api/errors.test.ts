@@ -2,6 +2,7 @@
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebHandle } from '../../src/server.ts';
+import { gzipSync } from 'node:zlib';
 import { call, createHarness, startTestWeb, type Harness } from '../support/harness.ts';
 import { probeRoutes } from '../support/probes.ts';
 
@@ -42,6 +43,21 @@ describe('error model', () => {
       body: { name: 'x'.repeat(101 * 1024), count: 1, nested: { hex: 'abcd' } },
     });
     expect(res).toMatchObject({ status: 413, body: { code: 'invalid_request' } });
+    // Sent without a Content-Length, plain or gzipped: refused as the limit is passed, and the
+    // answer arrives (the rest is dropped as it comes, not the connection).
+    const big = Buffer.from(JSON.stringify({ name: 'x'.repeat(4 * 1024 * 1024) }));
+    for (const [body, encoding] of [
+      [big, 'identity'],
+      [gzipSync(big), 'gzip'],
+    ] as const) {
+      const streamed = await fetch(`${web.url}/v1/probe/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body: new Blob([body]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      expect(streamed.status, encoding).toBe(413);
+    }
   });
 
   it('answers not_found for an unknown route', async () => {

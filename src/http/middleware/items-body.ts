@@ -3,7 +3,6 @@
 // parses one at a time (json-items.ts). A body of any other shape or type gets the ordinary JSON
 // parser's answer.
 import type { Middleware } from 'koa';
-import inflate from 'inflation';
 import { AppError } from '../../errors.ts';
 import { largeBodies } from '../body-budget.ts';
 import { BodyBuffers } from '../body-buffers.ts';
@@ -28,8 +27,7 @@ export function itemsBody(items: { key: string; max: number }, limit: number, ot
     const release = await largeBodies.take(declared ?? limit, budgetWaitMs);
     const lease = declared !== undefined ? bodyBuffers.lend(declared) : undefined;
     try {
-      // Decoded as the ordinary parser decodes (co-body uses inflation): the same encodings, the same 415.
-      const bytes = await readBody(inflate(ctx.req), limit, lease);
+      const bytes = await readBody(ctx.req, limit, lease);
       const split = await splitJsonItems(bytes, items.key, items.max, lease);
       (ctx.request as { body?: unknown }).body = split ? { [items.key]: split } : parseWhole(bytes);
       await next();

@@ -7,25 +7,37 @@
 // an array is not valid JSON, and a UTF-8 byte order mark is ignored (RFC 8259 §8.1).
 import type { Middleware } from 'koa';
 import inflate from 'inflation';
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../errors.ts';
 import type { BodyLease } from '../body-buffers.ts';
+import { discardRest } from '../discard-body.ts';
 import { parseWhole } from '../json-items.ts';
 
 const jsonTypes = ['application/json', 'application/*+json', 'application/csp-report'];
 const methods = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * The body's bytes, into the lease's buffer when the length is declared (collecting chunks and
- * joining them would hold a 20 MiB body twice at the end). More bytes than declared, or than the
- * limit, is refused as soon as it arrives.
+ * The body's bytes, decoded as co-body decoded them (inflation: the same encodings, the same 415
+ * for another), into the lease's buffer when the length is declared (collecting chunks and joining
+ * them would hold a 20 MiB body twice at the end). More bytes than declared, or than the limit, is
+ * refused as soon as it arrives, and the rest is dropped unread (discard-body.ts).
  */
-export async function readBody(stream: Readable, limit: number, lease?: BodyLease): Promise<Buffer> {
+export async function readBody(req: IncomingMessage, limit: number, lease?: BodyLease): Promise<Buffer> {
+  const stream: Readable = inflate(req);
+  const refuse = (err: AppError | Error): never => {
+    if (stream !== req) {
+      req.unpipe();
+      stream.destroy();
+    }
+    discardRest(req, limit);
+    throw err;
+  };
   const whole = lease?.buffer;
   const chunks: Buffer[] = [];
   let received = 0;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       if (received + chunk.length > limit)
         throw new AppError('invalid_request', 'the request body is too large', { status: 413 });
       if (whole && received + chunk.length > whole.length) break;
@@ -35,11 +47,11 @@ export async function readBody(stream: Readable, limit: number, lease?: BodyLeas
     }
   } catch (err) {
     // A decoding failure keeps its zlib code (errors.ts says what it means); a lost client has gone.
-    if (err instanceof AppError || (err as { code?: string }).code?.startsWith('Z_')) throw err;
-    throw new AppError('invalid_request', 'the request body did not arrive whole');
+    if (err instanceof AppError || (err as { code?: string }).code?.startsWith('Z_')) refuse(err as Error);
+    refuse(new AppError('invalid_request', 'the request body did not arrive whole'));
   }
   if (whole && received !== whole.length)
-    throw new AppError('invalid_request', 'the request body does not match its Content-Length');
+    refuse(new AppError('invalid_request', 'the request body does not match its Content-Length'));
   return whole ?? Buffer.concat(chunks, received);
 }
 
@@ -57,7 +69,7 @@ export function jsonBody(limit: number): Middleware {
     const declared = Number(ctx.get('content-length') || Number.NaN);
     if ((ctx.get('content-encoding') || 'identity') === 'identity' && declared > limit)
       throw new AppError('invalid_request', 'the request body is too large', { status: 413 });
-    const bytes = await readBody(inflate(ctx.req), limit);
+    const bytes = await readBody(ctx.req, limit);
     request.body = parseWhole(bytes.subarray(0, 3).equals(bom) ? bytes.subarray(3) : bytes);
     return next();
   };
