@@ -10,6 +10,7 @@ import { createConsoleLink } from '../../src/domain/console/links.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';
+import { fetchForm, postForm } from '../console/support.ts';
 import { testConfig } from '../support/config.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { idleJobs } from '../support/jobs.ts';
@@ -149,10 +150,13 @@ describe('an https base URL with no proxy trusted', () => {
     expect(page.res.headers.get('strict-transport-security')).toBe('max-age=31536000');
     for (const c of page.cookies) expect(c).toMatch(/; secure/i);
 
-    const link = await createConsoleLink(h.db, base, env.env.id, null);
-    const opened = await get(direct, new URL(link.url).pathname + new URL(link.url).search);
-    expect(opened.res.status).toBe(303);
-    expect(opened.cookies.find((c) => c.startsWith('cairn_console_session='))).toMatch(/; secure/i);
+    // A sign-in link's page, then its button (the POST that opens the session).
+    const link = new URL((await createConsoleLink(h.db, base, env.env.id, null)).url);
+    const opened = await fetchForm(`${direct.url}${link.pathname}${link.search}`);
+    expect(opened.status).toBe(200);
+    const signedIn = await postForm(`${direct.url}${link.pathname}`, opened.fields, opened.cookie);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.getSetCookie().find((c) => c.startsWith('cairn_console_session='))).toMatch(/; secure/i);
   });
 });
 
