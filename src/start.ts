@@ -6,7 +6,7 @@
 import { dsnFor } from './domain/observability/sentry/client-keys.ts';
 import { keyringFromConfig } from './crypto.ts';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.ts';
@@ -154,11 +154,16 @@ async function main(): Promise<void> {
   })
     .filter(([, v]) => v)
     .map(([k, v]) => `${k}=${v}`);
+  // Private from its first byte (it holds the database password and the encryption key): written
+  // aside with mode 0600, then renamed over the old file, so no other user can open it meanwhile.
+  const aside = `${envFile}.${process.pid}.tmp`;
+  await rm(aside, { force: true });
   await writeFile(
-    envFile,
+    aside,
     `# Written by npm start for this machine's embedded services. Keep it private.\n${lines.join('\n')}\n`,
+    { mode: 0o600, flag: 'wx' },
   );
-  await chmod(envFile, 0o600);
+  await rename(aside, envFile);
 
   const config = loadConfig(env);
   const log = createLogger({ name: 'cairn', level: config.LOG_LEVEL, destination: withReadableMail(process.stdout) });
@@ -183,7 +188,8 @@ async function main(): Promise<void> {
           secret_key: created.secretKey,
           dsn: dsnFor(config.CAIRN_BASE_URL, created.clientKey.publicKey, created.clientKey.projectNumber),
         };
-        await writeFile(demoFile, JSON.stringify(demo, null, 2));
+        // Holds the secret key: private from its first byte, as the env file above.
+        await writeFile(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
         await chmod(demoFile, 0o600);
       }
       const env = await requireEnv(db, demo!.name);

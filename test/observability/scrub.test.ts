@@ -105,4 +105,13 @@ describe('code locations', () => {
     // And the same strings as free text lose their hosts.
     expect(createScrubber(defaultPolicy).text(frame.file)).toBe('http://[Filtered]:8080/app.js?token=[Filtered]');
   });
+
+  it('removes a secret parameter whole however long its value is', () => {
+    const token = 'k'.repeat(6000);
+    const s = createScrubber(defaultPolicy);
+    expect(s.text(`GET /cb?token=${token}&page=2 then /x?a=1&session=${token}#top`)).toBe(
+      'GET /cb?token=[Filtered]&page=2 then /x?a=1&session=[Filtered]#top',
+    );
+    expect(s.counts()).toEqual({ query_secret: 2 });
+  });
 });

@@ -75,10 +75,10 @@ export interface Scrubber {
   absorb(counts: ScrubCounts): void;
 }
 
+/** Where a parameter's value ends: scanned to its real end, however long, so no tail of a secret stays. */
 const valueEnd = (text: string, from: number): number => {
-  const max = Math.min(text.length, from + 4096);
   let i = from;
-  for (; i < max; i++) {
+  for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
     // `&`, `#` and whitespace end a value, and so does `; ` (RFC 6265 §4.2.1: a Cookie header's separator).
     if (c === 38 || c === 35 || c === 32 || (c >= 9 && c <= 13)) break;
