@@ -12,10 +12,11 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guardedFetch, isPublicAddress } from '../../src/domain/social/egress.ts';
+import { answerMaxBytes, guardedFetch, isPublicAddress } from '../../src/domain/social/egress.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { call, createTestEnv, type Harness } from '../support/harness.ts';
+import { eventually } from '../support/probes.ts';
 import { harnessWithWeb } from '../social/support.ts';
 
 let h: Harness;
@@ -219,6 +220,39 @@ describe('the guarded fetch', () => {
       expect((await anyHttp(`http://localhost:${(plain.address() as AddressInfo).port}/x`)).status).toBe(204);
     } finally {
       await new Promise((r) => plain.close(r));
+    }
+  });
+
+  it("stops reading a provider's answer past 1 MiB: one that never ends holds no memory of the web's", async () => {
+    let sent = 0;
+    let closed = false;
+    const endless = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const more = () => {
+        while (!closed && sent < 64 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.on('close', () => (closed = true));
+      more();
+    });
+    await new Promise<void>((r) => endless.listen(0, '127.0.0.1', r));
+    try {
+      const anyHttp = guardedFetch(() => true, { httpsOnly: false });
+      const res = await anyHttp(
+        `http://127.0.0.1:${(endless.address() as AddressInfo).port}/.well-known/openid-configuration`,
+      );
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
+      await eventually(() => closed);
+      // The provider got to write little more than the limit and what the sockets buffer.
+      expect(sent).toBeLessThan(answerMaxBytes + 8 * 1024 * 1024);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise((r) => endless.close(r));
     }
   });
 });

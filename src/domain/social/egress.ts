@@ -53,6 +53,24 @@ export function isEgressRefusal(err: unknown): boolean {
   return false;
 }
 
+/**
+ * Most bytes of a provider's answer. Discovery documents, key sets, token and UserInfo answers are
+ * a few KiB; a provider is chosen by a key holder, and the answer is read whole into a web process
+ * (openid-client parses it as JSON), so one that never ends must not hold its memory.
+ */
+export const answerMaxBytes = 1024 * 1024;
+
+/** The answer's bytes as they come, failing the read past `answerMaxBytes`. */
+function bounded(res: Readable): Readable {
+  let seen = 0;
+  res.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > answerMaxBytes)
+      res.destroy(new Error(`the provider's answer is longer than ${answerMaxBytes / 1024 / 1024} MiB`));
+  });
+  return res;
+}
+
 export interface GuardedFetchOptions {
   /** Extra trust anchors (tests with their own certificate authority). */
   ca?: string;
@@ -109,7 +127,7 @@ export function guardedFetch(
           const empty = [204, 205, 304].includes(status) || req.method === 'HEAD';
           if (empty) res.resume();
           resolve(
-            new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+            new Response(empty ? null : (Readable.toWeb(bounded(res)) as ReadableStream<Uint8Array>), {
               status,
               statusText: res.statusMessage ?? '',
               headers: answer,

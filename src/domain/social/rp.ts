@@ -119,7 +119,11 @@ async function githubProfile(p: ResolvedProvider, accessToken: string): Promise<
       throw new AppError('unauthorized', `could not reach GitHub for ${path}`, { cause: err });
     }
     if (!res.ok) throw new AppError('unauthorized', `GitHub answered ${res.status} for ${path}`);
-    return res.json();
+    try {
+      return await res.json();
+    } catch (err) {
+      throw new AppError('unauthorized', `GitHub's answer for ${path} was not valid JSON`, { cause: err });
+    }
   };
   const user = (await get('/user')) as { id?: unknown; name?: unknown; login?: unknown };
   if (typeof user.id !== 'number' && typeof user.id !== 'string')
