@@ -3,9 +3,8 @@
 // it. Social providers (domain/social/egress.ts) and webhook targets (domain/webhooks/targets.ts)
 // both use it, at set-up (resolvePublic) and where each socket opens (guardedLookup: the DNS answer
 // it connects to, so a name that resolves differently the second time, DNS rebinding, gains
-// nothing). A refusal's message is the same whatever the host and its addresses: naming them
-// would map the service's internal names for the caller.
-import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+// nothing). A refusal's message is the same whatever the host and its addresses (hostRefused).
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Resolver as DnsResolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
@@ -54,23 +53,19 @@ export function isPublicAddress(address: string): boolean {
 /** A host's addresses. */
 export type Resolver = (host: string) => Promise<string[]>;
 
-/** getaddrinfo, as sockets resolve by default (/etc/hosts included), on one of libuv's threads. */
-export const lookupResolver: Resolver = (host) =>
-  new Promise((resolve, reject) =>
-    lookup(host, { all: true }, (err, found) => (err ? reject(err) : resolve(found.map((a) => a.address)))),
-  );
-
-// c-ares queries with a deadline, not getaddrinfo: that holds one of libuv's four threads for as
-// long as a name's server takes to answer (tens of seconds for one that never does), and those
-// threads also hash passwords. A key holder choosing such names could starve sign-ins.
+// c-ares queries with a deadline, not getaddrinfo (dns.lookup): that holds one of libuv's four
+// threads for as long as a name's server takes to answer (tens of seconds for one that never does),
+// and those threads also hash passwords. A key holder choosing such names could starve sign-ins.
+// It does not read /etc/hosts: `localhost` does not resolve here (tests pass their own Resolver).
 const dns = new DnsResolver({ timeout: 2000, tries: 2 });
 
-/** DNS with a 2 s deadline per query, for names a client chose. */
+/** DNS with a 2 s deadline per query, for names a client chose. Its error names no host. */
 export const deadlineResolver: Resolver = async (host) => {
   const answers = await Promise.allSettled([dns.resolve4(host), dns.resolve6(host)]);
   const addresses = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
-  if (addresses.length === 0) throw new Error(`${host} does not resolve`);
-  return addresses;
+  if (addresses.length > 0) return addresses;
+  const failed = answers.find((a) => a.status === 'rejected')?.reason as NodeJS.ErrnoException | undefined;
+  throw Object.assign(new Error('no address found'), { code: failed?.code ?? 'ENOTFOUND' });
 };
 
 /** A connection refused by this rule; its message names neither the host nor the address found. */
@@ -78,12 +73,17 @@ export class AddressRefused extends Error {
   override readonly name: string = 'AddressRefused';
 }
 
-const doesNotResolve = 'the host does not resolve';
-const notPublicMessage = 'the host resolves to an address that is not public';
+/**
+ * The one reason for every host refused where only public addresses are allowed: one that does not
+ * resolve (or whose DNS failed, or timed out) reads as one that resolves to a private address.
+ * Inside the service's network its own names resolve (postgres, s3, metadata.google.internal)
+ * where elsewhere they do not, so telling the two apart would let a key holder map them.
+ */
+export const hostRefused = 'the host must resolve, and only to public addresses';
 
 /**
  * The addresses of `host` (a name, or a literal without brackets) when every one passes `allowed`;
- * else AddressRefused.
+ * else AddressRefused (hostRefused, whatever the reason).
  */
 export async function resolvePublic(
   host: string,
@@ -94,10 +94,9 @@ export async function resolvePublic(
   try {
     addresses = isIP(host) ? [host] : await resolve(host);
   } catch {
-    throw new AddressRefused(doesNotResolve);
+    throw new AddressRefused(hostRefused);
   }
-  if (addresses.length === 0) throw new AddressRefused(doesNotResolve);
-  if (!addresses.every(allowed)) throw new AddressRefused(notPublicMessage);
+  if (addresses.length === 0 || !addresses.every(allowed)) throw new AddressRefused(hostRefused);
   return addresses;
 }
 
@@ -105,20 +104,18 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 
 /**
  * dns.lookup for sockets (an Agent's `lookup`; Node calls none for a literal address): the DNS
- * answer the socket connects to, refused unless every address passes `allowed`. A DNS failure
- * stays the DNS's own error.
+ * answer the socket connects to, refused unless every address passes `allowed`. A DNS failure is
+ * refused alike (hostRefused): the attempt fails, as any failed connection does, and is retried
+ * where its caller retries.
  */
 export function guardedLookup(resolve: Resolver, allowed: (address: string) => boolean = isPublicAddress) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    resolve(hostname).then(
-      (addresses) => {
-        if (addresses.length === 0 || !addresses.every(allowed))
-          return callback(new AddressRefused(notPublicMessage), []);
-        const all = addresses.map((address) => ({ address, family: isIP(address) }));
-        if (options.all) callback(null, all);
-        else callback(null, all[0]!.address, all[0]!.family);
-      },
-      (err: NodeJS.ErrnoException) => callback(err, []),
-    );
+    const refuse = () => callback(new AddressRefused(hostRefused), []);
+    resolve(hostname).then((addresses) => {
+      if (addresses.length === 0 || !addresses.every(allowed)) return refuse();
+      const all = addresses.map((address) => ({ address, family: isIP(address) }));
+      if (options.all) callback(null, all);
+      else callback(null, all[0]!.address, all[0]!.family);
+    }, refuse);
   };
 }

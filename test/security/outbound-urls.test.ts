@@ -13,6 +13,7 @@ import { createServer as createTcpServer, type AddressInfo, type Server } from '
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerMaxBytes, guardedFetch, isPublicAddress } from '../../src/domain/social/egress.ts';
+import { deadlineResolver, hostRefused, type Resolver } from '../../src/http/addresses.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { call, createTestEnv, type Harness } from '../support/harness.ts';
@@ -75,6 +76,11 @@ describe('setting up a provider', () => {
         code: 'invalid_request',
         details: { reason: 'endpoint_not_allowed', field: 'api_base_url' },
       });
+      // Every refused host in the same words, resolving or not: they cannot map internal names.
+      if (url.startsWith('https:'))
+        expect(github.body.message).toBe(
+          `api_base_url is not allowed: ${hostRefused}; a live environment reaches only public addresses, over https`,
+        );
       const google = await putProvider(live, 'google', { client_id: 'g', client_secret: 's', issuer: url });
       expect({ url, status: google.status }).toEqual({ url, status: 400 });
     }
@@ -117,6 +123,9 @@ describe('signing in', () => {
 });
 
 describe('the guarded fetch', () => {
+  // Its DNS has a deadline and reads no /etc/hosts: the tests' certificate names localhost, so they
+  // answer that name themselves, as /etc/hosts would.
+  const hostsDns: Resolver = async (host) => (host === 'localhost' ? ['127.0.0.1'] : deadlineResolver(host));
   let tls: HttpsServer;
   let port: number;
   let posted = '';
@@ -159,7 +168,7 @@ describe('the guarded fetch', () => {
   });
 
   it('answers like fetch where the address is allowed (openid-client discovery runs through it)', async () => {
-    const trusting = guardedFetch(() => true, { ca });
+    const trusting = guardedFetch(() => true, { ca, resolve: hostsDns });
     const found = await oidc.discovery(new URL(`https://localhost:${port}`), 'client', undefined, oidc.None(), {
       [oidc.customFetch]: trusting,
     });
@@ -176,10 +185,13 @@ describe('the guarded fetch', () => {
   });
 
   it('refuses plain http, and local addresses by name or number, before connecting', async () => {
-    const publicOnly = guardedFetch(isPublicAddress, { ca });
-    for (const url of [`https://localhost:${port}/x`, `https://127.0.0.1:${port}/x`, `http://8.8.8.8/x`]) {
-      await expect(publicOnly(url)).rejects.toThrow(/not (a )?public|only https/);
+    const publicOnly = guardedFetch(isPublicAddress, { ca, resolve: hostsDns });
+    for (const url of [`https://localhost:${port}/x`, `https://127.0.0.1:${port}/x`]) {
+      await expect(publicOnly(url)).rejects.toThrow(hostRefused);
     }
+    await expect(publicOnly('http://8.8.8.8/x')).rejects.toThrow(/only https/);
+    // A name that does not resolve, with the service's own DNS, reads as a private one.
+    await expect(guardedFetch(isPublicAddress)('https://cairn-no-such-host.invalid/x')).rejects.toThrow(hostRefused);
     expect(['8.8.8.8', '2606:4700:4700::1111'].map(isPublicAddress)).toEqual([true, true]);
     expect(
       [
@@ -203,20 +215,20 @@ describe('the guarded fetch', () => {
   });
 
   it('takes plain http where the rule allows it (test environments), still refusing local addresses', async () => {
-    const publicHttp = guardedFetch(isPublicAddress, { httpsOnly: false });
+    const publicHttp = guardedFetch(isPublicAddress, { httpsOnly: false, resolve: hostsDns });
     for (const url of [
       `http://localhost:${trapPort}/x`,
       `http://127.0.0.1:${trapPort}/x`,
       `http://[::ffff:127.0.0.1]:${trapPort}/x`,
       'ftp://8.8.8.8/x',
     ]) {
-      await expect(publicHttp(url)).rejects.toThrow(/not (a )?public|is not allowed/);
+      await expect(publicHttp(url)).rejects.toThrow(url.startsWith('ftp:') ? /is not allowed/ : hostRefused);
     }
     expect(connections).toBe(0);
     const plain = createHttpServer((_req, res) => res.writeHead(204).end());
     await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
     try {
-      const anyHttp = guardedFetch(() => true, { httpsOnly: false });
+      const anyHttp = guardedFetch(() => true, { httpsOnly: false, resolve: hostsDns });
       expect((await anyHttp(`http://localhost:${(plain.address() as AddressInfo).port}/x`)).status).toBe(204);
     } finally {
       await new Promise((r) => plain.close(r));

@@ -7,6 +7,9 @@
 // creation and update (400 naming the switch), and again where each connection opens, so an
 // endpoint stored while private targets were allowed reaches nothing once they are not, and its
 // attempts all read the same. Development (`npm start`, these tests) keeps local receivers.
+// A name that does not resolve is refused in the very same words as a private address, at set-up
+// and at delivery: the service's internal names (postgres, s3, metadata.google.internal) resolve
+// only inside its network, so any difference would tell a key holder which of them exist.
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
@@ -88,6 +91,36 @@ function privateUrls(): string[] {
   ];
 }
 
+/** Never resolves (RFC 6761 §6.4): a name the service's DNS does not know. */
+const unresolvable = 'http://cairn-no-such-host.invalid/';
+/** What a refusal may never contain: the host, its address, a port, whether the name resolved. */
+const namesTarget = /cairn-no-such-host|127\.0\.0\.1|::1|::ffff|localhost|\d{4,5}|does not resolve|resolves to/;
+
+/**
+ * The answers to one request per target of `unresolvable`, a private literal and a private name:
+ * all 400, byte for byte the same but for the request id, naming none of them; the first, parsed.
+ */
+async function oneAnswer(send: (target: string) => Promise<Response>): Promise<Record<string, unknown>> {
+  const bodies: string[] = [];
+  for (const target of [unresolvable, `http://127.0.0.1:${trap4}/`, `http://localhost:${trap4}/`]) {
+    const res = await send(target);
+    expect({ target, status: res.status }).toEqual({ target, status: 400 });
+    bodies.push((await res.text()).replace(/"request_id":"[^"]*"/, '"request_id":""'));
+  }
+  expect(bodies[1]).toBe(bodies[0]);
+  expect(bodies[2]).toBe(bodies[0]);
+  expect(bodies[0]).not.toMatch(namesTarget);
+  return JSON.parse(bodies[0]!) as Record<string, unknown>;
+}
+
+/** A JSON request with the environment's secret key. */
+const send = (base: string, env: CreatedEnv, method: string, path: string, body: unknown) =>
+  fetch(`${base}/v1/${env.env.name}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${env.secretKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
 const api = (base: string, env: CreatedEnv) => (method: string, path: string, body?: unknown) =>
   call(base, method, `/v1/${env.env.name}${path}`, { key: env.secretKey, ...(body === undefined ? {} : { body }) });
 
@@ -148,11 +181,28 @@ describe('webhook endpoints of a test environment', () => {
     expect(connections).toBe(0);
   });
 
+  it('under deny are refused at creation in the same words whether the name does not resolve or is private', async () => {
+    const env = await createTestEnv(h.db);
+    for (const web of [denyWeb.url, prodWeb.url]) {
+      const body = { event_types: ['*'] };
+      const answer = await oneAnswer((url) => send(web, env, 'POST', '/webhook_endpoints', { ...body, url }));
+      // Still says which rule refused it, and who sets it.
+      expect(answer).toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringMatching(/public addresses.*CAIRN_PRIVATE_TARGETS=deny/),
+        details: { reason: 'url_not_allowed' },
+      });
+    }
+    expect(await countEndpoints(env)).toBe(0);
+    expect(connections).toBe(0);
+  });
+
   it('stored while allowed, are never called once a worker runs under NODE_ENV=production, and fail alike', async () => {
     const env = await createTestEnv(h.db);
     const dev = api(devWeb.url, env);
     const ids: string[] = [];
-    for (const url of internalUrls()) {
+    // A name that does not resolve fails in the same words as the private addresses.
+    for (const url of [...internalUrls(), unresolvable]) {
       const res = await dev('POST', '/webhook_endpoints', { url, event_types: ['end_user.created'] });
       expect(res.status).toBe(201);
       ids.push(res.body.id as string);
@@ -179,7 +229,7 @@ describe('webhook endpoints of a test environment', () => {
       for (const attempt of firsts) {
         expect(attempt).not.toHaveProperty('status_code');
         expect(attempt.error).toMatch(/^refused: .*CAIRN_PRIVATE_TARGETS=deny/);
-        expect(attempt.error).not.toMatch(/127\.0\.0\.1|::1|::ffff|localhost|\d{4,5}/);
+        expect(attempt.error).not.toMatch(namesTarget);
       }
       expect(new Set(firsts.map((a) => a.error)).size).toBe(1);
       expect(connections).toBe(0);
@@ -219,6 +269,40 @@ describe('social providers of a test environment', () => {
         (await put(web.url, env, 'google', { client_id: 'g', client_secret: 's', issuer: `http://127.0.0.1:${trap4}` }))
           .status,
       ).toBe(200);
+    expect(connections).toBe(0);
+  });
+
+  it('under deny are refused in the same words whether the name does not resolve or is private', async () => {
+    const env = await createTestEnv(h.db);
+    for (const web of [denyWeb.url, prodWeb.url]) {
+      const body = { client_id: 'g', client_secret: 's' };
+      const answer = await oneAnswer((issuer) =>
+        send(web, env, 'PUT', '/social_providers/google', { ...body, issuer }),
+      );
+      expect(answer).toMatchObject({
+        message: expect.stringMatching(/public addresses.*CAIRN_PRIVATE_TARGETS=deny/),
+        details: { reason: 'endpoint_not_allowed', field: 'issuer' },
+      });
+    }
+    expect(await h.db('social_providers').where({ env_id: env.env.id })).toEqual([]);
+  });
+
+  it('stored while allowed, fail sign-ins in the same words whether the name does not resolve or is private', async () => {
+    const env = await createTestEnv(h.db);
+    expect(
+      (await put(devWeb.url, env, 'google', { client_id: 'g', client_secret: 's', issuer: 'http://93.184.215.14' }))
+        .status,
+    ).toBe(200);
+    const q = new URLSearchParams({ publishable_key: env.publishableKey, redirect_url: 'http://localhost:5173/done' });
+    const answer = await oneAnswer(async (issuer) => {
+      await h.db('social_providers').where({ env_id: env.env.id, provider: 'google' }).update({ issuer });
+      return fetch(`${prodWeb.url}/v1/client/oauth/google/start?${q}`, { redirect: 'manual' });
+    });
+    expect(answer).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('CAIRN_PRIVATE_TARGETS=deny'),
+      details: { reason: 'endpoint_not_allowed' },
+    });
     expect(connections).toBe(0);
   });
 

@@ -7,8 +7,9 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts';
+import { createSender } from '../../src/domain/webhooks/send.ts';
 import { checkTarget } from '../../src/domain/webhooks/targets.ts';
-import { deadlineResolver, type Resolver } from '../../src/http/addresses.ts';
+import { deadlineResolver, hostRefused, type Resolver } from '../../src/http/addresses.ts';
 import { targetRule } from '../../src/http/target-rule.ts';
 import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
@@ -67,7 +68,32 @@ describe('checkTarget (the rule at creation)', () => {
       'https://hooks.example-public.test/x?y=1',
     );
     // One private address among public ones is enough to refuse.
-    await expect(checkTarget('https://mixed.example.test/', live, fakeDns)).rejects.toThrow(/not public/);
+    await expect(checkTarget('https://mixed.example.test/', live, fakeDns)).rejects.toThrow(hostRefused);
+  });
+
+  it('refuses a name that does not resolve, or whose DNS fails, in the words of a private address', async () => {
+    // A SERVFAIL or a timeout reads the same: the answer must not tell names that exist from others.
+    const failing: Resolver = async () => {
+      throw Object.assign(new Error('queryA ESERVFAIL internal.example.test'), { code: 'ESERVFAIL' });
+    };
+    const refusal = (url: string, dns: Resolver = fakeDns) => checkTarget(url, live, dns).catch((e: unknown) => e);
+    const private_ = (await refusal('https://127.0.0.1/hook')) as AppError;
+    expect(private_.message).toBe(`url is not allowed: ${hostRefused}; ${live.because}`);
+    for (const err of [
+      await refusal('https://no-such-host.invalid/hook'),
+      await refusal('https://internal.example.test/hook', failing),
+      await refusal('https://mixed.example.test/hook'),
+    ])
+      expect(err).toMatchObject({ code: 'invalid_request', message: private_.message, details: private_.details });
+    // At delivery too: a failed attempt (retried like any), its error naming neither host nor cause.
+    const sender = createSender({ resolve: failing });
+    try {
+      const outcome = await sender.send(live, 'https://internal.example.test/hook', {}, '{}');
+      expect(outcome).toMatchObject({ ok: false, error: `refused: ${hostRefused}; ${live.because}` });
+      expect(await sender.send(live, 'https://127.0.0.1/hook', {}, '{}')).toMatchObject({ error: outcome.error });
+    } finally {
+      sender.close();
+    }
   });
 
   it('a test environment accepts http, and local addresses where private targets are allowed; never other schemes', async () => {
@@ -180,7 +206,7 @@ describe('over HTTP', () => {
       return attempts.length > 0;
     });
     // Refused without naming the address it found: that would map internal names for the caller.
-    expect(attempts[0]).toMatchObject({ error: expect.stringMatching(/^refused: .*not public/) });
+    expect(attempts[0]).toMatchObject({ error: `refused: ${hostRefused}; ${live.because}` });
     expect(attempts[0]!.error).not.toContain('127.0.0.1');
     expect(attempts[0]).not.toHaveProperty('status_code');
     expect(connections).toBe(0);

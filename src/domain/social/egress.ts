@@ -6,13 +6,24 @@
 // allows private targets. The check runs where the socket is opened (the DNS answer it connects
 // to), not on an earlier lookup, so a name that resolves differently the second time (DNS
 // rebinding) gains nothing; it also covers addresses a discovery document names, which the
-// operator never typed.
+// operator never typed. Names are resolved with a deadline (http/addresses.ts deadlineResolver), not
+// getaddrinfo, whose threads also hash passwords: a provider on a name whose DNS never answers must
+// not stall everyone's sign-in. A refusal reads the same whether the name did not resolve or
+// resolved to a private address, so it cannot map the service's internal names.
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { AppError } from '../../errors.ts';
-import { AddressRefused, guardedLookup, isPublicAddress, lookupResolver, resolvePublic } from '../../http/addresses.ts';
+import {
+  AddressRefused,
+  deadlineResolver,
+  guardedLookup,
+  hostRefused,
+  isPublicAddress,
+  resolvePublic,
+  type Resolver,
+} from '../../http/addresses.ts';
 import type { TargetRule } from '../../http/target-rule.ts';
 
 export { isPublicAddress };
@@ -24,7 +35,12 @@ export class EgressRefused extends AddressRefused {
 export type EgressFetch = ReturnType<typeof guardedFetch>;
 
 /** At set-up, where `rule` admits public addresses only: a host that resolves now, only to those (and https where `rule` says); else 400 naming the field. */
-export async function checkEndpoint(field: string, url: string, rule: TargetRule): Promise<void> {
+export async function checkEndpoint(
+  field: string,
+  url: string,
+  rule: TargetRule,
+  resolve: Resolver = deadlineResolver,
+): Promise<void> {
   const refuse = (why: string) =>
     new AppError('invalid_request', `${field} is not allowed: ${why}; ${rule.because}`, {
       details: { reason: 'endpoint_not_allowed', field },
@@ -32,7 +48,7 @@ export async function checkEndpoint(field: string, url: string, rule: TargetRule
   const target = new URL(url);
   if (rule.httpsOnly && target.protocol !== 'https:') throw refuse('the URL is not https');
   try {
-    await resolvePublic(target.hostname.replace(/^\[|\]$/g, ''), lookupResolver);
+    await resolvePublic(target.hostname.replace(/^\[|\]$/g, ''), resolve);
   } catch (err) {
     if (err instanceof AddressRefused) throw refuse(err.message);
     throw err;
@@ -46,11 +62,11 @@ export interface EgressInit {
   signal?: AbortSignal | null;
 }
 
-/** Whether `err` (or an error it wraps, as openid-client does) is a refusal from this module. */
-export function isEgressRefusal(err: unknown): boolean {
+/** The refusal from this module that `err` is or wraps (as openid-client does), if any. */
+export function egressRefusal(err: unknown): AddressRefused | undefined {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
-    if (e instanceof AddressRefused) return true;
-  return false;
+    if (e instanceof AddressRefused) return e;
+  return undefined;
 }
 
 /**
@@ -76,6 +92,8 @@ export interface GuardedFetchOptions {
   ca?: string;
   /** Refuse plain http (live environments); default true. */
   httpsOnly?: boolean;
+  /** The DNS where sockets open; default deadlineResolver (tests name their own for `localhost`). */
+  resolve?: Resolver;
 }
 
 /**
@@ -89,7 +107,7 @@ export function guardedFetch(
 ) {
   const httpsOnly = options.httpsOnly ?? true;
   // Its own agents: a pooled socket opened by other code (the global agent) was never checked.
-  const guarded = { lookup: guardedLookup(lookupResolver, allowed), keepAlive: false };
+  const guarded = { lookup: guardedLookup(options.resolve ?? deadlineResolver, allowed), keepAlive: false };
   const https = new HttpsAgent({ ...guarded, ...(options.ca ? { ca: options.ca } : {}) });
   const http = new HttpAgent(guarded);
   return async (url: string, init: EgressInit = {}): Promise<Response> => {
@@ -98,7 +116,7 @@ export function guardedFetch(
     if (!secure && (httpsOnly || target.protocol !== 'http:'))
       throw new EgressRefused(`${target.protocol} is not allowed, only https${httpsOnly ? '' : ' and http'}`);
     const literal = target.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(literal) && !allowed(literal)) throw new EgressRefused('the host is not a public address');
+    if (isIP(literal) && !allowed(literal)) throw new EgressRefused(hostRefused);
     if (init.body instanceof ReadableStream) throw new EgressRefused('streamed request bodies are not supported');
     const body =
       init.body instanceof URLSearchParams

@@ -6,7 +6,7 @@
 import * as oidc from 'openid-client';
 import { AppError } from '../../errors.ts';
 import { appleClientSecret } from './apple.ts';
-import { isEgressRefusal } from './egress.ts';
+import { egressRefusal } from './egress.ts';
 import type { ResolvedProvider } from './providers.ts';
 
 const metadataCache = new Map<string, { at: number; metadata: oidc.ServerMetadata }>();
@@ -31,7 +31,8 @@ async function serverMetadata(p: ResolvedProvider): Promise<oidc.ServerMetadata>
     metadataCache.set(p.issuer, { at: Date.now(), metadata });
     return metadata;
   } catch (err) {
-    if (isEgressRefusal(err)) throw endpointRefused(p);
+    const refusal = egressRefusal(err);
+    if (refusal) throw endpointRefused(p, refusal);
     throw new AppError('store_unavailable', `could not reach ${p.name}'s sign-in service; retry shortly`, {
       retryAfter: 5,
       cause: err,
@@ -39,11 +40,15 @@ async function serverMetadata(p: ResolvedProvider): Promise<oidc.ServerMetadata>
   }
 }
 
-/** Retrying cannot help: the environment's provider settings name an address it may not reach. */
-function endpointRefused(p: ResolvedProvider): AppError {
+/**
+ * The provider's settings name an address this environment may not reach. The refusal's text names
+ * no host, and reads the same for a name that did not resolve (http/addresses.ts hostRefused), so
+ * sign-ins cannot map the service's internal names either.
+ */
+function endpointRefused(p: ResolvedProvider, refusal: Error): AppError {
   return new AppError(
     'invalid_request',
-    `${p.name} sign-in is set up with an address this environment may not reach (${p.refusedBecause ?? 'public addresses only'}); fix the provider's settings`,
+    `${p.name} sign-in could not reach its provider: ${refusal.message} (${p.refusedBecause ?? 'public addresses only'}); check the provider's settings`,
     { details: { reason: 'endpoint_not_allowed' } },
   );
 }
@@ -115,7 +120,8 @@ async function githubProfile(p: ResolvedProvider, accessToken: string): Promise<
         signal: AbortSignal.timeout(10_000),
       });
     } catch (err) {
-      if (isEgressRefusal(err)) throw endpointRefused(p);
+      const refusal = egressRefusal(err);
+      if (refusal) throw endpointRefused(p, refusal);
       throw new AppError('unauthorized', `could not reach GitHub for ${path}`, { cause: err });
     }
     if (!res.ok) throw new AppError('unauthorized', `GitHub answered ${res.status} for ${path}`);

@@ -4,7 +4,10 @@
 // and the same address rule unless the operator allows private targets (CAIRN_PRIVATE_TARGETS).
 // The rule is checked when the URL is set and again where each attempt opens its socket, on the
 // DNS answer it connects to, so a name that later resolves to 127.0.0.1 (DNS rebinding), or an
-// endpoint set while the operator still allowed private targets, reaches nothing.
+// endpoint set while the operator still allowed private targets, reaches nothing. Where only public
+// addresses are allowed, a name that does not resolve is refused with the same text as a private
+// one (http/addresses.ts hostRefused), at creation and at delivery: otherwise the answers would tell
+// which of the service's internal names exist.
 import { AppError } from '../../errors.ts';
 import { AddressRefused, deadlineResolver, resolvePublic, type Resolver } from '../../http/addresses.ts';
 import type { TargetRule } from '../../http/target-rule.ts';
