@@ -11,6 +11,7 @@ import { createGunzip } from 'node:zlib';
 import busboy from 'busboy';
 import { AppError } from '../../../../errors.ts';
 import { discardRest } from '../../../../http/discard-body.ts';
+import type { Logger } from '../../../../log.ts';
 import { ensureSourceMapBucket, type UploadDeps } from '../../source-maps/uploads.ts';
 import { bundleQueries } from './queries.ts';
 
@@ -51,6 +52,8 @@ async function readPart(stream: Readable, gzip: boolean, budget: { left: number 
   const parts: Buffer[] = [];
   let size = 0;
   const source = gzip ? stream.pipe(createGunzip()) : stream;
+  // A part cut short (its request refused) ends the read with its error, whether gunzipped or not.
+  if (source !== stream) stream.once('error', (err) => source.destroy(err));
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
       size += chunk.length;
@@ -76,8 +79,15 @@ const maxWireBytes = chunkLimits.maxRequestSize + 1024 * 1024;
  * Reads, checks and keeps the chunks of one request; answers how many. The request is bounded as
  * a whole: its bytes on the wire, its parts (chunks and a few fields: one past the limit refuses
  * the request at once, rather than being skipped while the rest is still read), and its chunks' bytes.
+ * A chunk's object is written before its row, and a refused request keeps none of its chunks: the
+ * objects it wrote that no row vouches for are removed before it is answered, since pruning
+ * starts from rows and would never find them.
  */
-export async function receiveChunks(deps: UploadDeps, envId: string, req: IncomingMessage): Promise<number> {
+export async function receiveChunks(
+  deps: UploadDeps & { log: Logger },
+  envId: string,
+  req: IncomingMessage,
+): Promise<number> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? ''))
     throw bad('send the chunks as multipart/form-data parts named file_gzip (or file)');
   const declared = Number(req.headers['content-length']);
@@ -85,60 +95,102 @@ export async function receiveChunks(deps: UploadDeps, envId: string, req: Incomi
     throw bad(`the request is larger than ${maxWireBytes} bytes`, 413);
   const budget = { left: chunkLimits.maxRequestSize };
   const kept: Promise<{ sha1: string; size_bytes: number }>[] = [];
+  /** The chunks this request wrote to the store. */
+  const written: string[] = [];
   const bucket = await ensureSourceMapBucket(deps);
-  await new Promise<void>((resolve, reject) => {
-    const parser = busboy({
-      headers: req.headers,
-      limits: {
-        files: chunkLimits.chunksPerRequest,
-        fields: 8,
-        fieldSize: 1024,
-        parts: chunkLimits.chunksPerRequest + 8,
-        headerPairs: 16,
-      },
-    });
-    let wire = 0;
-    let failed = false;
-    const fail = (err: unknown) => {
-      if (failed) return;
-      failed = true;
-      req.unpipe(parser);
-      req.off('data', count);
-      discardRest(req, maxWireBytes);
-      reject(err);
-    };
-    const count = (chunk: Buffer) => {
-      wire += chunk.length;
-      if (wire > maxWireBytes) fail(bad(`the request is larger than ${maxWireBytes} bytes`, 413));
-    };
-    parser.on('file', (field, stream, info) => {
-      if (field !== 'file_gzip' && field !== 'file') {
-        stream.resume();
-        return;
-      }
-      const name = info.filename ?? '';
-      const read = readPart(stream, field === 'file_gzip', budget).then(async (bytes) => {
-        const sha1 = createHash('sha1').update(bytes).digest('hex');
-        if (name.toLowerCase() !== sha1)
-          throw bad(`chunk "${name.slice(0, 64)}" is not named by the SHA-1 of its bytes`);
-        await deps.store.put(bucket, chunkKey(envId, sha1), bytes, { contentType: 'application/octet-stream' });
-        return { sha1, size_bytes: bytes.length };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const parser = busboy({
+        headers: req.headers,
+        limits: {
+          files: chunkLimits.chunksPerRequest,
+          fields: 8,
+          fieldSize: 1024,
+          parts: chunkLimits.chunksPerRequest + 8,
+          headerPairs: 16,
+        },
       });
-      read.catch(() => stream.resume());
-      kept.push(read);
+      let wire = 0;
+      let failed = false;
+      const fail = (err: unknown) => {
+        if (failed) return;
+        failed = true;
+        req.unpipe(parser);
+        req.off('data', count);
+        discardRest(req, maxWireBytes);
+        // The part being read ends with an error, so that every part has settled before cleanup.
+        parser.destroy();
+        reject(err);
+      };
+      const count = (chunk: Buffer) => {
+        wire += chunk.length;
+        if (wire > maxWireBytes) fail(bad(`the request is larger than ${maxWireBytes} bytes`, 413));
+      };
+      parser.on('file', (field, stream, info) => {
+        if (field !== 'file_gzip' && field !== 'file') {
+          stream.on('error', () => undefined).resume();
+          return;
+        }
+        const name = info.filename ?? '';
+        const read = readPart(stream, field === 'file_gzip', budget).then(async (bytes) => {
+          const sha1 = createHash('sha1').update(bytes).digest('hex');
+          if (name.toLowerCase() !== sha1)
+            throw bad(`chunk "${name.slice(0, 64)}" is not named by the SHA-1 of its bytes`);
+          if (failed) throw new Error('the request was refused');
+          // Noted before the write, so that a write cut short is removed too.
+          written.push(sha1);
+          await deps.store.put(bucket, chunkKey(envId, sha1), bytes, { contentType: 'application/octet-stream' });
+          return { sha1, size_bytes: bytes.length };
+        });
+        // A refused part refuses the request at once: no chunk after it is written.
+        read.catch((err: unknown) => {
+          stream.resume();
+          fail(err);
+        });
+        kept.push(read);
+      });
+      parser.on('filesLimit', () => fail(bad(`at most ${chunkLimits.chunksPerRequest} chunks per request`)));
+      parser.on('fieldsLimit', () => fail(bad('at most 8 form fields per request')));
+      parser.on('partsLimit', () => fail(bad(`at most ${chunkLimits.chunksPerRequest + 8} parts per request`)));
+      parser.on('error', (err) => fail(bad(`the multipart body does not parse: ${(err as Error).message}`)));
+      parser.on('close', resolve);
+      req.on('error', fail);
+      req.on('data', count);
+      req.pipe(parser);
     });
-    parser.on('filesLimit', () => fail(bad(`at most ${chunkLimits.chunksPerRequest} chunks per request`)));
-    parser.on('fieldsLimit', () => fail(bad('at most 8 form fields per request')));
-    parser.on('partsLimit', () => fail(bad(`at most ${chunkLimits.chunksPerRequest + 8} parts per request`)));
-    parser.on('error', (err) => fail(bad(`the multipart body does not parse: ${(err as Error).message}`)));
-    parser.on('close', resolve);
-    req.on('error', fail);
-    req.on('data', count);
-    req.pipe(parser);
-  });
-  const chunks = await Promise.all(kept);
-  await bundleQueries(deps.db).addChunks(envId, chunks);
-  return chunks.length;
+    const chunks = await Promise.all(kept);
+    await bundleQueries(deps.db).addChunks(envId, chunks);
+    return chunks.length;
+  } catch (err) {
+    await Promise.allSettled(kept);
+    await forgetWritten(deps, envId, bucket, written);
+    throw err;
+  }
+}
+
+/**
+ * The objects a refused request wrote, but those of chunks the environment already held (a row
+ * from an earlier upload vouches for the same bytes). Best effort: what cannot be removed is logged.
+ */
+async function forgetWritten(
+  deps: UploadDeps & { log: Logger },
+  envId: string,
+  bucket: string,
+  sha1s: readonly string[],
+): Promise<void> {
+  if (sha1s.length === 0) return;
+  const unheld = await bundleQueries(deps.db)
+    .missingChunks(envId, [...sha1s])
+    .catch((err: unknown) => {
+      deps.log.warn({ err, env_id: envId, chunks: sha1s }, "a refused chunk upload's objects are left: no row check");
+      return [];
+    });
+  for (const sha1 of unheld)
+    await deps.store
+      .delete(bucket, chunkKey(envId, sha1))
+      .catch((err: unknown) =>
+        deps.log.warn({ err, env_id: envId, sha1 }, "a refused chunk upload's object is left: delete failed"),
+      );
 }
 
 /**
