@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { errorEventInput } from '../domain/observability/intake/event-schema.ts';
 import type { EventRow, GroupRow } from '../domain/observability/groups/queries.ts';
 import type { SourceMapRow } from '../domain/observability/source-maps/queries.ts';
+import { releaseFileNameMaxBytes } from '../domain/observability/source-maps/uploads.ts';
 import { defaultRuleNames } from '../domain/observability/scrubbing/rules.ts';
 import { scrubbingPolicy } from '../domain/observability/scrubbing/scrub.ts';
 import { byId, byTimeAndId, pageOf, pageQuery } from './pages.ts';
@@ -23,6 +24,14 @@ export const eventParams = envParams.extend({
     message: 'an event uid such as err_c001j…, or the 32-hex event_id its SDK gave it',
   }),
 });
+/** A release file's name: 2048 characters, and as many bytes of UTF-8 (its row's index holds it). */
+export const releaseFileName = z
+  .string()
+  .min(1)
+  .max(releaseFileNameMaxBytes)
+  .refine((s) => Buffer.byteLength(s) <= releaseFileNameMaxBytes, {
+    message: `at most ${releaseFileNameMaxBytes} bytes of UTF-8`,
+  });
 export const releaseParams = envParams.extend({
   release: z
     .string()

@@ -6,7 +6,7 @@
 import { AppError } from '../errors.ts';
 
 /** True for U+0000 or an unpaired surrogate. */
-function unstorable(s: string): boolean {
+export function unstorable(s: string): boolean {
   return s.includes('\0') || !s.isWellFormed();
 }
 

@@ -179,5 +179,12 @@ describe('symbolication', () => {
       body: { file: 'x.js', source_map: { version: 3, mappings: 5 } },
     });
     expect(bad).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    // A name of 2,000 characters that take 3 bytes each: 400, not the 500 of an index row Postgres refuses.
+    const wide = Array.from({ length: 2000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('');
+    const long = await call(s.web.url, 'PUT', `${envBase(env)}/releases/1.0.0/source_maps`, {
+      key: env.secretKey,
+      body: { file: wide, source_map: { version: 3, sources: ['a.ts'], names: [], mappings: 'AAAA' } },
+    });
+    expect(long).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
   });
 });

@@ -3,10 +3,13 @@
 // its headers say: a ~300 KiB zip whose one file inflates to 300 MiB is refused from its central
 // directory, before a byte is inflated; the same file behind headers that declare 1 KiB is stopped
 // as soon as it inflates past that; bundles over the total or the file-count limit are refused the
-// same way. Each ends in Sentry's `error` state with a detail naming the file, and nothing of it is
-// stored. Through the routes sentry-cli calls (chunk upload, then assemble), with the worker a real
-// process whose resident memory is sampled throughout; a legitimate bundle still lands, and a
-// chunk whose gzip inflates past the chunk size is refused at upload.
+// same way, and so is a ~1 MiB bundle whose files declare 1000 MiB (under the 1 GiB cap, over 20
+// times the bundle's size), which was inflated twice and stored whole. A bundle whose map does not
+// parse, or whose file has a URL no row can hold, is refused before anything is stored: a good
+// file before it used to be stored first. Each ends in Sentry's `error` state with a detail naming
+// the file, and nothing of it is stored. Through the routes sentry-cli calls (chunk upload, then
+// assemble), with the worker a real process whose resident memory is sampled throughout; a
+// legitimate bundle still lands, and a chunk whose gzip inflates past the chunk size is refused at upload.
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32, createDeflateRaw, deflateRawSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -305,6 +308,68 @@ describe('artifact bundles that inflate past the limits', () => {
     expect(peakRss - baselineRss).toBeLessThan(allowedGrowth);
     expect((await storedFiles('bomb-3')).rows).toBe(0);
   }, 480_000);
+
+  it('refuses a ~1 MiB bundle that declares 1000 MiB, more than 20 times its size, from its central directory', async () => {
+    // 20 files of 50 MiB of zeros, each within the file limit, with true CRCs, 1000 MiB in all:
+    // under the 1 GiB cap, but a bundle may inflate to 20 times what it weighs (past its first MiB).
+    const before = await storedFiles('bomb-5');
+    const blob = await zeros('x', 50 * MiB);
+    const dense = bundle(
+      'bomb-5',
+      Array.from({ length: 20 }, (_, i) => ({
+        entry: { ...blob, name: `files/_/_/zero-${i}.js` },
+        url: `~/zero-${i}.js`,
+        type: 'minified_source',
+      })),
+    );
+    expect(dense.length).toBeLessThan(2 * MiB);
+    const { answer, peakRss } = await upload(dense, 'bomb-5');
+    expect(answer.state).toBe('error');
+    expect(answer.detail).toBe(
+      `the bundle's files declare more than the ${20 * dense.length} bytes a bundle of ${dense.length} bytes may hold inflated, 20 times its size (at "files/_/_/zero-0.js")`,
+    );
+    expect(await storedFiles('bomb-5')).toEqual({ rows: 0, objects: before.objects });
+    expect(peakRss - baselineRss).toBeLessThan(allowedGrowth);
+  }, 480_000);
+
+  it('refuses a bundle whose map is not one, after a good file, naming the map and storing nothing', async () => {
+    const before = await storedFiles('bad-map');
+    for (const [text, reason] of [
+      ['{"version": 3, "sources": ["a.ts"], "mappings": "AAAA"', 'source_map is not JSON'],
+      ['{"version": 3, "mappings": 5}', 'source_map is not a valid source map (ECMA-426 version 3)'],
+    ] as const) {
+      const broken = bundle('bad-map', [
+        // A good file first in the archive: stored only if every file checks out, so not at all.
+        { entry: deflated('files/_/_/ok.min.js', 'function ok(){}'), url: '~/ok.min.js', type: 'minified_source' },
+        { entry: deflated('files/_/_/broken.js.map', text), url: '~/broken.js.map', type: 'source_map' },
+      ]);
+      const { answer } = await upload(broken, 'bad-map');
+      expect(await storedFiles('bad-map')).toEqual({ rows: 0, objects: before.objects });
+      expect(answer).toEqual({
+        state: 'error',
+        missingChunks: [],
+        detail: `the bundle's file "files/_/_/broken.js.map" (~/broken.js.map): ${reason}`,
+      });
+    }
+  }, 240_000);
+
+  it('refuses a bundle naming a file by a URL no row can hold, after a good file, storing nothing', async () => {
+    const before = await storedFiles('bad-url');
+    // 1,000 CJK characters that do not repeat: 3,000 bytes, past what Postgres indexes in a row.
+    const wide = Array.from({ length: 1000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('');
+    for (const url of [`~/${wide}.js`, '~/nul\u0000.js']) {
+      const refused = bundle('bad-url', [
+        { entry: deflated('files/_/_/ok.min.js', 'function ok(){}'), url: '~/ok.min.js', type: 'minified_source' },
+        { entry: deflated('files/_/_/odd.min.js', 'function odd(){}'), url, type: 'minified_source' },
+      ]);
+      const { answer } = await upload(refused, 'bad-url');
+      expect(answer).toMatchObject({
+        state: 'error',
+        detail: expect.stringContaining('"files/_/_/odd.min.js" has a URL'),
+      });
+      expect(await storedFiles('bad-url')).toEqual({ rows: 0, objects: before.objects });
+    }
+  }, 240_000);
 
   it('refuses a bundle of more than 10,000 files', async () => {
     const empty = deflated('x', '');

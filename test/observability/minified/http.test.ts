@@ -74,6 +74,9 @@ describe('minified files', () => {
   });
 
   it('refuses what is not a minified file upload, and stores nothing for it', async () => {
+    const wideName = Array.from({ length: 2000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join(
+      '',
+    );
     const base = `${envBase(env)}/releases/r-bad`;
     for (const body of [
       { file: url },
@@ -81,6 +84,8 @@ describe('minified files', () => {
       { file: '', source: 'x' },
       { file: url, source: 'a\u0000b' },
       { file: url, source: 'x', extra: 1 },
+      // 2,000 characters of 3 bytes each: past the 2048 bytes a name may have (Postgres indexes ~2.7 kB of a row).
+      { file: wideName, source: 'x' },
     ]) {
       const res = await call<{ code: string }>(s.web.url, 'PUT', `${base}/minified_sources`, {
         key: env.secretKey,

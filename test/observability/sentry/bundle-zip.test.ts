@@ -2,6 +2,7 @@
 // library (fflate) read back byte for byte, deflated or stored; any damage to one (bytes changed,
 // the file cut short) and any bytes at all end in a ZipError, never another exception, a read
 // outside the archive or an entry longer than it declares.
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,13 @@ import {
   type ZipLimits,
 } from '../../../src/domain/observability/sentry/cli/zip.ts';
 
-const limits: ZipLimits = { maxEntries: 50, maxEntrySize: 64 * 1024, maxTotalSize: 256 * 1024 };
+const limits: ZipLimits = {
+  maxEntries: 50,
+  maxEntrySize: 64 * 1024,
+  maxTotalSize: 256 * 1024,
+  maxInflateRatio: 20,
+  ratioGraceSize: 256 * 1024,
+};
 
 /** The archive in memory; a read outside it throws a RangeError, which the reader must never cause. */
 const inMemory = (bytes: Uint8Array): RandomAccess => ({
@@ -96,5 +103,21 @@ describe('the bundle zip reader', () => {
       Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}`, new Uint8Array(limits.maxEntrySize)])),
     );
     await expect(readDirectory(inMemory(total), limits)).rejects.toThrow(/in all \(at "f4"\)/);
+  });
+
+  it("holds the declared total to a multiple of the archive's size, past the grace", async () => {
+    const small = { ...limits, ratioGraceSize: 16 * 1024 };
+    const files = (fill: (n: number) => Uint8Array) =>
+      Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`f${i}`, fill(8 * 1024)]));
+    // 24 KiB of zeros in a few hundred bytes: within the grace until the third file.
+    const zeros = zipSync(files((n) => new Uint8Array(n)));
+    await expect(readDirectory(inMemory(zeros), small)).rejects.toThrow(
+      new RegExp(
+        `more than the 16384 bytes a bundle of ${zeros.length} bytes may hold inflated, 20 times its size \\(at "f2"\\)`,
+      ),
+    );
+    // The same sizes that do not deflate: the archive weighs what it declares.
+    const noise = zipSync(files((n) => new Uint8Array(randomBytes(n))));
+    expect((await readDirectory(inMemory(noise), small)).size).toBe(3);
   });
 });

@@ -5,7 +5,12 @@ import { z } from 'zod';
 import { releaseFileMaxBytes, uploadMinifiedSource } from '../../../domain/observability/source-maps/uploads.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listReleaseFiles } from './release-files.ts';
-import { minifiedSourceResource, releaseFileView, releaseParams } from '../../../contract/error-groups.ts';
+import {
+  minifiedSourceResource,
+  releaseFileName,
+  releaseFileView,
+  releaseParams,
+} from '../../../contract/error-groups.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/releases/{release}/minified_sources';
 const resource = minifiedSourceResource;
@@ -21,11 +26,9 @@ export const uploadMinified = defineRoute({
   params: releaseParams,
   bodyLimit: releaseFileMaxBytes,
   body: z.strictObject({
-    file: z
-      .string()
-      .min(1)
-      .max(2048)
-      .meta({ description: 'URL or path of the minified file, as frames print it (matched like source maps)' }),
+    file: releaseFileName.meta({
+      description: 'URL or path of the minified file, as frames print it (matched like source maps)',
+    }),
     source: z.string().min(1).meta({ description: 'The text of the minified file, as served' }),
   }),
   response: { status: 201, description: 'The stored file', schema: resource },

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { releaseFileMaxBytes, uploadSourceMap } from '../../../domain/observability/source-maps/uploads.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listReleaseFiles } from './release-files.ts';
-import { sourceMapResource, releaseFileView, releaseParams } from '../../../contract/error-groups.ts';
+import { releaseFileName, sourceMapResource, releaseFileView, releaseParams } from '../../../contract/error-groups.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/releases/{release}/source_maps';
 
@@ -19,7 +19,7 @@ export const uploadMap = defineRoute({
   params: releaseParams,
   bodyLimit: releaseFileMaxBytes,
   body: z.strictObject({
-    file: z.string().min(1).max(2048).meta({ description: 'URL or path of the minified file, as frames print it' }),
+    file: releaseFileName.meta({ description: 'URL or path of the minified file, as frames print it' }),
     source_map: z.looseObject({ version: z.literal(3) }),
   }),
   response: { status: 201, description: 'The stored map', schema: sourceMapResource },

@@ -7,6 +7,7 @@
 // (greatest lower bound; on an exact hit, the first segment of that column), and the tests
 // compare the two on real and random maps.
 import { TraceMap } from '@jridgewell/trace-mapping';
+import { debugIdOf } from './debug-ids.ts';
 import { decodeMappings, fromDecoded } from './mappings.ts';
 import type { MinifiedIndex } from './scope-naming.ts';
 import { functionScopes, type Scope } from './scopes.ts';
@@ -53,9 +54,12 @@ export class CompactMap {
   private readonly originals = new Map<number, OriginalSource | null>();
   /** Approximate heap bytes held, for the cache's bound. */
   readonly bytes: number;
+  /** The debug id the map declares, read from the one parse an upload's check makes. */
+  readonly debugId: string | null;
 
   constructor(json: string) {
     const map = JSON.parse(json) as RawMap;
+    this.debugId = debugIdOf(map);
     // What TraceMap accepted (it was the parser here before): `sources` an array, `mappings` a VLQ
     // string or already decoded arrays. An indexed map (`sections`) it refused, and so does this.
     if (!Array.isArray(map.sources)) throw new Error('source map has no sources');

@@ -34,6 +34,13 @@ export async function ensureSourceMapBucket(deps: Pick<UploadDeps, 'store' | 'co
  */
 export const releaseFileMaxBytes = 50 * 1024 * 1024;
 
+/**
+ * The longest name (URL or path) of a release's file, in bytes of UTF-8: the name is in the unique
+ * index of its table, and Postgres refuses a B-tree entry over ~2.7 kB (a third of a page), so
+ * 2048 characters that take 3 bytes each failed the insert.
+ */
+export const releaseFileNameMaxBytes = 2048;
+
 export interface UploadDeps {
   db: Knex;
   store: ObjectStore;
@@ -50,7 +57,7 @@ export async function uploadSourceMap(
   return uploadSourceMapText(deps, envId, release, file, JSON.stringify(sourceMap), debugIdOf(sourceMap));
 }
 
-/** A map as its JSON text (an artifact bundle's file, kept as it came), with the debug id it declares. */
+/** A map as its JSON text, with the debug id it declares: checked (`checkSourceMapText`), then stored. */
 export async function uploadSourceMapText(
   deps: UploadDeps,
   envId: string,
@@ -59,11 +66,41 @@ export async function uploadSourceMapText(
   json: string,
   debugId: string | null,
 ): Promise<SourceMapRow> {
-  if (parseMap(json) === 'malformed') {
-    throw new AppError('invalid_request', 'source_map is not a valid source map (ECMA-426 version 3)', {
-      details: { field: 'body.source_map' },
-    });
+  checkSourceMapText(json);
+  return storeCheckedSourceMap(deps, envId, release, file, json, debugId);
+}
+
+/**
+ * What storing a map requires of it, without storing it: it parses as ECMA-426 version 3. Throws
+ * invalid_request; answers the debug id the map declares. A sentry-cli bundle checks each of its
+ * maps with this before it stores any, then stores them with `storeCheckedSourceMap`, so a map
+ * (up to 50 MiB) is parsed once.
+ */
+export function checkSourceMapText(json: string): { debugId: string | null } {
+  const map = parseMap(json);
+  if (map !== 'malformed') return { debugId: map.debugId };
+  let notJson = false;
+  try {
+    JSON.parse(json);
+  } catch {
+    notJson = true;
   }
+  throw new AppError(
+    'invalid_request',
+    notJson ? 'source_map is not JSON' : 'source_map is not a valid source map (ECMA-426 version 3)',
+    { details: { field: 'body.source_map' } },
+  );
+}
+
+/** A map's JSON text that `checkSourceMapText` has passed, kept as it came. */
+export async function storeCheckedSourceMap(
+  deps: UploadDeps,
+  envId: string,
+  release: string,
+  file: string,
+  json: string,
+  debugId: string | null,
+): Promise<SourceMapRow> {
   return storeReleaseFile(deps, 'error_source_maps', {
     envId,
     release,

@@ -7,16 +7,22 @@
 // chunks go. A bundle that cannot be read is marked `error` with a reason the CLI prints.
 //
 // The worker is shared by every tenant, so a bundle is never inflated whole (a 300 KiB zip can
-// declare a 300 MiB file): the zip's directory is held to `bundleLimits` first, every file the
-// manifest names is then inflated once with its bytes counted and its CRC checked, and only a
-// bundle whose files all check out stores anything, one file at a time. A refused bundle stores
-// nothing and its `error` names the file.
+// declare a 300 MiB file): the zip's directory is held to `bundleLimits` first; every file the
+// manifest names is then checked, one at a time, for all that storing it requires (inflated with
+// its bytes counted and its CRC checked, a map parsed as a map upload parses it, its URL one a row
+// can hold), keeping nothing of it but the verdict and the map's debug id; only when every file
+// has passed is each inflated again and stored, with no check left that can fail. A refused
+// bundle stores nothing and its `error` names the file. Inflating twice costs less than parsing
+// twice (a map is up to 50 MiB) or than staging every file for a publish at the end.
 import { AppError } from '../../../../errors.ts';
-import { debugIdOf, parseDebugId } from '../../source-maps/debug-ids.ts';
+import { unstorable } from '../../../../http/unstorable.ts';
+import { parseDebugId } from '../../source-maps/debug-ids.ts';
 import {
+  checkSourceMapText,
   releaseFileMaxBytes,
+  releaseFileNameMaxBytes,
+  storeCheckedSourceMap,
   uploadMinifiedSource,
-  uploadSourceMapText,
   type UploadDeps,
 } from '../../source-maps/uploads.ts';
 import { sentryLabel } from '../event.ts';
@@ -34,16 +40,25 @@ import {
 } from './zip.ts';
 
 /**
- * What one bundle may hold (docs/api.md "Artifact bundle limits"). A file: what a map or minified-file upload
- * takes. In all: 1 GiB inflated, ten times the 100 MiB a bundle may be compressed (source text and
- * maps deflate 3-6 times, so an honest bundle stays well inside; Sentry caps the compressed bundle
- * alone, at 2 GiB, and extracts it to disk). Files: 10,000 (each is an object and a row; sentry-cli
- * writes one per file of the build). The manifest: 4 MiB, ~20,000 files' entries, since it is
- * parsed whole.
+ * What one bundle may hold (docs/api.md "Artifact bundle limits"). A file: what a map or
+ * minified-file upload takes. In all: 1 GiB inflated, ten times the 100 MiB a bundle may be
+ * compressed (Sentry caps the compressed bundle alone, at 2 GiB, and extracts it to disk), and at
+ * most 20 times the bundle's own size past its first MiB, so that a small bundle costs the worker
+ * little (a 1 MiB zip of zeros can declare 1000 MiB under the 1 GiB): the worker inflates at most
+ * twice 20 times what was uploaded, and stores at most 20 times it. Real bundles are far inside:
+ * sentry-cli's bundles of esbuild builds measured 3.6-5.2 times (the test app with
+ * @sentry/browser 5.0, TypeScript's compiler 4.3), unminified ones up to 6.3, no file over 6.5;
+ * zip-bomb defences use ratios of 10 (SonarSource's rule S5042) to 100 (Apache POI's
+ * ZipSecureFile, per entry). The ratio is on the whole bundle, not per file: the work is the sum,
+ * and one honest generated file can deflate far better than the build it belongs to. Files:
+ * 10,000 (each is an object and a row; sentry-cli writes one per file of the build). The
+ * manifest: 4 MiB, ~20,000 files' entries, since it is parsed whole.
  */
 export const bundleLimits = {
   maxEntrySize: releaseFileMaxBytes,
   maxTotalSize: 1024 * 1024 * 1024,
+  maxInflateRatio: 20,
+  ratioGraceSize: 1024 * 1024,
   maxEntries: 10_000,
   maxManifestSize: 4 * 1024 * 1024,
 } as const;
@@ -93,15 +108,54 @@ async function bundleFiles(
       ? [{ entry: e, file: f as ManifestFile & { url: string } }]
       : [];
   });
+  // The URL names the file's row, so it is held to what a map upload's `file` may be.
+  for (const { entry: e, file: f } of files) {
+    if (Buffer.byteLength(f.url) > releaseFileNameMaxBytes || unstorable(f.url))
+      throw new BundleError(
+        `the bundle's file ${entryLabel(e.name)} has a URL of more than ${releaseFileNameMaxBytes} bytes, or with U+0000 or an unpaired surrogate`,
+      );
+  }
   return files.sort((a, b) => a.entry.localOffset - b.entry.localOffset);
 }
 
-/** Stores the bundle's files once every one has inflated whole. Throws BundleError or ZipError for a bundle no retry can fix. */
+type BundleFile = Awaited<ReturnType<typeof bundleFiles>>[number];
+
+/** A check's refusal (an AppError a client caused) as the bundle's error, naming the file. */
+function refusal<T>(file: BundleFile, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500)
+      throw new BundleError(`the bundle's file ${entryLabel(file.entry.name)} (${file.file.url}): ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Every check storing the files makes, with nothing stored and nothing kept but the debug id of
+ * each map (a file's bytes are dropped once checked): inflated whole (counted, CRC), and a map
+ * parsed as a map upload parses it.
+ */
+async function checkFiles(src: RandomAccess, files: BundleFile[]): Promise<Map<BundleFile, string | null>> {
+  const debugIds = new Map<BundleFile, string | null>();
+  for (const f of files) {
+    if (f.file.type !== 'source_map') {
+      await verifyEntry(src, f.entry);
+      continue;
+    }
+    const text = (await readEntry(src, f.entry)).toString('utf8');
+    // The id the map declares, else the one its manifest entry gives.
+    const { debugId } = refusal(f, () => checkSourceMapText(text));
+    debugIds.set(f, debugId ?? parseDebugId(header(f.file, 'debug-id')));
+  }
+  return debugIds;
+}
+
+/** Stores the bundle's files once every one has passed every check. Throws BundleError or ZipError for a bundle no retry can fix. */
 async function storeBundle(deps: UploadDeps, envId: string, release: string, src: RandomAccess): Promise<void> {
   const dir = await readDirectory(src, bundleLimits);
   const files = await bundleFiles(src, dir);
-  // Each file checked (counted, CRC) before any is stored: a lying header is found with nothing written.
-  for (const { entry } of files) await verifyEntry(src, entry);
+  const debugIds = await checkFiles(src, files);
   // Each map belongs to the minified file whose `sourcemap` header names it.
   const mapsFor = new Map<string, string>();
   for (const { file: f } of files) {
@@ -109,30 +163,17 @@ async function storeBundle(deps: UploadDeps, envId: string, release: string, src
     if (f.type === 'minified_source' && typeof ref === 'string' && !ref.startsWith('data:'))
       mapsFor.set(resolveRef(f.url, ref), f.url);
   }
-  for (const { entry, file: f } of files) {
-    const url = f.url;
-    const text = (await readEntry(src, entry)).toString('utf8');
-    try {
-      if (f.type === 'source_map') {
-        let map: unknown;
-        try {
-          map = JSON.parse(text);
-        } catch {
-          throw new BundleError(`${url} is not JSON`);
-        }
-        // The id the map declares, else the one its manifest entry gives; the text is kept as it came.
-        const debugId = debugIdOf(map) ?? parseDebugId(header(f, 'debug-id'));
-        // The map is kept for its minified file's URL, as a map upload names it.
-        const file = mapsFor.get(url) ?? url.replace(/\.map$/, '');
-        await uploadSourceMapText(deps, envId, release, file, text, debugId);
-      } else {
-        await uploadMinifiedSource(deps, envId, release, url, text);
-      }
-    } catch (err) {
-      if (err instanceof AppError && err.status < 500)
-        throw new BundleError(`${entryLabel(entry.name)} (${url}): ${err.message}`);
-      throw err;
+  for (const f of files) {
+    const { url } = f.file;
+    // Inflated again (counted and CRC-checked again): the same bytes that were checked.
+    const text = (await readEntry(src, f.entry)).toString('utf8');
+    if (f.file.type !== 'source_map') {
+      await uploadMinifiedSource(deps, envId, release, url, text);
+      continue;
     }
+    // The map is kept for its minified file's URL, as a map upload names it, and as it came.
+    const file = mapsFor.get(url) ?? url.replace(/\.map$/, '');
+    await storeCheckedSourceMap(deps, envId, release, file, text, debugIds.get(f) ?? null);
   }
 }
 

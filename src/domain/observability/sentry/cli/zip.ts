@@ -1,8 +1,9 @@
 // A zip reader for artifact bundles that never trusts the archive (APPNOTE.TXT, PKWARE's .ZIP
 // File Format Specification): the central directory is read first and every entry's declared
-// size, their total and their number are held to limits before a byte is inflated; an entry is
-// then inflated on its own, its inflated bytes counted, so one that inflates past what its header
-// declares (a lying header) is stopped there, and its length and CRC-32 must match at the end.
+// size, their total (also as a multiple of the archive's own size) and their number are held to
+// limits before a byte is inflated; an entry is then inflated on its own, its inflated bytes
+// counted, so one that inflates past what its header declares (a lying header) is stopped there,
+// and its length and CRC-32 must match at the end.
 // Memory is the directory and one entry's output, never the whole archive nor a bomb's payload.
 import { pipeline } from 'node:stream/promises';
 import { crc32, createInflateRaw } from 'node:zlib';
@@ -19,6 +20,13 @@ export interface ZipLimits {
   maxEntrySize: number;
   /** The sum of every entry's declared inflated size. */
   maxTotalSize: number;
+  /**
+   * The same sum as a multiple of the archive's own size, past `ratioGraceSize`: what a small
+   * archive may declare is bounded by what it weighs, not only by `maxTotalSize`.
+   */
+  maxInflateRatio: number;
+  /** Declared inflated bytes any archive may hold whatever its ratio (a tiny archive's headers weigh more than its text). */
+  ratioGraceSize: number;
 }
 
 export interface ZipEntry {
@@ -114,7 +122,8 @@ function zip64Values(extra: Buffer, entry: { size: number; compressedSize: numbe
 
 /**
  * The archive's entries by name, from its central directory, once their number, each declared
- * size and the declared total are within `limits`; nothing is inflated here.
+ * size and the declared total (absolute, and as a multiple of the archive's size) are within
+ * `limits`; nothing is inflated here.
  */
 export async function readDirectory(src: RandomAccess, limits: ZipLimits): Promise<Map<string, ZipEntry>> {
   const bounds = await directoryBounds(src);
@@ -130,6 +139,9 @@ export async function readDirectory(src: RandomAccess, limits: ZipLimits): Promi
     );
   const dir = await src.read(bounds.offset, bounds.size);
   const entries = new Map<string, ZipEntry>();
+  const byRatio = Math.max(limits.ratioGraceSize, limits.maxInflateRatio * src.size);
+  /** Where the total passes the ratio; refused after the absolute limits, so that a bundle past one is told that one. */
+  let overRatioAt: string | undefined;
   let total = 0;
   let at = 0;
   for (let i = 0; i < bounds.entries; i++) {
@@ -166,11 +178,16 @@ export async function readDirectory(src: RandomAccess, limits: ZipLimits): Promi
       throw new ZipError(
         `the bundle's files declare more than the ${limits.maxTotalSize} bytes a bundle may hold in all (at ${label})`,
       );
+    overRatioAt ??= total > byRatio ? label : undefined;
     if (entry.localOffset + 30 + entry.compressedSize > bounds.offset)
       throw new ZipError(`the bundle's file ${label} lies outside the archive`);
     entries.set(name, entry);
     at = end;
   }
+  if (overRatioAt)
+    throw new ZipError(
+      `the bundle's files declare more than the ${byRatio} bytes a bundle of ${src.size} bytes may hold inflated, ${limits.maxInflateRatio} times its size (at ${overRatioAt})`,
+    );
   return entries;
 }
 
