@@ -60,7 +60,18 @@ export function claimQueries(db: Db) {
           where pg_try_advisory_xact_lock(?, hashtext(id::text))`,
         [claims.map((c) => c.id), claims.map((c) => c.retryCount), claimLockSpace],
       );
-      return rows;
+      if (rows.length === 0) return rows;
+      // Read again, now that the locks are ours: the statement above read the jobs as they were
+      // when it began (READ COMMITTED), so another reaper that failed them and let go of their
+      // locks meanwhile left them looking active to it. A fresh statement sees that reaper's commit.
+      const { rows: still } = await db.raw<{ rows: { id: string }[] }>(
+        `select j.id::text as id from pgboss.job j
+           join unnest(?::uuid[], ?::int[]) as c(id, retry_count) using (id, retry_count)
+          where j.state = 'active'`,
+        [rows.map((c) => c.id), rows.map((c) => c.retryCount)],
+      );
+      const active = new Set(still.map((r) => r.id));
+      return rows.filter((r) => active.has(r.id));
     },
 
     /** Milliseconds until each of these jobs is due again (a retry waits out pg-boss's backoff). */
