@@ -8,26 +8,18 @@
 // where they stayed with no row for pruning to find; a chunk an earlier upload holds stays.
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { parseEnvName } from '../../src/domain/tenancy/names.ts';
-import type { WebHandle } from '../../src/server.ts';
 import { sourceMapBucket } from '../../src/domain/observability/source-maps/uploads.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
-import { createHarness, createTestEnv, sqlNumber, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, sqlNumber, useWeb } from '../support/harness.ts';
 
-let h: Harness;
-let web: WebHandle;
+const stack = useWeb();
 let env: CreatedEnv;
 
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
-  env = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
+  env = await createTestEnv(stack.h.db);
 });
 
 const boundary = 'cairn-test-boundary';
@@ -55,7 +47,7 @@ function multipart(parts: Iterable<Part>): Buffer {
 /** `chunked`: sent without a Content-Length, so only what arrives can be counted. */
 async function upload(body: Buffer, chunked = false) {
   const org = parseEnvName(env.env.name)!.org;
-  const res = await fetch(`${web.url}/api/0/organizations/${org}/chunk-upload/`, {
+  const res = await fetch(`${stack.web.url}/api/0/organizations/${org}/chunk-upload/`, {
     method: 'POST',
     headers: { authorization: `Bearer ${env.secretKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
     body: chunked ? new Blob([body]).stream() : body,
@@ -87,17 +79,17 @@ describe('chunk uploads', () => {
     const sha1 = createHash('sha1').update(bytes).digest('hex');
     const res = await upload(multipart([{ name: 'file_gzip', filename: sha1, bytes: gzipSync(bytes) }]));
     expect(res).toEqual({ status: 200, body: { chunks: 1 } });
-    expect(await sqlNumber(h.db, 'select count(*) from sentry_chunks where sha1 = ?', [sha1])).toBe(1);
+    expect(await sqlNumber(stack.h.db, 'select count(*) from sentry_chunks where sha1 = ?', [sha1])).toBe(1);
   });
 });
 
 /** The chunk objects the environment has in the store, by SHA-1. */
 const storedChunks = async () =>
-  (await createObjectStore(h.config).list(sourceMapBucket(h.config), `sentry-chunks/${env.env.id}/`))
+  (await createObjectStore(stack.h.config).list(sourceMapBucket(stack.h.config), `sentry-chunks/${env.env.id}/`))
     .map((o) => o.key.split('/').pop()!)
     .sort();
 const heldChunks = async () =>
-  ((await h.db('sentry_chunks').where({ env_id: env.env.id }).pluck('sha1')) as string[]).sort();
+  ((await stack.h.db('sentry_chunks').where({ env_id: env.env.id }).pluck('sha1')) as string[]).sort();
 
 describe('a refused chunk upload', () => {
   const chunk = (text: string) => {

@@ -7,26 +7,18 @@
 // A property sends arbitrary nesting to each of those routes: never a 5xx. These bodies used to
 // answer 500 with a stack overflow in the log (the storable check and JSON.stringify recursing).
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
 import { openPayload } from '../../src/domain/observability/intake/sealed-payload.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import type { WebHandle } from '../../src/server.ts';
 import { queuedEvents } from '../observability/support.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, useWeb } from '../support/harness.ts';
 
-let h: Harness;
-let web: WebHandle;
+const stack = useWeb();
 let env: CreatedEnv;
 
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
-  env = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
+  env = await createTestEnv(stack.h.db);
 });
 
 /** `levels` of objects and arrays around `leaf`, alternating from `kinds` (true: an object). */
@@ -42,7 +34,7 @@ function nested(levels: number, leaf = '1', kinds: readonly boolean[] = [false])
 }
 
 async function post(path: string, body: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${web.url}${path}`, {
+  const res = await fetch(`${stack.web.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body,
@@ -92,7 +84,7 @@ const v1Routes = [
     name: 'source map upload',
     around: 2,
     send: async (value: string) => {
-      const res = await fetch(`${web.url}${base()}/releases/r1/source_maps`, {
+      const res = await fetch(`${stack.web.url}${base()}/releases/r1/source_maps`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json', ...secret() },
         body: `{"file":"app.js","source_map":{"version":3,"x":${value}}}`,
@@ -134,8 +126,8 @@ describe('Sentry events', () => {
     const id = crypto.randomUUID().replace(/-/g, '');
     const payload = `{"event_id":"${id}","message":"deep","extra":{"a":${nested(20, '"leaf"', [true])}},"contexts":{"custom":${nested(10, '1', [false])}}}`;
     expect(await post(envelopePath(), envelope(payload))).toEqual({ status: 200, body: { id } });
-    const keyring = keyringFromConfig(h.config);
-    const stored = (await queuedEvents(h)).map((r) => openPayload(keyring, r)).find((e) => e.event_id === id)!;
+    const keyring = keyringFromConfig(stack.h.config);
+    const stored = (await queuedEvents(stack.h)).map((r) => openPayload(keyring, r)).find((e) => e.event_id === id)!;
     const sentry = (stored as unknown as { sentry: { extra: unknown; contexts: { custom: unknown } } }).sentry;
     // extra (level 0) → a (1) → k (2) … → the object at level 6 is text.
     let at: unknown = (sentry.extra as { a: unknown }).a;
