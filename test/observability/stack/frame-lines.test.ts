@@ -95,8 +95,13 @@ const cases: [line: string, frame: ParsedFrame | undefined][] = [
   ['@https://x.io/a.js:1:2', { file: 'https://x.io/a.js', line: 1, column: 2 }],
   ['get label@https://x.io/a.js:1:2', { function: 'get label', file: 'https://x.io/a.js', line: 1, column: 2 }],
   ['set x@https://x.io/a.js:1:2', { function: 'set x', file: 'https://x.io/a.js', line: 1, column: 2 }],
-  ['fn/<@https://x.io/a.js:1:2', { function: 'fn', file: 'https://x.io/a.js', line: 1, column: 2 }],
-  ['fn/inner</<@https://x.io/a.js:1:2', { function: 'fn/inner', file: 'https://x.io/a.js', line: 1, column: 2 }],
+  // A closure's name is its place as SpiderMonkey printed it: `fn/<` ran in an anonymous function in `fn`.
+  ['fn/<@https://x.io/a.js:1:2', { function: 'fn/<', file: 'https://x.io/a.js', line: 1, column: 2 }],
+  ['fn/inner</<@https://x.io/a.js:1:2', { function: 'fn/inner</<', file: 'https://x.io/a.js', line: 1, column: 2 }],
+  [
+    'setTimeout handler*fn/<@https://x.io/a.js:1:2',
+    { function: 'fn/<', file: 'https://x.io/a.js', line: 1, column: 2 },
+  ],
   ['setTimeout handler*fn@https://x.io/a.js:1:2', { function: 'fn', file: 'https://x.io/a.js', line: 1, column: 2 }],
   ['async*@https://x.io/a.js:1:2', { file: 'https://x.io/a.js', line: 1, column: 2 }],
   [
@@ -137,7 +142,19 @@ const cases: [line: string, frame: ParsedFrame | undefined][] = [
   ['fn@index.android.bundle:1:234', { function: 'fn', file: 'index.android.bundle', line: 1, column: 234 }],
   ['http://x/app.js:1:2', { file: 'http://x/app.js', line: 1, column: 2 }],
   ['fn@file:///C:/x/a.js:1:2', { function: 'fn', file: 'file:///C:/x/a.js', line: 1, column: 2 }],
+  // React Native: a frame without a name prints its location alone (JavaScriptCore), or Hermes's
+  // bytecode location alone.
+  ['102.js:1:2956', { file: '102.js', line: 1, column: 2956 }],
+  ['js-modules/102.js:3:40', { file: 'js-modules/102.js', line: 3, column: 40 }],
+  ['main.jsbundle:1:2345', { file: 'main.jsbundle', line: 1, column: 2345 }],
+  ['address at index.android.bundle:1:2345', { file: 'index.android.bundle', line: 1, column: 2345 }],
+  ['    at address at index.android.bundle:1:2345', { file: 'index.android.bundle', line: 1, column: 2345 }],
   // Not frames
+  ['12:30:45', undefined],
+  ['address at 12:30:45', undefined],
+  ['see 102.js:1:2', undefined],
+  ['102.js:1', undefined],
+  ['102.js:1:2 failed', undefined],
   ['Error: no user jane@example.com', undefined],
   ['  details: a@b.io', undefined],
   ['/srv/x.js:10', undefined],
@@ -145,6 +162,85 @@ const cases: [line: string, frame: ParsedFrame | undefined][] = [
   ['    ^', undefined],
   ['', undefined],
 ];
+
+// Lines as real engines and published parsers' suites printed them, with where each comes from.
+const real: [origin: string, line: string, frame: ParsedFrame][] = [
+  // Firefox ESR 153.8, captured here (corpus/capture/scenarios.js; fixtures/corpus/captured-firefox.json).
+  ...(
+    [
+      ['outerWork/<@', 51, 52, 'outerWork/<'],
+      ['modules</Bar.prototype._baz/<@', 55, 74, 'modules</Bar.prototype._baz/<'],
+      ['modules<@', 56, 13, 'modules<'],
+      ['runScenarios/next/<@', 135, 111, 'runScenarios/next/<'],
+      ['holder["@fn"]@', 60, 37, 'holder["@fn"]'],
+    ] as const
+  ).map(([head, line, column, name]): [string, string, ParsedFrame] => [
+    'Firefox ESR 153.8',
+    `${head}http://127.0.0.1:39995/static/app.js:${line}:${column}`,
+    { function: name, file: 'http://127.0.0.1:39995/static/app.js', line, column },
+  ]),
+  [
+    'Firefox ESR 153.8',
+    '@run@http://127.0.0.1:39995/static/app.js line 8 > eval:1:76',
+    {
+      function: '@run',
+      file: 'http://127.0.0.1:39995/static/app.js',
+      line: 8,
+      eval_origin: 'http://127.0.0.1:39995/static/app.js line 8 > eval:1:76',
+    },
+  ],
+  // getsentry/sentry-javascript@f7a6cc0c packages/browser/test/tracekit/firefox.test.ts (MIT), which
+  // expects these names as printed.
+  [
+    'sentry-javascript Firefox 31',
+    '.plugin/e.fn[c]/<@http://path/to/file.js:1:1',
+    { function: '.plugin/e.fn[c]/<', file: 'http://path/to/file.js', line: 1, column: 1 },
+  ],
+  [
+    'sentry-javascript Firefox 44',
+    '[2]</Bar.prototype._baz/</<@http://path/to/file.js:703:28',
+    { function: '[2]</Bar.prototype._baz/</<', file: 'http://path/to/file.js', line: 703, column: 28 },
+  ],
+  [
+    'sentry-javascript Firefox 66',
+    '          test/<@http://localhost:5000/:34:7',
+    { function: 'test/<', file: 'http://localhost:5000/', line: 34, column: 7 },
+  ],
+  // …/react-native.test.ts: React Native's JavaScriptCore prints an anonymous frame as its location.
+  [
+    'sentry-javascript React Native Android production',
+    'index.android.bundle:156:572',
+    { file: 'index.android.bundle', line: 156, column: 572 },
+  ],
+  [
+    'sentry-javascript React Native Android production',
+    'index.android.bundle:29:955',
+    { file: 'index.android.bundle', line: 29, column: 955 },
+  ],
+  // stacktracejs/error-stack-parser@9f33c22 spec/fixtures/captured-errors.js (MIT): `@` in names and URLs.
+  [
+    'error-stack-parser Firefox 43',
+    'obj["@fn"]@Scratchpad/1:10:29',
+    { function: 'obj["@fn"]', file: 'Scratchpad/1', line: 10, column: 29 },
+  ],
+  ['error-stack-parser Firefox 43', '@Scratchpad/1:11:1', { file: 'Scratchpad/1', line: 11, column: 1 }],
+  [
+    'error-stack-parser Firefox 60',
+    'obj["@who"]@http://localhost:5000/misc/@stuff/foo.js:4:9',
+    { function: 'obj["@who"]', file: 'http://localhost:5000/misc/@stuff/foo.js', line: 4, column: 9 },
+  ],
+  [
+    'error-stack-parser Firefox 60',
+    'who@http://localhost:5000/misc/@stuff/foo.js:3:9',
+    { function: 'who', file: 'http://localhost:5000/misc/@stuff/foo.js', line: 3, column: 9 },
+  ],
+];
+
+describe('frame lines as engines printed them', () => {
+  it.each(real)('%s: %s', (_origin, line, frame) => {
+    expect(parseFrameLine(line)).toEqual(frame);
+  });
+});
 
 describe('frame lines of every engine', () => {
   it.each(cases)('%s', (line, frame) => {

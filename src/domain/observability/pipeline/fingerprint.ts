@@ -39,10 +39,28 @@ export function normalizeMessage(message: string): string {
     .slice(0, 512);
 }
 
-function keyFrames(frames: readonly KeyFrame[]): GroupingFrame[] {
+/**
+ * A name as a printed stack's frame was keyed before frames kept SpiderMonkey's closure paths:
+ * without the trailing markers (`test/<` → `test`, `a</b._baz/</<` → `a</b._baz`, `<` → none).
+ * Frames keep the name as printed (stack/gecko-line.ts); the key of a stack read from its text
+ * drops the markers, so that the groups those stacks made keep their events. Frames an SDK or a
+ * client sends were always keyed by their name as sent (Sentry's SDK sends `test/<`), and still are.
+ */
+export function closureOwner(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  let end = name.length;
+  while (end > 0 && (name.charCodeAt(end - 1) === 60 || name.charCodeAt(end - 1) === 47)) end--;
+  const n = name.slice(0, end).trim();
+  return n === '' ? undefined : n;
+}
+
+function keyFrames(frames: readonly KeyFrame[], printed: boolean): GroupingFrame[] {
   const out: GroupingFrame[] = [];
   for (const f of frames) {
-    const g: GroupingFrame = { function: f.function, file: f.file === undefined ? undefined : normalizeFile(f.file) };
+    const g: GroupingFrame = {
+      function: printed ? closureOwner(f.function) : f.function,
+      file: f.file === undefined ? undefined : normalizeFile(f.file),
+    };
     const last = out.at(-1);
     // Recursion depth varies between occurrences: repeated frames count once.
     if (last && last.function === g.function && last.file === g.file) continue;
@@ -68,9 +86,13 @@ export interface StackKeys {
   culprit: string;
 }
 
-export function stackKeys(frames: readonly KeyFrame[]): StackKeys {
-  const inApp = keyFrames(frames.filter((f) => f.in_app));
-  const all = keyFrames(frames);
+/** `printed`: the frames were read from a stack's text (process.ts), not given by the client. */
+export function stackKeys(frames: readonly KeyFrame[], printed = false): StackKeys {
+  const inApp = keyFrames(
+    frames.filter((f) => f.in_app),
+    printed,
+  );
+  const all = keyFrames(frames, printed);
   return { inApp, all, inAppJson: JSON.stringify(inApp), allJson: JSON.stringify(all), culprit: culpritOf(frames) };
 }
 

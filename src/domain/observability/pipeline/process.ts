@@ -127,7 +127,7 @@ async function makeStack(
   }));
   const stack: ReadyStack = {
     frames: keyFrames,
-    keys: stackKeys(keyFrames),
+    keys: stackKeys(keyFrames, parsed !== undefined),
     segment: encoder.framesSegment(
       frames.map((f) => JSON.stringify(f)),
       scrubbedLines,

@@ -1,5 +1,7 @@
 // Captures the corpus: runs the scenarios in every engine here and writes
 // test/observability/fixtures/corpus/captured-<engine>.json. Run by hand (README.md here), never in CI.
+// Engines named as arguments (`node`, `deno`, `chromium`, `firefox`, `jsc`, `bun`, `hermes`) are the
+// only ones run and written; none names them all.
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as engines from './engines.ts';
@@ -10,6 +12,8 @@ const reports: string[] = [];
 const { server, base } = await engines.serve((b) => reports.push(b));
 const byEngine = new Map<string, { origin: string; cases: CorpusCase[] }>();
 const skipped: string[] = [];
+const only = new Set(process.argv.slice(2));
+const wanted = (engine: string): boolean => only.size === 0 || only.has(engine);
 
 function add(engine: string, version: string, c: CorpusCase | string, id: string): void {
   if (typeof c === 'string') {
@@ -31,7 +35,7 @@ async function attempt<T>(what: string, f: () => T | Promise<T>): Promise<T | un
   }
 }
 
-for (const kind of ['cjs', 'esm'] as const) {
+for (const kind of wanted('node') ? (['cjs', 'esm'] as const) : []) {
   const run = await attempt(`node ${kind}`, () => engines.node(kind));
   for (const r of run?.records ?? []) {
     const id = `node-${kind}/${r.name}`;
@@ -47,7 +51,7 @@ for (const kind of ['cjs', 'esm'] as const) {
     }
   }
 }
-for (const u of (await attempt('node uncaught', () => engines.uncaught())) ?? []) {
+for (const u of wanted('node') ? ((await attempt('node uncaught', () => engines.uncaught())) ?? []) : []) {
   const id = `node-uncaught/${u.name}`;
   // The printout's own lines end with the CallSites' printing of the stack, before the properties.
   const stackOnly = u.printed.slice(u.printed.indexOf(`${u.record.type}:`)).split(/ \{\n|\n\nNode\.js/)[0]!;
@@ -65,12 +69,12 @@ for (const u of (await attempt('node uncaught', () => engines.uncaught())) ?? []
   add('node', u.version, c, id);
 }
 
-const deno = await attempt('deno', engines.deno);
+const deno = wanted('deno') ? await attempt('deno', engines.deno) : undefined;
 // Deno formats frames itself (not through CallSite#toString), so its lines are split at the known file.
 for (const r of deno?.records ?? [])
   add('deno', deno!.version, lineCase(`deno/${r.name}`, 'v8', r, deno!.files, true), `deno/${r.name}`);
 
-for (const via of ['plain', 'query', 'blob']) {
+for (const via of wanted('chromium') ? ['plain', 'query', 'blob'] : []) {
   const run = await attempt(`chromium ${via}`, () => engines.chromium(base, via));
   const files =
     via === 'plain' ? [`${base}/static/app.js`] : via === 'query' ? [`${base}/static/app.js${engines.longQuery}`] : [];
@@ -96,7 +100,7 @@ for (const via of ['plain', 'query', 'blob']) {
   }
 }
 
-for (const via of ['plain', 'query']) {
+for (const via of wanted('firefox') ? ['plain', 'query'] : []) {
   const run = await attempt(`firefox ${via}`, () => engines.firefox(base, via, reports));
   const file = via === 'plain' ? `${base}/static/app.js` : `${base}/static/app.js${engines.longQuery}`;
   for (const r of (run?.records ?? []).filter((x, i) => via !== 'query' || i < 8))
@@ -108,10 +112,10 @@ for (const via of ['plain', 'query']) {
     );
 }
 
-const jsc = await attempt('jsc', engines.jsc);
+const jsc = wanted('jsc') ? await attempt('jsc', engines.jsc) : undefined;
 for (const r of jsc?.records ?? [])
   add('jsc', jsc!.version, lineCase(`jsc/${r.name}`, 'jsc', r, jsc!.files, false), `jsc/${r.name}`);
-const bun = await attempt('bun', engines.bun);
+const bun = wanted('bun') ? await attempt('bun', engines.bun) : undefined;
 for (const r of bun?.records ?? []) {
   const files = [
     ...bun!.files,
@@ -122,7 +126,7 @@ for (const r of bun?.records ?? []) {
   ];
   add('bun', bun!.version, lineCase(`bun/${r.name}`, 'jsc', r, files, true), `bun/${r.name}`);
 }
-const hermes = await attempt('hermes', engines.hermes);
+const hermes = wanted('hermes') ? await attempt('hermes', engines.hermes) : undefined;
 for (const r of hermes?.records ?? [])
   add('hermes', hermes!.version, lineCase(`hermes/${r.name}`, 'hermes', r, hermes!.files, true), `hermes/${r.name}`);
 

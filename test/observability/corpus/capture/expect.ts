@@ -96,8 +96,9 @@ function position(text: string): { line?: number; column?: number } | undefined 
   return m ? { line: Number(m[1]), ...(m[2] ? { column: Number(m[2]) } : {}) } : undefined;
 }
 
+/** SpiderMonkey's `asyncCause*displayName`: the display name as printed, closure path (`f/<`) and all. */
 const closure = (name: string): string | undefined => {
-  const n = name.slice(name.lastIndexOf('*') + 1).replace(/[/<]+$/, '');
+  const n = name.slice(name.lastIndexOf('*') + 1);
   return n === '' ? undefined : n;
 };
 

@@ -47,6 +47,18 @@ scenario('name-with-at-and-space', function () {
 scenario('name-with-parens', function () {
   var f = function () { throw new Error('paren name'); }; Object.defineProperty(f, 'name', { value: 'wrap (inner)' }); f();
 });
+// Anonymous functions inside named ones, which SpiderMonkey names by their place (`outerWork/<`).
+function outerWork() { return (function () { throw new Error('closure'); })(); }
+scenario('closure-in-function', function () { outerWork(); });
+var modules = [function () {
+  function Bar() {}
+  Bar.prototype._baz = function () { (function () { (function () { throw new Error('closure path'); })(); })(); };
+  new Bar()._baz();
+}];
+scenario('closure-path', function () { modules[0](); });
+var holder = {};
+holder['@fn'] = function () { throw new Error('at in name'); };
+scenario('name-with-at-computed', function () { holder['@fn'](); });
 scenario('direct-eval', function () { eval('function evaluated() { throw new Error("eval"); } evaluated();'); });
 scenario('indirect-eval', function () { (0, eval)('(function evaluatedGlobal() { throw new Error("indirect eval"); })()'); });
 scenario('nested-eval', function () { eval('eval("function twice() { throw new Error(\\"nested eval\\"); } twice();")'); });
@@ -77,6 +89,7 @@ tryCode('scenario("class-setter", function () { class Cart { set label(v) { thro
 tryCode('scenario("class-constructor", function () { class Cart { constructor() { throw new Error("class constructor"); } } new Cart(); });');
 tryCode('scenario("private-method", function () { class Cart { #secret() { throw new Error("private"); } run() { this.#secret(); } } new Cart().run(); });');
 tryCode('scenario("symbol-method", function () { const o = { [Symbol.iterator]() { throw new Error("symbol"); } }; o[Symbol.iterator](); });');
+tryCode('scenario("method-name-with-at", function () { const o = { "@run"() { throw new Error("at method"); } }; o["@run"](); });');
 tryCode('scenario("computed-method", function () { const k = "dyn" + 1; const o = { [k]() { throw new Error("computed"); } }; o.dyn1(); });');
 tryCode('scenario("arrow", function () { const go = () => { throw new Error("arrow"); }; go(); });');
 tryCode('scenario("generator", function () { function* gen() { throw new Error("generator"); } gen().next(); });');

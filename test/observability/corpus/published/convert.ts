@@ -38,11 +38,10 @@ const suites = ['chromium', 'firefox', 'ie', 'misc', 'react-native', 'react', 's
 const geckoStyle = new Set(['firefox', 'safari', 'react-native']);
 const tmp = mkdtempSync(join(tmpdir(), 'tracekit-'));
 
-/** Sentry's frame in the corpus's conventions: `?` is no name; async, aliases and closure markers go. */
-function convert(f: SentryFrame, suite: string): Frame {
+/** Sentry's frame in the corpus's conventions: `?` is no name; async and aliases go; closure paths (`f/<`) stay. */
+function convert(f: SentryFrame): Frame {
   const out: Frame = {};
-  let fn = f.function?.replace(/^async /, '').replace(/ \[as [^\]]+\]$/, '');
-  if (fn !== undefined && geckoStyle.has(suite)) fn = fn.replace(/[/<]+$/, '');
+  const fn = f.function?.replace(/^async /, '').replace(/ \[as [^\]]+\]$/, '');
   if (fn !== undefined && fn !== '?' && fn !== '') out.function = fn;
   if (f.filename !== undefined) out.file = f.filename;
   if (f.lineno !== undefined) out.line = f.lineno;
@@ -183,10 +182,10 @@ for (const suite of suites) {
     const rule = rules[name];
     const expected = rule
       ? rule.apply(
-          frames.map((f) => convert(f, suite)),
+          frames.map((f) => convert(f)),
           stack,
         )
-      : frames.map((f) => convert(f, suite));
+      : frames.map((f) => convert(f));
     const slug = name
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')

@@ -1,29 +1,13 @@
-// One printed frame line into a frame, for every engine's format. Each reader is a function of
-// the line alone, in the style of sentry-javascript's stack line parsers, but without regular
-// expressions over the line: lines can be 64 KiB (a data: URL), and string searches from the ends
-// keep each read linear in the line's length (CWE-1333).
+// One printed frame line into a frame, for every engine's format: V8's and Hermes's here,
+// SpiderMonkey's and JavaScriptCore's in gecko-line.ts. Each reader is a function of the line
+// alone, in the style of sentry-javascript's stack line parsers, but without regular expressions
+// over the line: lines can be 64 KiB (a data: URL), and string searches from the ends keep each
+// read linear in the line's length (CWE-1333).
+import { atLine, bareLine } from './gecko-line.ts';
 import { closingParen, endsWithPosition, parseLocation, positive, type Location } from './location.ts';
+import { frame, isSpace, maxTries, type ParsedFrame } from './parsed-frame.ts';
 
-export interface ParsedFrame {
-  function?: string;
-  file?: string;
-  line?: number;
-  column?: number;
-  /** The location as printed when the code ran in `eval` or `new Function`: the eval chain. */
-  eval_origin?: string;
-}
-
-const isSpace = (c: number): boolean => c === 32 || c === 9;
-
-function frame(name: string | undefined, loc: Location, evalOrigin?: string): ParsedFrame {
-  const out: ParsedFrame = {};
-  if (name !== undefined && name !== '') out.function = name;
-  if (loc.file !== undefined) out.file = loc.file;
-  if (loc.line !== undefined) out.line = loc.line;
-  if (loc.column !== undefined) out.column = loc.column;
-  if (evalOrigin !== undefined) out.eval_origin = evalOrigin;
-  return out;
-}
+export type { ParsedFrame } from './parsed-frame.ts';
 
 // --- V8 (Chrome, Edge, Node, Deno, Bun) and Hermes -------------------------------------------
 
@@ -139,10 +123,6 @@ function balanced(text: string): boolean {
   return depth === 0;
 }
 
-// At most this many ` (` are tried as the start of the location: a path may hold ` (` itself
-// (`C:\Program Files (x86)\…`), but trying every one of a hostile line's would be quadratic.
-const maxOpenTries = 8;
-
 /**
  * `at fn (location)`, `at location`, `at async fn (location)`, `at new Foo (location)`,
  * `at fn [as alias] (location)`, `at eval (eval at …)`, `at Array.map (native)`,
@@ -164,7 +144,7 @@ export function v8Line(line: string): ParsedFrame | undefined {
     // balanced parentheses (a name `a (b)` leaves `b) (file:1:2`), else the first that reads as one.
     for (const balancedOnly of [true, false]) {
       let open = rest.indexOf(' (');
-      for (let tries = 0; open >= 0 && tries < maxOpenTries; tries++) {
+      for (let tries = 0; open >= 0 && tries < maxTries; tries++) {
         const inside = rest.slice(open + 2, -1);
         const parsed = !balancedOnly || balanced(inside) ? v8Location(inside) : undefined;
         if (parsed) return frame(v8Name(rest.slice(0, open)), parsed.loc, parsed.evalOrigin);
@@ -178,8 +158,10 @@ export function v8Line(line: string): ParsedFrame | undefined {
       if (parsed) return frame(v8Name(rest.slice(0, paren)), parsed.loc, parsed.evalOrigin);
     }
   }
-  // A frame without a name prints its location alone: `at file:1:2`, `at async file:1:2`.
-  const bare = rest.startsWith('async ') ? rest.slice(6) : rest;
+  // A frame without a name prints its location alone: `at file:1:2`, `at async file:1:2`, and
+  // Hermes's bytecode location `at address at index.android.bundle:1:2` as in parentheses.
+  let bare = rest.startsWith('async ') ? rest.slice(6) : rest;
+  if (bare.startsWith('address at ') && endsWithPosition(bare)) bare = bare.slice(11);
   const wasm = wasmLocation(bare);
   if (wasm) return frame(undefined, wasm);
   if (bare.startsWith('eval at ')) {
@@ -189,136 +171,6 @@ export function v8Line(line: string): ParsedFrame | undefined {
   if (endsWithPosition(bare) || v8Natives.has(bare)) return frame(undefined, parseLocation(bare));
   if (v8Unknown.has(bare)) return {};
   return undefined;
-}
-
-// --- SpiderMonkey (Firefox) and JavaScriptCore (Safari, React Native's JSC) -------------------
-
-const schemeStart = (text: string): boolean => {
-  // RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"
-  const first = text.charCodeAt(0);
-  if (!((first >= 65 && first <= 90) || (first >= 97 && first <= 122))) return false;
-  for (let i = 1; i < text.length && i < 40; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 58) return i > 1 || text.charCodeAt(2) === 92 || text.charCodeAt(2) === 47; // `C:\` is a drive, and a location too
-    const ok =
-      (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
-    if (!ok) return false;
-  }
-  return false;
-};
-
-/** Whether text after an `@` begins as a location does: a URL, a path, `[native code]`, `1:234`. */
-function locationStart(text: string): boolean {
-  if (text === '') return false;
-  const c = text.charCodeAt(0);
-  if (c === 47 || c === 92 || c === 46 || c === 91 || c === 60) return true; // / \ . [ <
-  if (c >= 48 && c <= 57) return endsWithPosition(`:${text}`) && parseLocation(text).file === undefined;
-  return schemeStart(text);
-}
-
-/** SpiderMonkey's `url line 12 > eval:1:3` (and `> Function`, nested): the eval call site in `url`. */
-function geckoEval(text: string): Location | undefined {
-  let from = 0;
-  for (let tries = 0; tries < maxOpenTries; tries++) {
-    const at = text.indexOf(' line ', from);
-    if (at < 0) return undefined;
-    let i = at + 6;
-    while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
-    if (at > 0 && i > at + 6 && text.startsWith(' > ', i)) {
-      const out: Location = { file: text.slice(0, at) };
-      const line = positive(text, at + 6, i);
-      if (line !== undefined) out.line = line;
-      return out;
-    }
-    from = at + 6;
-  }
-  return undefined;
-}
-
-/** A location after `@`: `url:1:2`, `url:1`, `[native code]`, `1:234`, Gecko's eval chain. */
-function atLocation(text: string): { loc: Location; evalOrigin?: string } | undefined {
-  if (text === '[native code]') return { loc: { file: text } };
-  // JavaScriptCore's wasm frames: `<?>:wasm-function[1]`, no source location.
-  if (text.startsWith('<?>:wasm-function[')) return { loc: {} };
-  const evalSite = geckoEval(text);
-  if (evalSite) return { loc: evalSite, evalOrigin: text };
-  if (!endsWithPosition(text) && !/^\d+(?::\d+)?$/.test(text.slice(0, 32))) return undefined;
-  return { loc: parseLocation(text) };
-}
-
-/**
- * SpiderMonkey's names: an async cause before `*` (`setTimeout handler*fn`, `async*fn`), and the
- * closure path's trailing markers (`fn/<`, `fn/inner</<`: an anonymous function inside `fn/inner`).
- */
-function geckoName(name: string): string | undefined {
-  let n = name;
-  const star = n.lastIndexOf('*');
-  if (star >= 0) n = n.slice(star + 1);
-  // Firefox before 14 printed the arguments: `bar(2)@…`, `()@…`, `(null)@…`.
-  if (n.endsWith(')')) {
-    const open = n.indexOf('(');
-    if (open >= 0 && closingParen(n, open) === n.length - 1) n = n.slice(0, open);
-  }
-  let end = n.length;
-  while (end > 0 && (n.charCodeAt(end - 1) === 60 || n.charCodeAt(end - 1) === 47)) end--;
-  n = n.slice(0, end).trim();
-  return n === '' ? undefined : n;
-}
-
-/**
- * `fn@location` (SpiderMonkey and JavaScriptCore), `@location`, `global code@…`, `get label@…`,
- * `forEach@[native code]`, `fn@1:234`. Names and URLs can both hold `@` (`/node_modules/@scope/`):
- * the first `@` followed by what starts a location splits them, else the first whose remainder
- * reads as a location.
- */
-export function atLine(line: string): ParsedFrame | undefined {
-  const text = line.trim();
-  let at = text.indexOf('@');
-  let fallback = -1;
-  for (let tries = 0; at >= 0 && tries < maxOpenTries; tries++) {
-    const rest = text.slice(at + 1);
-    if (locationStart(rest)) {
-      const parsed = atLocation(rest);
-      if (parsed) return frame(geckoName(text.slice(0, at)), parsed.loc, parsed.evalOrigin);
-    } else if (fallback < 0) {
-      fallback = at;
-    }
-    at = text.indexOf('@', at + 1);
-  }
-  // A text before the `@` that starts as a path does is a path holding `@` (`/srv/@scope/x.js:7`,
-  // Node's uncaught-exception header), not a name.
-  if (fallback >= 0 && !locationStart(text.slice(0, fallback))) {
-    const parsed = atLocation(text.slice(fallback + 1));
-    // A bare file name (`index.android.bundle:1:2`), Firefox's `debugger eval code:1:5` (code run
-    // from the console), but never a sentence with an address in it: that has no column.
-    if (
-      parsed &&
-      parsed.loc.file !== undefined &&
-      (!parsed.loc.file.includes(' ') || parsed.loc.column !== undefined)
-    ) {
-      return frame(geckoName(text.slice(0, fallback)), parsed.loc, parsed.evalOrigin);
-    }
-  }
-  // JavaScriptCore prints code without a location (eval'd code, code compiled from a string) as
-  // `name@` or `@`, and its own kinds of code (`eval code`, `global code`) alone too.
-  const name = text.endsWith('@') ? text.slice(0, -1) : text;
-  if (jscCode.has(name)) return { function: name };
-  // React Native's JavaScriptCore prints a native frame as `[native code]` alone.
-  if (text === '[native code]') return { file: text };
-  if (text.endsWith('@') && name.indexOf('@') < 0 && !name.includes(' ')) return frame(geckoName(name), {});
-  return undefined;
-}
-
-const jscCode = new Set(['eval code', 'global code', 'module code', 'function code']);
-
-/** Older JavaScriptCore prints an anonymous frame as its bare URL: `http://x/app.js:1:2`. */
-export function bareLine(line: string): ParsedFrame | undefined {
-  const text = line.trim();
-  if (!(text.startsWith('/') || schemeStart(text)) || text.includes(' ')) return undefined;
-  const loc = parseLocation(text);
-  return loc.file !== undefined && loc.line !== undefined && loc.column !== undefined
-    ? frame(undefined, loc)
-    : undefined;
 }
 
 /** A frame line of any engine's format, or undefined. */
