@@ -9,6 +9,7 @@ import { defaultRuleNames } from '../domain/observability/scrubbing/rules.ts';
 import { scrubbingPolicy } from '../domain/observability/scrubbing/scrub.ts';
 import { byId, byTimeAndId, pageOf, pageQuery } from './pages.ts';
 import { envParams } from './tenancy.ts';
+import { sentryEventFields, sentryEventView } from './sentry-event.ts';
 
 export { envParams, pageQuery };
 
@@ -152,8 +153,9 @@ export const eventResource = z
     unparsed_lines: z.array(z.string()).optional().meta({ description: 'The first 50 of those lines, scrubbed' }),
     sentry: z.record(z.string(), z.unknown()).optional().meta({
       description:
-        'For events from a Sentry SDK: level, platform, environment, user, request, contexts, extra, sdk, causes (scrubbed)',
+        'For events from a Sentry SDK: level, platform, environment, user, request, contexts, extra, sdk (scrubbed); the same as the members of those names',
     }),
+    ...sentryEventFields,
   })
   .meta({ id: 'ErrorEvent' });
 
@@ -206,6 +208,7 @@ export function eventView(envName: string, e: EventRow): z.input<typeof eventRes
     uid: e.uid,
     meta: { create_time: e.create_time.toISOString(), receive_time: e.receive_time.toISOString() },
     ...e.body,
+    ...sentryEventView(e.body.sentry),
     breadcrumbs: e.body.breadcrumbs as Record<string, unknown>[],
   };
 }

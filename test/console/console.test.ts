@@ -15,6 +15,7 @@ import { encode } from '@jridgewell/sourcemap-codec';
 import { call, createTestEnv, type Harness } from '../support/harness.ts';
 import { capture, envBase, groupIdOf, readStored, sampleEvent } from '../observability/support.ts';
 import { harnessWithWeb } from '../social/support.ts';
+import { pageFrame } from '../observability/sentry/fixtures/browser-event.ts';
 import { audit, launchBrowser, newPage as openPage, sessionCookie, shots, signIn as signInAs } from './support.ts';
 
 let h: Harness;
@@ -193,6 +194,33 @@ describe('the console in Chromium', () => {
     await expect(stale.locator('.state').textContent()).resolves.toBe('resolved');
     await button(stale, 'Reopen').click();
     await expect(stale.locator('.state').textContent()).resolves.toBe('unresolved');
+    await page.context().close();
+  });
+
+  it("shows the code a Sentry SDK sent around a frame, the frame's own line marked and numbered", async () => {
+    // An environment of its own, so the other tests' lists stay as they are.
+    const other = await createTestEnv(h.db);
+    const id = crypto.randomUUID().replace(/-/g, '');
+    const event = {
+      event_id: id,
+      exception: {
+        values: [{ type: 'Error', value: 'Error with context lines', stacktrace: { frames: [pageFrame] } }],
+      },
+    };
+    const envelope = [JSON.stringify({ event_id: id }), JSON.stringify({ type: 'event' }), JSON.stringify(event)].join(
+      '\n',
+    );
+    const path = `/api/${other.clientKey.projectNumber}/envelope/?sentry_key=${other.clientKey.publicKey}`;
+    expect((await fetch(`${web.url}${path}`, { method: 'POST', body: envelope })).status).toBe(200);
+    const group = groupIdOf((await readStored(web, other, id)).body.name);
+    const page = await newPage();
+    await signIn(page, other.secretKey);
+    await page.goto(`${web.url}/console/errors/${group}`);
+    const frame = page.locator('.frame').first();
+    await expect(frame.locator('.hit').textContent()).resolves.toBe(`7${pageFrame.context_line}\n`);
+    await expect(frame.locator('.code').textContent()).resolves.toContain('1<!DOCTYPE html>');
+    await expect(frame.locator('.code').textContent()).resolves.toContain('12</html>');
+    expect(await audit(page)).toEqual([]);
     await page.context().close();
   });
 

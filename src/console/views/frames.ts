@@ -1,6 +1,7 @@
 // A stack as the console shows it: innermost frame first (as Sentry and GlitchTip show it), each
-// with its original file:line:column and function, the code around it when the map had sources,
-// the minified frame behind a disclosure (one click away), and why a frame could not be mapped.
+// with its original file:line:column and function, the code around it (from the map's sources, or
+// as the SDK sent it for a frame no map mapped) with the frame's own line marked, the minified
+// frame behind a disclosure (one click away), and why a frame could not be mapped.
 import type { StackFrame, UnmappedReason } from '../../domain/observability/pipeline/symbolicate.ts';
 import { html, type Html } from '../../portal/html.ts';
 
@@ -18,13 +19,14 @@ export const unmappedReasons: Record<UnmappedReason, string> = {
 const where = (f: { file?: string | undefined; line?: number | undefined; column?: number | undefined }): string =>
   `${f.file ?? '(unknown file)'}${f.line !== undefined ? `:${f.line}` : ''}${f.column !== undefined ? `:${f.column}` : ''}`;
 
+/** The frame's code, its own line marked; numbered from the frame's line when it has one. */
 function context(f: StackFrame): Html | '' {
   if (f.context_line === undefined) return '';
-  const first = (f.line ?? 0) - (f.pre_context?.length ?? 0);
-  const lines = [...(f.pre_context ?? []), f.context_line, ...(f.post_context ?? [])];
   const at = f.pre_context?.length ?? 0;
+  const lines = [...(f.pre_context ?? []), f.context_line, ...(f.post_context ?? [])];
+  const number = (i: number) => (f.line === undefined ? '' : html`<span class="ln">${f.line - at + i}</span>`);
   return html`<pre class="code">${lines.map(
-    (l, i) => html`<span${i === at ? html` class="hit"` : ''}><span class="ln">${first + i}</span>${l}
+    (l, i) => html`<span${i === at ? html` class="hit"` : ''}>${number(i)}${l}
 </span>`,
   )}</pre>`;
 }

@@ -200,6 +200,12 @@ describe('properties', () => {
         lineno: fc.oneof(fc.integer(), fc.double(), fc.string()),
         colno: fc.integer({ min: -5, max: 200_000_000 }),
         in_app: fc.oneof(fc.boolean(), fc.string()),
+        pre_context: fc.oneof(
+          fc.array(fc.oneof(fc.string({ maxLength: 300 }), fc.jsonValue()), { maxLength: 14 }),
+          fc.jsonValue(),
+        ),
+        context_line: fc.oneof(fc.string({ maxLength: 300 }), fc.jsonValue()),
+        post_context: fc.array(fc.oneof(fc.string({ maxLength: 300 }), fc.constant(null)), { maxLength: 14 }),
       },
       { requiredKeys: [] },
     );
@@ -269,7 +275,19 @@ describe('properties', () => {
         const { sentry, ...capture } = fromSentryEvent(e as Record<string, unknown>, now);
         // Breadcrumb data come whole, to be scrubbed whole; the worker cuts them once scrubbed.
         cutBreadcrumbData(capture.breadcrumbs ?? []);
-        const parsed = errorEventInput.safeParse(capture);
+        // A frame's code context, which capture does not take, is bounded: 10 lines a side, 241 characters a line.
+        const frames = (capture.stack_frames ?? []).map(({ pre_context, context_line, post_context, ...f }) => {
+          for (const side of [pre_context, post_context]) {
+            expect(side === undefined || (side.length >= 1 && side.length <= 10)).toBe(true);
+            for (const l of side ?? []) expect(typeof l === 'string' && l.length <= 241).toBe(true);
+          }
+          expect(context_line === undefined || context_line.length <= 241).toBe(true);
+          return f;
+        });
+        const parsed = errorEventInput.safeParse({
+          ...capture,
+          ...(capture.stack_frames ? { stack_frames: frames } : {}),
+        });
         expect(parsed.success, JSON.stringify(parsed.error?.issues.slice(0, 3))).toBe(true);
         expect(typeof sentry).toBe('object');
       }),

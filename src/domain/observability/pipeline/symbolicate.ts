@@ -1,6 +1,9 @@
 // Maps frames through the source maps uploaded for the event's release (SPEC.md capture rule 3):
 // original file, line and column, the original name of the enclosing function, and context lines
-// from `sourcesContent`. A frame that stays as printed says why.
+// from `sourcesContent`. A frame that stays as printed says why, and keeps the context lines its
+// SDK sent (sentry/frames.ts); a mapped frame never does, since they are the minified file's lines
+// around the generated position: the map's context replaces them, as Sentry's does, or there is
+// none when the map has no sources.
 import { enclosingFunction } from '../source-maps/scopes.ts';
 import { lineOf } from '../source-maps/compact-map.ts';
 import type { MapEntry } from '../source-maps/cache.ts';
@@ -39,6 +42,10 @@ export interface RawFrame {
   column?: number;
   in_app?: boolean;
   eval_origin?: string;
+  /** The code around the frame as its SDK read it (sentry/frames.ts), kept while the frame is not mapped. */
+  pre_context?: string[];
+  context_line?: string;
+  post_context?: string[];
 }
 
 export interface MapRef {
@@ -57,7 +64,9 @@ export type MapLoader = (ref: MapRef) => Promise<MapEntry>;
 const contextLines = 3;
 const maxContextLine = 240;
 
-const clip = (line: string): string => (line.length > maxContextLine ? `${line.slice(0, maxContextLine)}…` : line);
+/** A context line cut to 240 characters and marked as cut; a source map's or an SDK's. */
+export const clipContextLine = (line: string): string =>
+  line.length > maxContextLine ? `${line.slice(0, maxContextLine)}…` : line;
 
 /** The upload for a frame's file: the same `file`, else the same path (CONTRACT.md). */
 export function findMap(maps: readonly MapRef[], file: string): MapRef | undefined {
@@ -108,13 +117,13 @@ async function mapFrame(
       const out: string[] = [];
       for (let k = Math.max(0, from); k < to; k++) {
         const line = lineOf(source, k);
-        if (line !== undefined) out.push(clip(line));
+        if (line !== undefined) out.push(clipContextLine(line));
       }
       return out;
     };
     out.pre_context = lines(i - contextLines, i);
     const line = lineOf(source, i);
-    if (line !== undefined) out.context_line = clip(line);
+    if (line !== undefined) out.context_line = clipContextLine(line);
     out.post_context = lines(i + 1, i + 1 + contextLines);
   }
   return out;

@@ -7,16 +7,10 @@ import { createHash } from 'node:crypto';
 import bourne from '@hapi/bourne';
 import { AppError } from '../../../errors.ts';
 import { checkEventDepth, trimDatabag } from './depth.ts';
+import { sentryFrames as frames, type SentryFrameInput } from './frames.ts';
 import { parseDebugId } from '../source-maps/debug-ids.ts';
 import { isHexId } from '../../../http/trace-context.ts';
-import {
-  labelChars,
-  limits,
-  tagKeyChars,
-  type BreadcrumbInput,
-  type ErrorEventInput,
-  type StackFrameInput,
-} from '../intake/event-schema.ts';
+import { labelChars, limits, tagKeyChars, type BreadcrumbInput, type ErrorEventInput } from '../intake/event-schema.ts';
 
 /** What a Sentry event brings beyond a capture: kept in the stored event, scrubbed like all of it. */
 export interface SentryParts {
@@ -47,7 +41,7 @@ export interface SentryParts {
 export interface SentryCause {
   exception_type: string;
   message?: string;
-  stack_frames: StackFrameInput[];
+  stack_frames: SentryFrameInput[];
   /** `mechanism.source`: `cause`, or `errors[N]` of an AggregateError. */
   source?: string;
   /** `mechanism.exception_id` and `parent_id`: which exception this one hangs on. */
@@ -55,14 +49,15 @@ export interface SentryCause {
   parent_id?: number;
 }
 
-export type SentryEventInput = ErrorEventInput & { sentry: SentryParts };
+export type SentryEventInput = Omit<ErrorEventInput, 'stack_frames'> & {
+  stack_frames?: SentryFrameInput[];
+  sentry: SentryParts;
+};
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown, max: number): string | undefined =>
   typeof v === 'string' && v !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v).slice(0, max) : undefined;
-const int = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 100_000_000 ? v : undefined;
 
 /** The event of a payload, its depth checked before it is parsed and its databags trimmed (depth.ts). */
 export function parseSentryJson(payload: Buffer, what: string): Obj {
@@ -101,26 +96,6 @@ export function sentryLabel(v: unknown): string | undefined {
     .replace(/^[^A-Za-z0-9]+/, '')
     .slice(0, 200);
   return s || undefined;
-}
-
-function frames(stacktrace: unknown): StackFrameInput[] {
-  const raw = isObj(stacktrace) && Array.isArray(stacktrace.frames) ? stacktrace.frames.filter(isObj) : [];
-  // Relay's rule for long stacks: keep both ends, drop the middle (the crash site and the entry point).
-  const half = limits.frames / 2;
-  const kept = raw.length > limits.frames ? [...raw.slice(0, half), ...raw.slice(-half)] : raw;
-  return kept.map((f) => {
-    const frame: StackFrameInput = {};
-    const fn = str(f.function, 1024);
-    const file = str(f.abs_path, 2048) ?? str(f.filename, 2048) ?? str(f.module, 2048);
-    const line = int(f.lineno);
-    const column = int(f.colno);
-    if (fn !== undefined) frame.function = fn;
-    if (file !== undefined) frame.file = file;
-    if (line !== undefined) frame.line = line;
-    if (column !== undefined) frame.column = column;
-    if (typeof f.in_app === 'boolean') frame.in_app = f.in_app;
-    return frame;
-  });
 }
 
 function tags(v: unknown, environment: string | undefined): Record<string, string> {
