@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ingestAnswer } from '../../../contract/sentry.ts';
 import { captureDeps } from '../../../domain/observability/intake/capture.ts';
-import { keyFromAuthHeader } from '../../../domain/observability/sentry/auth.ts';
+import { keyFromAuthHeader, sentryAuthHeader } from '../../../domain/observability/sentry/auth.ts';
 import { ingestEnvelope, ingestStore, type SentryRequest } from '../../../domain/observability/sentry/ingest.ts';
 import { AppError } from '../../../errors.ts';
 import { defineRoute } from '../../../http/route.ts';
@@ -35,7 +35,7 @@ async function run<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
 const request = (ctx: Context, projectNumber: string, sentryKey: string | undefined): SentryRequest => ({
   req: ctx.req,
   projectNumber,
-  publicKey: sentryKey ?? keyFromAuthHeader(ctx.get('x-sentry-auth') || undefined),
+  publicKey: sentryKey ?? keyFromAuthHeader(sentryAuthHeader((name) => ctx.get(name))),
 });
 
 const common = {

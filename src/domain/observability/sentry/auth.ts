@@ -9,11 +9,42 @@ import { consumeOrRefuse } from '../../../rate-limits.ts';
 import { hashPublicKey, publicKeyPattern } from './client-keys.ts';
 import { clientKeyQueries, type ResolvedClientKey } from './queries.ts';
 
-/** `Sentry sentry_key=…, sentry_version=7, sentry_client=…` (the `Sentry ` prefix is optional). */
-export function keyFromAuthHeader(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const m = /(?:^|[\s,])sentry_key\s*=\s*([^,\s]+)/.exec(header.replace(/^\s*Sentry\s+/i, ' '));
-  return m?.[1];
+/**
+ * The fields of `X-Sentry-Auth: Sentry sentry_key=…, sentry_version=7, sentry_client=…`, read as
+ * relay reads them (relay-server's request_meta.rs): comma-separated `name=value` pairs, blanks
+ * around either ignored; the `Sentry ` prefix (any case) is optional here, as the header of some
+ * raven clients has none. Raven clients also send `sentry_timestamp` and, from a DSN of the form
+ * `https://public:secret@host/n`, `sentry_secret`: relay reads the secret and checks it against
+ * nothing, and so does Cairn, which neither stores nor logs it.
+ */
+export function parseAuthHeader(header: string | undefined): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (!header) return fields;
+  for (const item of header.replace(/^\s*sentry(?=[\s,])/i, '').split(',')) {
+    const eq = item.indexOf('=');
+    if (eq < 0) continue;
+    const name = item.slice(0, eq).trim().toLowerCase();
+    const value = item
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
+    if (name.startsWith('sentry_') && value !== '') fields[name] ??= value;
+  }
+  return fields;
+}
+
+/** The public key of an `X-Sentry-Auth` (or `Authorization: Sentry …`) header, or undefined. */
+export const keyFromAuthHeader = (header: string | undefined): string | undefined => parseAuthHeader(header).sentry_key;
+
+/**
+ * The auth header of a Sentry request: `X-Sentry-Auth`, else an `Authorization` whose scheme is
+ * `Sentry` (relay reads both, and the older raven clients send the latter).
+ */
+export function sentryAuthHeader(get: (name: string) => string): string | undefined {
+  const header = get('x-sentry-auth');
+  if (header) return header;
+  const authorization = get('authorization');
+  return /^\s*sentry\s/i.test(authorization) ? authorization : undefined;
 }
 
 /** The public key of a DSN (`https://<key>@host/<n>`), or undefined. */

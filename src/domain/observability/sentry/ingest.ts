@@ -13,6 +13,8 @@ import { authenticateClientKey, consumeKeyLimit, keyFromDsn } from './auth.ts';
 import { readSentryBody } from './body.ts';
 import { EnvelopeReader } from './envelope.ts';
 import { fromSentryEvent, parseSentryJson, type SentryEventInput } from './event.ts';
+import { readLegacyEvent } from './legacy.ts';
+import { inflateRavenBody, isRavenBody } from './raven-body.ts';
 
 /** An event item (or a store body) larger than this is refused with 413, as relay refuses it. */
 export const maxEventBytes = 1024 * 1024;
@@ -60,7 +62,7 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
   const now = new Date();
   const headerId = typeof envelope.headers.event_id === 'string' ? envelope.headers.event_id : undefined;
   const inputs = envelope.items.map((i, n) =>
-    fromSentryEvent(parseSentryJson(i.payload, `payload of event item ${n + 1}`), now, headerId),
+    fromSentryEvent(readLegacyEvent(parseSentryJson(i.payload, `payload of event item ${n + 1}`)), now, headerId),
   );
   // An event without `contexts.trace` keeps the envelope's trace (its dynamic sampling context).
   const traceId = (envelope.headers.trace as { trace_id?: unknown } | null | undefined)?.trace_id;
@@ -71,7 +73,7 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
   return { id: ids[0] ?? headerId?.replace(/-/g, '').toLowerCase() ?? null };
 }
 
-/** POST /api/{n}/store/: one event as the body (the SDKs before envelopes). */
+/** POST /api/{n}/store/: one event as the body (the SDKs before envelopes), JSON or raven's base64 form. */
 export async function ingestStore(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string }> {
   const key = await authenticateClientKey(deps.db, r.projectNumber, r.publicKey);
   const parts: Buffer[] = [];
@@ -80,7 +82,10 @@ export async function ingestStore(deps: CaptureDeps, r: SentryRequest): Promise<
     decoded: maxEventBytes,
   });
   if (parts.length === 0) throw new AppError('invalid_request', 'the body is empty: send the event as JSON');
-  const input = fromSentryEvent(parseSentryJson(Buffer.concat(parts), 'event'), new Date());
+  let body: Buffer = Buffer.concat(parts);
+  // Inflated within the event's limit, then depth-checked and parsed as any event (raven-body.ts).
+  if (isRavenBody(body)) body = await inflateRavenBody(body, maxEventBytes);
+  const input = fromSentryEvent(readLegacyEvent(parseSentryJson(body, 'event')), new Date());
   await consumeKeyLimit(deps.db, key, 1);
   const id = eventIdOf(input);
   await acceptEvents(deps, key.env_id, [input], 'store');
