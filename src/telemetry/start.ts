@@ -2,7 +2,8 @@
 // process.js and src/start.ts import this first, and only when tracing is wanted: settings.ts).
 //
 // - HTTP: a server span per request (the route names it: http/route.ts), continuing the caller's
-//   W3C `traceparent`; outgoing calls (S3, webhooks, identity providers) only inside a span.
+//   W3C `traceparent`; outgoing calls (S3, webhooks, identity providers) only inside a span. A
+//   URL's query keeps its keys, never its values (redact.ts).
 // - Database: a span per query, but only inside a request or a job (`requireParentSpan`), so the
 //   queue's own polling does not flood the collector. Statements go out without their values.
 // - Jobs: src/telemetry/jobs.ts, around each batch a worker runs.
@@ -14,6 +15,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
+import { incomingQueryAttributes, outgoingQueryAttributes } from './redact.ts';
 
 /** Paths that only the platform asks for: no span, or a health check every few seconds is a trace. */
 const quietPaths = new Set(['/metrics', '/healthz', '/readyz']);
@@ -36,6 +38,9 @@ export async function startTelemetry(role?: string): Promise<Telemetry> {
       new HttpInstrumentation({
         requireParentforOutgoingSpans: true,
         ignoreIncomingRequestHook: (req) => quietPaths.has((req.url ?? '').split('?')[0]!),
+        // Query values never reach a span (redact.ts).
+        startIncomingSpanHook: incomingQueryAttributes,
+        startOutgoingSpanHook: outgoingQueryAttributes,
       }),
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
     ],

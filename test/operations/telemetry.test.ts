@@ -184,6 +184,25 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     );
   });
 
+  it("keeps a query's keys in a span, never its values (one-use tokens, a raven DSN's secret)", async () => {
+    const token = hex(24);
+    const secret = hex(16);
+    const res = await fetch(`${web.url}/console/sign-in/link?token=${token}&sentry_secret=${secret}&flag`);
+    await res.arrayBuffer();
+    const span = await eventually(
+      () => {
+        const s = spans.find((x) => x.service === 'cairn-web' && attr(x, 'url.path') === '/console/sign-in/link');
+        expect(s).toBeDefined();
+        return s!;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(attr(span, 'url.query')).toBe('token=REDACTED&sentry_secret=REDACTED&flag');
+    const all = JSON.stringify(spans);
+    expect(all).not.toContain(token);
+    expect(all).not.toContain(secret);
+  });
+
   it('ignores a malformed traceparent (a new trace, the event without a trace id)', async () => {
     const uid = await capture(web.url, {}, { traceparent: `00-${'0'.repeat(32)}-${hex(8)}-01` });
     expect((await storedEvent(web.url, uid)).trace_id).toBeUndefined();

@@ -51,6 +51,17 @@ describe('readLegacyEvent', () => {
     expect((event.stacktrace as { frames: unknown[] }).frames.length).toBeGreaterThan(1);
   });
 
+  it("moves an event-level stack into the one exception, replacing the exception's own (relay's rule)", () => {
+    const eventStack = { frames: [{ filename: 'app.js', function: 'outer' }] };
+    const event = readLegacyEvent({
+      exception: [{ type: 'E', value: 'x', stacktrace: { frames: [{ filename: 'old.js' }] } }],
+      stacktrace: eventStack,
+    });
+    expect(event).toEqual({ exception: { values: [{ type: 'E', value: 'x', stacktrace: eventStack }] } });
+    const two = readLegacyEvent({ exception: [{ type: 'A' }, { type: 'B' }], stacktrace: eventStack });
+    expect(two.stacktrace).toEqual(eventStack);
+  });
+
   it('keeps the canonical key over its alias, and reads Values in its three shapes', () => {
     expect(
       readLegacyEvent({

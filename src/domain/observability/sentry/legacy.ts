@@ -81,9 +81,10 @@ export function readLegacyEvent(event: Obj): Obj {
   const list = Array.isArray(exception?.values) ? exception.values : [];
   for (const e of list) if (isObj(e)) rename(e, 'stacktrace', 'sentry.interfaces.Stacktrace');
   // One exception beside an event-level stack (raven-js 1.x sends exactly that): the stack is the
-  // exception's, as relay's normalize_exceptions moves it (relay-event-normalization/src/event.rs).
+  // exception's, as relay's normalize_exceptions moves it (relay-event-normalization/src/event.rs),
+  // replacing any stack the exception had of its own.
   const only = list.length === 1 && isObj(list[0]) ? list[0] : undefined;
-  if (only && isObj(event.stacktrace) && !isObj(only.stacktrace)) {
+  if (only && isObj(event.stacktrace)) {
     only.stacktrace = event.stacktrace;
     delete event.stacktrace;
   }
