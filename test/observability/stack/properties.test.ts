@@ -87,19 +87,27 @@ describe('stack parser properties', () => {
     );
   });
 
-  it('keeps every line after the first frame: a frame, a known decoration, or an unparsed line', () => {
+  it('keeps every line after the first frame when the message is known: a frame, a known decoration, or an unparsed line', () => {
     const line = fc.oneof(
       fc.constantFrom('    at f (/a.js:1:2)', 'g@https://x.io/a.js:3:4'),
       fc.string({ maxLength: 40 }).filter((s) => !s.includes('\n') && !s.includes('\r')),
     );
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), (lines) => {
-        const text = ['    at first (/a.js:1:1)', ...lines].join('\n');
-        const parsed = parseStackTrace(text);
+        const text = ['Error: m', '    at first (/a.js:1:1)', ...lines].join('\n');
+        const parsed = parseStackTrace(text, { exception_type: 'Error', message: 'm' });
         const blank = lines.filter((l) => l.trim() === '').length;
-        // Properties (` {`) end the stack; without them, every line is accounted for.
+        // Properties (` {` … `}`) end the stack; without them, every line is accounted for.
         fc.pre(!text.includes(' {') && !text.includes('...') && !text.includes('Node.js v'));
         expect(parsed.frames.length + parsed.unparsed_line_count + blank).toBe(lines.length + 1);
+        // Without the message, the lines before the last run of frames may be message: every line
+        // of the body is still accounted for, and the last frame is never lost.
+        const body = splitStack(text).frames.split('\n');
+        const bare = parseStackTrace(text);
+        expect(bare.frames.length + bare.unparsed_line_count + body.filter((l) => l.trim() === '').length).toBe(
+          body.length,
+        );
+        expect(bare.frames.length).toBeGreaterThan(0);
       }),
       { numRuns: 1000 },
     );

@@ -1,0 +1,122 @@
+// Where a printed stack's body begins: the line after its header (`Type: message`, which may span
+// any number of lines and hold anything, frame-shaped lines and braces included), and the line
+// where Node's own properties open after it. Each line is looked at a bounded number of times, so
+// this costs time linear in the stack.
+import { parseFrameLine } from './frame-line.ts';
+import { bare, errorHead, headerEnd, isElision, type Line, type Lines } from './lines.ts';
+
+/** What the event says of its exception: lets its message lines be skipped whatever they hold. */
+export interface StackHint {
+  exception_type?: string;
+  message?: string;
+}
+
+export interface Layout {
+  /** The body's first line (frames, decorations, unparsed lines): the header is what precedes it. */
+  start: number;
+  /** The line whose ` {` opens the outer exception's own properties (Node's printing), or -1. */
+  opener: number;
+}
+
+const isFrame = (line: Line): boolean => parseFrameLine(bare(line.text)) !== undefined;
+
+/** Lines a known format allows among frames: blanks, Node's elisions, V8 `at …` lines no reader reads. */
+function isAmongFrames(line: Line): boolean {
+  const t = line.text.trim();
+  return t === '' || isElision(t) || (line.indent > 0 && t.startsWith('at '));
+}
+
+/**
+ * The line opening Node's own properties of the outer exception, found from the bottom: a stack
+ * whose last `}` at the margin comes after its last frame line has its properties
+ * indented under it (inspect indents every line of a nested value, linked errors' messages
+ * included), up to the line that opened them: the last frame line, `    at … {`, or an error's head
+ * line at the margin when it has no frames (`Error: x {`, `[Error: x] {`).
+ */
+export function propertiesOpener(lines: Line[], from: number): number {
+  // Lines no format reads may follow the closing `}` (they are counted), but never a frame line:
+  // a `}` above the last frame closes something in the message.
+  let end = lines.length - 1;
+  while (end > from && lines[end]!.text !== '}') if (isFrame(lines[end--]!)) return -1;
+  if (end <= from) return -1;
+  for (let i = end - 1; i >= from; i--) {
+    const line = lines[i]!;
+    const t = line.text;
+    if (t.trim() === '') continue;
+    if (line.indent < 2) return t.endsWith(' {') ? i : -1;
+    // V8 indents a frame by four: deeper lines ending in ` {` are linked errors' frames.
+    if (line.indent <= 4 && t.endsWith(' {') && isFrame(line)) return i;
+  }
+  return -1;
+}
+
+/**
+ * The index of the line after the header when the stack prints the event's own message there,
+ * else -1. V8 prints `${name}: ${message}` (name possibly decorated by inspect: `TypeError
+ * [ERR_X]`, `[Error: …]`), so the first line must end with `: ` and the message's first line,
+ * and each further line be the message's next line; the last may carry inspect's `]` and ` {`.
+ * An empty message prints the type alone. Firefox and Safari print no header: -1.
+ */
+function hintedEnd(lines: Lines, start: number, hint: StackHint): number {
+  const message = hint.message ?? '';
+  if (message === '') {
+    const first = lines.at(start)?.text;
+    const type = hint.exception_type;
+    return first !== undefined && [type, `[${type}]`, `${type} {`, `[${type}] {`].includes(first) ? start + 1 : -1;
+  }
+  const parts = message.split('\n');
+  for (let k = 0; k < parts.length; k++) {
+    const t = lines.at(start + k)?.text;
+    if (t === undefined) return -1;
+    const part = parts[k]!.endsWith('\r') ? parts[k]!.slice(0, -1) : parts[k]!;
+    const want = k === 0 ? `: ${part}` : part;
+    const ends = k === parts.length - 1 ? printedEnds : [''];
+    const ok = ends.some((e) => (k === 0 ? t.length > want.length + e.length && t.endsWith(want + e) : t === want + e));
+    if (!ok) return -1;
+  }
+  return start + parts.length;
+}
+
+/** What inspect may print after a message: `]` closing `[Error: …]`, ` {` opening own properties. */
+const printedEnds = ['', ']', ' {', '] {'];
+
+/**
+ * Without the event's message, the header is found from the bottom: the body is the run of frame
+ * lines (and lines allowed among them) that ends the stack, before Node's own properties and the
+ * lines after the last frame no format reads. A stack's first line that reads as `Type: message`
+ * is never a frame, even holding `@`. Without any frame line, the body begins after that first
+ * line (its lines are then counted as unparsed), or where Node's own properties open.
+ */
+function bottomUpStart(all: Line[], start: number, opener: number): number {
+  const first = all[start]?.text ?? '';
+  const floor = errorHead(first) && !first.trimStart().startsWith('at ') ? start + 1 : start;
+  let i = opener >= 0 ? opener : all.length - 1;
+  while (i >= floor && !isFrame(all[i]!)) i--;
+  if (i < floor) return opener >= 0 ? opener : Math.min(floor, all.length);
+  let top = i;
+  for (let j = i - 1; j >= floor; j--) {
+    if (isFrame(all[j]!)) top = j;
+    else if (!isAmongFrames(all[j]!)) break;
+  }
+  return top;
+}
+
+/** Where the body begins and where the outer exception's own properties open. */
+export function layout(lines: Lines, hint: StackHint | undefined): Layout {
+  const start = headerEnd(lines);
+  const hinted = hint?.exception_type === undefined ? -1 : hintedEnd(lines, start, hint);
+  const all = lines.all();
+  const opener = propertiesOpener(all, start);
+  if (hinted >= 0) {
+    // A brace in the message is not an opener, but the head line of an error without frames may be.
+    if (opener >= 0 && opener < hinted)
+      return opener === hinted - 1 ? { start: opener, opener } : { start: hinted, opener: -1 };
+    // Lines between the message and the first frame belong to the header: Chrome prints a
+    // SecurityError's message again as `at Error: …` there. Without a frame, they are the body.
+    let first = hinted;
+    const last = opener >= 0 ? opener : all.length - 1;
+    while (first <= last && !isFrame(all[first]!)) first++;
+    return { start: first <= last ? first : hinted, opener };
+  }
+  return { start: bottomUpStart(all, start, opener), opener };
+}
