@@ -30,8 +30,10 @@ export interface EngineRun {
 }
 
 const here = new URL('.', import.meta.url).pathname;
+/** Which scenarios run: `scenarios.js`, or `multiline.js` (messages that span lines) with CORPUS_SET=multiline. */
+export const set = process.env.CORPUS_SET === 'multiline' ? 'multiline' : 'scenarios';
 export const script = (): string =>
-  readFileSync(join(here, 'scenarios.js'), 'utf8') + readFileSync(join(here, 'runner.js'), 'utf8');
+  readFileSync(join(here, `${set}.js`), 'utf8') + readFileSync(join(here, 'runner.js'), 'utf8');
 export const enginesDir = process.env.CORPUS_ENGINES ?? '/opt/engines/node_modules';
 
 export function records(output: string): RawRecord[] {
@@ -72,8 +74,8 @@ export function node(kind: 'cjs' | 'esm'): EngineRun {
   const file = join(dir, kind === 'cjs' ? 'server.cjs' : 'server.mjs');
   const prelude =
     kind === 'cjs'
-      ? "globalThis.__inspect = require('node:util').inspect;\nglobalThis.__sitesWanted = true;\n"
-      : "import { inspect } from 'node:util';\nglobalThis.__inspect = inspect;\nglobalThis.__sitesWanted = true;\n";
+      ? "globalThis.__inspect = require('node:util').inspect;\nglobalThis.__assert = require('node:assert');\nglobalThis.__sitesWanted = true;\n"
+      : "import { inspect } from 'node:util';\nimport assert from 'node:assert';\nglobalThis.__inspect = inspect;\nglobalThis.__assert = assert;\nglobalThis.__sitesWanted = true;\n";
   writeFileSync(file, prelude + script());
   const out = run(process.execPath, [file], dir);
   return {
@@ -88,25 +90,36 @@ export function node(kind: 'cjs' | 'esm'): EngineRun {
 // Node's own printout of an uncaught error or unhandled rejection (stderr): the header, the stack,
 // own properties and causes, the trailer. The same program run with CORPUS_SITES=1 prints the
 // error's CallSites instead; both throw from one line, so their frames are the same.
-const uncaughtPrograms: Record<string, string> = {
-  'sync-cause.cjs': `
+const uncaughtPrograms: Record<string, string> =
+  set === 'multiline'
+    ? {
+        'assert-diff.cjs': `
+const assert = require('node:assert');
+function checkTotals(order) { assert.deepStrictEqual(order, { total: 4, items: [1, 2], note: 'a\\nb {' }); }
+run(() => checkTotals({ total: 3, items: [1, 2], note: 'a\\nb {' }));`,
+        'props-braces.mjs': `
+function save(row) { const e = new Error('insert failed:\\n  INSERT INTO t (a) VALUES ($1) {\\n}\\n    at fake (/x.js:1:2)'); e.code = '23505'; e.row = row; throw e; }
+run(() => save({ a: 1 }));`,
+      }
+    : {
+        'sync-cause.cjs': `
 function parse(text) { return JSON.parse(text); }
 function loadConfig() {
   try { parse('{oops'); } catch (e) { const err = new Error('config unreadable', { cause: e }); err.code = 'E_CONFIG'; err.path = '/etc/app.json'; throw err; }
 }
 run(loadConfig);`,
-  'esm-plain.mjs': `
+        'esm-plain.mjs': `
 function checkout(cart) { return cart.items.map((i) => price(i)); }
 function price(item) { if (item < 0) throw new RangeError('negative price ' + item); return item; }
 run(() => checkout({ items: [1, -2] }));`,
-  'async-rejection.cjs': `
+        'async-rejection.cjs': `
 async function fetchUser(id) { await null; throw new TypeError('user ' + id + ' missing'); }
 async function handler() { const u = await fetchUser(7); return u; }
 run(handler);`,
-  'aggregate.cjs': `
+        'aggregate.cjs': `
 async function all() { await Promise.any([Promise.reject(new Error('primary down')), Promise.reject(new Error('replica down'))]); }
 run(all);`,
-};
+      };
 const uncaughtPrelude = `
 function describe(s) { const o = {}; for (const k of ['getFunctionName','getTypeName','getMethodName','getFileName','getScriptNameOrSourceURL','getLineNumber','getColumnNumber','isEval','getEvalOrigin','isNative','isToplevel','isConstructor','isAsync','isPromiseAll','getPromiseIndex']) { try { const v = s[k](); o[k] = v === undefined ? null : v; } catch { o[k] = null; } } o.printed = String(s); return o; }
 if (process.env.CORPUS_SITES) Error.prepareStackTrace = (e, sites) => JSON.stringify(sites.map(describe));

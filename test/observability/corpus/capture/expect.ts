@@ -4,7 +4,7 @@
 //   constructor forms), and kept only where that name agrees with CallSite#toString.
 // - The others (Firefox, JavaScriptCore, Hermes, Bun): from the printed line split where the
 //   known file of the scenario (or a known location word) stands in it, which needs no grammar.
-import type { RawRecord } from './engines.ts';
+import { set, type RawRecord } from './engines.ts';
 
 export interface ExpectedFrame {
   function?: string;
@@ -187,6 +187,8 @@ export interface CorpusCase {
   innermost?: ExpectedFrame;
   outermost?: ExpectedFrame;
   frames?: ExpectedFrame[];
+  /** The text before the first frame line as the engine printed it (the message set only). */
+  header?: string;
   linked?: { source: string; exception_type: string; message?: string }[];
 }
 
@@ -195,11 +197,11 @@ const head = (r: RawRecord): { exception_type?: string; message?: string } =>
   r.type === undefined ? {} : { exception_type: r.type, ...(r.message ? { message: r.message } : {}) };
 
 /** The printed frame lines of a non-V8 stack: all its lines but V8-style message lines. */
-function frameLines(r: RawRecord, v8Style: boolean): string[] {
-  const lines = r.stack.split('\n').filter((l) => l.trim() !== '');
-  if (!v8Style) return lines;
-  const head = `${r.type}${r.message ? `: ${r.message}` : ''}`.split('\n').length;
-  return lines.slice(head);
+function frameLines(r: RawRecord, v8Style: boolean): { header: string; lines: string[] } {
+  const lines = r.stack.split('\n');
+  const head = v8Style ? `${r.type}${r.message ? `: ${r.message}` : ''}`.split('\n').length : 0;
+  const header = head === 0 ? '' : `${lines.slice(0, head).join('\n')}\n`;
+  return { header, lines: lines.slice(head).filter((l) => l.trim() !== '') };
 }
 
 /** A case from a V8 engine's record, or the reason it was left out. */
@@ -217,6 +219,7 @@ export function v8Case(id: string, r: RawRecord, files: string[], stack = r.stac
   if (lines.slice(lines.length - printed.length).join('\n') !== printed.join('\n'))
     return 'the two runs printed different frames';
   frames.reverse();
+  const block = `\n${printed.join('\n')}`;
   return {
     id,
     engine: 'v8',
@@ -226,6 +229,7 @@ export function v8Case(id: string, r: RawRecord, files: string[], stack = r.stac
     innermost: frames.at(-1),
     outermost: frames[0],
     frames,
+    ...(set === 'multiline' ? { header: stack.slice(0, stack.lastIndexOf(block) + 1) } : {}),
   };
 }
 
@@ -236,7 +240,7 @@ export function lineCase(
   files: string[],
   v8Style: boolean,
 ): CorpusCase | string {
-  const lines = frameLines(r, v8Style);
+  const { header, lines } = frameLines(r, v8Style);
   const frames: ExpectedFrame[] = [];
   for (const l of lines) {
     const f = fromLine(l, files);
@@ -253,5 +257,6 @@ export function lineCase(
     innermost: frames.at(-1),
     outermost: frames[0],
     frames,
+    ...(set === 'multiline' ? { header } : {}),
   };
 }

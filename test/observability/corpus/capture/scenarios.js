@@ -113,31 +113,3 @@ scenario('wasm-trap', function () {
   var instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { m: { f: function () {} } });
   instance.exports.t();
 });
-
-/**
- * Runs every scenario `passes` times in a row, from the same call site, so that each pass's error
- * has the same frames; `report(name, error, pass)` for each error, then `done()`.
- */
-function runScenarios(report, done, passes) {
-  var i = 0;
-  var pass = 0;
-  function advance() { pass++; if (pass >= passes) { pass = 0; i++; } }
-  function next() {
-    while (i < scenarios.length) {
-      var s = scenarios[i];
-      var result;
-      var error;
-      var failed = false;
-      try { result = s.fn(); } catch (e) { failed = true; error = e; }
-      if (failed) { report(s.name, error, pass); advance(); continue; }
-      if (result && typeof result.then === 'function') {
-        var current = pass;
-        result.then(function () { advance(); next(); }, function (e) { report(s.name, e, current); advance(); next(); });
-        return;
-      }
-      advance();
-    }
-    done();
-  }
-  next();
-}

@@ -104,7 +104,10 @@ function bottomUpStart(all: Line[], start: number, opener: number): number {
 /** Where the body begins and where the outer exception's own properties open. */
 export function layout(lines: Lines, hint: StackHint | undefined): Layout {
   const start = headerEnd(lines);
-  const hinted = hint?.exception_type === undefined ? -1 : hintedEnd(lines, start, hint);
+  // The message is looked for on the first line, then after Node's uncaught-exception header
+  // (a message can itself hold a `file:line` line and a caret).
+  let hinted = hint?.exception_type === undefined ? -1 : hintedEnd(lines, 0, hint);
+  if (hinted < 0 && start > 0 && hint?.exception_type !== undefined) hinted = hintedEnd(lines, start, hint);
   const all = lines.all();
   const opener = propertiesOpener(all, start);
   if (hinted >= 0) {
