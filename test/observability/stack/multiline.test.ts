@@ -113,6 +113,23 @@ describe('a message that spans lines', () => {
     }
   });
 
+  it('reads own properties cut short (no closing brace, as at the size limit) as before', () => {
+    const stack = [
+      'Error: a {',
+      '}',
+      '    at f (/a.js:1:1) {',
+      "  code: 'E',",
+      '  [cause]: TypeError: b',
+      '      at g (/a.js:2:2)',
+    ].join('\n');
+    for (const hint of [{ exception_type: 'Error', message: 'a {\n}' }, undefined]) {
+      const parsed = parseStackTrace(stack, hint);
+      expect(parsed.frames).toEqual([{ function: 'f', file: '/a.js', line: 1, column: 1 }]);
+      expect(parsed.linked.map((l) => [l.exception_type, l.frames.length])).toEqual([['TypeError', 1]]);
+      expect(parsed.unparsed_line_count).toBe(0);
+    }
+  });
+
   it('reads a Firefox stack, which prints no header, whole with the hint', () => {
     const stack = 'render@https://x.io/a.js:3:4\n@https://x.io/a.js:9:1\n';
     const parsed = parseStackTrace(stack, { exception_type: 'Error', message: 'a\nb {\n}' });

@@ -28,24 +28,38 @@ function isAmongFrames(line: Line): boolean {
 
 /**
  * The line opening Node's own properties of the outer exception, found from the bottom: a stack
- * whose last `}` at the margin comes after its last frame line has its properties
- * indented under it (inspect indents every line of a nested value, linked errors' messages
- * included), up to the line that opened them: the last frame line, `    at … {`, or an error's head
- * line at the margin when it has no frames (`Error: x {`, `[Error: x] {`).
+ * whose last `}` at the margin comes after its last frame line has its properties indented under
+ * it (inspect indents every line of a nested value, linked errors' messages included), up to the
+ * line that opened them: the last frame line, `    at … {`, or an error's head line at the margin
+ * when it has no frames (`Error: x {`, `[Error: x] {`). A printout cut short (at the stack's size
+ * limit) has no `}`: there the opener is the last frame line at V8's indentation, ending in ` {`.
  */
 export function propertiesOpener(lines: Line[], from: number): number {
   // Lines no format reads may follow the closing `}` (they are counted), but never a frame line:
   // a `}` above the last frame closes something in the message.
   let end = lines.length - 1;
-  while (end > from && lines[end]!.text !== '}') if (isFrame(lines[end--]!)) return -1;
-  if (end <= from) return -1;
+  while (end > from && lines[end]!.text !== '}' && !isFrame(lines[end]!)) end--;
+  if (end <= from || lines[end]!.text !== '}') return unclosedOpener(lines, from);
   for (let i = end - 1; i >= from; i--) {
     const line = lines[i]!;
     const t = line.text;
     if (t.trim() === '') continue;
     if (line.indent < 2) return t.endsWith(' {') ? i : -1;
-    // V8 indents a frame by four: deeper lines ending in ` {` are linked errors' frames.
-    if (line.indent <= 4 && t.endsWith(' {') && isFrame(line)) return i;
+    if (topFrameOpens(line)) return i;
+  }
+  return -1;
+}
+
+// V8 indents a frame by four: deeper lines ending in ` {` are linked errors' frames.
+const topFrameOpens = (line: Line): boolean => line.indent <= 4 && line.text.endsWith(' {') && isFrame(line);
+
+/** Own properties cut short: indented lines up from the bottom to a last frame line that opens them. */
+function unclosedOpener(lines: Line[], from: number): number {
+  for (let i = lines.length - 1; i >= from; i--) {
+    const line = lines[i]!;
+    if (line.text.trim() === '') continue;
+    if (line.indent < 2) return -1;
+    if (line.indent <= 4 && isFrame(line)) return topFrameOpens(line) ? i : -1;
   }
   return -1;
 }
