@@ -2,8 +2,7 @@
 // any number of lines and hold anything, frame-shaped lines and braces included), and the line
 // where Node's own properties open after it. Each line is looked at a bounded number of times, so
 // this costs time linear in the stack.
-import { parseFrameLine } from './frame-line.ts';
-import { bare, errorHead, headerEnd, isElision, type Line, type Lines } from './lines.ts';
+import { bare, errorHead, frameOf, headerEnd, isElision, type Line, type Lines } from './lines.ts';
 
 /** What the event says of its exception: lets its message lines be skipped whatever they hold. */
 export interface StackHint {
@@ -18,7 +17,7 @@ export interface Layout {
   opener: number;
 }
 
-const isFrame = (line: Line): boolean => parseFrameLine(bare(line.text)) !== undefined;
+const isFrame = (line: Line): boolean => frameOf(line, bare(line.text)) !== undefined;
 
 /** Lines a known format allows among frames: blanks, Node's elisions, V8 `at …` lines no reader reads. */
 function isAmongFrames(line: Line): boolean {

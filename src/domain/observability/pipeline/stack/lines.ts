@@ -1,13 +1,25 @@
 // A printed stack's lines, and what a line is when Node prints an error itself (util.inspect, used
 // for uncaught errors and console.error; lib/internal/util/inspect.js, formatError): its
 // uncaught-exception header, ` {` before own properties, `,` in an array, elisions, the trailer.
-import { parseFrameLine } from './frame-line.ts';
+import { parseFrameLine, type ParsedFrame } from './frame-line.ts';
 
 export interface Line {
   text: string;
   indent: number;
   /** Where the line begins in the stack text. */
   offset: number;
+  /** The line read as a frame, once asked for (null: it is none). */
+  frame?: ParsedFrame | null;
+}
+
+/**
+ * `text` read as a frame line, `text` being the line or the line without what inspect appends: the
+ * line itself is read once however often its header or body are looked for.
+ */
+export function frameOf(line: Line, text = line.text): ParsedFrame | undefined {
+  if (text !== line.text) return parseFrameLine(text);
+  if (line.frame === undefined) line.frame = parseFrameLine(text) ?? null;
+  return line.frame ?? undefined;
 }
 
 /**

@@ -3,7 +3,7 @@
 // `[errors]: [ … ]`, `... N lines matching cause stack trace ...`, the `Node.js v…` trailer).
 // Lines are visited once each, so a body costs time linear in its size.
 import { parseFrameLine, type ParsedFrame } from './frame-line.ts';
-import { bare, errorHead, headerEnd, isElision, isHeaderLine, isTrailer, type Line } from './lines.ts';
+import { bare, errorHead, frameOf, headerEnd, isElision, isHeaderLine, isTrailer, type Line } from './lines.ts';
 
 export interface ParsedException {
   frames: ParsedFrame[];
@@ -67,7 +67,7 @@ export class Reader {
       if (opens && text.endsWith(' {')) text = text.slice(0, -2);
       const ends = nested && text.endsWith(',');
       if (ends) text = text.slice(0, -1);
-      const frame = parseFrameLine(text);
+      const frame = frameOf(line, text);
       if (frame) {
         if (exc.frames.length < maxFrames) exc.frames.push(frame);
       } else if (
