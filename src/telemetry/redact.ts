@@ -8,13 +8,18 @@ import type { IncomingMessage, RequestOptions } from 'node:http';
 
 const redacted = 'REDACTED';
 
-/** `a=1&b=x` → `a=REDACTED&b=REDACTED`; a key without a value stays as it is. */
+/** A query key a span may show: a short name. A part without `=` may be a value (`?<token>`). */
+const plainKey = /^[A-Za-z0-9_.[\]-]{1,64}$/;
+
+/** `a=1&b=x&<token>` → `a=REDACTED&b=REDACTED&REDACTED`. */
 export function redactQuery(query: string): string {
   return query
     .split('&')
     .map((part) => {
       const eq = part.indexOf('=');
-      return eq < 0 ? part : `${part.slice(0, eq)}=${redacted}`;
+      if (part === '') return part;
+      if (eq < 0) return redacted;
+      return `${plainKey.test(part.slice(0, eq)) ? part.slice(0, eq) : redacted}=${redacted}`;
     })
     .join('&');
 }
@@ -26,12 +31,22 @@ export function incomingQueryAttributes(req: IncomingMessage): Record<string, st
   return q < 0 ? {} : { 'url.query': redactQuery(url.slice(q + 1)) };
 }
 
+/** `host:port` as a URL writes it: an IPv6 literal in brackets, a default port left out. */
+function authority(options: RequestOptions, protocol: string): string {
+  const name = options.hostname ?? options.host?.replace(/:\d+$/, '') ?? 'localhost';
+  const host = name.includes(':') && !name.startsWith('[') ? `[${name}]` : name;
+  const port = options.port ?? options.host?.match(/:(\d+)$/)?.[1];
+  const standard = (protocol === 'https:' && String(port) === '443') || (protocol === 'http:' && String(port) === '80');
+  return port === undefined || port === null || standard ? host : `${host}:${port}`;
+}
+
 /** The span attributes of an outgoing request whose path has a query: `url.full` with it redacted. */
 export function outgoingQueryAttributes(options: RequestOptions): Record<string, string> {
   const path = options.path ?? '/';
   const q = path.indexOf('?');
   if (q < 0) return {};
   const protocol = options.protocol ?? 'http:';
-  const host = options.host ?? `${options.hostname ?? 'localhost'}${options.port ? `:${options.port}` : ''}`;
-  return { 'url.full': `${protocol}//${host}${path.slice(0, q)}?${redactQuery(path.slice(q + 1))}` };
+  return {
+    'url.full': `${protocol}//${authority(options, protocol)}${path.slice(0, q)}?${redactQuery(path.slice(q + 1))}`,
+  };
 }

@@ -197,7 +197,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       },
       { timeoutMs: 10_000 },
     );
-    expect(attr(span, 'url.query')).toBe('token=REDACTED&sentry_secret=REDACTED&flag');
+    expect(attr(span, 'url.query')).toBe('token=REDACTED&sentry_secret=REDACTED&REDACTED');
     const all = JSON.stringify(spans);
     expect(all).not.toContain(token);
     expect(all).not.toContain(secret);

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { keyFromAuthHeader, parseAuthHeader, sentryAuthHeader } from '../../../src/domain/observability/sentry/auth.ts';
+import { eventLevel } from '../../../src/domain/observability/sentry/level.ts';
 import { readLegacyEvent } from '../../../src/domain/observability/sentry/legacy.ts';
 import { inflateRavenBody, isRavenBody } from '../../../src/domain/observability/sentry/raven-body.ts';
 
@@ -47,7 +48,7 @@ describe('readLegacyEvent', () => {
       formatted: "queue 'mail' is full",
     });
     expect(event['sentry.interfaces.Message']).toBeUndefined();
-    expect(event.level).toBe('error');
+    expect(eventLevel(event.level)).toBe('error');
     expect((event.stacktrace as { frames: unknown[] }).frames.length).toBeGreaterThan(1);
   });
 
@@ -122,6 +123,8 @@ describe('the auth header', () => {
       `SENTRY  sentry_key = ${key} , sentry_version = 7`,
       `sentry_key=${key}, sentry_version=7`,
       `Sentry sentry_client="an-old-client/1.0", sentry_key="${key}"`,
+      `Sentry sentry_key=${key} sentry_version=7`,
+      `Sentry sentry_client="a client/1.0" sentry_key=${key}`,
     ])
       expect(keyFromAuthHeader(h), h).toBe(key);
     expect(keyFromAuthHeader('Sentry sentry_version=7')).toBeUndefined();
@@ -150,4 +153,20 @@ describe('the raven body', () => {
       details: { reason: 'bad_raven_body' },
     });
   });
+});
+
+describe('eventLevel', () => {
+  it.each([
+    ['error', 'error'],
+    ['warning', 'warning'],
+    ['log', 'info'],
+    ['critical', 'fatal'],
+    [40, 'error'],
+    [10, 'debug'],
+    ['warn', undefined],
+    ['ERROR', undefined],
+    ['x'.repeat(200), undefined],
+    ['constructor', undefined],
+    [41, undefined],
+  ])('%s → %s', (level, want) => expect(eventLevel(level)).toBe(want));
 });

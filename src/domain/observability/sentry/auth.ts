@@ -12,7 +12,7 @@ import { clientKeyQueries, type ResolvedClientKey } from './queries.ts';
 /**
  * The fields of `X-Sentry-Auth: Sentry sentry_key=…, sentry_version=7, sentry_client=…`, read as
  * relay reads them (relay-server's request_meta.rs): comma-separated `name=value` pairs, blanks
- * around either ignored; the `Sentry ` prefix (any case) is optional here, as the header of some
+ * around either ignored (and pairs separated by blanks alone, as some old clients wrote them); the `Sentry ` prefix (any case) is optional here, as the header of some
  * raven clients has none. Raven clients also send `sentry_timestamp` and, from a DSN of the form
  * `https://public:secret@host/n`, `sentry_secret`: relay reads the secret and checks it against
  * nothing, and so does Cairn, which neither stores nor logs it.
@@ -20,15 +20,11 @@ import { clientKeyQueries, type ResolvedClientKey } from './queries.ts';
 export function parseAuthHeader(header: string | undefined): Record<string, string> {
   const fields: Record<string, string> = {};
   if (!header) return fields;
-  for (const item of header.replace(/^\s*sentry(?=[\s,])/i, '').split(',')) {
-    const eq = item.indexOf('=');
-    if (eq < 0) continue;
-    const name = item.slice(0, eq).trim().toLowerCase();
-    const value = item
-      .slice(eq + 1)
-      .trim()
-      .replace(/^"(.*)"$/, '$1');
-    if (name.startsWith('sentry_') && value !== '') fields[name] ??= value;
+  // Pairs separated by commas, or only by blanks as some old clients wrote them; a value may be quoted.
+  for (const m of header.slice(0, 4096).matchAll(/(?:^|[\s,])(sentry_\w{1,32})\s*=\s*(?:"([^"]*)"|([^\s,]*))/gi)) {
+    const name = m[1]!.toLowerCase();
+    const value = (m[2] ?? m[3] ?? '').trim();
+    if (value !== '') fields[name] ??= value;
   }
   return fields;
 }

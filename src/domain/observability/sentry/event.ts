@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import bourne from '@hapi/bourne';
 import { AppError } from '../../../errors.ts';
 import { checkEventDepth, trimDatabag } from './depth.ts';
+import { eventLevel } from './level.ts';
 import { sentryFrames as frames, type SentryFrameInput } from './frames.ts';
 import { parseDebugId } from '../source-maps/debug-ids.ts';
 import { isHexId } from '../../../http/trace-context.ts';
@@ -251,7 +252,9 @@ export function fromSentryEvent(event: Obj, now: Date, eventId?: string): Sentry
     });
   const outerId = isObj(outer?.mechanism) ? outer.mechanism.exception_id : undefined;
   if (sentry.causes && Number.isSafeInteger(outerId)) sentry.outer_id = outerId as number;
-  for (const k of ['level', 'platform', 'logger', 'dist', 'server_name'] as const) {
+  const level = eventLevel(event.level);
+  if (level !== undefined) sentry.level = level;
+  for (const k of ['platform', 'logger', 'dist', 'server_name'] as const) {
     const v = str(event[k], 200);
     if (v !== undefined) sentry[k] = v;
   }

@@ -37,12 +37,6 @@ const bags = new Set(['user', 'request', 'contexts']);
  */
 const securityReports = ['csp', 'hpkp', 'expectct', 'expectstaple'] as const;
 
-/**
- * Python logging's numeric levels, which raven-python sends as `level` (relay's `Level` reads them
- * the same way, relay-event-schema/src/protocol/types.rs `from_python_level`).
- */
-const pythonLevels: Record<number, string> = { 10: 'debug', 20: 'info', 30: 'warning', 40: 'error', 50: 'fatal' };
-
 /** `Values<T>` as relay reads it: `{values}`, a bare array or (a non-empty object) one value. */
 function values(v: unknown): Obj | undefined {
   if (Array.isArray(v)) return { values: v };
@@ -89,7 +83,6 @@ export function readLegacyEvent(event: Obj): Obj {
     delete event.stacktrace;
   }
   formatLogEntry(event.logentry);
-  if (typeof event.level === 'number') event.level = pythonLevels[event.level] ?? event.level;
   refuseSecurityReport(event);
   return event;
 }
