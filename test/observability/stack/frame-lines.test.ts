@@ -142,6 +142,31 @@ const cases: [line: string, frame: ParsedFrame | undefined][] = [
   ['fn@index.android.bundle:1:234', { function: 'fn', file: 'index.android.bundle', line: 1, column: 234 }],
   ['http://x/app.js:1:2', { file: 'http://x/app.js', line: 1, column: 2 }],
   ['fn@file:///C:/x/a.js:1:2', { function: 'fn', file: 'file:///C:/x/a.js', line: 1, column: 2 }],
+  // `@` in a URL after `@` that starts it: a path (Vite serves its runtime at `/@react-refresh`, `/@vite/client`,
+  // `/@fs/…`), a query, the user part of the authority.
+  [
+    'performReactRefresh@http://localhost:5173/@react-refresh:267:29',
+    { function: 'performReactRefresh', file: 'http://localhost:5173/@react-refresh', line: 267, column: 29 },
+  ],
+  [
+    'createHotContext@http://localhost:5173/@vite/client:1:2',
+    { function: 'createHotContext', file: 'http://localhost:5173/@vite/client', line: 1, column: 2 },
+  ],
+  [
+    'fn@http://x/a.js?u=me@example.com:1:2',
+    { function: 'fn', file: 'http://x/a.js?u=me@example.com', line: 1, column: 2 },
+  ],
+  [
+    'fn@http://user@localhost:3000/app.js:1:2',
+    { function: 'fn', file: 'http://user@localhost:3000/app.js', line: 1, column: 2 },
+  ],
+  [
+    '@http://localhost:5173/@fs/srv/app/x.js:3:4',
+    { file: 'http://localhost:5173/@fs/srv/app/x.js', line: 3, column: 4 },
+  ],
+  ['a@b@http://x/@c/d.js:1:2', { function: 'a@b', file: 'http://x/@c/d.js', line: 1, column: 2 }],
+  ['obj["@fn"]@http://x/@scope/a.js:5:6', { function: 'obj["@fn"]', file: 'http://x/@scope/a.js', line: 5, column: 6 }],
+  ['@run@Scratchpad/1:2:3', { function: '@run', file: 'Scratchpad/1', line: 2, column: 3 }],
   // React Native: a frame without a name prints its location alone (JavaScriptCore), or Hermes's
   // bytecode location alone.
   ['102.js:1:2956', { file: '102.js', line: 1, column: 2956 }],

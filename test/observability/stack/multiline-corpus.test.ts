@@ -53,8 +53,8 @@ describe('captured multi-line messages', () => {
     expect(parseStackBody(split.frames)).toEqual(parsed);
   });
 
-  // Without the message, the frames are found from the bottom: every frame is read, and the header
-  // is the engine's, but for message lines that read as frames right above the first frame, which
+  // Without the message, the body runs from the topmost frame but for frame-shaped message lines
+  // that an unreadable line follows: every frame is read, and the header is the engine's, but for message lines that read as frames right above the first frame, which
   // are then taken for the innermost frames (the message `probe failed\n    at x (y:1:2)`).
   it.each(cases.map((c) => [c.id, c] as const))('%s: without the message, every frame is read', (_id, c) => {
     const split = splitStack(c.stack);

@@ -56,4 +56,30 @@ describe('finding a multi-line header', () => {
     const big = measure(`Error: ${messages.braces!(4000)}\n${frames(4000)}`);
     expect(big.calls / small.calls).toBeLessThan(10);
   });
+
+  it.each([',', ' {'])(
+    'a line ending in `%s` is read as a frame at most twice, however often it is looked at',
+    (end) => {
+      // Once as printed, once without what inspect appends: both readings are kept on the line.
+      const text = `Error: x\n${Array.from({ length: 2000 }, (_, i) => `    at f${i} (/srv/a.js:${i + 1}:2)${end}`).join('\n')}`;
+      for (const hint of [
+        undefined,
+        { exception_type: 'Error', message: 'x' },
+        { exception_type: 'Error', message: 'y' },
+      ]) {
+        work.calls = 0;
+        parseStackTrace(text, hint);
+        expect(work.calls).toBeLessThanOrEqual(2 * 2001);
+      }
+    },
+  );
+
+  it('a blank line is never read as a frame', () => {
+    const text = `Error: x\n${'\n'.repeat(5000)}    at f (/srv/a.js:1:2)`;
+    for (const hint of [undefined, { exception_type: 'Error', message: 'x' }]) {
+      work.calls = 0;
+      parseStackTrace(text, hint);
+      expect(work.calls).toBeLessThanOrEqual(10);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 // Messages that span lines, written by hand in the shapes real messages take: the event's own
-// message (the hint) cuts the header exactly; without it the frames are found from the bottom. A
-// body that holds a frame never reads as zero frames and zero unparsed lines.
+// message (the hint) cuts the header exactly; without it the body runs from the topmost frame, but
+// for frame-shaped message lines that an unreadable line follows (body.ts). A body that holds a
+// frame never reads as zero frames and zero unparsed lines.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseStackBody, parseStackTrace, splitStack } from '../../../src/domain/observability/pipeline/stack/index.ts';
@@ -51,7 +52,7 @@ describe('a message that spans lines', () => {
     const parsed = parseStackTrace(stack, hint);
     expect(parsed.frames).toEqual(v8Frames);
     expect(parsed.unparsed_line_count).toBe(0);
-    // Without it, the frames are found from the bottom: the same, as no message line ends in a frame.
+    // Without it, the same: no message line ends in a frame.
     expect(splitStack(stack).frames).toBe(v8Body);
     expect(parseStackTrace(stack)).toEqual(parsed);
   });

@@ -94,24 +94,47 @@ function hintedEnd(lines: Lines, start: number, hint: StackHint): number {
 const printedEnds = ['', ']', ' {', '] {'];
 
 /**
- * Without the event's message, the header is found from the bottom: the body is the run of frame
- * lines (and lines allowed among them) that ends the stack, before Node's own properties and the
- * lines after the last frame no format reads. A stack's first line that reads as `Type: message`
- * is never a frame, even holding `@`. Without any frame line, the body begins after that first
- * line (its lines are then counted as unparsed), or where Node's own properties open.
+ * Where the body begins when the stack does not print the event's message as the event has it
+ * (Firefox and Safari print no header at all; a message can be absent, changed after the stack was
+ * taken, or cut by an SDK). The body runs from the topmost frame line to the last one before Node's
+ * own properties, and a line no format reads between two frames is the body's (a cause's head,
+ * Bluebird's `From previous event:`, pony-cause's `caused by:`): it is counted, and the frames above
+ * it, where the error was thrown, are read. Only a stack whose first line is `Type: message` (V8's
+ * header; never a frame, even holding `@`) has a message that can hold frame-shaped lines; see
+ * `messageEnd`. Without any frame line, the body begins after that first line (its lines are then
+ * counted as unparsed), or where Node's own properties open.
  */
-function bottomUpStart(all: Line[], start: number, opener: number): number {
+function unhintedStart(all: Line[], start: number, opener: number, hint: StackHint | undefined): number {
   const first = all[start]?.text ?? '';
-  const floor = errorHead(first) && !first.trimStart().startsWith('at ') ? start + 1 : start;
-  let i = opener >= 0 ? opener : all.length - 1;
-  while (i >= floor && !isFrame(all[i]!)) i--;
-  if (i < floor) return opener >= 0 ? opener : Math.min(floor, all.length);
-  let top = i;
-  for (let j = i - 1; j >= floor; j--) {
-    if (isFrame(all[j]!)) top = j;
-    else if (!isAmongFrames(all[j]!)) break;
+  const headed = errorHead(first) !== undefined && !first.trimStart().startsWith('at ');
+  const floor = headed ? start + 1 : start;
+  let last = opener >= 0 ? opener : all.length - 1;
+  while (last >= floor && !isFrame(all[last]!)) last--;
+  if (last < floor) return opener >= 0 ? opener : Math.min(floor, all.length);
+  // An event whose message is one line printed a one-line header: every line under it is the body's.
+  const oneLine = hint?.message !== undefined && hint.message !== '' && !hint.message.includes('\n');
+  let i = headed && !oneLine ? messageEnd(all, floor, last) : floor;
+  while (!isFrame(all[i]!)) i++;
+  return i;
+}
+
+/**
+ * Without a message to match, the header of a `Type: message` stack ends at the first line no format
+ * reads that follows a frame-shaped line under the first line, when a frame comes after it: a
+ * message printing frames (`lookup failed:\n    at x (y:1:2)\nwhile resolving`) is told from a
+ * body only by that line, so the frame-shaped lines above it are the message's. The frames below
+ * it are all read, whatever lines no format reads come between them. Bluebird's long stack printed
+ * without the event's message thus loses the frames above its first `From previous event:`; with
+ * the message (as it is, or changed but one line), it keeps them.
+ */
+function messageEnd(all: Line[], floor: number, last: number): number {
+  let framed = false;
+  for (let j = floor; j < last; j++) {
+    const line = all[j]!;
+    if (isFrame(line)) framed = true;
+    else if (framed && !isAmongFrames(line)) return j + 1;
   }
-  return top;
+  return floor;
 }
 
 /** Where the body begins and where the outer exception's own properties open. */
@@ -134,5 +157,5 @@ export function layout(lines: Lines, hint: StackHint | undefined): Layout {
     while (first <= last && !isFrame(all[first]!)) first++;
     return { start: first <= last ? first : hinted, opener };
   }
-  return { start: bottomUpStart(all, start, opener), opener };
+  return { start: unhintedStart(all, start, opener, hint), opener };
 }

@@ -23,7 +23,9 @@ function locationStart(text: string): boolean {
   if (text === '') return false;
   const c = text.charCodeAt(0);
   if (c === 47 || c === 92 || c === 46 || c === 91 || c === 60) return true; // / \ . [ <
-  if (c >= 48 && c <= 57) return endsWithPosition(`:${text}`) && parseLocation(text).file === undefined;
+  // `1:234` or `12` alone, never a file: checked without copying the rest of the line, which can be
+  // 64 KiB long and hold an `@` at every third character.
+  if (c >= 48 && c <= 57) return text.length <= 33 && /^\d{1,16}(?::\d{1,16})?$/.test(text);
   return schemeStart(text);
 }
 
@@ -79,35 +81,34 @@ function geckoName(name: string): string | undefined {
   return n === '' ? undefined : n;
 }
 
-/** The `@`s of `text`, last first, at most `maxTries` of those `accept` takes. */
-function* atsFromEnd(text: string, accept: (at: number) => boolean): Generator<number> {
-  let tries = 0;
-  for (let at = text.lastIndexOf('@'); at >= 0 && tries < maxTries; at = at > 0 ? text.lastIndexOf('@', at - 1) : -1) {
-    if (!accept(at)) continue;
-    tries++;
-    yield at;
-  }
-}
-
 /**
  * `fn@location` (SpiderMonkey and JavaScriptCore), `@location`, `global code@…`, `get label@…`,
- * `forEach@[native code]`, `fn@1:234`. Names and URLs can both hold `@` (`obj["@fn"]@…`,
- * `/node_modules/@scope/`), but a URL's `@` is hardly ever followed by what starts a location, and
- * a name's may be: the location starts at the last `@` followed by what starts a location (a URL,
- * a path) and reads as one, else at the last `@` followed by a bare file name and a position
- * (`index.android.bundle:1:2`, `Scratchpad/1:10:29`, `debugger eval code:1:5`).
+ * `forEach@[native code]`, `fn@1:234`. Names and URLs can both hold `@`: a URL after its scheme or
+ * its first `/` (`http://user@host/`, `?u=me@example.com`, Vite's `/@react-refresh`,
+ * `/node_modules/@scope/`), a name anywhere (`obj["@fn"]`, `@run`). A name's `@` is hardly ever
+ * followed by what starts a location (a scheme, a path, `[native code]`), and a URL's `@` often is
+ * followed by what reads as a scheme and a port (`example.com:1`), so the location starts at the
+ * first `@` followed by what starts a location that reads as one. Else (a name's `@`, and a location
+ * that is a bare file name) at the last `@` followed by a bare file name and a position
+ * (`obj["@fn"]@Scratchpad/1:10:29`, `index.android.bundle:1:2`, `debugger eval code:1:5`). At most
+ * `maxTries` `@`s are looked at each way, whatever the line holds.
  */
 export function atLine(line: string): ParsedFrame | undefined {
   const text = line.trim();
-  for (const at of atsFromEnd(text, (i) => locationStart(text.slice(i + 1)))) {
-    const parsed = atLocation(text.slice(at + 1));
+  let at = text.indexOf('@');
+  for (let tries = 0; at >= 0 && tries < maxTries; tries++, at = text.indexOf('@', at + 1)) {
+    const rest = text.slice(at + 1);
+    if (!locationStart(rest)) continue;
+    const parsed = atLocation(rest);
     if (parsed) return frame(geckoName(text.slice(0, at)), parsed.loc, parsed.evalOrigin);
   }
-  // A text before the `@` that starts as a path does is a path holding `@` (`/srv/@scope/x.js:7`,
-  // Node's uncaught-exception header), not a name.
-  const bare = (i: number): boolean => !locationStart(text.slice(i + 1)) && !locationStart(text.slice(0, i));
-  for (const at of atsFromEnd(text, bare)) {
-    const parsed = atLocation(text.slice(at + 1));
+  at = text.lastIndexOf('@');
+  for (let tries = 0; at >= 0 && tries < maxTries; tries++, at = at > 0 ? text.lastIndexOf('@', at - 1) : -1) {
+    const rest = text.slice(at + 1);
+    // A text before the `@` that starts as a path does is a path holding `@` (`/srv/@scope/x.js:7`,
+    // Node's uncaught-exception header), not a name.
+    if (locationStart(rest) || locationStart(text.slice(0, at))) continue;
+    const parsed = atLocation(rest);
     // A bare file name, but never a sentence with an address in it: that has no column.
     if (parsed?.loc.file !== undefined && (!parsed.loc.file.includes(' ') || parsed.loc.column !== undefined))
       return frame(geckoName(text.slice(0, at)), parsed.loc, parsed.evalOrigin);

@@ -10,16 +10,24 @@ export interface Line {
   offset: number;
   /** The line read as a frame, once asked for (null: it is none). */
   frame?: ParsedFrame | null;
+  /** The line without what inspect appends (`bare`) read as a frame, once asked for. */
+  bareFrame?: ParsedFrame | null;
 }
 
 /**
- * `text` read as a frame line, `text` being the line or the line without what inspect appends: the
- * line itself is read once however often its header or body are looked for.
+ * `text` read as a frame line, `text` being the line or the line without what inspect appends (` {`
+ * before own properties, `,` in an array): each is read once however often the header or the body
+ * are looked for. A line of spaces alone is no frame, and is not read.
  */
 export function frameOf(line: Line, text = line.text): ParsedFrame | undefined {
-  if (text !== line.text) return parseFrameLine(text);
-  if (line.frame === undefined) line.frame = parseFrameLine(text) ?? null;
-  return line.frame ?? undefined;
+  if (line.indent === line.text.length) return undefined;
+  if (text === line.text) {
+    if (line.frame === undefined) line.frame = parseFrameLine(text) ?? null;
+    return line.frame ?? undefined;
+  }
+  if (text !== bare(line.text)) return parseFrameLine(text);
+  if (line.bareFrame === undefined) line.bareFrame = parseFrameLine(text) ?? null;
+  return line.bareFrame ?? undefined;
 }
 
 /**
