@@ -300,7 +300,7 @@ try {
     );
   };
   const runOurs = async (check: boolean) => {
-    oursR.push(await restoreRun((url) => restoreObject(deps, done!, url), check));
+    oursR.push(await restoreRun(async (url) => void (await restoreObject(deps, done!, url)), check));
   };
   for (let r = 0; r < rounds; r++) {
     if (r % 2 === 0) {

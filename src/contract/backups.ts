@@ -109,6 +109,13 @@ export const operation = z
           .object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() })
           .optional()
           .meta({ description: "A drill's verdict" }),
+        skipped: z
+          .object({ statements: z.number(), roles: z.array(z.string()) })
+          .optional()
+          .meta({
+            description:
+              "A restore's owner changes, grants and default privileges left out because the target has no such role or the restoring role cannot act as it",
+          }),
       })
       .optional(),
   })
@@ -210,6 +217,7 @@ export function operationResource(
             target_env: targetEnvName,
             pre_restore_backup_id: op.pre_backup_id,
             ...(op.kind === 'drill' && verification ? { verification } : {}),
+            ...(op.kind === 'restore' && op.skipped ? { skipped: op.skipped } : {}),
           },
         }
       : {}),

@@ -8,6 +8,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { keyringFromConfig, open, seal } from '../../crypto.ts';
+import { openCatalogSnapshot, type CatalogSnapshot } from './catalog.ts';
+import { catalogStore } from './catalog-queries.ts';
 import { AppError } from '../../errors.ts';
 import { BackupIntegrityError, encryptStream, formatName } from './format.ts';
 import { tryLockEnv } from './lock.ts';
@@ -151,6 +153,7 @@ export async function runCapture(
   const started = performance.now();
   await q.updateBackup(backup.id, { state: 'running', start_time: new Date(), progress_bytes: null });
   let dump: DumpProcess | undefined;
+  let recorded: CatalogSnapshot | undefined;
   const stop = () => dump?.kill();
   deps.stopping?.addEventListener('abort', stop);
   try {
@@ -170,7 +173,10 @@ export async function runCapture(
     const dataKey = randomBytes(32);
     const wrapped = seal(keyring, dataKey, dataKeyContext(backup.id));
 
-    const d = startDump(tool.path, url);
+    // The catalog is recorded in the snapshot pg_dump dumps, whose transaction stays open until
+    // the dump is done (catalog.ts).
+    recorded = await openCatalogSnapshot(url);
+    const d = startDump(tool.path, url, recorded.snapshot ?? undefined);
     dump = d;
     const gzipped = { bytes: 0 };
     const stored = { bytes: 0, hash: createHash('sha256') };
@@ -214,6 +220,7 @@ export async function runCapture(
       },
     );
     await showing;
+    await recorded.close();
     const sha256 = stored.hash.digest('hex');
     const found = await verifyStored(deps, backup, dataKey, {
       objectBytes: uploaded.size,
@@ -236,6 +243,7 @@ export async function runCapture(
       finish_time: finish,
       expire_time: new Date(finish.getTime() + retentionFor(settings.retention_days, backup.type) * 86_400_000),
     };
+    await catalogStore(deps.db).save(backup.id, recorded.catalog);
     await settleBackup(deps, backup.id, patch);
     deps.log.info({ backup_id: backup.id, bytes: patch.size_bytes, ms: patch.duration_ms }, 'backup succeeded');
     return { ...backup, ...patch };
@@ -254,6 +262,7 @@ export async function runCapture(
     await failBackup(deps, again, message);
     return { ...again, state: 'failed', error: message };
   } finally {
+    await recorded?.close();
     deps.stopping?.removeEventListener('abort', stop);
   }
 }

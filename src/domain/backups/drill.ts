@@ -2,7 +2,8 @@
 // latest succeeded backup into a scratch database on the same server, through the very path a
 // restore takes (download, segment authentication, the script checked whole before COMMIT),
 // dumps the scratch copy again and compares every table's row count and checksum with those
-// found in the backup when it was taken (dump-check.ts), then drops the scratch database. The
+// found in the backup when it was taken (dump-check.ts), and its catalog with the one recorded in
+// the dump's own snapshot (catalog.ts), object by object, then drops the scratch database. The
 // result is recorded on the backup (`verified_time`, `verification`), shown by the API and the
 // CLI, and counted in /readyz while it says `failed`.
 //
@@ -17,6 +18,8 @@ import pg from 'pg';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { databaseUrlOf } from './capture.ts';
+import { catalogDifferences, catalogOf } from './catalog.ts';
+import { catalogStore } from './catalog-queries.ts';
 import type { BackupDeps } from './deps.ts';
 import type { TableFigures } from './dump-check.ts';
 import { findTool } from './pgtools.ts';
@@ -36,11 +39,11 @@ export function effectiveDrillSchedule(mode: EnvTarget['mode'], setting: DrillSc
   return setting ?? (mode === 'live' ? 'off' : 'weekly');
 }
 
-/** What differs between the figures recorded at dump time and those of the restored copy; null when nothing does. */
-export function compareTables(
+/** What differs between the figures recorded at dump time and those of the restored copy. */
+export function tableDifferences(
   recorded: Record<string, TableFigures>,
   restored: Record<string, TableFigures>,
-): string | null {
+): string[] {
   const problems: string[] = [];
   for (const [table, want] of Object.entries(recorded)) {
     const got = restored[table];
@@ -54,9 +57,14 @@ export function compareTables(
   }
   for (const table of Object.keys(restored))
     if (!(table in recorded)) problems.push(`${table} appears after the restore but was not in the backup`);
+  return problems;
+}
+
+/** A drill's reason: the first few differences, and how many more; null when there are none. */
+export function summarize(problems: string[]): string | null {
   if (problems.length === 0) return null;
-  const more = problems.length > 3 ? `, and ${problems.length - 3} more` : '';
-  return `${problems.slice(0, 3).join('; ')}${more}`;
+  const more = problems.length > 5 ? `, and ${problems.length - 5} more` : '';
+  return `${problems.slice(0, 5).join('; ')}${more}`;
 }
 
 /** POST …/backups:drill and the cron: one drill of the environment's latest succeeded backup. */
@@ -176,8 +184,19 @@ async function drillBackup(
         result: 'passed',
         reason: 'restored whole; the backup was taken before per-table figures were recorded, so none were compared',
       };
-    const problem = compareTables(backup.table_stats, restored.tables);
-    return problem ? { result: 'failed', reason: problem } : { result: 'passed' };
+    const recorded = await catalogStore(deps.db).get(backup.id);
+    const problems = [
+      ...tableDifferences(backup.table_stats, restored.tables),
+      ...(recorded ? catalogDifferences(recorded, await catalogOf(scratchUrl(url, scratch))) : []),
+    ];
+    const problem = summarize(problems);
+    if (problem) return { result: 'failed', reason: problem };
+    return recorded
+      ? { result: 'passed' }
+      : {
+          result: 'passed',
+          reason: 'rows compared; the backup was taken before its catalog was recorded, so it was not compared',
+        };
   } catch (err) {
     return { result: 'failed', reason: err instanceof Error ? err.message : String(err) };
   } finally {

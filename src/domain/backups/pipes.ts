@@ -31,6 +31,7 @@ import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { blobsTransactionFilter } from './blobs-filter.ts';
 import { copyStatsScanner, dumpIncompleteReason, type TableFigures } from './dump-check.ts';
 import { libpqInvocation } from './pgtools.ts';
+import { roleStatementFilter, type RoleFilterOptions, type Skipped } from './role-filter.ts';
 
 export interface Exit {
   code: number | null;
@@ -79,6 +80,7 @@ export interface InspectReport extends SqlFigures {
 
 interface RestoreReport extends SqlFigures {
   refused: string | null;
+  skipped?: Skipped;
 }
 
 type Mode = 'gzip' | 'inspect' | 'restore';
@@ -90,6 +92,8 @@ export interface ChildOptions {
   preamble?: string;
   /** restore: what the backup's record says pg_dump wrote; absent for backups taken before it was recorded. */
   expected?: SqlFigures | null;
+  /** restore: the target's roles, for the statements that name them (role-filter.ts). */
+  roles?: RoleFilterOptions;
 }
 
 /**
@@ -136,7 +140,7 @@ pipeline(process.stdin, ...stages, (err) => {
   if (err) fail(err);
   report({ ...figures(), incomplete: dumpIncompleteReason(tail.toString('latin1')), tables: stats.end() });
 });`,
-    restore: `pipeline(process.stdin, zlib.createGunzip({ chunkSize: 131072 }), tally, blobs, gate, process.stdout, (err) => {
+    restore: `pipeline(process.stdin, zlib.createGunzip({ chunkSize: 131072 }), tally, blobs, roles, gate, process.stdout, (err) => {
   // zlib's own errors (Z_BUF_ERROR, Z_DATA_ERROR) mean the backup is not whole gzip: refused too.
   if (err && !refused && String(err.code).startsWith('Z_')) {
     refused = 'the backup does not decompress (' + err.message + '): it was cut short, or it is empty';
@@ -151,20 +155,23 @@ pipeline(process.stdin, ...stages, (err) => {
 
 /**
  * On the way into psql: the preamble first; pg_dump's own BEGIN/COMMIT around large objects left
- * out (blobs-filter.ts); and COMMIT written only once the whole script has passed and checks out:
+ * out (blobs-filter.ts); statements naming roles the target lacks or the restoring role cannot act
+ * as left out and counted (role-filter.ts); and COMMIT written only once the whole script has passed and checks out:
  * the byte count and sha256 pg_dump's compressor recorded, and the closing line. A script that
  * does not is refused: psql reads the end of a script whose transaction is still open, and the
  * server rolls it back.
  */
 const restoreStages = `
-const blobsFilter = (${blobsTransactionFilter.toString()})();
-const blobs = new Transform({
-  transform(chunk, _enc, done) { for (const b of blobsFilter.push(chunk)) this.push(b); done(); },
+const stage = (filter) => new Transform({
+  transform(chunk, _enc, done) { for (const b of filter.push(chunk)) this.push(b); done(); },
   flush(done) {
-    try { for (const b of blobsFilter.end()) this.push(b); } catch (err) { done(err); return; }
+    try { for (const b of filter.end()) this.push(b); } catch (err) { done(err); return; }
     done();
   },
 });
+const blobs = stage((${blobsTransactionFilter.toString()})());
+const roleFilter = options.roles ? (${roleStatementFilter.toString()})(options.roles) : null;
+const roles = roleFilter ? stage(roleFilter) : new Transform({ transform(c, _e, done) { done(null, c); } });
 let refused = null;
 const gate = new Transform({
   transform(chunk, _enc, done) { done(null, chunk); },
@@ -174,7 +181,7 @@ const gate = new Transform({
     if (want && got.bytes !== want.bytes) refused = 'the backup holds ' + got.bytes + ' bytes of SQL where pg_dump wrote ' + want.bytes;
     else if (want && got.sha256 !== want.sha256) refused = 'the backup\\'s SQL differs from what pg_dump wrote (sha256)';
     else refused = dumpIncompleteReason(tail.toString('latin1'));
-    report({ ...got, refused });
+    report({ ...got, refused, skipped: roleFilter ? roleFilter.skipped() : { statements: 0, roles: [] } });
     if (refused) { done(new Error(refused)); return; }
     // COMMIT only on the worker's word (fd 4): a worker that dies now means a rollback.
     let said = '';
@@ -238,13 +245,20 @@ export interface DumpProcess {
 }
 
 /**
- * pg_dump (plain SQL, no owners or grants, as Heroku's --no-owner --no-acl). PGTZ pins the
- * session's time zone to UTC, so a database whose own default is another zone dumps the same
- * text as a copy of it restored elsewhere (a drill compares the two, table by table).
+ * pg_dump (plain SQL, with owners and grants: a restore keeps those its target can take, see
+ * role-filter.ts). PGTZ pins the session's time zone to UTC, so a database whose own default is
+ * another zone dumps the same text as a copy of it restored elsewhere (a drill compares the two,
+ * table by table). With `snapshot`, pg_dump reads the database as that exported snapshot shows it
+ * (the one the catalog record was read in, catalog.ts).
  */
-function spawnPgDump(dumpPath: string, url: string): { dump: ChildProcess; exit: Promise<Exit>; stderr: () => string } {
+function spawnPgDump(
+  dumpPath: string,
+  url: string,
+  snapshot?: string,
+): { dump: ChildProcess; exit: Promise<Exit>; stderr: () => string } {
   const { dbname, env } = libpqInvocation(url, 'cairn-backup');
-  const dump = spawn(dumpPath, ['--format=plain', '--no-owner', '--no-privileges', `--dbname=${dbname}`], {
+  const args = ['--format=plain', ...(snapshot ? [`--snapshot=${snapshot}`] : []), `--dbname=${dbname}`];
+  const dump = spawn(dumpPath, args, {
     env: { ...env, PGTZ: 'UTC' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -267,8 +281,8 @@ function bothExited(
 }
 
 /** pg_dump piped into gzip -6; the compressor counts and hashes the SQL on the way. */
-export function startDump(dumpPath: string, url: string): DumpProcess {
-  const pgDump = spawnPgDump(dumpPath, url);
+export function startDump(dumpPath: string, url: string, snapshot?: string): DumpProcess {
+  const pgDump = spawnPgDump(dumpPath, url, snapshot);
   // The compressor reads pg_dump's stdout itself; our copy of that pipe is closed at once, so a
   // compressor that dies makes pg_dump fail on SIGPIPE instead of blocking on a full pipe.
   const zip = spawnZlib('gzip', pgDump.dump.stdout!);
@@ -339,7 +353,7 @@ export interface ReplayProcess {
   /** Takes the backup's gzip bytes; the preamble, the dump and (once it checks out and the worker confirms) COMMIT go to psql. */
   input: Writable;
   /** The decompressor's verdict once the whole script has passed: whether it checked out. */
-  ready: Promise<{ refused: string | null } | undefined>;
+  ready: Promise<{ refused: string | null; skipped?: Skipped } | undefined>;
   /** The transaction id the preamble printed (txid_current), once psql has started the transaction. */
   xid: Promise<string | undefined>;
   /** The worker's word: only now does the decompressor write COMMIT. */
@@ -372,7 +386,7 @@ export class IncompleteDumpError extends Error {
 export function startReplay(
   psqlPath: string,
   url: string,
-  options: { preamble: string; expected: SqlFigures | null },
+  options: { preamble: string; expected: SqlFigures | null; roles?: RoleFilterOptions },
 ): ReplayProcess {
   const { dbname, env } = libpqInvocation(url, 'cairn-restore');
   const unzip = spawnZlib('restore', 'pipe', options);
@@ -416,7 +430,7 @@ export function startReplay(
   word.on('error', () => undefined);
   return {
     input: unzip.child.stdin!,
-    ready: unzip.report as Promise<{ refused: string | null } | undefined>,
+    ready: unzip.report as Promise<{ refused: string | null; skipped?: Skipped } | undefined>,
     xid,
     confirm: () => word.end('commit\n'),
     finished,

@@ -2,6 +2,7 @@
 // is scoped by environment; the worker reads by id.
 import type { Db } from '../../db.ts';
 import type { TableFigures } from './dump-check.ts';
+import type { Skipped } from './role-filter.ts';
 
 export type BackupType = 'daily' | 'weekly' | 'monthly' | 'manual';
 export type BackupTrigger = 'schedule' | 'manual' | 'pre_restore';
@@ -65,6 +66,8 @@ export interface OperationRow {
   /** The restore's transaction id in its target, recorded just before COMMIT was let through. */
   restore_xid: string | null;
   error: { code: string; message: string } | null;
+  /** A restore's statements left out because the target lacks a role or its role cannot act as one (role-filter.ts). */
+  skipped: Skipped | null;
   create_time: Date;
   update_time: Date;
   finish_time: Date | null;

@@ -49,11 +49,18 @@ import { IncompleteDumpError, startReplay, xidMarker, type SqlFigures } from './
 import { backupQueries, type BackupRow, type EnvTarget, type OperationRow } from './queries.ts';
 import { openDataKey, storedObject } from './download.ts';
 import { settleOperation } from './settle.ts';
+import { rolesOf } from './catalog.ts';
+import type { Skipped } from './role-filter.ts';
 
 /**
  * Runs first in the restore's transaction: the target is replaced, not merged into. It prints the
  * transaction's id first (pipes.ts reads it from psql's stderr), so the worker can record it
- * before it lets COMMIT through.
+ * before it lets COMMIT through. `public` is then made again as a new database has it, because
+ * pg_dump writes only how the source's `public` differs from that (pg_dump.c, dumpNamespace and
+ * the "public" special case of 15+): PostgreSQL 15+ owner pg_database_owner with USAGE for PUBLIC
+ * (ACL {pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}), before 15 CREATE and USAGE
+ * for PUBLIC, and the comment "standard public schema". A database's owner may do all of it
+ * without being a superuser: it is a member of pg_database_owner.
  */
 export const wipePreamble = `BEGIN;
 SELECT txid_current() AS cairn_xid \\gset
@@ -67,9 +74,19 @@ BEGIN
     EXECUTE format('DROP SCHEMA %I CASCADE', s.nspname);
   END LOOP;
   PERFORM lo_unlink(oid) FROM pg_largeobject_metadata;
+  CREATE SCHEMA public;
+  IF current_setting('server_version_num')::int >= 150000 THEN
+    ALTER SCHEMA public OWNER TO pg_database_owner;
+    GRANT USAGE ON SCHEMA public TO PUBLIC;
+  ELSE
+    IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+      EXECUTE format('ALTER SCHEMA public OWNER TO %I', (SELECT rolname FROM pg_roles WHERE oid = 10));
+    END IF;
+    GRANT ALL ON SCHEMA public TO PUBLIC;
+  END IF;
+  COMMENT ON SCHEMA public IS 'standard public schema';
 END
 $cairn_restore$;
-CREATE SCHEMA public;
 `;
 
 type Progress = (phase: string, bytesRead: number, bytesTotal: number) => void;
@@ -211,9 +228,10 @@ export async function replayStream(
   url: string,
   expected: SqlFigures | null,
   beforeCommit: (xid: string) => Promise<void> = async () => undefined,
-): Promise<void> {
+): Promise<Skipped> {
   const psql = await findTool('psql');
-  const r = startReplay(psql.path, url, { preamble: wipePreamble, expected });
+  const roles = await rolesOf(url);
+  const r = startReplay(psql.path, url, { preamble: wipePreamble, expected, roles });
   async function* feed(): AsyncGenerator<Buffer> {
     try {
       yield* decryptStream(source, key);
@@ -247,6 +265,7 @@ export async function replayStream(
   }
   r.confirm();
   await r.finished;
+  return ready!.skipped ?? { statements: 0, roles: [] };
 }
 
 /** What pg_dump wrote, as recorded when the backup was taken (null for backups older than that record). */
@@ -267,13 +286,13 @@ export async function restoreObject(
   url: string,
   progress: Progress = () => undefined,
   beforeCommit?: (xid: string) => Promise<void>,
-): Promise<void> {
+): Promise<Skipped> {
   const total = Number(backup.size_bytes ?? 0);
-  await withTempDir(async (dir) => {
+  return withTempDir(async (dir) => {
     const path = join(dir, 'object');
     const key = await fetchVerified(deps, backup, path, progress);
     progress('restoring', 0, total);
-    await replayStream(
+    return replayStream(
       counted(createReadStream(path), 'restoring', total, progress),
       key,
       url,
@@ -465,7 +484,7 @@ async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> 
     }
 
     progress('verifying', 0, Number(source.size_bytes ?? 0));
-    await restoreObject(deps, source, url, progress, async (xid) => {
+    const skipped = await restoreObject(deps, source, url, progress, async (xid) => {
       await writes;
       await q.updateOperation(op.id, { restore_xid: xid, phase: 'committing' });
     });
@@ -475,8 +494,9 @@ async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> 
       phase: 'done',
       bytes_read: source.size_bytes ?? '0',
       finish_time: new Date(),
+      skipped,
     });
-    deps.log.info({ operation_id: op.id, backup_id: source.id, env_id: target.id }, 'restore succeeded');
+    deps.log.info({ operation_id: op.id, backup_id: source.id, env_id: target.id, skipped }, 'restore succeeded');
   } catch (err) {
     await writes;
     deps.log.warn({ operation_id: op.id, err }, 'restore failed');
