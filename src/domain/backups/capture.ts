@@ -178,6 +178,8 @@ export async function runCapture(
     recorded = await openCatalogSnapshot(url);
     const d = startDump(tool.path, url, recorded.snapshot ?? undefined);
     dump = d;
+    const catalog = recorded.read();
+    catalog.catch(() => undefined);
     const gzipped = { bytes: 0 };
     const stored = { bytes: 0, hash: createHash('sha256') };
     const collect = streamingCollector();
@@ -220,6 +222,7 @@ export async function runCapture(
       },
     );
     await showing;
+    const cat = await catalog;
     await recorded.close();
     const sha256 = stored.hash.digest('hex');
     const found = await verifyStored(deps, backup, dataKey, {
@@ -243,7 +246,7 @@ export async function runCapture(
       finish_time: finish,
       expire_time: new Date(finish.getTime() + retentionFor(settings.retention_days, backup.type) * 86_400_000),
     };
-    await catalogStore(deps.db).save(backup.id, recorded.catalog);
+    await catalogStore(deps.db).save(backup.id, cat);
     await settleBackup(deps, backup.id, patch);
     deps.log.info({ backup_id: backup.id, bytes: patch.size_bytes, ms: patch.duration_ms }, 'backup succeeded');
     return { ...backup, ...patch };

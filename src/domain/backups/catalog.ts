@@ -10,10 +10,11 @@ import pg from 'pg';
 import { exportSnapshot, readCatalog, targetRoles, type Catalog } from './catalog-queries.ts';
 import type { RoleFilterOptions } from './role-filter.ts';
 
-async function connect(url: string): Promise<pg.Client> {
+/** Named as the work it is part of (a backup, a drill, a restore), as pg_stat_activity shows it. */
+async function connect(url: string, application_name: string): Promise<pg.Client> {
   const client = new pg.Client({
     connectionString: url,
-    application_name: 'cairn-catalog',
+    application_name,
     connectionTimeoutMillis: 10_000,
   });
   await client.connect();
@@ -21,37 +22,41 @@ async function connect(url: string): Promise<pg.Client> {
 }
 
 export interface CatalogSnapshot {
-  /** The exported snapshot for pg_dump; null when the server would not export one (the dump then reads its own). */
+  /** The exported snapshot for pg_dump; null when the server would not export one (the dump then takes its own). */
   snapshot: string | null;
-  catalog: Catalog;
+  /**
+   * Reads the catalog in that snapshot. Started once pg_dump runs, alongside it: what it reads
+   * locks what pg_dump locks (pg_get_expr opens its relation), so a table locked by someone else
+   * holds both, as pg_dump alone would be held, rather than the backup before its dump begins.
+   */
+  read(): Promise<Catalog>;
   /** Ends the exporting transaction: only once pg_dump has finished. */
   close(): Promise<void>;
 }
 
-/** Opens a REPEATABLE READ transaction, exports its snapshot and reads the catalog in it. */
+/** Opens a REPEATABLE READ transaction and exports its snapshot. */
 export async function openCatalogSnapshot(url: string): Promise<CatalogSnapshot> {
-  const client = await connect(url);
+  const client = await connect(url, 'cairn-backup');
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= client.end().catch(() => undefined));
   try {
     const snapshot = await exportSnapshot(client).catch(async () => {
       // A server that exports none (a hot standby before PostgreSQL 10): the catalog is read
-      // just before the dump starts instead of in its snapshot.
+      // beside the dump, in a snapshot of its own.
       await client.query('rollback');
       await client.query('begin isolation level repeatable read read only');
       return null;
     });
-    const catalog = await readCatalog(client);
-    return { snapshot, catalog, close };
+    return { snapshot, read: () => readCatalog(client), close };
   } catch (err) {
-    await client.end().catch(() => undefined);
+    await close();
     throw err;
   }
 }
 
 /** The catalog of the database at `url`, read in one snapshot. */
 export async function catalogOf(url: string): Promise<Catalog> {
-  const client = await connect(url);
+  const client = await connect(url, 'cairn-drill');
   try {
     await exportSnapshot(client);
     return await readCatalog(client);
@@ -62,7 +67,7 @@ export async function catalogOf(url: string): Promise<Catalog> {
 
 /** The roles a restore's target has, and which of them its role can act as (role-filter.ts). */
 export async function rolesOf(url: string): Promise<RoleFilterOptions> {
-  const client = await connect(url);
+  const client = await connect(url, 'cairn-restore-roles');
   try {
     return await targetRoles(client);
   } finally {

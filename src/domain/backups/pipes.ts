@@ -32,6 +32,7 @@ import { blobsTransactionFilter } from './blobs-filter.ts';
 import { copyStatsScanner, dumpIncompleteReason, type TableFigures } from './dump-check.ts';
 import { libpqInvocation } from './pgtools.ts';
 import { roleStatementFilter, type RoleFilterOptions, type Skipped } from './role-filter.ts';
+import { sqlStatementSplitter } from './sql-statements.ts';
 
 export interface Exit {
   code: number | null;
@@ -170,7 +171,7 @@ const stage = (filter) => new Transform({
   },
 });
 const blobs = stage((${blobsTransactionFilter.toString()})());
-const roleFilter = options.roles ? (${roleStatementFilter.toString()})(options.roles) : null;
+const roleFilter = options.roles ? (${roleStatementFilter.toString()})(options.roles, ${sqlStatementSplitter.toString()}) : null;
 const roles = roleFilter ? stage(roleFilter) : new Transform({ transform(c, _e, done) { done(null, c); } });
 let refused = null;
 const gate = new Transform({

@@ -12,6 +12,9 @@
 //      follows COPY blocks, so row data is never touched, and the SQL still never passes
 //      through this process). Without it, a failure after the large objects (an index, a
 //      constraint, a bad last segment) left the target half restored.
+//      The wipe makes `public` again as a new database has it (wipe.ts), and statements naming
+//      roles the target lacks or this role may not act as are left out and counted for the
+//      operation's `response.skipped` (role-filter.ts), in the same child.
 //
 // Why a temporary file rather than downloading twice (verify, then stream again): one transfer
 // instead of two (the verification costs no extra download), and the bytes replayed are the very
@@ -45,49 +48,13 @@ import { BackupIntegrityError, decryptStream } from './format.ts';
 import { EnvBusyError, tryLockEnv } from './lock.ts';
 import { streamingCollector } from './memory.ts';
 import { findTool } from './pgtools.ts';
-import { IncompleteDumpError, startReplay, xidMarker, type SqlFigures } from './pipes.ts';
+import { IncompleteDumpError, startReplay, type SqlFigures } from './pipes.ts';
 import { backupQueries, type BackupRow, type EnvTarget, type OperationRow } from './queries.ts';
 import { openDataKey, storedObject } from './download.ts';
 import { settleOperation } from './settle.ts';
+import { wipePreamble } from './wipe.ts';
 import { rolesOf } from './catalog.ts';
 import type { Skipped } from './role-filter.ts';
-
-/**
- * Runs first in the restore's transaction: the target is replaced, not merged into. It prints the
- * transaction's id first (pipes.ts reads it from psql's stderr), so the worker can record it
- * before it lets COMMIT through. `public` is then made again as a new database has it, because
- * pg_dump writes only how the source's `public` differs from that (pg_dump.c, dumpNamespace and
- * the "public" special case of 15+): PostgreSQL 15+ owner pg_database_owner with USAGE for PUBLIC
- * (ACL {pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}), before 15 CREATE and USAGE
- * for PUBLIC, and the comment "standard public schema". A database's owner may do all of it
- * without being a superuser: it is a member of pg_database_owner.
- */
-export const wipePreamble = `BEGIN;
-SELECT txid_current() AS cairn_xid \\gset
-\\warn ${xidMarker}:cairn_xid
-DO $cairn_restore$
-DECLARE s record;
-BEGIN
-  FOR s IN SELECT nspname FROM pg_namespace
-           WHERE nspname NOT IN ('pg_catalog', 'information_schema') AND nspname NOT LIKE 'pg\\_%'
-  LOOP
-    EXECUTE format('DROP SCHEMA %I CASCADE', s.nspname);
-  END LOOP;
-  PERFORM lo_unlink(oid) FROM pg_largeobject_metadata;
-  CREATE SCHEMA public;
-  IF current_setting('server_version_num')::int >= 150000 THEN
-    ALTER SCHEMA public OWNER TO pg_database_owner;
-    GRANT USAGE ON SCHEMA public TO PUBLIC;
-  ELSE
-    IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
-      EXECUTE format('ALTER SCHEMA public OWNER TO %I', (SELECT rolname FROM pg_roles WHERE oid = 10));
-    END IF;
-    GRANT ALL ON SCHEMA public TO PUBLIC;
-  END IF;
-  COMMENT ON SCHEMA public IS 'standard public schema';
-END
-$cairn_restore$;
-`;
 
 type Progress = (phase: string, bytesRead: number, bytesTotal: number) => void;
 

@@ -7,18 +7,17 @@
 // statements into SQL comments and counts them: the object then stays owned by the restoring
 // role (what `pg_dump --no-owner` gave) and the missing grant is reported, not silently lost.
 //
-// Reading statements with certainty. The script is lexed as PostgreSQL's scanner reads it
-// (src/backend/parser/scan.l): '…' and E'…' strings, "…" identifiers, $tag$…$tag$ bodies, --
-// and nested /* */ comments; a `;` outside all of them ends a statement. A `COPY … FROM stdin;`
-// statement is followed by its rows up to the `\.` line, which row data cannot contain (COPY
-// escapes a backslash), so rows are never read as SQL. Each statement's leading comments hold
-// pg_dump's TOC header (`-- Name: …; Type: ACL; Schema: …; Owner: …`, pg_backup_archiver.c
+// Reading statements with certainty. The script is split into whole statements as PostgreSQL's
+// scanner reads it, COPY rows passed by unread (sql-statements.ts). Each statement's leading
+// comments (outside any string, so pg_dump's own) hold pg_dump's TOC header (`-- Name: …; Type: ACL; Schema: …; Owner: …`, pg_backup_archiver.c
 // _printTocEntry; names in it have their newlines replaced, so no name can forge one); a grant
 // is touched only in an ACL entry, a default privilege only in a DEFAULT ACL entry, and an owner
 // change only when its role is the entry's `Owner:`. Anything else is passed on untouched.
 //
-// The function is self-contained (no imports, no outer names): the zlib child's program inlines
-// its source text, and the tests call it directly.
+// The function is self-contained (no imports, no outer names but its parameters): the zlib
+// child's program inlines its source text, and the tests call it directly.
+
+import type { StatementSplitter } from './sql-statements.ts';
 
 export interface RoleFilterOptions {
   /** Every role at the target → whether the restoring role can act as it (superuser or member). */
@@ -37,30 +36,16 @@ export interface RoleFilter {
   skipped(): Skipped;
 }
 
-export function roleStatementFilter(options: RoleFilterOptions): RoleFilter {
+/** `splitter` is sql-statements.ts's, passed in because both run inlined in the zlib child. */
+export function roleStatementFilter(
+  options: RoleFilterOptions,
+  splitter: (statement: (text: Buffer, bodyStart: number) => Buffer[]) => StatementSplitter,
+): RoleFilter {
   const roles = new Map<string, boolean>(Object.entries(options.roles));
-  const copyEnd = Buffer.from('\n\\.\n');
   const named = new Set<string>();
   let count = 0;
-  let buf: Buffer = Buffer.alloc(0);
-  let pos = 0;
-  let bodyStart = -1;
-  // 0 SQL, 1 '…', 2 E'…', 3 "…", 4 $tag$…, 5 -- comment, 6 /* */ comment, 7 COPY rows.
-  let q = 0;
-  let depth = 0;
-  let tag: Buffer = Buffer.alloc(0);
   let entry = { type: '', owner: '' };
   let sessionSkipped = false;
-
-  const identChar = (c: number | undefined): boolean =>
-    c !== undefined &&
-    ((c >= 0x30 && c <= 0x39) ||
-      (c >= 0x41 && c <= 0x5a) ||
-      (c >= 0x61 && c <= 0x7a) ||
-      c === 0x5f ||
-      c === 0x24 ||
-      c >= 0x80);
-  const space = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d || c === 0x0c;
 
   type Token = { k: 'word' | 'ident' | 'str' | 'punct'; v: string };
   function tokens(s: string): Token[] | null {
@@ -169,7 +154,7 @@ export function roleStatementFilter(options: RoleFilterOptions): RoleFilter {
   }
 
   /** A whole statement, its leading comments included: passed on, or passed on as comments. */
-  function statement(text: Buffer, body: number, out: Buffer[]): void {
+  function statement(text: Buffer, body: number): Buffer[] {
     const prefix = text.toString('utf8', 0, body);
     const headers = [...prefix.matchAll(/^-- (?:Data for )?Name: .*; Type: ([A-Z ]+); Schema: .*; Owner: (.*)$/gm)];
     const h = headers[headers.length - 1];
@@ -180,137 +165,19 @@ export function roleStatementFilter(options: RoleFilterOptions): RoleFilter {
     const sql = text.toString('utf8', body);
     const why = blockers(sql);
     if (why === null) {
-      out.push(text);
-      return;
+      return [text];
     }
     count += 1;
     for (const r of why) named.add(r);
     const note =
       why.length > 0 ? ` role ${why.join(', ')} cannot be used here` : ' it ends a SET SESSION AUTHORIZATION left out';
-    out.push(Buffer.from(`${prefix}-- ${sql.replace(/\n/g, '\n-- ')} -- left out by Cairn:${note}\n`));
+    return [Buffer.from(`${prefix}-- ${sql.replace(/\n/g, '\n-- ')} -- left out by Cairn:${note}\n`)];
   }
 
-  function scan(final: boolean, out: Buffer[]): void {
-    let start = 0;
-    const len = buf.length;
-    while (pos < len) {
-      if (q === 7) {
-        const at = buf.indexOf(copyEnd, Math.max(start, pos - 1));
-        if (at < 0) {
-          pos = Math.max(start, len - (copyEnd.length - 1));
-          out.push(buf.subarray(start, pos));
-          start = pos;
-          break;
-        }
-        pos = at + copyEnd.length;
-        out.push(buf.subarray(start, pos));
-        start = pos;
-        q = 0;
-        bodyStart = -1;
-        continue;
-      }
-      const c = buf[pos]!;
-      if (q === 1 || q === 3) {
-        const at = buf.indexOf(q === 1 ? 0x27 : 0x22, pos);
-        if (at < 0) pos = len;
-        else {
-          pos = at + 1;
-          q = 0;
-        }
-      } else if (q === 2) {
-        if (c === 0x5c) pos += 2;
-        else {
-          if (c === 0x27) q = 0;
-          pos += 1;
-        }
-      } else if (q === 4) {
-        const at = buf.indexOf(tag, pos);
-        if (at < 0) pos = Math.max(pos, len - tag.length + 1);
-        else {
-          pos = at + tag.length;
-          q = 0;
-        }
-        if (at < 0) break;
-      } else if (q === 5) {
-        const at = buf.indexOf(0x0a, pos);
-        if (at < 0) pos = len;
-        else {
-          pos = at + 1;
-          q = 0;
-        }
-      } else if (q === 6) {
-        if (pos + 1 >= len && !final) break;
-        if (c === 0x2a && buf[pos + 1] === 0x2f) {
-          depth -= 1;
-          pos += 2;
-          if (depth === 0) q = 0;
-        } else if (c === 0x2f && buf[pos + 1] === 0x2a) {
-          depth += 1;
-          pos += 2;
-        } else pos += 1;
-      } else if (space(c)) pos += 1;
-      else if ((c === 0x2d || c === 0x2f) && pos + 1 >= len && !final) break;
-      else if (c === 0x2d && buf[pos + 1] === 0x2d) {
-        q = 5;
-        pos += 2;
-      } else if (c === 0x2f && buf[pos + 1] === 0x2a) {
-        q = 6;
-        depth = 1;
-        pos += 2;
-      } else {
-        if (bodyStart < 0) bodyStart = pos;
-        if (c === 0x3b) {
-          const text = buf.subarray(start, pos + 1);
-          statement(text, bodyStart - start, out);
-          const copy =
-            text.toString('latin1', bodyStart - start, bodyStart - start + 5) === 'COPY ' &&
-            text.toString('latin1', text.length - 12) === ' FROM stdin;';
-          pos += 1;
-          start = pos;
-          bodyStart = -1;
-          if (copy) q = 7;
-        } else if (c === 0x27) {
-          const e = buf[pos - 1];
-          q = (e === 0x45 || e === 0x65) && !identChar(buf[pos - 2]) ? 2 : 1;
-          pos += 1;
-        } else if (c === 0x22) {
-          q = 3;
-          pos += 1;
-        } else if (c === 0x24 && !identChar(buf[pos - 1])) {
-          let j = pos + 1;
-          while (j < len && identChar(buf[j]) && buf[j] !== 0x24 && !(j === pos + 1 && buf[j]! <= 0x39)) j += 1;
-          if (j >= len && !final) break;
-          if (buf[j] === 0x24) {
-            tag = Buffer.from(buf.subarray(pos, j + 1));
-            q = 4;
-            pos = j + 1;
-          } else pos += 1;
-        } else pos += 1;
-      }
-    }
-    // The statement under way is held, its scan state kept; only COPY rows pass at once.
-    buf = Buffer.from(buf.subarray(start));
-    if (bodyStart >= 0) bodyStart -= start;
-    pos -= start;
-    if (final && buf.length > 0) {
-      out.push(buf);
-      buf = Buffer.alloc(0);
-      pos = 0;
-    }
-  }
-
+  const split = splitter(statement);
   return {
-    push(chunk) {
-      const out: Buffer[] = [];
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
-      scan(false, out);
-      return out.filter((b) => b.length > 0);
-    },
-    end() {
-      const out: Buffer[] = [];
-      scan(true, out);
-      return out.filter((b) => b.length > 0);
-    },
+    push: (chunk) => split.push(chunk),
+    end: () => split.end(),
     skipped: () => ({ statements: count, roles: [...named].filter((r) => r !== '').sort() }),
   };
 }
