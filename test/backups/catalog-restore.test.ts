@@ -4,8 +4,14 @@
 // each finds nothing different. A role that is not the owner reads through its grants before and
 // after. A restoring role that is not a superuser, and a grantee the target lacks, leave out what
 // cannot be done and the operation says so; a drill names an object a restore cannot reproduce.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encryptStream } from '../../src/domain/backups/format.ts';
+import { findTool } from '../../src/domain/backups/pgtools.ts';
+import { replayStream } from '../../src/domain/backups/restore.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
@@ -216,6 +222,29 @@ describe('roles, grants and default privileges', () => {
       `select distinct pg_get_userbyid(relowner) as o from pg_class where relnamespace in ('public'::regnamespace, 'ledger'::regnamespace)`,
     );
     expect(owners).toEqual([{ o: owner }]);
+    expect(await publicSchema(target.url)).toEqual([
+      {
+        owner: 'pg_database_owner',
+        acl: '{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}',
+        comment: "the shop's own schema",
+      },
+    ]);
+    expect(await tableChecksums(target.url)).toEqual(await tableChecksums(source.url));
+  });
+
+  it('still restores a backup dumped without owners and grants, and public is as in a new database', async () => {
+    const { stdout } = await promisify(execFile)(
+      (await findTool('pg_dump')).path,
+      ['--format=plain', '--no-owner', '--no-privileges', `--dbname=${source.url}`],
+      { maxBuffer: 64 * 1024 * 1024, encoding: 'buffer' },
+    );
+    const key = randomBytes(32);
+    const target = await appDatabase('create table leftovers (id int);');
+    const plain = (async function* () {
+      yield gzipSync(stdout);
+    })();
+    const skipped = await replayStream(encryptStream(plain, key), key, target.url, null);
+    expect(skipped).toEqual({ statements: 0, roles: [] });
     expect(await publicSchema(target.url)).toEqual([
       {
         owner: 'pg_database_owner',

@@ -373,10 +373,17 @@ function registerBackups(program: Command, ctx: CliContext): void {
       ctx.print(final, Boolean(opts.json), (o: Operation) =>
         o.error
           ? `restore failed: ${o.error.message}`
-          : `restored ${id} into ${target} (pre-restore backup ${o.metadata.pre_restore_backup_id})`,
+          : `restored ${id} into ${target} (pre-restore backup ${o.metadata.pre_restore_backup_id})${leftOut(o)}`,
       );
       if (final.error) throw new CliError(final.error.message);
     });
+}
+
+/** What a restore left out because of roles (docs/api.md "What a restore keeps"), or nothing. */
+function leftOut(o: Operation): string {
+  const s = o.response?.skipped;
+  if (!s || s.statements === 0) return '';
+  return `\n${s.statements} statement(s) left out: they name roles this database's server lacks or its role may not act as (${s.roles.join(', ')})`;
 }
 
 function registerStorage(program: Command, ctx: CliContext): void {
