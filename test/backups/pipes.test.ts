@@ -2,12 +2,15 @@
 // zlib child into psql; pg_dump's, the compressor's and psql's failures named; a replay that
 // stops before its COMMIT, or whose script is not the whole dump, leaves the target as it was.
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptStream } from '../../src/domain/backups/format.ts';
 import { findTool } from '../../src/domain/backups/pgtools.ts';
-import { IncompleteDumpError, startDump, startInspect } from '../../src/domain/backups/pipes.ts';
+import { IncompleteDumpError, startDump, startInspect, startReplay } from '../../src/domain/backups/pipes.ts';
 import { replayStream } from '../../src/domain/backups/restore.ts';
+import { wipePreamble } from '../../src/domain/backups/wipe.ts';
 import { createAppDatabase, query, seedSource, tableChecksums, type AppDatabase } from './support.ts';
 
 let source: AppDatabase;
@@ -136,6 +139,30 @@ describe('pipes', () => {
     const into = await createAppDatabase('create table old (id int);');
     try {
       await replayStream(pieces(sealed, 50_000), key, into.url, null);
+      expect(await tableChecksums(into.url)).toEqual(await tableChecksums(source.url));
+    } finally {
+      await into.drop();
+    }
+  });
+
+  it('takes the roles of a server with more of them than a command line holds', async () => {
+    // 20,000 roles of ~40 bytes: some 800 KB of JSON, where one argument holds at most 128 KiB.
+    const roles: Record<string, boolean> = Object.fromEntries(
+      Array.from({ length: 20_000 }, (_, i) => [`tenant_${String(i).padStart(6, '0')}_${'r'.repeat(24)}`, false]),
+    );
+    roles.postgres = true;
+    const into = await createAppDatabase('create table old (id int);');
+    try {
+      const r = startReplay((await findTool('psql')).path, into.url, {
+        preamble: wipePreamble,
+        expected: null,
+        roles: { roles, superuser: false },
+      });
+      await pipeline(Readable.from([await dump()]), r.input);
+      expect(await r.ready).toMatchObject({ refused: null, skipped: { statements: 0, roles: [] } });
+      expect(await r.xid).toMatch(/^\d+$/);
+      r.confirm();
+      await r.finished;
       expect(await tableChecksums(into.url)).toEqual(await tableChecksums(source.url));
     } finally {
       await into.drop();

@@ -93,8 +93,8 @@ export interface ChildOptions {
   preamble?: string;
   /** restore: what the backup's record says pg_dump wrote; absent for backups taken before it was recorded. */
   expected?: SqlFigures | null;
-  /** restore: the target's roles, for the statements that name them (role-filter.ts). */
-  roles?: RoleFilterOptions;
+  /** restore: the target's roles follow on fd 5 (role-filter.ts). */
+  roles?: boolean;
 }
 
 /**
@@ -171,8 +171,27 @@ const stage = (filter) => new Transform({
   },
 });
 const blobs = stage((${blobsTransactionFilter.toString()})());
-const roleFilter = options.roles ? (${roleStatementFilter.toString()})(options.roles, ${sqlStatementSplitter.toString()}) : null;
-const roles = roleFilter ? stage(roleFilter) : new Transform({ transform(c, _e, done) { done(null, c); } });
+// The target's roles arrive on fd 5 (argv holds at most 128 KiB, a server may have thousands).
+let roleFilter = null;
+const roleOptions = !options.roles ? Promise.resolve(null) : new Promise((resolve, reject) => {
+  let text = '';
+  const pipe = require('node:fs').createReadStream(null, { fd: 5 });
+  pipe.on('data', (d) => { text += d; });
+  pipe.on('error', reject);
+  pipe.on('close', () => { try { resolve(JSON.parse(text)); } catch (err) { reject(err); } });
+});
+const withRoles = (fn, done) => roleOptions.then((o) => {
+  if (o && !roleFilter) roleFilter = (${roleStatementFilter.toString()})(o, ${sqlStatementSplitter.toString()});
+  fn();
+}).catch(done);
+const roles = new Transform({
+  transform(chunk, _enc, done) {
+    withRoles(() => { if (!roleFilter) { done(null, chunk); return; } for (const b of roleFilter.push(chunk)) this.push(b); done(); }, done);
+  },
+  flush(done) {
+    withRoles(() => { if (roleFilter) for (const b of roleFilter.end()) this.push(b); done(); }, done);
+  },
+});
 let refused = null;
 const gate = new Transform({
   transform(chunk, _enc, done) { done(null, chunk); },
@@ -207,7 +226,7 @@ function spawnZlib(
     process.execPath,
     ['--expose-gc', '--max-semi-space-size=1', '-e', zlibProgram(mode), JSON.stringify(options)],
     {
-      stdio: [stdin, 'pipe', 'pipe', 'pipe', ...(mode === 'restore' ? ['pipe' as const] : [])],
+      stdio: [stdin, 'pipe', 'pipe', 'pipe', ...(mode === 'restore' ? (['pipe', 'pipe'] as const) : [])],
       env: {},
     },
   );
@@ -390,7 +409,11 @@ export function startReplay(
   options: { preamble: string; expected: SqlFigures | null; roles?: RoleFilterOptions },
 ): ReplayProcess {
   const { dbname, env } = libpqInvocation(url, 'cairn-restore');
-  const unzip = spawnZlib('restore', 'pipe', options);
+  const { roles, ...rest } = options;
+  const unzip = spawnZlib('restore', 'pipe', { ...rest, roles: roles !== undefined });
+  const rolePipe = (unzip.child.stdio as unknown as Writable[])[5]!;
+  rolePipe.on('error', () => undefined);
+  rolePipe.end(roles ? JSON.stringify(roles) : '');
   const psql = spawn(psqlPath, ['-X', '-q', '--no-password', '-v', 'ON_ERROR_STOP=1', `--dbname=${dbname}`], {
     env,
     stdio: [unzip.child.stdout!, 'ignore', 'pipe'],
