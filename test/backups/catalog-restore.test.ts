@@ -20,7 +20,7 @@ import type { ObjectStore } from '../../src/storage/object-store.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
-import { databaseUrl, withAdmin } from '../support/pg.ts';
+import { adminUrl, databaseUrl, withAdmin } from '../support/pg.ts';
 import { extrasSql, publicSamples, schemaText } from './samples.ts';
 import { createAppDatabase, query, setEnvDatabase, tableChecksums, waitFor, type AppDatabase } from './support.ts';
 
@@ -167,7 +167,8 @@ describe('roles, grants and default privileges', () => {
   });
 
   beforeAll(async () => {
-    source = await appDatabase(extrasSql({ reader, writer }));
+    const citext = (await query(adminUrl, "select 1 from pg_available_extensions where name = 'citext'")).length > 0;
+    source = await appDatabase(extrasSql({ reader, writer, citext }));
     from = await envOf(source.url);
     backup = await backupOf(from);
   });
@@ -196,7 +197,9 @@ describe('roles, grants and default privileges', () => {
       ledger_owner: writer,
       default_acls: 2,
     });
-    expect(facts!.citext).toEqual(expect.any(String));
+    expect(facts!.citext).toEqual(
+      (await query(source.url, "select extversion from pg_extension where extname = 'citext'"))[0]?.extversion ?? null,
+    );
     expect(await publicSchema(target.url)).toEqual([
       {
         owner: 'pg_database_owner',

@@ -56,21 +56,23 @@ export function publicSamples(): Record<string, string> {
   };
 }
 
-export interface ExtraRoles {
+export interface Extras {
   reader: string;
   writer: string;
+  /** citext, from Debian's postgresql-15 contrib, where pg_available_extensions lists it. */
+  citext: boolean;
 }
 
 /** What the samples lack. `reader` logs in; `writer` owns a schema and its tables. */
-export function extrasSql({ reader, writer }: ExtraRoles): string {
+export function extrasSql({ reader, writer, citext }: Extras): string {
   return `
 comment on schema public is 'the shop''s own schema';
-create extension citext;
+${citext ? 'create extension citext;' : ''}
 create type status as enum ('new', 'paid', 'void');
 create domain cents as bigint not null default 0 check (value >= 0);
 create schema ledger authorization ${writer};
 create table ledger.entries (id bigint generated always as identity, status status not null default 'new',
-  amount cents, email citext, at timestamptz not null, primary key (id, at)) partition by range (at);
+  amount cents, email ${citext ? 'citext' : 'text'}, at timestamptz not null, primary key (id, at)) partition by range (at);
 create table ledger.entries_2026 partition of ledger.entries for values from ('2026-01-01') to ('2027-01-01');
 create table ledger.entries_rest partition of ledger.entries default;
 create function ledger.stamp() returns trigger language plpgsql as $$
