@@ -31,6 +31,10 @@ export async function exportSnapshot(client: pg.Client): Promise<string> {
 const user = (nsp: string) => `${nsp} not in ('pg_catalog', 'information_schema') and ${nsp} !~ '^pg_(toast|temp)'`;
 const acl = (col: string, kind: string, owner: string) =>
   `(select string_agg(a::text, ',' order by a::text) from unnest(coalesce(${col}, acldefault(${kind}, ${owner}))) a)`;
+// An extension's own objects are its install script's, which CREATE EXTENSION runs again (owned
+// by whoever runs it): the extension and its version stand for them, as in pg_dump.
+const ownObject = (catalog: string, oid: string) =>
+  `not exists (select 1 from pg_depend e where e.classid = '${catalog}'::regclass and e.objid = ${oid} and e.deptype = 'e')`;
 const roleName = (oid: string) => `pg_get_userbyid(${oid})::text`;
 
 const facets = `
@@ -61,7 +65,7 @@ select case c.relkind when 'r' then 'table' when 'p' then 'partitioned table' wh
     ('sequence', (select concat_ws(' ', s.data_type, s.start_value, s.min_value, s.max_value, s.increment_by,
         s.cycle, s.cache_size, s.last_value) from pg_sequences s where s.schemaname = n.nspname and s.sequencename = c.relname))
   ) f(k, v)
- where c.relkind in ('r', 'p', 'v', 'm', 'S', 'f') and ${user('n.nspname')}
+ where c.relkind in ('r', 'p', 'v', 'm', 'S', 'f') and ${user('n.nspname')} and ${ownObject('pg_class', 'c.oid')}
 union all
 select 'index ' || c.oid::regclass::text, 'definition', pg_get_indexdef(c.oid)
   from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -77,7 +81,7 @@ select case p.prokind when 'p' then 'procedure ' when 'a' then 'aggregate ' else
   lateral (values ('owner', ${roleName('p.proowner')}), ('acl', ${acl('p.proacl', "'f'", 'p.proowner')}),
     ('comment', obj_description(p.oid, 'pg_proc')),
     ('definition', case when p.prokind <> 'a' then pg_get_functiondef(p.oid) end)) f(k, v)
- where ${user('n.nspname')}
+ where ${user('n.nspname')} and ${ownObject('pg_proc', 'p.oid')}
 union all
 select 'trigger ' || quote_ident(t.tgname) || ' on ' || t.tgrelid::regclass::text, 'definition',
        pg_get_triggerdef(t.oid) || ' enabled ' || t.tgenabled::text
@@ -91,7 +95,7 @@ select 'type ' || format_type(t.oid, null), f.k, f.v
     ('labels', (select string_agg(e.enumlabel, ',' order by e.enumsortorder) from pg_enum e where e.enumtypid = t.oid)),
     ('domain', case when t.typtype = 'd' then concat_ws(' ', format_type(t.typbasetype, t.typtypmod),
         case when t.typnotnull then 'not null' end, t.typdefault) end)) f(k, v)
- where (t.typrelid = 0 or (select relkind from pg_class where oid = t.typrelid) = 'c')
+ where (t.typrelid = 0 or (select relkind from pg_class where oid = t.typrelid) = 'c') and ${ownObject('pg_type', 't.oid')}
    and not exists (select 1 from pg_type x where x.typarray = t.oid) and ${user('n.nspname')}
 union all
 select 'default privileges for ' || ${roleName('d.defaclrole')} || coalesce(' in schema ' || quote_ident(n.nspname), '')
