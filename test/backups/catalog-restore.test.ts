@@ -8,7 +8,10 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createCliContext } from '../../src/cli/admin-context.ts';
+import { register } from '../../src/cli/commands/backups.ts';
 import { encryptStream } from '../../src/domain/backups/format.ts';
 import { findTool } from '../../src/domain/backups/pgtools.ts';
 import { replayStream } from '../../src/domain/backups/restore.ts';
@@ -265,8 +268,37 @@ describe('roles, grants and default privileges', () => {
     await query(source.url, `revoke select on public.notes from ${ghost}`);
     await withAdmin((c) => c.query(`drop role ${ghost}`));
     const target = await appDatabase('');
-    const op = await restore(withGhost, from, await envOf(target.url));
-    expect(op.response).toMatchObject({ skipped: { statements: 1, roles: [ghost] } });
+    const to = await envOf(target.url);
+    // Through the CLI, which says what was left out.
+    const ctx = createCliContext({ CAIRN_API_URL: web.url, CAIRN_SECRET_KEY: from.secretKey });
+    const program = new Command('cairn').exitOverride();
+    register(program, ctx);
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      await program.parseAsync([
+        'node',
+        'cairn',
+        'backups',
+        'restore',
+        String(withGhost.id),
+        '--env',
+        to.env.name,
+        '--confirm',
+      ]);
+      const printed = stdout.mock.calls.map((c) => String(c[0])).join('');
+      expect(printed).toContain(`restored ${String(withGhost.id)} into ${to.env.name}`);
+      expect(printed).toContain(
+        `1 statement(s) left out: they name roles this database's server lacks or its role may not act as (${ghost})`,
+      );
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
+      await ctx.close();
+    }
+    const [op] = await h.db('backup_operations').where({ env_id: to.env.id, kind: 'restore' }).select('id');
+    const res = await call<Json>(web.url, 'GET', `/v1/operations/${String(op!.id)}`, { key: from.secretKey });
+    expect(res.body.response).toMatchObject({ skipped: { statements: 1, roles: [ghost] } });
     expect(await schemaText(target.url)).toBe(await schemaText(source.url));
   });
 });
