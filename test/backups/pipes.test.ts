@@ -156,7 +156,7 @@ describe('pipes', () => {
       const r = startReplay((await findTool('psql')).path, into.url, {
         preamble: wipePreamble,
         expected: null,
-        roles: { roles, superuser: false },
+        roles: { roles, superuser: false, current: 'postgres' },
       });
       await pipeline(Readable.from([await dump()]), r.input);
       expect(await r.ready).toMatchObject({ refused: null, skipped: { statements: 0, roles: [] } });

@@ -111,6 +111,38 @@ describe('roles, grants and default privileges', () => {
     expect(await tableChecksums(target.url)).toEqual(await tableChecksums(source.url));
   });
 
+  it('gives owners to a role the restoring role is a member of where PostgreSQL lets it, and reports those it refuses', async () => {
+    await withAdmin((c) => c.query(`grant ${writer} to ${owner}`));
+    try {
+      const target = await w.ownedDatabase(owner, '');
+      const to = await w.envOf(target.url);
+      const ownerOf = async (name: string) =>
+        (
+          await query<{ o: string }>(
+            target.url,
+            `select pg_get_userbyid(relowner) as o from pg_class where oid = $1::regclass`,
+            [name],
+          )
+        )[0]!.o;
+      // The writer owns ledger once given it, and so may own its tables; in public (PostgreSQL
+      // 15+: CREATE for its owner only) it may not, and that refusal is reported, not fatal.
+      const op = await w.restore(backup, from, to);
+      expect(op.response).toMatchObject({ skipped: { roles: ['postgres', writer].sort() } });
+      const [schema] = await query<{ o: string }>(
+        target.url,
+        "select pg_get_userbyid(nspowner) as o from pg_namespace where nspname = 'ledger'",
+      );
+      expect(schema!.o).toBe(writer);
+      expect(await ownerOf('ledger.entries')).toBe(writer);
+      expect(await ownerOf('ledger.totals')).toBe(writer);
+      expect(await ownerOf('public.drafts')).toBe(owner);
+      expect(await readsAs(w.as(reader, target))).toEqual({ notes: 40, entries: '400', totals: 3 });
+      expect(await tableChecksums(target.url)).toEqual(await tableChecksums(source.url));
+    } finally {
+      await withAdmin((c) => c.query(`revoke ${writer} from ${owner}`));
+    }
+  });
+
   it('still restores a backup dumped without owners and grants, and public is as in a new database', async () => {
     const { stdout } = await promisify(execFile)(
       (await findTool('pg_dump')).path,

@@ -93,6 +93,8 @@ grant usage on schema ledger to ${reader};
 grant select on ledger.entries, ledger.entries_2026, ledger.entries_rest, ledger.totals to ${reader};
 alter default privileges for role ${writer} in schema ledger grant select on tables to ${reader};
 alter default privileges for role ${writer} revoke execute on functions from public;
+create table public.drafts (id int primary key);
+alter table public.drafts owner to ${writer};
 create table public.notes (id int primary key, body text, secret text);
 insert into public.notes select g, 'note ' || g, md5(g::text) from generate_series(1, 50) g;
 grant select (id, body) on public.notes to ${reader};

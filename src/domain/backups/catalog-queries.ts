@@ -14,6 +14,7 @@ export async function targetRoles(client: pg.Client): Promise<RoleFilterOptions>
   return {
     roles: Object.fromEntries(rows.map((r) => [r.rolname, r.usable])),
     superuser: rows.some((r) => r.superuser),
+    current: rows.find((r) => r.me)?.rolname ?? '',
   };
 }
 

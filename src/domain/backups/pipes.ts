@@ -384,6 +384,8 @@ export interface ReplayProcess {
   kill(): void;
   /** psql's own error once it has exited, when it stopped by itself (an SQL error) rather than by kill(). */
   ownFailure(): Promise<Error | undefined>;
+  /** The roles of owner changes PostgreSQL refused and the script let pass (role-filter.ts), once psql has exited. */
+  refusedOwners(): string[];
 }
 
 /** The line the preamble makes psql print on stderr (unbuffered, unlike its stdout): `\warn`, psql 13+. */
@@ -422,6 +424,7 @@ export function startReplay(
   const psqlExit = exitOf(psql);
   // psql's stderr holds its errors and, first, the transaction id; the id is not an error.
   let errText = '';
+  const refusedOwners: string[] = [];
   let resolveXid: (xid: string | undefined) => void = () => undefined;
   const xid = new Promise<string | undefined>((resolve) => (resolveXid = resolve));
   psql.stderr!.on('data', (d: Buffer) => {
@@ -431,6 +434,11 @@ export function startReplay(
       resolveXid(m[1]);
       errText = errText.replace(m[0], '');
     }
+    // Owner changes PostgreSQL refused inside their guard (role-filter.ts): counted, not errors.
+    errText = errText.replace(/^.*WARNING: {2}cairn-left-out-owner:(.*)\n/gm, (_line, role: string) => {
+      refusedOwners.push(role);
+      return '';
+    });
   });
   psqlExit.then(
     () => resolveXid(undefined),
@@ -462,6 +470,7 @@ export function startReplay(
       psql.kill('SIGKILL');
       unzip.child.kill('SIGKILL');
     },
+    refusedOwners: () => refusedOwners,
     ownFailure: () =>
       psqlExit.then(
         (e) => (e.code !== null && e.code !== 0 ? psqlFailed(e) : undefined),

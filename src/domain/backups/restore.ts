@@ -232,7 +232,12 @@ export async function replayStream(
   }
   r.confirm();
   await r.finished;
-  return ready!.skipped ?? { statements: 0, roles: [] };
+  const skipped = ready!.skipped ?? { statements: 0, roles: [] };
+  const refused = r.refusedOwners();
+  return {
+    statements: skipped.statements + refused.length,
+    roles: [...new Set([...skipped.roles, ...refused])].sort(),
+  };
 }
 
 /** What pg_dump wrote, as recorded when the backup was taken (null for backups older than that record). */
