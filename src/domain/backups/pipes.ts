@@ -157,8 +157,9 @@ pipeline(process.stdin, ...stages, (err) => {
 /**
  * On the way into psql: the preamble first; pg_dump's own BEGIN/COMMIT around large objects left
  * out (blobs-filter.ts); statements naming roles the target lacks or the restoring role cannot act
- * as left out and counted (role-filter.ts); and COMMIT written only once the whole script has passed and checks out:
- * the byte count and sha256 pg_dump's compressor recorded, and the closing line. A script that
+ * as left out and counted (role-filter.ts); and COMMIT written only once the whole script has
+ * passed and checks out: the byte count and sha256 pg_dump's compressor recorded, and the closing
+ * line. A script that
  * does not is refused: psql reads the end of a script whose transaction is still open, and the
  * server rolls it back.
  */

@@ -8,11 +8,17 @@
 // role (what `pg_dump --no-owner` gave) and the missing grant is reported, not silently lost.
 //
 // Reading statements with certainty. The script is split into whole statements as PostgreSQL's
-// scanner reads it, COPY rows passed by unread (sql-statements.ts). Each statement's leading
-// comments (outside any string, so pg_dump's own) hold pg_dump's TOC header (`-- Name: …; Type: ACL; Schema: …; Owner: …`, pg_backup_archiver.c
-// _printTocEntry; names in it have their newlines replaced, so no name can forge one); a grant
-// is touched only in an ACL entry, a default privilege only in a DEFAULT ACL entry, and an owner
-// change only when its role is the entry's `Owner:`. Anything else is passed on untouched.
+// scanner reads it, COPY rows passed by unread (sql-statements.ts). A statement's leading comments
+// (outside any string, so pg_dump's own) hold pg_dump's TOC header (`-- Name: …; Type: ACL;
+// Schema: …; Owner: …`, pg_backup_archiver.c _printTocEntry; names in it have their newlines
+// replaced, so no name can forge one); a grant is touched only in an ACL entry, a default
+// privilege only in a DEFAULT ACL entry, and an owner change only when its role is the entry's
+// `Owner:`. Anything else is passed on untouched.
+//
+// An owner change to a role the restorer is a member of, when it is not a superuser, runs
+// guarded (below): PostgreSQL also wants the new owner to have CREATE on the object's schema
+// (ATExecChangeOwner in src/backend/commands/tablecmds.c), which the dump's ACLs, last in it,
+// may give only later, or never.
 //
 // The function is self-contained (no imports, no outer names but its parameters): the zlib
 // child's program inlines its source text, and the tests call it directly.
