@@ -28,7 +28,9 @@ export async function exportSnapshot(client: pg.Client): Promise<string> {
 // `function public.f(integer)`); pg_catalog, information_schema and the toast/temp schemas are
 // left out, as pg_dump leaves them. ACLs are compared as sets and with their default spelled out
 // (acldefault), since a NULL ACL and an explicit one equal to the default mean the same and
-// pg_dump writes neither. Long values (definitions) are kept as their md5.
+// pg_dump writes neither. Long values (definitions) are kept as their md5. A sequence's value is
+// not compared: it is not transactional, so no snapshot holds it, and pg_dump reads it at its own
+// moment (a busy application's nextval between the two reads would be a false difference).
 const user = (nsp: string) => `${nsp} not in ('pg_catalog', 'information_schema') and ${nsp} !~ '^pg_(toast|temp)'`;
 const acl = (col: string, kind: string, owner: string) =>
   `(select string_agg(a::text, ',' order by a::text) from unnest(coalesce(${col}, acldefault(${kind}, ${owner}))) a)`;
@@ -63,8 +65,8 @@ select case c.relkind when 'r' then 'table' when 'p' then 'partitioned table' wh
         ', ' order by a.attnum)
       from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
      where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped)),
-    ('sequence', (select concat_ws(' ', s.data_type, s.start_value, s.min_value, s.max_value, s.increment_by,
-        s.cycle, s.cache_size, s.last_value) from pg_sequences s where s.schemaname = n.nspname and s.sequencename = c.relname))
+    ('sequence', (select concat_ws(' ', format_type(s.seqtypid, null), s.seqstart, s.seqmin, s.seqmax,
+        s.seqincrement, s.seqcycle, s.seqcache) from pg_sequence s where s.seqrelid = c.oid))
   ) f(k, v)
  where c.relkind in ('r', 'p', 'v', 'm', 'S', 'f') and ${user('n.nspname')} and ${ownObject('pg_class', 'c.oid')}
 union all
