@@ -4,6 +4,8 @@
 // frame never reads as zero frames and zero unparsed lines.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { bodyStart, layout } from '../../../src/domain/observability/pipeline/stack/body.ts';
+import { Lines } from '../../../src/domain/observability/pipeline/stack/lines.ts';
 import { parseStackBody, parseStackTrace, splitStack } from '../../../src/domain/observability/pipeline/stack/index.ts';
 
 const v8Body = [
@@ -171,6 +173,26 @@ describe('a message of any lines before a real body', () => {
           const bare = parseStackTrace(stack);
           expect(bare.frames.length + bare.unparsed_line_count).toBeGreaterThan(0);
           expect(bare.frames.length).toBeGreaterThanOrEqual(1);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe("splitStack's shortcut (body.ts bodyStart)", () => {
+  it('finds the body where layout finds it, for any message and body, the hint right or wrong', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('Error', 'TypeError'),
+        fc.array(messageLine, { maxLength: 8 }).map((l) => l.join('\n')),
+        fc.constantFrom(...bodies.map(([b]) => b), '', 'Error: x {\n  a: 1\n}'),
+        fc.boolean(),
+        fc.constantFrom('', ' {', ']', '] {'),
+        (type, message, body, rightHint, decoration) => {
+          const stack = `${type}: ${message}${decoration}\n${body}`;
+          const hint = { exception_type: type, message: rightHint ? message : `${message}!` };
+          expect(bodyStart(new Lines(stack), hint)).toBe(layout(new Lines(stack), hint).start);
         },
       ),
       { numRuns: 3000 },

@@ -159,3 +159,21 @@ export function layout(lines: Lines, hint: StackHint | undefined): Layout {
   }
   return { start: unhintedStart(all, start, opener, hint), opener };
 }
+
+/**
+ * Where the body begins, as `layout` finds it, without reading the whole stack in the common case
+ * (splitStack runs for every event): the message printed as the event has it, no header line
+ * ending in ` {` (so Node's own properties cannot open above the body), and a frame right under it.
+ */
+export function bodyStart(lines: Lines, hint: StackHint | undefined): number {
+  if (hint?.exception_type !== undefined) {
+    const end = hintedEnd(lines, 0, hint);
+    const next = end >= 0 ? lines.at(end) : undefined;
+    if (next !== undefined && isFrame(next)) {
+      let opens = false;
+      for (let i = 0; i < end && !opens; i++) opens = lines.at(i)!.text.endsWith(' {');
+      if (!opens) return end;
+    }
+  }
+  return layout(lines, hint).start;
+}

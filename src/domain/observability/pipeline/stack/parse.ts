@@ -7,7 +7,7 @@
 // the `Node.js v24…` trailer. Lines are visited a bounded number of times each, so a stack costs
 // time linear in its size.
 import type { ParsedFrame } from './frame-line.ts';
-import { layout, propertiesOpener, type Layout, type StackHint } from './body.ts';
+import { bodyStart, layout, propertiesOpener, type Layout, type StackHint } from './body.ts';
 import { isTrailer, Lines } from './lines.ts';
 import { newException, Reader, unparsed, type LinkedException, type ParsedException } from './reader.ts';
 
@@ -26,7 +26,7 @@ export interface ParsedStack extends ParsedException {
  */
 export function splitStack(stack: string, hint?: StackHint): { message: string; frames: string } {
   const lines = new Lines(stack);
-  const at = lines.at(layout(lines, hint).start)?.offset ?? stack.length;
+  const at = lines.at(bodyStart(lines, hint))?.offset ?? stack.length;
   return { message: stack.slice(0, at), frames: stack.slice(at) };
 }
 
