@@ -186,7 +186,7 @@ describe("splitStack's shortcut (body.ts bodyStart)", () => {
       fc.property(
         fc.constantFrom('Error', 'TypeError'),
         fc.array(messageLine, { maxLength: 8 }).map((l) => l.join('\n')),
-        fc.constantFrom(...bodies.map(([b]) => b), '', 'Error: x {\n  a: 1\n}'),
+        fc.constantFrom(...bodies.map(([b]) => b), '', 'Error: x {\n  a: 1\n}', '    at f (/a.js:1:2)\n  code: 1\n}'),
         fc.boolean(),
         fc.constantFrom('', ' {', ']', '] {'),
         (type, message, body, rightHint, decoration) => {
