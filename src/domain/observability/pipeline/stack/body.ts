@@ -161,19 +161,29 @@ export function layout(lines: Lines, hint: StackHint | undefined): Layout {
 }
 
 /**
- * Where the body begins, as `layout` finds it, without reading the whole stack in the common case
- * (splitStack runs for every event): the message printed as the event has it, no header line
- * ending in ` {` (so Node's own properties cannot open above the body), and a frame right under it.
+ * Where the body begins, as `layout` finds it, without reading the whole stack in the common cases
+ * (splitStack runs for every event): a frame right under the header, and no header line ending in
+ * ` {` (so Node's own properties cannot open above the body). The header is the message printed as
+ * the event has it, or, when the event's message is one line that the stack does not print (changed
+ * after the stack was taken, or the stack's own), the one `Type: message` line `unhintedStart` takes.
  */
 export function bodyStart(lines: Lines, hint: StackHint | undefined): number {
-  if (hint?.exception_type !== undefined) {
-    const end = hintedEnd(lines, 0, hint);
-    const next = end >= 0 ? lines.at(end) : undefined;
-    if (next !== undefined && isFrame(next)) {
-      let opens = false;
-      for (let i = 0; i < end && !opens; i++) opens = lines.at(i)!.text.endsWith(' {');
-      if (!opens) return end;
-    }
+  const end = shortHeaderEnd(lines, hint);
+  const next = end >= 0 ? lines.at(end) : undefined;
+  if (next !== undefined && isFrame(next)) {
+    let opens = false;
+    for (let i = 0; i < end && !opens; i++) opens = lines.at(i)!.text.endsWith(' {');
+    if (!opens) return end;
   }
   return layout(lines, hint).start;
+}
+
+function shortHeaderEnd(lines: Lines, hint: StackHint | undefined): number {
+  if (hint?.exception_type === undefined) return -1;
+  const printed = hintedEnd(lines, 0, hint);
+  if (printed >= 0) return printed;
+  const oneLine = hint.message !== undefined && hint.message !== '' && !hint.message.includes('\n');
+  const first = lines.at(0)?.text ?? '';
+  const headed = errorHead(first) !== undefined && !first.trimStart().startsWith('at ');
+  return oneLine && headed && headerEnd(lines) === 0 ? 1 : -1;
 }
