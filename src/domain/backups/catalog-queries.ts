@@ -4,17 +4,27 @@ import type pg from 'pg';
 import type { Db } from '../../db.ts';
 import type { RoleFilterOptions } from './role-filter.ts';
 
-/** Every role, and whether the connected role can act as it (superuser, itself, or a member). */
+/**
+ * Every role, and whether the connected role can act as it (superuser, itself, or a member); and
+ * how many large objects' owner changes a restore may keep: a quarter of the server's shared lock
+ * table (max_locks_per_transaction × (max_connections + max_prepared_transactions), lock.c), as
+ * each holds a lock until COMMIT and the rest of the restore and the other sessions need theirs.
+ */
 export async function targetRoles(client: pg.Client): Promise<RoleFilterOptions> {
   const { rows } = await client.query<{ rolname: string; usable: boolean; me: boolean; superuser: boolean }>(
     `select rolname, pg_has_role(current_user, oid, 'MEMBER') as usable, rolname = current_user as me,
             (select rolsuper from pg_roles where rolname = current_user) as superuser
        from pg_roles`,
   );
+  const { rows: locks } = await client.query<{ n: number }>(
+    `select (current_setting('max_locks_per_transaction')::int
+             * (current_setting('max_connections')::int + current_setting('max_prepared_transactions')::int) / 4)::int as n`,
+  );
   return {
     roles: Object.fromEntries(rows.map((r) => [r.rolname, r.usable])),
     superuser: rows.some((r) => r.superuser),
     current: rows.find((r) => r.me)?.rolname ?? '',
+    largeObjectOwners: locks[0]!.n,
   };
 }
 

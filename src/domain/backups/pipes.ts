@@ -31,6 +31,7 @@ import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { blobsTransactionFilter } from './blobs-filter.ts';
 import { copyStatsScanner, dumpIncompleteReason, type TableFigures } from './dump-check.ts';
 import { libpqInvocation } from './pgtools.ts';
+import { ownerWarnings } from './owner-warnings.ts';
 import { roleStatementFilter, type RoleFilterOptions, type Skipped } from './role-filter.ts';
 import { sqlStatementSplitter } from './sql-statements.ts';
 
@@ -416,7 +417,8 @@ export function startReplay(
   const unzip = spawnZlib('restore', 'pipe', { ...rest, roles: roles !== undefined });
   const rolePipe = (unzip.child.stdio as unknown as Writable[])[5]!;
   rolePipe.on('error', () => undefined);
-  rolePipe.end(roles ? JSON.stringify(roles) : '');
+  const warnings = ownerWarnings();
+  rolePipe.end(roles ? JSON.stringify({ ...roles, nonce: warnings.nonce }) : '');
   const psql = spawn(psqlPath, ['-X', '-q', '--no-password', '-v', 'ON_ERROR_STOP=1', `--dbname=${dbname}`], {
     env,
     stdio: [unzip.child.stdout!, 'ignore', 'pipe'],
@@ -425,7 +427,6 @@ export function startReplay(
   const psqlExit = exitOf(psql);
   // psql's stderr holds its errors and, first, the transaction id; the id is not an error.
   let errText = '';
-  const refusedOwners: string[] = [];
   let resolveXid: (xid: string | undefined) => void = () => undefined;
   const xid = new Promise<string | undefined>((resolve) => (resolveXid = resolve));
   psql.stderr!.on('data', (d: Buffer) => {
@@ -436,10 +437,7 @@ export function startReplay(
       errText = errText.replace(m[0], '');
     }
     // Owner changes PostgreSQL refused inside their guard (role-filter.ts): counted, not errors.
-    errText = errText.replace(/^.*WARNING: {2}cairn-left-out-owner:(.*)\n/gm, (_line, role: string) => {
-      refusedOwners.push(role);
-      return '';
-    });
+    errText = warnings.take(errText);
   });
   psqlExit.then(
     () => resolveXid(undefined),
@@ -471,7 +469,7 @@ export function startReplay(
       psql.kill('SIGKILL');
       unzip.child.kill('SIGKILL');
     },
-    refusedOwners: () => refusedOwners,
+    refusedOwners: () => warnings.roles(),
     ownFailure: () =>
       psqlExit.then(
         (e) => (e.code !== null && e.code !== 0 ? psqlFailed(e) : undefined),

@@ -6,12 +6,20 @@
 // statement would fail, and so roll back, the whole restore. This filter turns exactly those
 // statements into SQL comments and counts them: the object then stays owned by the restoring
 // role (what `pg_dump --no-owner` gave) and the missing grant is reported, not silently lost.
+// A left-out statement becomes a comment of fixed words, never its own text: PostgreSQL's and
+// psql's scanners end a `--` comment at \r as well as \n (scan.l, psqlscan.l: non_newline), so a
+// name holding one would run what follows it. The roles go out through skipped().
+//
+// A role the target lacks cannot own anything, for a superuser either. An owner change to the
+// restoring role itself is a no-op (it created the object) and is left out uncounted: a large
+// object's takes a lock held until COMMIT, and a dump may hold tens of thousands of them.
 //
 // Reading statements with certainty. The script is split into whole statements as PostgreSQL's
 // scanner reads it, COPY rows passed by unread (sql-statements.ts). A statement's leading comments
 // (outside any string, so pg_dump's own) hold pg_dump's TOC header (`-- Name: …; Type: ACL;
-// Schema: …; Owner: …`, pg_backup_archiver.c _printTocEntry; names in it have their newlines
-// replaced, so no name can forge one); a grant is touched only in an ACL entry, a default
+// Schema: …; Owner: …`, pg_backup_archiver.c _printTocEntry; names in it have \n and \r
+// replaced, so no name can start a line; lines are split at \n only, and a header whose
+// separators a name repeats is not read: header() below); a grant is touched only in an ACL entry, a default
 // privilege only in a DEFAULT ACL entry, and an owner change only when its role is the entry's
 // `Owner:`. Anything else is passed on untouched.
 //
@@ -31,6 +39,18 @@ export interface RoleFilterOptions {
   superuser: boolean;
   /** The restoring role itself. */
   current: string;
+  /**
+   * Random per restore: in the warning a refused guarded owner change raises, so that a tenant's
+   * own function raising a WARNING during the restore cannot pass for one (pipes.ts).
+   */
+  nonce?: string;
+  /**
+   * How many owner changes of large objects to other roles the restore may keep: each takes a
+   * lock held until COMMIT, in a lock table of max_locks_per_transaction × (max_connections +
+   * max_prepared_transactions) slots shared by the whole server; past it, they are left out and
+   * reported. Absent: no limit.
+   */
+  largeObjectOwners?: number;
 }
 
 export interface Skipped {
@@ -126,7 +146,13 @@ export function roleStatementFilter(
     }
   }
   const exists = (r: string): boolean => r === '' || roles.has(r);
-  const usable = (r: string): boolean => options.superuser || roles.get(r) === true;
+  // A role that does not exist cannot own anything, not even for a superuser.
+  const usable = (r: string): boolean => roles.has(r) && (options.superuser || roles.get(r) === true);
+  let largeObjectOwners = 0;
+  /** What a left-out statement was, for its comment: fixed words, never the statement's own text. */
+  let kind = '';
+  /** The statement left out is a no-op, not something lost: not counted. */
+  let silent = false;
 
   /** The roles that make this statement impossible here; null: keep it. */
   function blockers(body: string): string[] | null {
@@ -138,16 +164,19 @@ export function roleStatementFilter(
       const r = roleOf(ts[3]);
       if (r === null || ts.length !== 5) return null;
       sessionSkipped = !options.superuser || !exists(r);
+      kind = 'a SET SESSION AUTHORIZATION naming a role that cannot be used here';
       return sessionSkipped ? [r] : null;
     }
     if (entry.type === 'ACL' && word(ts[0], 'RESET') && word(ts[1], 'SESSION') && ts.length === 4) {
       const skip = sessionSkipped;
       sessionSkipped = false;
+      kind = 'the end of a SET SESSION AUTHORIZATION left out';
       return skip ? [] : null;
     }
     if (entry.type === 'ACL' && (word(ts[0], 'GRANT') || word(ts[0], 'REVOKE'))) {
       const gs = grantees(ts, 1, word(ts[0], 'GRANT') ? 'TO' : 'FROM');
       const missing = gs?.filter((g) => !exists(g));
+      kind = 'a grant or revoke naming a role the target lacks';
       return missing && missing.length > 0 ? missing : null;
     }
     if (entry.type === 'DEFAULT ACL' && word(ts[1], 'DEFAULT') && word(ts[3], 'FOR') && word(ts[4], 'ROLE')) {
@@ -156,48 +185,93 @@ export function roleStatementFilter(
       const gs = r === null || at < 0 ? null : grantees(ts, at + 1, word(ts[at], 'GRANT') ? 'TO' : 'FROM');
       if (!gs || r === null) return null;
       const out = [...(usable(r) ? [] : [r]), ...gs.filter((g) => !exists(g))];
+      kind = 'default privileges naming a role that cannot be used here';
       return out.length > 0 ? out : null;
     }
     const n = ts.length;
     if (word(ts[0], 'ALTER') && word(ts[n - 4], 'OWNER') && word(ts[n - 3], 'TO')) {
       const r = roleOf(ts[n - 2]);
       if (r === null || r !== entry.owner) return null;
+      kind = 'an owner change to a role that cannot be used here';
       if (!usable(r)) return [r];
+      const largeObject = word(ts[1], 'LARGE') && word(ts[2], 'OBJECT');
+      // The restorer created the object, so it owns it already: a no-op, except for a schema
+      // (public is the wipe's, owned by pg_database_owner). Left out, and not reported: a large
+      // object's takes a lock held until COMMIT, and a dump may hold tens of thousands.
+      if (r === options.current && !word(ts[1], 'SCHEMA')) {
+        kind = 'an owner change to the restoring role itself, which owns the object already';
+        silent = true;
+        return [];
+      }
+      if (largeObject && options.largeObjectOwners !== undefined) {
+        largeObjectOwners += 1;
+        if (largeObjectOwners > options.largeObjectOwners) {
+          kind = 'an owner change of a large object past the share of the lock table a restore may take';
+          return [r];
+        }
+      }
       if (!options.superuser && r !== options.current) guarded = r;
     }
     return null;
   }
 
+  /**
+   * pg_dump's TOC header, `-- [Data for ]Name: N; Type: T; Schema: S; Owner: O`
+   * (pg_backup_archiver.c, _printTocEntry). Lines end at `\n` only: pg_dump replaces `\n` and `\r`
+   * in names (sanitize_line) but nothing else, so U+2028 and U+2029 may sit inside a name, where
+   * JavaScript's `^`, `$` and `.` would see a line end. N, S and O are names, T one of pg_dump's
+   * own words: a header whose separators appear more than once (a name holding `; Type: `) cannot
+   * be read with certainty, and gives no entry (its statements pass on untouched).
+   */
+  function header(line: string): { type: string; owner: string } | null {
+    const m = /^-- (?:Data for )?Name: /.exec(line);
+    if (!m) return null;
+    const count = (sep: string) => line.split(sep).length - 1;
+    if (count('; Type: ') !== 1 || count('; Schema: ') !== 1 || count('; Owner: ') !== 1)
+      return { type: '', owner: '' };
+    const t = line.indexOf('; Type: ');
+    const s = line.indexOf('; Schema: ');
+    const o = line.indexOf('; Owner: ');
+    const type = line.slice(t + 8, s);
+    if (!(t < s && s < o) || !/^[A-Z][A-Z ]*$/.test(type)) return { type: '', owner: '' };
+    return { type, owner: line.slice(o + 9) };
+  }
+
   /** A whole statement, its leading comments included: passed on, or passed on as comments. */
   function statement(text: Buffer, body: number): Buffer[] {
     const prefix = text.toString('utf8', 0, body);
-    const headers = [...prefix.matchAll(/^-- (?:Data for )?Name: .*; Type: ([A-Z ]+); Schema: .*; Owner: (.*)$/gm)];
-    const h = headers[headers.length - 1];
-    if (h) {
-      entry = { type: h[1]!, owner: h[2]! };
-      sessionSkipped = false;
+    for (const line of prefix.split('\n')) {
+      const h = header(line);
+      if (h) {
+        entry = h;
+        sessionSkipped = false;
+      }
     }
     const sql = text.toString('utf8', body);
     guarded = null;
+    silent = false;
     const why = blockers(sql);
     // Set by blockers (a closure TypeScript does not follow).
     const owner = guarded as string | null;
     if (why === null && owner !== null && !sql.includes('$cairn_owner$')) {
-      const role = `'${owner.replace(/'/g, "''")}'`;
+      // The role goes into the warning as hex: no name can end psql's line or fake the marker.
+      const role = Buffer.from(owner, 'utf8').toString('hex');
+      const marker = `cairn-left-out-owner:${options.nonce ?? ''}:${role}`;
       return [
         Buffer.from(
-          `${prefix}DO $cairn_owner$ BEGIN ${sql} EXCEPTION WHEN insufficient_privilege THEN RAISE WARNING '%', 'cairn-left-out-owner:' || ${role}; END $cairn_owner$;`,
+          `${prefix}DO $cairn_owner$ BEGIN ${sql} EXCEPTION WHEN insufficient_privilege THEN RAISE WARNING '%', '${marker}'; END $cairn_owner$;`,
         ),
       ];
     }
     if (why === null) {
       return [text];
     }
-    count += 1;
+    if (!(silent as boolean)) count += 1;
     for (const r of why) named.add(r);
-    const note =
-      why.length > 0 ? ` role ${why.join(', ')} cannot be used here` : ' it ends a SET SESSION AUTHORIZATION left out';
-    return [Buffer.from(`${prefix}-- ${sql.replace(/\n/g, '\n-- ')} -- left out by Cairn:${note}\n`)];
+    // Only fixed words: the statement's text (names in it) could end a `--` comment, which
+    // PostgreSQL's scanner ends at \r as at \n (scan.l, `non_newline`), and run what follows.
+    // The roles are reported through skipped(), not written here.
+    return [Buffer.from(`${prefix}-- left out by Cairn: ${kind}\n`)];
   }
 
   const split = splitter(statement);
