@@ -173,13 +173,12 @@ export async function runCapture(
     const dataKey = randomBytes(32);
     const wrapped = seal(keyring, dataKey, dataKeyContext(backup.id));
 
-    // The catalog is recorded in the snapshot pg_dump dumps, whose transaction stays open until
-    // the dump is done (catalog.ts).
+    // The catalog is recorded in the snapshot pg_dump dumps, whose transaction ends once the
+    // catalog is read and pg_dump has exited (catalog.ts).
     recorded = await openCatalogSnapshot(url);
     const d = startDump(tool.path, url, recorded.snapshot ?? undefined);
     dump = d;
-    const catalog = recorded.read();
-    catalog.catch(() => undefined);
+    const catalog = recorded.record(d.finished);
     const gzipped = { bytes: 0 };
     const stored = { bytes: 0, hash: createHash('sha256') };
     const collect = streamingCollector();
@@ -223,7 +222,7 @@ export async function runCapture(
     );
     await showing;
     const cat = await catalog;
-    await recorded.close();
+    if (!cat.catalog) deps.log.warn({ backup_id: backup.id, why: cat.why }, 'backup recorded no catalog');
     const sha256 = stored.hash.digest('hex');
     const found = await verifyStored(deps, backup, dataKey, {
       objectBytes: uploaded.size,
@@ -246,7 +245,7 @@ export async function runCapture(
       finish_time: finish,
       expire_time: new Date(finish.getTime() + retentionFor(settings.retention_days, backup.type) * 86_400_000),
     };
-    await catalogStore(deps.db).save(backup.id, cat);
+    if (cat.catalog) await catalogStore(deps.db).save(backup.id, cat.catalog);
     await settleBackup(deps, backup.id, patch);
     deps.log.info({ backup_id: backup.id, bytes: patch.size_bytes, ms: patch.duration_ms }, 'backup succeeded');
     return { ...backup, ...patch };

