@@ -1,12 +1,18 @@
 // Restores of dumps a tenant shaped: names that would end a comment the filter writes, and more
 // large objects than one transaction has locks for. Through the API and a real worker.
 import { describe, expect, it } from 'vitest';
+import { withAdmin } from '../support/pg.ts';
 import { roleName, useRestoreWorld } from './restore-world.ts';
 import { query, tableChecksums } from './support.ts';
 
 const app = roleName('app');
+const maker = roleName('maker');
 const other = roleName('other');
-const w = useRestoreWorld({ [app]: 'login nosuperuser nocreatedb', [other]: '' });
+const w = useRestoreWorld({
+  [app]: 'login nosuperuser nocreatedb',
+  [other]: '',
+  [maker]: 'login nosuperuser nocreatedb',
+});
 
 const tables = (url: string) =>
   query<{ t: string }>(
@@ -40,6 +46,23 @@ describe('restoring what a tenant shaped', () => {
     const target = await w.appDatabase('');
     const op = await w.restore(backup, from, await w.envOf(target.url));
     expect(op.response).toMatchObject({ skipped: { statements: 0, roles: [] } });
+  });
+
+  it('restores as a role with CREATE on the database that owns public but not the database', async () => {
+    const source = await w.appDatabase('create table notes (id int); insert into notes values (1), (2);');
+    const from = await w.envOf(source.url);
+    const backup = await w.backupOf(from);
+    const target = await w.appDatabase('');
+    await withAdmin((c) => c.query(`grant create on database ${target.name} to ${maker}`));
+    await query(target.url, `alter schema public owner to ${maker}`);
+    const op = await w.restore(backup, from, await w.envOf(w.as(maker, target)));
+    expect(op.response).toMatchObject({ skipped: { roles: ['postgres'] } });
+    expect(await tableChecksums(target.url)).toEqual(await tableChecksums(source.url));
+    const [schema] = await query<{ o: string }>(
+      target.url,
+      "select pg_get_userbyid(nspowner) as o from pg_namespace where nspname = 'public'",
+    );
+    expect(schema!.o).toBe(maker);
   });
 
   it('restores 40,000 large objects its own role owns, in one transaction', async () => {

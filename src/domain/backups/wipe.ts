@@ -9,7 +9,16 @@ import { xidMarker } from './pipes.ts';
  * the "public" special case of 15+): PostgreSQL 15+ owner pg_database_owner with USAGE for PUBLIC
  * (ACL {pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}), before 15 CREATE and USAGE
  * for PUBLIC, and the comment "standard public schema". A database's owner may do all of it
- * without being a superuser: it is a member of pg_database_owner.
+ * without being a superuser: it is a member of pg_database_owner. A role that is not (it has
+ * CREATE on the database and owned the old `public`) may not give the schema to
+ * pg_database_owner, so keeps it: the restore succeeds with `public` owned by the restoring role,
+ * and a drill names that owner as a difference.
+ *
+ * Large objects: lo_unlink takes a lock on each, held until COMMIT (inv_drop → performDeletion);
+ * a target holding more than the server's lock table (max_locks_per_transaction ×
+ * (max_connections + max_prepared_transactions)) cannot be wiped in one transaction, and the
+ * restore fails with "out of shared memory", changing nothing. No cheaper way is open to a role
+ * that is not a superuser (pg_largeobject_metadata is not writable by it).
  */
 export const wipePreamble = `BEGIN;
 SELECT txid_current() AS cairn_xid \\gset
@@ -25,7 +34,9 @@ BEGIN
   PERFORM lo_unlink(oid) FROM pg_largeobject_metadata;
   CREATE SCHEMA public;
   IF current_setting('server_version_num')::int >= 150000 THEN
-    ALTER SCHEMA public OWNER TO pg_database_owner;
+    IF pg_has_role(current_user, 'pg_database_owner', 'MEMBER') THEN
+      ALTER SCHEMA public OWNER TO pg_database_owner;
+    END IF;
     GRANT USAGE ON SCHEMA public TO PUBLIC;
   ELSE
     IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
