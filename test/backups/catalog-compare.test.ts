@@ -38,4 +38,12 @@ describe('catalog differences', () => {
     ]);
     expect(summarize([...found, 'one more'])).toBe(`${found.join('; ')}, and 1 more`);
   });
+
+  it('says a definition may have changed while the backup ran: it is printed from the live catalog, not the snapshot', () => {
+    const want = { 'function public.f()': { owner: 'app', definition: 'md5:aaa' } };
+    const got = { 'function public.f()': { owner: 'app', definition: 'md5:bbb' } };
+    expect(catalogDifferences(want, got)).toEqual([
+      'function public.f(): definition "md5:aaa" at dump time, "md5:bbb" after the restore (definitions are read from the live catalog: it may have changed while the backup ran)',
+    ]);
+  });
 });
