@@ -134,6 +134,13 @@ describe('the role filter', () => {
     // A schema named to hold `; Type: ACL; Schema: `: the header reads no entry with certainty.
     const sneaky = grantIn(header('t', 'TABLE', 'bob', 'a; Type: ACL; Schema: b'));
     expect(filtered(sneaky, options).text).toBe(sneaky);
+    // A table named to hold a header: its type is not read, its owner (the line's end) still is.
+    const named = 'x -- Name: z; Type: TABLE; Schema: s; Owner: o ';
+    const change = `ALTER TABLE public."${named}" OWNER TO postgres;\n`;
+    const sp = `${header(named, 'TABLE', 'postgres')}CREATE TABLE public."${named}" (a integer);\n\n\n${change}`;
+    const r = filtered(sp, options);
+    expect(r.text).toBe(sp.replace(change, owner));
+    expect(r.skipped).toEqual({ statements: 1, roles: ['postgres'] });
     // The same grant in a true ACL entry is left out.
     expect(filtered(grantIn(header('TABLE t', 'ACL', 'bob')), options).skipped.statements).toBe(1);
   });

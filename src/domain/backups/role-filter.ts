@@ -19,9 +19,9 @@
 // (outside any string, so pg_dump's own) hold pg_dump's TOC header (`-- Name: …; Type: ACL;
 // Schema: …; Owner: …`, pg_backup_archiver.c _printTocEntry; names in it have \n and \r
 // replaced, so no name can start a line; lines are split at \n only, and a header whose
-// separators a name repeats is not read: header() below); a grant is touched only in an ACL entry, a default
+// separators a name repeats gives no type: header() below); a grant is touched only in an ACL entry, a default
 // privilege only in a DEFAULT ACL entry, and an owner change only when its role is the entry's
-// `Owner:`. Anything else is passed on untouched.
+// `Owner:` (the header line's end). Anything else is passed on untouched.
 //
 // An owner change to a role the restorer is a member of, when it is not a superuser, runs
 // guarded (below): PostgreSQL also wants the new owner to have CREATE on the object's schema
@@ -72,7 +72,7 @@ export function roleStatementFilter(
   const roles = new Map<string, boolean>(Object.entries(options.roles));
   const named = new Set<string>();
   let count = 0;
-  let entry = { type: '', owner: '' };
+  let entry = { type: '', line: '' };
   let sessionSkipped = false;
   // An owner change to a role the restorer is a member of, but not a superuser: PostgreSQL also
   // wants that role to have CREATE on the schema (or database), which the dump may not give it
@@ -191,7 +191,10 @@ export function roleStatementFilter(
     const n = ts.length;
     if (word(ts[0], 'ALTER') && word(ts[n - 4], 'OWNER') && word(ts[n - 3], 'TO')) {
       const r = roleOf(ts[n - 2]);
-      if (r === null || r !== entry.owner) return null;
+      // The owner is the line's end: a name before it cannot move the end (an Owner name that
+      // itself ends in `; Owner: r` could only make an owner change to r look certain, and one
+      // left out or guarded costs nothing a failed one would not).
+      if (r === null || !entry.line.endsWith(`; Owner: ${r}`)) return null;
       kind = 'an owner change to a role that cannot be used here';
       if (!usable(r)) return [r];
       const largeObject = word(ts[1], 'LARGE') && word(ts[2], 'OBJECT');
@@ -220,21 +223,18 @@ export function roleStatementFilter(
    * (pg_backup_archiver.c, _printTocEntry). Lines end at `\n` only: pg_dump replaces `\n` and `\r`
    * in names (sanitize_line) but nothing else, so U+2028 and U+2029 may sit inside a name, where
    * JavaScript's `^`, `$` and `.` would see a line end. N, S and O are names, T one of pg_dump's
-   * own words: a header whose separators appear more than once (a name holding `; Type: `) cannot
-   * be read with certainty, and gives no entry (its statements pass on untouched).
+   * own words: when a name repeats `; Type: ` or `; Schema: `, the type cannot be read with
+   * certainty and is none (grants and default privileges in it pass on untouched); no name can
+   * make it another.
    */
-  function header(line: string): { type: string; owner: string } | null {
-    const m = /^-- (?:Data for )?Name: /.exec(line);
-    if (!m) return null;
+  function header(line: string): { type: string; line: string } | null {
+    if (!/^-- (?:Data for )?Name: /.test(line)) return null;
     const count = (sep: string) => line.split(sep).length - 1;
-    if (count('; Type: ') !== 1 || count('; Schema: ') !== 1 || count('; Owner: ') !== 1)
-      return { type: '', owner: '' };
     const t = line.indexOf('; Type: ');
-    const s = line.indexOf('; Schema: ');
-    const o = line.indexOf('; Owner: ');
-    const type = line.slice(t + 8, s);
-    if (!(t < s && s < o) || !/^[A-Z][A-Z ]*$/.test(type)) return { type: '', owner: '' };
-    return { type, owner: line.slice(o + 9) };
+    const s = line.indexOf('; Schema: ', t);
+    const type = t < 0 || s < 0 ? '' : line.slice(t + 8, s);
+    const certain = count('; Type: ') === 1 && count('; Schema: ') === 1 && /^[A-Z][A-Z ]*$/.test(type);
+    return { type: certain ? type : '', line };
   }
 
   /** A whole statement, its leading comments included: passed on, or passed on as comments. */
