@@ -33,8 +33,25 @@ const catalogSession = (dbname: string, state: string, lock = false) =>
         await withAdmin((c) =>
           c.query<{ pid: number }>(
             `select pid from pg_stat_activity where datname = $1 and application_name = 'cairn-backup' and state = $2
-                and (wait_event_type = 'Lock') = $3`,
+                and (wait_event_type = 'Lock') = $3 and query not ilike 'LOCK TABLE%'`,
             [dbname, state, lock],
+          ),
+        )
+      ).rows[0]?.pid,
+    20_000,
+  );
+
+/** pg_dump's session (named as the backup's too) waiting for a table's lock. */
+const pgDumpWaiting = (dbname: string) =>
+  waitFor(
+    'pg_dump waiting for a lock',
+    async () =>
+      (
+        await withAdmin((c) =>
+          c.query<{ pid: number }>(
+            `select pid from pg_stat_activity where datname = $1 and application_name = 'cairn-backup'
+                and wait_event_type = 'Lock' and query ilike 'LOCK TABLE%'`,
+            [dbname],
           ),
         )
       ).rows[0]?.pid,
@@ -87,6 +104,7 @@ describe('the catalog session of a backup', () => {
     const from = await w.envOf(source.url);
     const release = await holdLock(source.url, 'blocker');
     const backup = w.backupOf(from);
+    await pgDumpWaiting(source.name);
     const pid = await catalogSession(source.name, 'idle in transaction');
     await withAdmin((c) => c.query('select pg_terminate_backend($1)', [pid]));
     await release();
@@ -102,6 +120,8 @@ describe('the catalog session of a backup', () => {
     const from = await w.envOf(source.url);
     const release = await holdLock(source.url, 'slow');
     const backup = w.backupOf(from);
+    // pg_dump too waits for the lock, its snapshot imported: the catalog session may go now.
+    await pgDumpWaiting(source.name);
     const pid = await catalogSession(source.name, 'active', true);
     await withAdmin((c) => c.query('select pg_terminate_backend($1)', [pid]));
     await release();
