@@ -4,6 +4,7 @@
 // splits it.
 import knex, { type Knex } from 'knex';
 import { ConfigError, type Config } from './config.ts';
+import { BoundedClient, clientSettings, statementBounds } from './db-timeouts.ts';
 
 export type Db = Knex | Knex.Transaction;
 
@@ -50,24 +51,36 @@ export const minWorkerConnections = 6;
 export interface DbOptions {
   poolMax?: number;
   applicationName?: string;
+  /** Whose statement bounds its connections get (db-timeouts.ts); the release phase's unless said. */
+  role?: ProcessRole | 'release';
 }
 
 export function createDb(config: Pick<Config, 'DATABASE_URL'>, options: DbOptions = {}): Knex {
-  return knex({
+  const db = knex({
     client: 'pg',
     connection: {
       connectionString: config.DATABASE_URL,
       application_name: options.applicationName ?? 'cairn',
       // Fail fast while Postgres is away so requests answer store_unavailable instead of hanging.
       connectionTimeoutMillis: 5000,
-      keepAlive: true,
+      ...clientSettings(statementBounds[options.role ?? 'release']),
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: options.poolMax ?? 2, idleTimeoutMillis: 30_000 },
-    acquireConnectionTimeout: 6000,
+    // Waiting for a free connection (or a new one's connect) ends here: a request's wait on the
+    // pool, then on its statement, is what docs/operations.md states as its bound.
+    acquireConnectionTimeout: 5000,
     // Failures reach callers as errors (and the error middleware logs them once, with the request id).
     log: { warn: () => {}, error: () => {}, deprecate: () => {}, debug: () => {} },
     migrations: migrationConfig,
   });
+  withBoundedClient(db);
+  return db;
+}
+
+/** knex's pg dialect makes connections from `driver.Client` (knex lib/dialects/postgres/index.js). */
+function withBoundedClient(db: Knex): void {
+  const client = db.client as { driver: object };
+  client.driver = Object.assign(Object.create(client.driver) as object, { Client: BoundedClient });
 }
 
 export const migrationConfig: Knex.MigratorConfig = {

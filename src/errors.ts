@@ -54,8 +54,9 @@ export function assertThat(
 
 // Connection-level failures: the store is away, not the request wrong. SQLSTATE class 08
 // (connection exception), 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now),
-// 53300 (too many connections), and the socket errors node-postgres surfaces as-is.
-const unavailableSqlStates = /^(08...|57P0[123]|53300)$/;
+// 53300 (too many connections), 57014 (a statement cancelled at its statement_timeout:
+// db-timeouts.ts), and the socket errors node-postgres surfaces as-is.
+const unavailableSqlStates = /^(08...|57P0[123]|57014|53300)$/;
 const unavailableErrnos = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -66,7 +67,7 @@ const unavailableErrnos = new Set([
   'EHOSTUNREACH',
 ]);
 const unavailableMessages =
-  /Connection terminated|Timeout acquiring a connection|connection timeout|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection/i;
+  /Connection terminated|Query read timeout|is not queryable|Timeout acquiring a connection|connection timeout|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection/i;
 
 export function isStoreUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {

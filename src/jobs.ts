@@ -6,6 +6,7 @@ import { PgBoss, fromKnex, type ConstructorOptions, type Db as BossDb, type Queu
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import { isTransaction, type Db } from './db.ts';
+import { BoundedClient, clientSettings, statementBounds } from './db-timeouts.ts';
 import { ingestJobSchema } from './domain/observability/intake/job.ts';
 import { traceCarrier, traceKey } from './telemetry/jobs.ts';
 
@@ -257,6 +258,12 @@ export function createBoss(
     connectionString: config.DATABASE_URL,
     schema: 'pgboss',
     application_name: `cairn-${role}-boss`,
+    // The role's statement bounds (db-timeouts.ts) on pg-boss's pool too: pg-boss passes its options
+    // to pg.Pool (pg-boss src/db.ts), so a fetch or a job's transaction on a frozen connection fails
+    // and the job is retried, instead of hanging the worker. pg-pool destroys a client whose query
+    // failed; BoundedClient destroys one that timed out inside a transaction.
+    ...bossClientSettings(role),
+    connectionTimeoutMillis: 5000,
     // The process's share of its connection budget comes in `options.max` (db.ts connectionShares).
     max: role === 'worker' ? 2 : 1,
     migrate: role === 'release',
@@ -280,6 +287,10 @@ export function createBoss(
   // listener that logs.
   boss.on('error', () => undefined);
   return boss;
+}
+
+function bossClientSettings(role: Role): Partial<ConstructorOptions> {
+  return { ...clientSettings(statementBounds[role]), Client: BoundedClient } as Partial<ConstructorOptions>;
 }
 
 const queueDefaults = {

@@ -21,7 +21,7 @@ export async function startWeb(
 ): Promise<WebHandle> {
   const log = options.log ?? createLogger({ name: 'web', level: config.LOG_LEVEL });
   const shares = connectionShares(config, 'web');
-  const db = createDb(config, { poolMax: shares.knex, applicationName: 'cairn-web' });
+  const db = createDb(config, { poolMax: shares.knex, applicationName: 'cairn-web', role: 'web' });
   const boss = createBoss(config, 'web', { max: shares.boss });
   boss.on('error', (err: Error & { code?: string }) =>
     log.warn({ code: err.code, message: err.message }, 'pg-boss error'),

@@ -90,7 +90,7 @@ export async function startWorker<R extends Registry>(
   assertHandlers(registry, handlers as Record<string, unknown>);
   const log = options.log ?? createLogger({ name: 'worker', level: config.LOG_LEVEL });
   const shares = connectionShares(config, 'worker');
-  const db = createDb(config, { poolMax: shares.knex, applicationName: 'cairn-worker' });
+  const db = createDb(config, { poolMax: shares.knex, applicationName: 'cairn-worker', role: 'worker' });
   const boss = createBoss(config, 'worker', { max: shares.boss, ...options.bossOptions });
   boss.on('error', (err: Error & { code?: string }) =>
     log.warn({ code: err.code, message: err.message }, 'pg-boss error'),

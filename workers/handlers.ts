@@ -1,6 +1,8 @@
 // Queue name → handler. The worker refuses to start unless this covers the registry exactly.
+import { longStatements } from '../src/db-timeouts.ts';
 import type { AppRegistry } from '../src/jobs.ts';
-import type { Handlers } from '../src/worker.ts';
+import type { Handlers, JobHandler } from '../src/worker.ts';
+import type { z } from 'zod';
 import { backupsCapture } from './backups-capture.ts';
 import { backupsDrill } from './backups-drill.ts';
 import { backupsDrillsDue } from './backups-drills-due.ts';
@@ -21,28 +23,37 @@ import { webhooksDeliver } from './webhooks-deliver.ts';
 import { webhooksPrune } from './webhooks-prune.ts';
 import { webhooksSweep } from './webhooks-sweep.ts';
 
+/**
+ * Maintenance that may legitimately run one statement for minutes (a prune's delete of a day's
+ * rows, a VACUUM, an import): its statements get the long bound (src/db-timeouts.ts), not the
+ * worker's 10 s, which is for a job's ordinary statements.
+ */
+function long<S extends z.ZodType>(handler: JobHandler<S, AppRegistry>): JobHandler<S, AppRegistry> {
+  return (jobs, ctx, tx) => longStatements(() => handler(jobs, ctx, tx));
+}
+
 // Both lanes of webhook attempts run the same handler, with one sender and its sockets.
 const deliver = webhooksDeliver();
 
 export const handlers: Handlers<AppRegistry> = {
   'errors.ingest': errorsIngest(),
   'errors.assemble-bundle': errorsAssembleBundle,
-  'errors.prune': errorsPrune,
-  'errors.vacuum': errorsVacuum,
+  'errors.prune': long(errorsPrune),
+  'errors.vacuum': long(errorsVacuum),
   'identity.sign-up': identitySignUp,
   'identity.password-reset': identityPasswordReset,
-  'identity.breached-import': identityBreachedImport,
-  'identity.prune': identityPrune,
-  'mail.prune': mailPrune,
+  'identity.breached-import': long(identityBreachedImport),
+  'identity.prune': long(identityPrune),
+  'mail.prune': long(mailPrune),
   'backups.capture': backupsCapture,
   'backups.restore': backupsRestore,
   'backups.schedule': backupsSchedule,
-  'backups.prune': backupsPrune,
+  'backups.prune': long(backupsPrune),
   'backups.reap': backupsReap,
   'backups.drill': backupsDrill,
   'backups.drills-due': backupsDrillsDue,
   'webhooks.deliver': deliver,
   'webhooks.deliver-slow': deliver,
-  'webhooks.prune': webhooksPrune,
-  'webhooks.sweep': webhooksSweep,
+  'webhooks.prune': long(webhooksPrune),
+  'webhooks.sweep': long(webhooksSweep),
 };

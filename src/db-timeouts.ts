@@ -1,0 +1,111 @@
+// How long Cairn waits on its own database. Two bounds per statement: the server's
+// `statement_timeout` cancels a slow statement cleanly (SQLSTATE 57014, the connection lives on),
+// and the client's `query_timeout`, one second longer, ends the wait for a server that does not
+// answer at all (a frozen network path, where TCP keepalive sees nothing wrong: the path's last hop
+// still acknowledges). A connection whose statement timed out on the client is destroyed, never
+// reused: node-postgres keeps the unanswered statement active, so every later statement on it
+// would queue behind it (pg lib/client.js, "Query read timeout"). Long operations raise both bounds
+// for their own statements with `longStatements`.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+
+export interface StatementBounds {
+  /** The server's statement_timeout, ms; 0: none. */
+  statementMs: number;
+  /** Ends a transaction left idle this long (its locks held by a client that stopped talking), ms; 0: none. */
+  idleInTransactionMs: number;
+}
+
+/**
+ * Web requests: a statement gets 5 s, so a request waiting on a database that stopped answering
+ * ends within about 6 s of its statement (docs/operations.md). Workers: 10 s for a job's ordinary
+ * statement, so a job on a frozen connection fails and is retried instead of hanging; maintenance
+ * jobs raise it with longStatements. The release phase (migrations) has no bound: a migration may
+ * rewrite a large table, and the platform bounds the release phase itself.
+ */
+export const statementBounds = {
+  web: { statementMs: 5000, idleInTransactionMs: 60_000 },
+  worker: { statementMs: 10_000, idleInTransactionMs: 5 * 60_000 },
+  release: { statementMs: 0, idleInTransactionMs: 0 },
+} satisfies Record<string, StatementBounds>;
+
+/** The client waits this much longer than the server's bound, so a slow statement is the server's to cancel. */
+export const clientMarginMs = 1000;
+
+/** The most a statement run inside longStatements may take: maintenance (prunes, VACUUM). */
+export const longStatementMs = 30 * 60_000;
+
+/** Session settings sent at connect (libpq's `options`, as node-postgres passes them). */
+export function sessionOptions(bounds: StatementBounds): string {
+  return `-c statement_timeout=${bounds.statementMs} -c idle_in_transaction_session_timeout=${bounds.idleInTransactionMs}`;
+}
+
+/** pg connection settings for these bounds: the client's wait, and TCP keepalive after 10 s idle. */
+export function clientSettings(bounds: StatementBounds) {
+  return {
+    options: sessionOptions(bounds),
+    ...(bounds.statementMs > 0 ? { query_timeout: bounds.statementMs + clientMarginMs } : {}),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
+const long = new AsyncLocalStorage<{ ms: number }>();
+
+/**
+ * Runs `fn` with its statements bounded by `ms` instead of the process's bound (server and client
+ * alike): a prune or a VACUUM may legitimately run for minutes.
+ */
+export function longStatements<T>(fn: () => Promise<T>, ms: number = longStatementMs): Promise<T> {
+  return long.run({ ms }, fn);
+}
+
+type QueryArgs = [unknown, ...unknown[]];
+const raised = Symbol('statement_timeout raised');
+
+/**
+ * node-postgres's Client with the rules above: a statement the client timed out destroys its
+ * connection, and a statement inside longStatements runs after `SET statement_timeout` and with
+ * its own client-side wait (the next ordinary statement on that connection resets it first).
+ */
+export class BoundedClient extends pg.Client {
+  private [raised] = false;
+
+  override query(...args: QueryArgs): never {
+    const ctx = long.getStore();
+    if (ctx) {
+      this[raised] = true;
+      void super.query(`set statement_timeout = ${Math.floor(ctx.ms)}`).catch(() => undefined);
+      args[0] = asConfig(args[0], ctx.ms + clientMarginMs);
+    } else if (this[raised]) {
+      this[raised] = false;
+      void super.query('reset statement_timeout').catch(() => undefined);
+    }
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (err: unknown, res: unknown) => {
+        this.destroyIfTimedOut(err);
+        (callback as (e: unknown, r: unknown) => void)(err, res);
+      };
+    }
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    if (result && typeof (result as Promise<unknown>).then === 'function')
+      return (result as Promise<unknown>).catch((err: unknown) => {
+        this.destroyIfTimedOut(err);
+        throw err;
+      }) as never;
+    return result as never;
+  }
+
+  private destroyIfTimedOut(err: unknown): void {
+    if (err instanceof Error && err.message === 'Query read timeout')
+      (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+  }
+}
+
+function asConfig(query: unknown, timeoutMs: number): unknown {
+  if (typeof query === 'string') return { text: query, query_timeout: timeoutMs };
+  if (query && typeof query === 'object' && !('submit' in query)) return { ...query, query_timeout: timeoutMs };
+  return query;
+}
