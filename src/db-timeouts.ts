@@ -56,8 +56,10 @@ const long = new AsyncLocalStorage<{ ms: number }>();
  * Runs `fn` with its statements bounded by `ms` instead of the process's bound (server and client
  * alike): a prune or a VACUUM may legitimately run for minutes.
  */
-export function longStatements<T>(fn: () => Promise<T>, ms: number = longStatementMs): Promise<T> {
-  return long.run({ ms }, fn);
+export function longStatements<T>(fn: () => PromiseLike<T>, ms: number = longStatementMs): Promise<T> {
+  // Awaited inside the context: a knex builder runs only when awaited, so returned as-is it would
+  // run outside it.
+  return long.run({ ms }, async () => await fn());
 }
 
 type QueryArgs = [unknown, ...unknown[]];

@@ -1,0 +1,53 @@
+// The statement bounds of each role's connections (src/db-timeouts.ts), on the real Postgres: a
+// web statement longer than its bound is cancelled by the server as store_unavailable, the same
+// statement inside longStatements runs to its end, and the connection's next ordinary statement
+// is bounded again; the release phase's connections have no bound, for migrations.
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db.ts';
+import { longStatements, statementBounds } from '../../src/db-timeouts.ts';
+import { isStoreUnavailable } from '../../src/errors.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+
+let h: Harness;
+const dbs: Knex[] = [];
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await Promise.all(dbs.map((db) => db.destroy()));
+  await h?.close();
+});
+
+/** One connection, so every statement below meets the same session. */
+function open(role: 'web' | 'worker' | 'release'): Knex {
+  const db = createDb(h.config, { poolMax: 1, role });
+  dbs.push(db);
+  return db;
+}
+
+const setting = async (db: Knex, name: string) =>
+  ((await db.raw<{ rows: Record<string, string>[] }>(`show ${name}`)).rows[0] ?? {})[name];
+
+describe('statement bounds', () => {
+  it("cancels a web statement past its bound, lets longStatements run one, then bounds the connection's next again", async () => {
+    const db = open('web');
+    expect(await setting(db, 'statement_timeout')).toBe('5s');
+    expect(await setting(db, 'idle_in_transaction_session_timeout')).toBe('1min');
+    const sleep = `select pg_sleep(${(statementBounds.web.statementMs + 500) / 1000})`;
+
+    const cancelled = await db.raw(sleep).catch((err: unknown) => err);
+    expect((cancelled as { code?: string }).code).toBe('57014');
+    expect(isStoreUnavailable(cancelled)).toBe(true);
+
+    await expect(longStatements(() => db.raw(sleep))).resolves.toBeDefined();
+    expect(await longStatements(() => setting(db, 'statement_timeout'))).toBe('30min');
+    expect(await setting(db, 'statement_timeout')).toBe('5s');
+  }, 30_000);
+
+  it('gives workers 10 s and the release phase no bound', async () => {
+    expect(await setting(open('worker'), 'statement_timeout')).toBe('10s');
+    expect(await setting(open('worker'), 'idle_in_transaction_session_timeout')).toBe('5min');
+    expect(await setting(open('release'), 'statement_timeout')).toBe('0');
+  });
+});
