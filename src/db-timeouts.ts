@@ -74,7 +74,7 @@ export class BoundedClient extends pg.Client {
   private [raised] = false;
 
   override query(...args: QueryArgs): never {
-    const ctx = long.getStore();
+    const ctx = long.getStore() ?? (isBossMaintenance(args[0]) ? { ms: longStatementMs } : undefined);
     if (ctx) {
       this[raised] = true;
       void super.query(`set statement_timeout = ${Math.floor(ctx.ms)}`).catch(() => undefined);
@@ -104,6 +104,17 @@ export class BoundedClient extends pg.Client {
     if (err instanceof Error && err.message === 'Query read timeout')
       (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
   }
+}
+
+/**
+ * pg-boss's maintenance (deleting old jobs, failing expired ones, the supervisor's passes) runs as
+ * one text, BEGIN; SET LOCAL lock_timeout …; the statements; COMMIT (pg-boss src/plans.ts
+ * `transaction`, `locked`): an unbatched DELETE over a queue's backlog may take minutes, and
+ * cancelled at a worker's 10 s it would never finish. Its job fetches and completions are single
+ * statements and keep the worker's bound.
+ */
+export function isBossMaintenance(query: unknown): boolean {
+  return typeof query === 'string' && /^\s*BEGIN;\s*SET LOCAL lock_timeout/.test(query);
 }
 
 function asConfig(query: unknown, timeoutMs: number): unknown {

@@ -5,7 +5,8 @@
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db.ts';
-import { longStatements, statementBounds } from '../../src/db-timeouts.ts';
+import { completeJobs, deletion, failJobsByTimeout, fetchNextJob, insertJobs } from 'pg-boss/dist/plans.js';
+import { isBossMaintenance, longStatements, statementBounds } from '../../src/db-timeouts.ts';
 import { isStoreUnavailable } from '../../src/errors.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 
@@ -49,5 +50,15 @@ describe('statement bounds', () => {
     expect(await setting(open('worker'), 'statement_timeout')).toBe('10s');
     expect(await setting(open('worker'), 'idle_in_transaction_session_timeout')).toBe('5min');
     expect(await setting(open('release'), 'statement_timeout')).toBe('0');
+  });
+
+  it("knows pg-boss's maintenance texts (long bound) from its job statements (the worker's bound), as pg-boss writes them", () => {
+    expect(isBossMaintenance(deletion('pgboss', 'job', ['errors.ingest'], false))).toBe(true);
+    expect(isBossMaintenance(failJobsByTimeout('pgboss', 'job', ['errors.ingest'], false))).toBe(true);
+    const fetch = fetchNextJob({ schema: 'pgboss', table: 'job', name: 'errors.ingest', limit: 4 } as never);
+    expect(isBossMaintenance(typeof fetch === 'string' ? fetch : fetch.text)).toBe(false);
+    expect(isBossMaintenance(completeJobs('pgboss', 'job'))).toBe(false);
+    expect(isBossMaintenance(insertJobs('pgboss', { table: 'job', name: 'errors.ingest' } as never))).toBe(false);
+    expect(isBossMaintenance({ text: 'BEGIN; SET LOCAL lock_timeout = 1' })).toBe(false);
   });
 });
