@@ -1,7 +1,7 @@
 // A database that stops answering (a frozen network path: nothing closes, nothing arrives) behind
 // a TCP proxy, with a web and a worker process pointed at the proxy: a request waiting on it ends
 // within the stated bound with 503 + Retry-After (docs/operations.md), /readyz answers within a
-// second, an accepted capture is stored exactly once after the thaw, and a worker's job whose
+// second (refused outright, too), an accepted capture is stored exactly once after the thaw, and a worker's job whose
 // connection froze fails and is retried rather than hanging until the thaw.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
@@ -69,6 +69,20 @@ describe('a database that stops answering', () => {
       proxy.thaw();
     }
     // After the thaw: ready again, and the capture accepted before the freeze stored exactly once.
+    await eventually(async () => (await call(web.url, 'GET', '/readyz')).status === 200, { timeoutMs: 30_000 });
+    // Refused outright (every connection cut, each new one closed at once), then back: the same answers.
+    proxy.refuse();
+    try {
+      const refused = await timed(() => capture('while refused'));
+      expect(refused.ms).toBeLessThan(8000);
+      expect(refused.value.status).toBe(503);
+      expect(refused.value.body).toMatchObject({ code: 'store_unavailable' });
+      const ready = await timed(() => call(web.url, 'GET', '/readyz'));
+      expect(ready.ms).toBeLessThan(1000);
+      expect(ready.value.status).toBe(503);
+    } finally {
+      proxy.thaw();
+    }
     await eventually(async () => (await call(web.url, 'GET', '/readyz')).status === 200, { timeoutMs: 30_000 });
     await eventually(async () => (await storedFor(env.env.id)) >= 1, { timeoutMs: 60_000 });
     await new Promise((r) => setTimeout(r, 3000));
