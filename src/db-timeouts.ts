@@ -50,6 +50,11 @@ export function clientSettings(bounds: StatementBounds) {
   };
 }
 
+/** pg.Pool's settings for a role (pg-boss hands its options to pg.Pool): the bounds and the client below. */
+export function boundedPool(role: keyof typeof statementBounds) {
+  return { ...clientSettings(statementBounds[role]), Client: BoundedClient };
+}
+
 const long = new AsyncLocalStorage<{ ms: number }>();
 
 /**

@@ -6,7 +6,7 @@ import { PgBoss, fromKnex, type ConstructorOptions, type Db as BossDb, type Queu
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import { isTransaction, type Db } from './db.ts';
-import { BoundedClient, clientSettings, statementBounds } from './db-timeouts.ts';
+import { boundedPool } from './db-timeouts.ts';
 import { ingestJobSchema } from './domain/observability/intake/job.ts';
 import { traceCarrier, traceKey } from './telemetry/jobs.ts';
 
@@ -262,7 +262,7 @@ export function createBoss(
     // to pg.Pool (pg-boss src/db.ts), so a fetch or a job's transaction on a frozen connection fails
     // and the job is retried, instead of hanging the worker. pg-pool destroys a client whose query
     // failed; BoundedClient destroys one that timed out inside a transaction.
-    ...bossClientSettings(role),
+    ...(boundedPool(role) as Partial<ConstructorOptions>),
     connectionTimeoutMillis: 5000,
     // The process's share of its connection budget comes in `options.max` (db.ts connectionShares).
     max: role === 'worker' ? 2 : 1,
@@ -287,10 +287,6 @@ export function createBoss(
   // listener that logs.
   boss.on('error', () => undefined);
   return boss;
-}
-
-function bossClientSettings(role: Role): Partial<ConstructorOptions> {
-  return { ...clientSettings(statementBounds[role]), Client: BoundedClient } as Partial<ConstructorOptions>;
 }
 
 const queueDefaults = {
