@@ -47,12 +47,6 @@ export const newEtagSql = `substr(md5(random()::text || clock_timestamp()::text)
 export type PendingDeltas = Map<string, number>;
 
 /**
- * Moves environments' pending counts, on the caller's transaction and as its last statement, so
- * the counter row is locked only for the commit. Rows are taken in env_id order, so two
- * transactions moving several environments never deadlock. Never below zero (an operator's
- * redrive of dead letters queues events that were counted out).
- */
-/**
  * Claims the named events' ids (in the caller's transaction, which then queues the winners'
  * jobs): an id already claimed, or claimed twice in this batch, is not the caller's to queue.
  * ON CONFLICT DO NOTHING waits for a concurrent claim of the same id to commit or roll back, so
@@ -82,6 +76,19 @@ export async function claimEventIds(tx: SqlTx, rows: AcceptedRow[]): Promise<Map
   return winners;
 }
 
+/**
+ * Moves environments' pending counts, on the caller's transaction and as its last statement, so
+ * the counter row is locked only for the commit. Rows are taken in env_id order, so two
+ * transactions moving several environments never deadlock.
+ *
+ * Deltas add up as they are, never clamped: a web process adds its commits' events a tenth of a
+ * second after them (writer.ts PendingCounts), and an idle worker may store and subtract them
+ * first. Clamped at zero, that subtraction was lost and the later addition stayed for good (500
+ * phantom events after a run); unclamped, the count is briefly below zero and then exact, in
+ * whatever order the two land. Readers take a negative count as none (`backlog`, the operator's
+ * view). An operator's redrive of dead letters (their events were counted out when buried) leaves
+ * the count that many below what waits until the daily reconcile (`reconcilePending`).
+ */
 export async function bumpPending(tx: SqlTx, deltas: PendingDeltas): Promise<void> {
   const entries = [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (entries.length === 0) return;
@@ -89,7 +96,7 @@ export async function bumpPending(tx: SqlTx, deltas: PendingDeltas): Promise<voi
     `insert into error_intake_pending as p (env_id, pending)
      select env_id, n from unnest($1::text[], $2::bigint[]) with ordinality as d(env_id, n, i)
       where exists (select 1 from envs e where e.id = d.env_id) order by i
-     on conflict (env_id) do update set pending = greatest(p.pending + excluded.pending, 0)`,
+     on conflict (env_id) do update set pending = p.pending + excluded.pending`,
     [entries.map(([env]) => env), entries.map(([, n]) => n)],
   );
 }
@@ -151,7 +158,7 @@ export function ingestQueries(db: Db) {
     /** An environment's pending events and its bound (error_settings, else the default). */
     async backlog(envId: string): Promise<{ pending: number; max_pending: number }> {
       const { rows } = await db.raw<{ rows: { pending: string; max_pending: string }[] }>(
-        `select coalesce((select pending from error_intake_pending where env_id = ?), 0) as pending,
+        `select greatest(coalesce((select pending from error_intake_pending where env_id = ?), 0), 0) as pending,
                 coalesce((select max_pending from error_settings where env_id = ?), ?) as max_pending`,
         [envId, envId, defaultErrorSettings.max_pending],
       );

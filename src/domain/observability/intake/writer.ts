@@ -46,6 +46,13 @@ export async function enqueueEvents(
  * once a second); a web process that dies loses at most this tenth of a second of counts, which
  * then reads low until the count is reconciled.
  */
+/**
+ * For tests that order a race: awaited before each count is written, so a test can make an idle
+ * worker store the events first (the order a busy database makes happen now and then). Unset in
+ * production.
+ */
+export const pendingCountHooks: { beforeFlush?: (() => Promise<void>) | undefined } = {};
+
 export class PendingCounts {
   private deltas: PendingDeltas = new Map();
   private timer: NodeJS.Timeout | undefined;
@@ -67,6 +74,7 @@ export class PendingCounts {
     const deltas = this.deltas;
     this.deltas = new Map();
     try {
+      await pendingCountHooks.beforeFlush?.();
       await bumpPending(fromKnex(this.db), deltas);
     } catch {
       // Postgres is away: the counts wait for the next try.
