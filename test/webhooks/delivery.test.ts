@@ -293,7 +293,7 @@ describe('failing endpoints', () => {
     }
   });
 
-  it('an endpoint starts in the slow lane, moves to the fast one after a quick success, and back after a failure', async () => {
+  it('an endpoint starts in the slow lane, moves to the fast one after three quick successes in a row, and back after a failure', async () => {
     let status = 200;
     const s = await setUp(() => status);
     const laneOf = async (messageId: string, attempt = 1) => {
@@ -307,21 +307,28 @@ describe('failing endpoints', () => {
       ((await stack.h.db('webhook_endpoints').where({ id: s.endpoint.id }).first('slow')) as { slow: boolean }).slow;
     try {
       expect(await slowFlag()).toBe(true);
+      for (let i = 1; i <= 2; i++) {
+        await s.newUser();
+        const got = (await s.receiver.waitFor(i))[i - 1]!;
+        expect(await laneOf(got.id)).toBe('webhooks.deliver-slow');
+        await eventually(async () => (await s.deliveries()).every((d) => d.state === 'succeeded'));
+        expect(await slowFlag()).toBe(true);
+      }
       await s.newUser();
-      const [first] = await s.receiver.waitFor(1);
-      expect(await laneOf(first!.id)).toBe('webhooks.deliver-slow');
+      const [, , third] = await s.receiver.waitFor(3);
+      expect(await laneOf(third!.id)).toBe('webhooks.deliver-slow');
       await eventually(async () => (await slowFlag()) === false);
 
       await s.newUser();
-      const second = (await s.receiver.waitFor(2))[1]!;
-      expect(await laneOf(second.id)).toBe('webhooks.deliver');
+      const fourth = (await s.receiver.waitFor(4))[3]!;
+      expect(await laneOf(fourth.id)).toBe('webhooks.deliver');
 
       status = 500;
       await s.newUser();
-      const third = (await s.receiver.waitFor(3))[2]!;
-      expect(await laneOf(third.id)).toBe('webhooks.deliver');
+      const fifth = (await s.receiver.waitFor(5))[4]!;
+      expect(await laneOf(fifth.id)).toBe('webhooks.deliver');
       // Its retry (about 5 s later) waits in the slow lane, and so does everything after it.
-      expect(await eventually(() => laneOf(third.id, 2))).toBe('webhooks.deliver-slow');
+      expect(await eventually(() => laneOf(fifth.id, 2))).toBe('webhooks.deliver-slow');
       expect(await slowFlag()).toBe(true);
     } finally {
       await s.receiver.close();

@@ -3,6 +3,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { messageBody } from '../../src/domain/webhooks/catalogue.ts';
+import { nextLane, quickSuccessesToFast } from '../../src/domain/webhooks/lanes.ts';
 import { maxAttempts, retryDelaySeconds } from '../../src/domain/webhooks/schedule.ts';
 import { newSecret, secretKey, signMessage } from '../../src/domain/webhooks/sign.ts';
 
@@ -58,5 +59,32 @@ describe('messages', () => {
       new Date(),
     );
     expect(body).toBe('{"type":"backup.failed","timestamp":"1970-01-01T00:00:00.000Z","data":{"id":"backup_x"}}');
+  });
+});
+
+describe('nextLane', () => {
+  it('moves a slow endpoint to the fast lane at its third quick success in a row, and any other attempt back', () => {
+    expect(quickSuccessesToFast).toBe(3);
+    const steps: [boolean, { slow: boolean; quick_successes: number }][] = [
+      [true, { slow: true, quick_successes: 1 }],
+      [true, { slow: true, quick_successes: 2 }],
+      [false, { slow: true, quick_successes: 0 }],
+      [true, { slow: true, quick_successes: 1 }],
+      [true, { slow: true, quick_successes: 2 }],
+      [true, { slow: false, quick_successes: 0 }],
+      [true, { slow: false, quick_successes: 0 }],
+      [false, { slow: true, quick_successes: 0 }],
+    ];
+    let lane = { slow: true, quick_successes: 0 };
+    for (const [quick, expected] of steps) {
+      lane = nextLane(lane, quick);
+      expect(lane).toEqual(expected);
+    }
+  });
+
+  it('keeps an endpoint answering every other attempt in the slow lane', () => {
+    let lane = { slow: true, quick_successes: 0 };
+    for (let i = 0; i < 100; i++) lane = nextLane(lane, i % 2 === 0);
+    expect(lane.slow).toBe(true);
   });
 });

@@ -14,6 +14,7 @@ import { webhookQueries, type AttemptContext, type Ready } from './queries.ts';
 import { disableAfterMs, maxAttempts, retryDelaySeconds } from './schedule.ts';
 import type { AttemptOutcome, Sender } from './send.ts';
 import { signMessage } from './sign.ts';
+import { settleLane } from './lanes.ts';
 import { secretContext } from './endpoints.ts';
 
 /** An attempt that took longer than this, even a success, moves its endpoint to the slow lane. */
@@ -66,18 +67,18 @@ async function settle(
   const delay = outcome.ok || c.one_shot || c.state === 'disabled' ? undefined : retryDelaySeconds(n);
   const next = delay === undefined ? undefined : new Date(Date.now() + delay * 1000);
   const state = outcome.ok ? 'succeeded' : next ? 'pending' : 'failed';
-  // The lane of the endpoint's next attempts (emit.ts): slow after a failure or a slow answer, fast
-  // after a quick success. A disabled endpoint's unsent attempt says nothing about its receiver.
-  const slow = c.state === 'disabled' ? c.slow : !outcome.ok || outcome.durationMs >= slowAttemptMs;
-  const lane = { env_id: c.env_id, slow };
+  // The lane of the endpoint's next attempts (lanes.ts): slow after a failure or a slow answer, fast
+  // after quick successes in a row. A disabled endpoint's unsent attempt says nothing about its receiver.
+  const quick = outcome.ok && outcome.durationMs < slowAttemptMs;
   await deps.db.transaction(async (trx) => {
     const q = webhookQueries(trx);
-    // An attempt that changes its endpoint's failure record takes the endpoint's row before its
-    // deliveries', the order a delete takes them in (queries.ts deleteEndpoint), so the two never
-    // deadlock. The usual success of a healthy endpoint touches only deliveries: concurrent
+    // An attempt that changes its endpoint's failure record or lane takes the endpoint's row before
+    // its deliveries', the order a delete takes them in (queries.ts deleteEndpoint), so the two
+    // never deadlock. The usual success of a healthy endpoint touches only deliveries: concurrent
     // attempts to one endpoint then settle side by side, not one after another.
-    const touchesEndpoint = !outcome.ok || c.failing_since !== null || slow !== c.slow;
-    if (touchesEndpoint && !(await q.lockEndpoint(c.id))) return;
+    const touchesEndpoint = !quick || c.failing_since !== null || c.slow;
+    const locked = touchesEndpoint ? await q.lockEndpoint(c.id) : undefined;
+    if (touchesEndpoint && !locked) return;
     const recorded = await q.recordAttempt(
       {
         endpoint_id: c.id,
@@ -91,7 +92,9 @@ async function settle(
       { state, next_attempt_time: next ?? null },
     );
     if (!recorded) return;
-    if (slow !== c.slow) await q.setSlow(c.id, slow);
+    const slow =
+      locked && c.state !== 'disabled' ? await settleLane(trx, deps.jobs, c.id, locked, quick) : (locked ?? c).slow;
+    const lane = { env_id: c.env_id, slow };
     if (outcome.ok) {
       if (touchesEndpoint) await q.endpointSucceeded(c.id);
     } else if (c.state === 'enabled') {

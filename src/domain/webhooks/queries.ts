@@ -25,6 +25,8 @@ export interface EndpointRow {
   last_failure_time: Date | null;
   /** Its attempts wait in the slow lane (emit.ts enqueueAttempts). */
   slow: boolean;
+  /** Attempts in a row answered 2xx within a second while slow (lanes.ts). */
+  quick_successes: number;
   create_time: Date;
   update_time: Date;
 }
@@ -88,6 +90,13 @@ export interface Ready {
 export interface Queued extends Ready {
   env_id: string;
   slow: boolean;
+}
+
+/** An endpoint's lane, as an attempt's settling reads it under the endpoint's row lock. */
+export interface LaneState {
+  env_id: string;
+  slow: boolean;
+  quick_successes: number;
 }
 
 /** The two lanes' queues (src/jobs.ts). */
@@ -287,11 +296,14 @@ export function webhookQueries(db: Db) {
 
     /**
      * The endpoint's row, for an attempt's settling that will change it (no key update: emitters'
-     * key-share locks still pass). False when the endpoint is gone.
+     * key-share locks still pass), with its lane as the last commit left it; undefined when the
+     * endpoint is gone.
      */
-    async lockEndpoint(endpointId: string): Promise<boolean> {
-      const row = await db('webhook_endpoints').where({ id: endpointId }).forNoKeyUpdate().first('id');
-      return row !== undefined;
+    async lockEndpoint(endpointId: string): Promise<LaneState | undefined> {
+      return db('webhook_endpoints')
+        .where({ id: endpointId })
+        .forNoKeyUpdate()
+        .first('env_id', 'slow', 'quick_successes');
     },
 
     /**
@@ -376,8 +388,24 @@ export function webhookQueries(db: Db) {
     },
 
     /** Moves the endpoint's next attempts to the slow lane or back (the caller holds its row). */
-    async setSlow(endpointId: string, slow: boolean): Promise<void> {
-      await db('webhook_endpoints').where({ id: endpointId }).update({ slow });
+    async setLane(endpointId: string, lane: Pick<LaneState, 'slow' | 'quick_successes'>): Promise<void> {
+      await db('webhook_endpoints').where({ id: endpointId }).update(lane);
+    },
+
+    /**
+     * Takes the endpoint's attempts that wait in `queue` and no worker has fetched (pg-boss's
+     * `created`), to be queued in the other lane in the same transaction. A worker's fetch locks
+     * the rows it takes (FOR UPDATE SKIP LOCKED) and marks them active: a row fetched first is
+     * not deleted (its state is read again after the lock), and a row deleted first is not
+     * fetched, so no attempt runs in both lanes.
+     */
+    async takeQueued(endpointId: string, queue: string): Promise<{ id: string; data: Ready; start_after: Date }[]> {
+      const { rows } = await db.raw<{ rows: { id: string; data: Ready; start_after: Date }[] }>(
+        `delete from pgboss.job where name = ? and state = 'created' and data->>'endpoint_id' = ?
+         returning id::text, data, start_after`,
+        [queue, endpointId],
+      );
+      return rows;
     },
 
     /**
