@@ -16,7 +16,7 @@
 // attempt's number still makes a second record nothing (deliver.ts).
 import type { Knex } from 'knex';
 import type { AnyJobs as Jobs } from '../../jobs.ts';
-import { webhookQueries, type LaneState } from './queries.ts';
+import { laneQueries, type LaneState } from './lane-queries.ts';
 
 export const quickSuccessesToFast = 3;
 
@@ -45,7 +45,7 @@ export async function settleLane(
 ): Promise<boolean> {
   const next = nextLane(lane, quick);
   if (next.slow === lane.slow && next.quick_successes === lane.quick_successes) return lane.slow;
-  const q = webhookQueries(trx);
+  const q = laneQueries(trx);
   await q.setLane(endpointId, next);
   if (next.slow === lane.slow) return next.slow;
   const [from, to] = next.slow
