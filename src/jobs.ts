@@ -186,7 +186,8 @@ export const queues = defineQueues({
   // woke all of them for 4 jobs at most. A fetch ends with its slowest attempt, so only endpoints
   // that answer 2xx within a second wait here: an attempt that fails or takes longer moves its
   // endpoint to the slow lane below, and a new endpoint starts there. What a receiver that turns
-  // slow can still hold is its attempts already queued here (4 at most at once), for one timeout.
+  // slow can still hold is its attempts a worker already fetched (4 at once), for one timeout: the
+  // rest of its queued attempts move to the slow lane with it (domain/webhooks/lanes.ts).
   'webhooks.deliver': {
     ...deliveryAttempts,
     batchSize: 4,
