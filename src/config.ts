@@ -58,7 +58,7 @@ const schema = z.object({
   // Bearer token of GET /metrics; unset, the route answers 404.
   CAIRN_METRICS_TOKEN: z.string().min(16, 'use at least 16 random characters, e.g. `openssl rand -hex 24`').optional(),
   // The most connections one process opens to Cairn's database, all its pools together (db.ts
-  // `connectionShares`). Unset: 4 for web and 6 for worker, so 2 web + 2 worker fit the 20
+  // `connectionShares`). Unset: 3 for web and 7 for worker, so 2 web + 2 worker fit the 20
   // connections of Heroku's smaller Postgres plans.
   CAIRN_DB_MAX_CONNECTIONS: z.coerce.number().int().min(4).max(500).optional(),
   // Replaced by CAIRN_DB_MAX_CONNECTIONS; refused so that a deploy never silently ignores it.

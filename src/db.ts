@@ -21,11 +21,12 @@ export interface ConnectionShares {
   sessions: number;
 }
 
-const defaultConnections: Record<ProcessRole, number> = { web: 4, worker: 6 };
+const defaultConnections: Record<ProcessRole, number> = { web: 3, worker: 7 };
 
 /**
  * How a process's connections are split. A web process only inserts jobs through knex (in the
- * request's transaction), so pg-boss needs one. A worker keeps pg-boss's LISTEN session, and its
+ * request's transaction), so pg-boss needs one. A worker keeps two sessions (pg-boss's LISTEN, and
+ * its liveness session: src/claims/liveness.ts), and its
  * pg-boss pool holds a connection for each transactional handler running (`errors.ingest`, two at
  * a time: jobs.ts) plus one for fetching and settling: 3, or 4 when the budget allows; knex gets
  * the rest, and lends one to the environment locks while a backup or restore runs
@@ -39,14 +40,14 @@ export function connectionShares(
   if (role === 'web') return { total, knex: total - 1, boss: 1, sessions: 0 };
   if (total < minWorkerConnections)
     throw new ConfigError([
-      `CAIRN_DB_MAX_CONNECTIONS is ${total}, and a worker needs at least ${minWorkerConnections} (pg-boss's LISTEN, 3 for pg-boss, 2 for knex): raise it`,
+      `CAIRN_DB_MAX_CONNECTIONS is ${total}, and a worker needs at least ${minWorkerConnections} (pg-boss's LISTEN, its liveness session, 3 for pg-boss, 2 for knex): raise it`,
     ]);
-  const sessions = 1;
+  const sessions = 2;
   const boss = Math.min(4, total - sessions - 2);
   return { total, knex: total - sessions - boss, boss, sessions };
 }
 
-export const minWorkerConnections = 6;
+export const minWorkerConnections = 7;
 
 export interface DbOptions {
   poolMax?: number;

@@ -1,7 +1,9 @@
 // The one registry of background jobs: queue name → payload schema, retry, dead letter, retention
 // and the pg-boss settings that make it fast. Payloads carry ids, never rows or plaintext secrets
 // (STYLE.md §6). Handlers must be idempotent: pg-boss delivers at least once (a worker killed
-// mid-job gets its job again after expiry), so each handler keys its writes on ids in the payload.
+// mid-job has its jobs taken over by another within ~1-3 s, src/claims/; a frozen one's after the
+// heartbeat or expiry; and a worker whose liveness session was cut off may see its live jobs
+// taken over and run twice), so each handler keys its writes on ids in the payload.
 import { PgBoss, fromKnex, type ConstructorOptions, type Db as BossDb, type Queue } from 'pg-boss';
 import { z } from 'zod';
 import type { Config } from './config.ts';
@@ -145,9 +147,9 @@ export const queues = defineQueues({
   'mail.prune': { schema: z.object({}), retryLimit: 2 },
   // Backups. Capture and restore carry only ids; each takes its environment's advisory
   // lock and throws while another run holds it, so retries (with backoff) wait their turn. A dump
-  // may run for hours: the heartbeat, not the expiry, finds a killed worker's job (within about
-  // two minutes), and the redelivered job (or backups.reap) fails the orphan and cleans the
-  // bucket. The expiry is pg-boss's maximum, 24 h, the longest a single run may take.
+  // may run for hours: a killed worker's job is taken over within ~1-3 s (src/claims/takeover.ts),
+  // a frozen one's by the heartbeat (within about two minutes), never by the expiry; the
+  // redelivered job settles the orphan and cleans the bucket at once (backups.reap, if need be). The expiry is pg-boss's maximum, 24 h, the longest a single run may take.
   'backups.capture': {
     schema: z.object({ backup_id: z.string().regex(/^backup_[0-9a-z]{26}$/) }),
     retryLimit: 40,
@@ -165,7 +167,7 @@ export const queues = defineQueues({
     heartbeatSeconds: 120,
   },
   // A drill restores into its own scratch database, so it takes no environment lock; the same
-  // heartbeat finds a killed worker's drill, which then runs again from the start.
+  // takeover finds a killed worker's drill, which then runs again from the start.
   'backups.drill': {
     schema: z.object({ operation_id: z.string().regex(/^op_[0-9a-z]{26}$/) }),
     retryLimit: 5,
@@ -177,8 +179,9 @@ export const queues = defineQueues({
   // Webhooks (domain/webhooks/). One job per attempt of one delivery, queued in the transaction
   // that wrote the event or settled the attempt before; a failed attempt queues the next itself
   // at the contract's schedule (schedule.ts), so pg-boss's own retries are only for a worker that
-  // died or a database that failed mid-job (the attempt is then made again, same webhook-id). The
-  // heartbeat finds a killed worker's attempt within 10-20 s. Its own partition: a burst of
+  // died or a database that failed mid-job (the attempt is then made again, same webhook-id). A
+  // killed worker's attempts are taken over within ~1-3 s (src/claims/takeover.ts), a frozen one's
+  // by the heartbeat within 10-20 s. Its own partition: a burst of
   // events waits here without slowing the other queues. The endpoint is the job's group: at most 4
   // attempts to one endpoint at once. Fetches of 4, sent together, with burst (a full fetch
   // fetches again at once): one backlogged endpoint drained at ~480/s in a measurement, against

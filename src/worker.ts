@@ -1,13 +1,16 @@
 // The worker runtime: one pg-boss worker per queue of the registry. It refuses to start when a
 // queue has no handler. On SIGTERM it stops fetching, tells long jobs (`ctx.stopping`), and waits
-// for in-flight jobs; a job it cannot finish in time stays active and is retried after it
-// expires, and handlers are idempotent.
+// for in-flight jobs; a job it cannot finish in time stays active and is taken over by another
+// worker once this one's liveness session closes (src/claims/takeover.ts), and handlers are
+// idempotent.
 import type { Knex } from 'knex';
 import type { ConstructorOptions, Db as BossDb, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { z } from 'zod';
 import type { Config } from './config.ts';
 import { connectionShares, createDb } from './db.ts';
+import { startLiveness } from './claims/liveness.ts';
 import { lockClaims } from './claims/queries.ts';
+import { workerQueries } from './claims/worker-queries.ts';
 import { startClaimReaper, type ClaimReaperOptions } from './claims/reaper.ts';
 import { createBoss, Jobs, type Registry, type ScheduleDef } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -96,6 +99,8 @@ export async function startWorker<R extends Registry>(
     log.warn({ code: err.code, message: err.message }, 'pg-boss error'),
   );
   await boss.start();
+  // Before any job is fetched: a job named with this key is taken over only once the key is free.
+  const liveness = await startLiveness(config, log);
   const jobs = new Jobs(boss, registry);
   const stopping = new AbortController();
   const ctx: WorkerContext<R> = { config, db, jobs, log, store: createObjectStore(config), stopping: stopping.signal };
@@ -116,12 +121,14 @@ export async function startWorker<R extends Registry>(
           retryLimit: job.retryLimit,
           createdOn: job.createdOn,
         }));
-        // First, so the claim is visibly held while the handler works (src/claims/reaper.ts).
+        // First, so the claim is visibly held while the handler works (src/claims/reaper.ts), or
+        // its worker named on the jobs (src/claims/takeover.ts).
         if (tx)
           await lockClaims(
             tx,
             inputs.map((j) => j.id),
           );
+        else await workerQueries(db).record(name, inputs, liveness.key);
         await handler(inputs, ctx, tx);
       });
       log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
@@ -135,22 +142,25 @@ export async function startWorker<R extends Registry>(
       notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 5,
       burstWhenBatchFull: batchSize > 1,
     } as const;
-    if (def.transactional) {
-      workerIds.set(
-        name,
-        await boss.work(name, { ...work, transactional: true }, (batch: JobWithMetadata<object>[], tx) =>
-          run(batch, tx),
-        ),
-      );
-    } else {
-      await boss.work(name, work, (batch: JobWithMetadata<object>[]) => run(batch));
-    }
+    workerIds.set(
+      name,
+      def.transactional
+        ? await boss.work(name, { ...work, transactional: true }, (batch: JobWithMetadata<object>[], tx) =>
+            run(batch, tx),
+          )
+        : await boss.work(name, work, (batch: JobWithMetadata<object>[]) => run(batch)),
+    );
   }
   for (const s of options.schedules ?? []) {
     await boss.schedule(s.queue, s.cron, s.data, { tz: 'UTC', key: s.key });
   }
+  const named = (transactional: boolean) =>
+    Object.entries(registry)
+      .filter(([, def]) => Boolean(def.transactional) === transactional)
+      .map(([name]) => name);
   const reaper = startClaimReaper(db, boss, log, {
-    queues: [...workerIds.keys()],
+    queues: named(true),
+    workers: { queues: named(false), key: liveness.key },
     wake: (queue) => {
       const id = workerIds.get(queue);
       if (id) boss.notifyWorker(id);
@@ -167,6 +177,8 @@ export async function startWorker<R extends Registry>(
       stopping.abort();
       await reaper.stop();
       await boss.stop({ graceful: true, timeout: options.stopTimeoutMs ?? 20_000, close: true });
+      // Last: a job this worker could not finish in time is taken over by another within a second.
+      await liveness.stop();
       await db.destroy();
     },
   };

@@ -1,4 +1,6 @@
-// Takes over the claims of a worker that died. A transactional handler locks its jobs' claim keys
+// Takes over the claims of a worker that died, every queue alike: each pass also takes over the
+// jobs of other queues whose worker's liveness key is free (takeover.ts). A transactional handler
+// locks its jobs' claim keys
 // as its first statement (src/worker.ts), and the lock lives as long as the handler's transaction:
 // when the worker's process dies, the kernel closes its connections and Postgres rolls the
 // transaction back at once, freeing the locks. So an active job claimed a moment ago whose lock is
@@ -11,10 +13,16 @@ import { fromKnex, type PgBoss } from 'pg-boss';
 import type { Knex } from 'knex';
 import type { Logger } from '../log.ts';
 import { claimQueries } from './queries.ts';
+import { takeOverGoneWorkers } from './takeover.ts';
 
 export interface ClaimReaperOptions {
   /** Queues whose handlers lock their claims (transactional ones). */
   queues: string[];
+  /**
+   * Queues whose handlers name their worker on their jobs instead (takeover.ts), and this process's
+   * own key (liveness.ts), never taken over by itself.
+   */
+  workers?: { queues: string[]; key: number };
   /** How often each worker looks. */
   intervalMs?: number;
   /**
@@ -31,13 +39,13 @@ export interface ClaimReaperOptions {
 }
 
 export interface ClaimReaper {
-  /** One look: fails the unlocked claims and returns how many. */
+  /** One look: fails the unlocked claims and the jobs of gone workers, and returns how many. */
   pass(): Promise<number>;
   stop(): Promise<void>;
 }
 
 export function startClaimReaper(db: Knex, boss: PgBoss, log: Logger, options: ClaimReaperOptions): ClaimReaper {
-  const { queues, intervalMs = 1000, graceSeconds = 2, wake } = options;
+  const { queues, workers, intervalMs = 1000, graceSeconds = 2, wake } = options;
   let running: Promise<number> | undefined;
   const wakes = new Set<NodeJS.Timeout>();
 
@@ -54,10 +62,25 @@ export function startClaimReaper(db: Knex, boss: PgBoss, log: Logger, options: C
     }
   };
 
+  const reported = async (orphans: { name: string; id: string }[]): Promise<number> => {
+    for (const name of new Set(orphans.map((o) => o.name))) {
+      const ids = orphans.filter((o) => o.name === name).map((o) => o.id);
+      log.warn({ queue: name, jobs: ids.length }, 'took over the jobs of a worker that is gone');
+      await wakeWhenDue(name, ids);
+    }
+    return orphans.length;
+  };
+
   const pass = async (): Promise<number> => {
+    const gone = workers?.queues.length ? await takeOverGoneWorkers(db, boss, workers.queues, workers.key) : [];
+    return (await reported(gone)) + (await reported(await claimPass()));
+  };
+
+  const claimPass = async (): Promise<{ name: string; id: string }[]> => {
+    if (queues.length === 0) return [];
     const candidates = await claimQueries(db).activeSince(queues, graceSeconds);
-    if (candidates.length === 0) return 0;
-    const orphans = await db.transaction(async (trx) => {
+    if (candidates.length === 0) return [];
+    return db.transaction(async (trx) => {
       const found = await claimQueries(trx).lockUnheld(candidates);
       for (const name of new Set(found.map((o) => o.name))) {
         const jobs = found.filter((o) => o.name === name).map(({ id, retryCount }) => ({ id, retryCount }));
@@ -65,12 +88,6 @@ export function startClaimReaper(db: Knex, boss: PgBoss, log: Logger, options: C
       }
       return found;
     });
-    for (const name of new Set(orphans.map((o) => o.name))) {
-      const ids = orphans.filter((o) => o.name === name).map((o) => o.id);
-      log.warn({ queue: name, jobs: ids.length }, 'took over the jobs of a worker that is gone');
-      await wakeWhenDue(name, ids);
-    }
-    return orphans.length;
   };
 
   const tick = () => {
@@ -82,8 +99,8 @@ export function startClaimReaper(db: Knex, boss: PgBoss, log: Logger, options: C
       })
       .finally(() => (running = undefined));
   };
-  // A worker with no transactional queue has no claims to look for.
-  const timer = queues.length > 0 ? setInterval(tick, intervalMs).unref() : undefined;
+  // A worker with no queue of either kind has no claims to look for.
+  const timer = queues.length > 0 || workers?.queues.length ? setInterval(tick, intervalMs).unref() : undefined;
 
   return {
     pass,

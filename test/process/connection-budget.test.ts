@@ -25,20 +25,20 @@ const connections = () =>
   );
 
 describe('the connection budget', () => {
-  it('splits a process budget of 4 (web) and 6 (worker) so that 2 of each make 20', () => {
+  it('splits a process budget of 3 (web) and 7 (worker) so that 2 of each make 20', () => {
     const web = connectionShares({}, 'web');
     const worker = connectionShares({}, 'worker');
     for (const s of [web, worker]) expect(s.knex + s.boss + s.sessions).toBe(s.total);
     expect(2 * web.total + 2 * worker.total).toBe(20);
     // A worker's pg-boss pool holds one connection per transactional handler running (2) and one more.
-    expect(worker).toEqual({ total: 6, knex: 2, boss: 3, sessions: 1 });
+    expect(worker).toEqual({ total: 7, knex: 2, boss: 3, sessions: 2 });
     expect(connectionShares({ CAIRN_DB_MAX_CONNECTIONS: 12 }, 'worker')).toEqual({
       total: 12,
-      knex: 7,
+      knex: 6,
       boss: 4,
-      sessions: 1,
+      sessions: 2,
     });
-    expect(() => connectionShares({ CAIRN_DB_MAX_CONNECTIONS: 5 }, 'worker')).toThrow(/a worker needs at least 6/);
+    expect(() => connectionShares({ CAIRN_DB_MAX_CONNECTIONS: 6 }, 'worker')).toThrow(/a worker needs at least 7/);
   });
 
   it('holds 2 web + 2 worker processes within 20 connections while they take and process captures', async () => {

@@ -1,0 +1,35 @@
+// Takes over the jobs of a worker process that is gone, for queues that are not transactional:
+// their handlers name their worker on the job (worker-queries.ts), and a key whose lock no session
+// holds has no process behind it. Each such job is failed (a retry, fenced on the attempt its
+// worker fetched) and made due at once, within about a second of the process dying instead of
+// after pg-boss's heartbeat (10 s at least, plus a supervisor pass) or expiry. Failing a job whose
+// worker is in fact alive (its liveness session was cut off, liveness.ts) runs it twice, which
+// every handler allows (src/jobs.ts).
+import { fromKnex, type PgBoss } from 'pg-boss';
+import type { Knex } from 'knex';
+import { workerQueries, type WorkerClaim } from './worker-queries.ts';
+
+export async function takeOverGoneWorkers(
+  db: Knex,
+  boss: PgBoss,
+  queues: string[],
+  ownKey: number,
+): Promise<WorkerClaim[]> {
+  const taken: WorkerClaim[] = [];
+  for (const key of await workerQueries(db).activeKeys(queues, ownKey)) {
+    // One transaction per key: the key's lock is held while its jobs are failed, so two reapers
+    // looking at once fail each job once (the second reads them again after the first commits).
+    const found = await db.transaction(async (trx) => {
+      const q = workerQueries(trx);
+      const claims = await q.claimsOfGone(queues, key);
+      for (const name of new Set(claims.map((c) => c.name))) {
+        const jobs = claims.filter((c) => c.name === name).map(({ id, retryCount }) => ({ id, retryCount }));
+        await boss.fail(name, jobs, { message: 'worker gone: its liveness lock was free' }, { db: fromKnex(trx) });
+      }
+      if (claims.length > 0) await q.dueNow(claims.map((c) => c.id));
+      return claims;
+    });
+    taken.push(...found);
+  }
+  return taken;
+}
