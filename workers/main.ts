@@ -1,5 +1,6 @@
 // Procfile `worker` (through bin/process.js), or `node workers/main.ts`.
 import { ConfigError, loadConfigOrExit } from '../src/config.ts';
+import { sweepTempDirs } from '../src/domain/backups/restore.ts';
 import { queues, schedules } from '../src/jobs.ts';
 import { createLogger } from '../src/log.ts';
 import { onShutdown } from '../src/shutdown.ts';
@@ -9,6 +10,9 @@ import { handlers } from './handlers.ts';
 export async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger({ name: 'worker', level: config.LOG_LEVEL });
+  // A restore's temporary folder is named by its worker's pid: those of workers gone from this
+  // machine (a restart after a crash) are removed before any job runs.
+  await sweepTempDirs().catch((err: unknown) => log.warn({ err }, 'could not sweep temporary folders'));
   const started = startWorker(config, queues, handlers, { log, schedules }).catch((err: unknown) => {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${err.message}\n`);
