@@ -2,7 +2,8 @@
 // worker (a child process, SIGKILLed while its receiver holds both requests open) and a survivor:
 // the attempts go out again at once with the same webhook-id, and a healthy endpoint of the same
 // environment, whose attempt waited for the slots the dead worker's attempts held, is delivered
-// without waiting for pg-boss's heartbeat. Every delivery is recorded once.
+// without waiting for pg-boss's heartbeat. Every delivery is recorded once. A frozen worker (its
+// connections kept) keeps its attempts: only its death hands them over.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -85,5 +86,40 @@ it("takes a killed worker's attempts over within ~3 s, and a healthy endpoint do
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await held.close();
     await healthy.close();
+  }
+});
+
+it("leaves a frozen worker's attempt alone, and takes it over once the worker is killed", async () => {
+  const env = await createTestEnv(h.db);
+  const api = apiFor(web, env.secretKey, env.env.name);
+  const held = await startReceiver((_r, n) => (n === 1 ? 'hang' : 200));
+  const child = spawn(process.execPath, ['workers/main.ts'], {
+    env: { ...process.env, DATABASE_URL: h.database.url, CAIRN_ENCRYPTION_KEY: testEncryptionKey, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  try {
+    await survivor?.stop();
+    survivor = undefined;
+    expect((await api('POST', '/webhook_endpoints', { url: held.url, event_types: ['end_user.created'] })).status).toBe(
+      201,
+    );
+    expect((await api('POST', '/end_users', { email: 'frozen@example.com' })).status).toBe(201);
+    const [first] = await held.waitFor(1, undefined, 30_000);
+    survivor = (await startWebhookWorker(h)) as unknown as WorkerHandle<Record<string, never>>;
+    child.kill('SIGSTOP');
+    // Several of the survivor's passes (one a second) find the frozen worker's lock held.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(held.received).toHaveLength(1);
+
+    const killed = Date.now();
+    child.kill('SIGKILL');
+    await exited;
+    const [, again] = await held.waitFor(2, undefined, 30_000);
+    expect(again!.id).toBe(first!.id);
+    expect(again!.at - killed).toBeLessThan(3500);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await held.close();
   }
 });
