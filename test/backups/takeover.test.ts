@@ -3,7 +3,8 @@
 // backup's multipart upload is aborted and the same backup runs again; the dead restore ends with
 // the truth about its target and its temporary folder removed (the survivor runs on the same
 // machine, with the same temporary directory). The real worker runs as a child process; a survivor
-// worker runs in this process.
+// worker runs in this process. A worker taken for gone while alive (its sessions cut by a database
+// restart) cannot commit a restore another worker settled, nor have it settled under its commit.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +14,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { backupQueries } from '../../src/domain/backups/queries.ts';
+import { backupQueries, type OperationRow } from '../../src/domain/backups/queries.ts';
+import { reconcileRestore } from '../../src/domain/backups/restore.ts';
+import { newId } from '../../src/ids.ts';
+import { createLogger } from '../../src/log.ts';
 import { requestManualBackup, requestRestore } from '../../src/domain/backups/service.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createBoss, Jobs, queues } from '../../src/jobs.ts';
@@ -25,6 +29,7 @@ import { testEncryptionKey } from '../support/config.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import {
   createAppDatabase,
+  idleJobs,
   query,
   seedSource,
   setEnvDatabase,
@@ -255,5 +260,50 @@ it("settles a killed worker's restore within seconds, truthfully, with its tempo
         /* ended */
       }
     await stopSurvivor();
+  }
+});
+
+it('a restore settled by another worker never commits under it, and one whose id came meanwhile is read from its target', async () => {
+  const reconcileDeps = {
+    config: h.config,
+    db: h.db,
+    store,
+    log: createLogger({ name: 'test', level: 'silent' }),
+    jobs: idleJobs(h.config),
+  };
+  const q = backupQueries(h.db);
+  const running = async (): Promise<OperationRow> => {
+    const op = await q.insertOperation({
+      id: newId('op'),
+      kind: 'restore',
+      requester_env_id: prod.env.id,
+      env_id: staging.env.id,
+      backup_id: backupId,
+    });
+    await q.updateOperation(op.id, { state: 'running' });
+    return (await q.operation(op.id))!;
+  };
+
+  // Settled first: the live worker's word that lets COMMIT through is refused.
+  const settledFirst = await running();
+  expect(await reconcileRestore(reconcileDeps, settledFirst)).toBe('failed');
+  expect(await q.recordRestoreXid(settledFirst.id, '12345')).toBe(false);
+  expect(await q.operation(settledFirst.id)).toMatchObject({ state: 'failed', restore_xid: null });
+
+  // The word came between the settling's look and its write: the target is asked instead.
+  const session = new pg.Client({ connectionString: target.url });
+  await session.connect();
+  try {
+    const raced = await running();
+    await session.query('begin');
+    const xid = String((await session.query<{ x: string }>('select txid_current()::text as x')).rows[0]!.x);
+    expect(await q.recordRestoreXid(raced.id, xid)).toBe(true);
+    expect(await reconcileRestore(reconcileDeps, raced)).toBe('undecided');
+    expect(await q.operation(raced.id)).toMatchObject({ state: 'running', restore_xid: xid });
+    await session.query('rollback');
+    expect(await reconcileRestore(reconcileDeps, raced)).toBe('failed');
+    expect((await q.operation(raced.id))?.error?.message).toMatch(/rolled back, the target was not changed/);
+  } finally {
+    await session.end();
   }
 });

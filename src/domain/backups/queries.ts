@@ -233,6 +233,18 @@ export function backupQueries(db: Db) {
         .update({ ...patch, update_time: db.fn.now() });
     },
 
+    /**
+     * Records a restore's transaction id, the step that lets its COMMIT through, only while the
+     * operation is `running`: one settled meanwhile (its worker was taken for gone, and the
+     * settling said the target was not changed) is never changed under that word. False then.
+     */
+    async recordRestoreXid(id: string, xid: string): Promise<boolean> {
+      const n = await db('backup_operations')
+        .where({ id, state: 'running' })
+        .update({ restore_xid: xid, phase: 'committing', update_time: db.fn.now() });
+      return n > 0;
+    },
+
     async settings(envId: string): Promise<BackupSettings> {
       const row = await db('backup_settings').where({ env_id: envId }).first();
       if (!row)

@@ -370,8 +370,13 @@ export async function reconcileRestore(
 ): Promise<'succeeded' | 'failed' | 'undecided'> {
   const stopped = 'the worker running this restore stopped before it finished';
   if (!op.restore_xid) {
-    await failOperation(deps, op, { code: 'internal', message: `${stopped}; the target was not changed` });
-    return 'failed';
+    // Unless its worker recorded the id meanwhile (a worker taken for gone while alive, after a
+    // database restart): then its outcome is read from the target.
+    const message = `${stopped}; the target was not changed`;
+    if (await failOperation(deps, op, { code: 'internal', message }, { unlessXid: true })) return 'failed';
+    const now = (await backupQueries(deps.db).operation(op.id))!;
+    if (now.state === 'succeeded' || now.state === 'failed') return now.state;
+    return reconcileRestore(deps, now);
   }
   const target = await backupQueries(deps.db).envTarget(op.env_id);
   if (!target) {
@@ -413,12 +418,14 @@ export async function failOperation(
   deps: BackupDeps,
   op: OperationRow,
   error: { code: string; message: string },
-): Promise<void> {
-  await settleOperation(deps, op.id, {
-    state: 'failed',
-    error: JSON.stringify(error),
-    finish_time: new Date(),
-  });
+  options: { unlessXid?: boolean } = {},
+): Promise<boolean> {
+  return settleOperation(
+    deps,
+    op.id,
+    { state: 'failed', error: JSON.stringify(error), finish_time: new Date() },
+    options,
+  );
 }
 
 async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> {
@@ -458,7 +465,7 @@ async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> 
     progress('verifying', 0, Number(source.size_bytes ?? 0));
     const skipped = await restoreObject(deps, source, url, progress, async (xid) => {
       await writes;
-      await q.updateOperation(op.id, { restore_xid: xid, phase: 'committing' });
+      if (!(await q.recordRestoreXid(op.id, xid))) throw new RestoreSettledError(op.id);
     });
     await writes;
     await settleOperation(deps, op.id, {
@@ -471,7 +478,20 @@ async function restoreLocked(deps: BackupDeps, op: OperationRow): Promise<void> 
     deps.log.info({ operation_id: op.id, backup_id: source.id, env_id: target.id, skipped }, 'restore succeeded');
   } catch (err) {
     await writes;
+    // Settled by another worker already (this one was taken for gone): its word stands.
+    if (err instanceof RestoreSettledError) {
+      deps.log.warn({ operation_id: op.id }, err.message);
+      return;
+    }
     deps.log.warn({ operation_id: op.id, err }, 'restore failed');
     await failOperation(deps, op, errorOf(err));
+  }
+}
+
+/** Its operation was settled by another worker before its COMMIT: it is rolled back instead. */
+class RestoreSettledError extends Error {
+  constructor(id: string) {
+    super(`restore ${id} was settled by another worker while this one ran; its transaction was rolled back`);
+    this.name = 'RestoreSettledError';
   }
 }

@@ -25,20 +25,27 @@ export async function settleBackup(
   });
 }
 
-/** A restore's or a drill's end; only restores have events. */
+/**
+ * A restore's or a drill's end; only restores have events. `unlessXid`: not when the operation
+ * has a recorded transaction id by now (its COMMIT may have gone through: the caller reads the
+ * target again); false then.
+ */
 export async function settleOperation(
   deps: Pick<BackupDeps, 'db' | 'jobs'>,
   id: string,
   patch: Partial<Omit<OperationRow, 'error'>> & { error?: string; state: 'succeeded' | 'failed' },
-): Promise<void> {
-  await deps.db.transaction(async (trx) => {
+  options: { unlessXid?: boolean } = {},
+): Promise<boolean> {
+  return deps.db.transaction(async (trx) => {
     const q = backupQueries(trx);
-    const before = await trx('backup_operations').where({ id }).forUpdate().first('state', 'kind');
+    const before = (await trx('backup_operations').where({ id }).forUpdate().first('state', 'kind', 'restore_xid')) as
+      { state: string; kind: string; restore_xid: string | null } | undefined;
+    if (options.unlessXid && before?.restore_xid) return false;
     await q.updateOperation(id, patch);
-    if (!before || settled((before as { state: string }).state) || (before as { kind: string }).kind !== 'restore')
-      return;
+    if (!before || settled(before.state) || before.kind !== 'restore') return true;
     const op = (await q.operation(id))!;
     const target = (await trx('envs').where({ id: op.env_id }).first('name')) as { name: string } | undefined;
     await emit(fromKnex(trx), deps.jobs, [restoreEvent(op, target?.name ?? '')]);
+    return true;
   });
 }
