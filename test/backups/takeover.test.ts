@@ -16,6 +16,7 @@ import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backupQueries, type OperationRow } from '../../src/domain/backups/queries.ts';
 import { reconcileRestore } from '../../src/domain/backups/restore.ts';
+import { settleBackup } from '../../src/domain/backups/settle.ts';
 import { newId } from '../../src/ids.ts';
 import { createLogger } from '../../src/log.ts';
 import { requestManualBackup, requestRestore } from '../../src/domain/backups/service.ts';
@@ -306,4 +307,17 @@ it('a restore settled by another worker never commits under it, and one whose id
   } finally {
     await session.end();
   }
+});
+
+it('a backup run whose backup was handed to another run meanwhile settles nothing', async () => {
+  const row = await requestManualBackup(deps(), prod.env.id);
+  const q = backupQueries(h.db);
+  // Taken over while its run was alive: handed back and run again (one interruption more).
+  await q.updateBackup(row.id, { state: 'running', interruptions: 1 });
+  const late = { config: h.config, db: h.db, jobs: idleJobs(h.config) };
+  expect(await settleBackup(late, row.id, { state: 'failed', error: 'pg_dump failed' }, 0)).toBe(false);
+  expect(await q.backup(row.id)).toMatchObject({ state: 'running', interruptions: 1, error: null });
+  // The run that holds it now settles it.
+  expect(await settleBackup(late, row.id, { state: 'failed', error: 'pg_dump failed' }, 1)).toBe(true);
+  expect(await q.backup(row.id)).toMatchObject({ state: 'failed', error: 'pg_dump failed' });
 });

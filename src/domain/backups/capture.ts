@@ -123,6 +123,16 @@ export async function interruptBackup(deps: BackupDeps, backup: BackupRow, why: 
   return { ...backup, ...patch };
 }
 
+/**
+ * A run whose backup was interrupted by another worker while it ran (this worker was taken for
+ * gone, its sessions cut by a database restart): it leaves the row and the bucket to the run that
+ * took over. Answers the row as it now is.
+ */
+async function handedOver(deps: BackupDeps, backup: BackupRow): Promise<BackupRow> {
+  deps.log.warn({ backup_id: backup.id }, 'this backup was handed to another run while this one ran; left to it');
+  return (await backupQueries(deps.db).backup(backup.id)) ?? backup;
+}
+
 /** Marks a backup failed after removing anything it may have left in the bucket. */
 export async function failBackup(deps: BackupDeps, backup: BackupRow, message: string): Promise<void> {
   await deps.store
@@ -246,12 +256,14 @@ export async function runCapture(
       expire_time: new Date(finish.getTime() + retentionFor(settings.retention_days, backup.type) * 86_400_000),
     };
     if (cat.catalog) await catalogStore(deps.db).save(backup.id, cat.catalog);
-    await settleBackup(deps, backup.id, patch);
+    if (!(await settleBackup(deps, backup.id, patch, backup.interruptions))) return handedOver(deps, backup);
     deps.log.info({ backup_id: backup.id, bytes: patch.size_bytes, ms: patch.duration_ms }, 'backup succeeded');
     return { ...backup, ...patch };
   } catch (err) {
     dump?.kill();
     const again = (await q.backup(backup.id)) ?? backup;
+    // Handed to another run meanwhile: what is in the bucket is that run's now.
+    if (again.interruptions !== backup.interruptions) return handedOver(deps, again);
     if (deps.stopping?.aborted && onStop === 'retry')
       return interruptBackup(deps, again, 'the worker was stopped while this backup ran');
     const message =

@@ -10,18 +10,27 @@ import { backupQueries, type BackupRow, type OperationRow } from './queries.ts';
 
 const settled = (state: string) => state === 'succeeded' || state === 'failed';
 
+/**
+ * `run`: the row's `interruptions` when the settling run started. A run whose backup was
+ * interrupted since (its worker was taken for gone while alive, after a database restart, and the
+ * backup handed to another run) settles nothing: false.
+ */
 export async function settleBackup(
   deps: Pick<BackupDeps, 'db' | 'jobs'>,
   id: string,
   patch: Partial<BackupRow> & { state: 'succeeded' | 'failed' },
-): Promise<void> {
-  await deps.db.transaction(async (trx) => {
+  run?: number,
+): Promise<boolean> {
+  return deps.db.transaction(async (trx) => {
     const q = backupQueries(trx);
-    const before = await trx('backups').where({ id }).forUpdate().first('state');
+    const before = (await trx('backups').where({ id }).forUpdate().first('state', 'interruptions')) as
+      { state: string; interruptions: number } | undefined;
+    if (run !== undefined && before && before.interruptions !== run) return false;
     await q.updateBackup(id, patch);
-    if (!before || settled((before as { state: string }).state)) return;
+    if (!before || settled(before.state)) return true;
     const row = await q.backup(id);
     if (row) await emit(fromKnex(trx), deps.jobs, [backupEvent(row)]);
+    return true;
   });
 }
 
