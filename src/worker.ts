@@ -106,6 +106,12 @@ export async function startWorker<R extends Registry>(
   const ctx: WorkerContext<R> = { config, db, jobs, log, store: createObjectStore(config), stopping: stopping.signal };
 
   const workerIds = new Map<string, string>();
+  const nameJobs = async <J extends { id: string; retryCount: number }>(name: string, inputs: J[]): Promise<J[]> => {
+    const recorded = await workerQueries(db).record(name, inputs, liveness.key);
+    if (recorded.size < inputs.length)
+      log.warn({ queue: name, jobs: inputs.length - recorded.size }, 'jobs taken over before they started');
+    return inputs.filter((j) => recorded.has(j.id));
+  };
   for (const [name, def] of Object.entries(registry)) {
     const handler = handlers[name as keyof R] as JobHandler;
     const batchSize = def.batchSize ?? 1;
@@ -128,8 +134,10 @@ export async function startWorker<R extends Registry>(
             tx,
             inputs.map((j) => j.id),
           );
-        else await workerQueries(db).record(name, inputs, liveness.key);
-        await handler(inputs, ctx, tx);
+        // A job this worker could not name is no longer its own (taken over as never named, by a
+        // worker that found it older than the takeover's grace): another attempt runs it.
+        const mine = tx ? inputs : await nameJobs(name, inputs);
+        if (mine.length > 0) await handler(mine, ctx, tx);
       });
       log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
     };

@@ -72,7 +72,9 @@ export function startClaimReaper(db: Knex, boss: PgBoss, log: Logger, options: C
   };
 
   const pass = async (): Promise<number> => {
-    const gone = workers?.queues.length ? await takeOverGoneWorkers(db, boss, workers.queues, workers.key) : [];
+    const gone = workers?.queues.length
+      ? await takeOverGoneWorkers(db, boss, workers.queues, workers.key, graceSeconds)
+      : [];
     return (await reported(gone)) + (await reported(await claimPass()));
   };
 

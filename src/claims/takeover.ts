@@ -9,27 +9,39 @@ import { fromKnex, type PgBoss } from 'pg-boss';
 import type { Knex } from 'knex';
 import { workerQueries, type WorkerClaim } from './worker-queries.ts';
 
+/** Fails these claims (fenced on their attempts) in `trx`, and makes their retries due now. */
+async function failAll(trx: Knex.Transaction, boss: PgBoss, claims: WorkerClaim[], why: string): Promise<void> {
+  for (const name of new Set(claims.map((c) => c.name))) {
+    const jobs = claims.filter((c) => c.name === name).map(({ id, retryCount }) => ({ id, retryCount }));
+    await boss.fail(name, jobs, { message: why }, { db: fromKnex(trx) });
+  }
+  if (claims.length > 0) await workerQueries(trx).dueNow(claims.map((c) => c.id));
+}
+
 export async function takeOverGoneWorkers(
   db: Knex,
   boss: PgBoss,
   queues: string[],
   ownKey: number,
+  graceSeconds = 2,
 ): Promise<WorkerClaim[]> {
   const taken: WorkerClaim[] = [];
   for (const key of await workerQueries(db).activeKeys(queues, ownKey)) {
     // One transaction per key: the key's lock is held while its jobs are failed, so two reapers
     // looking at once fail each job once (the second reads them again after the first commits).
     const found = await db.transaction(async (trx) => {
-      const q = workerQueries(trx);
-      const claims = await q.claimsOfGone(queues, key);
-      for (const name of new Set(claims.map((c) => c.name))) {
-        const jobs = claims.filter((c) => c.name === name).map(({ id, retryCount }) => ({ id, retryCount }));
-        await boss.fail(name, jobs, { message: 'worker gone: its liveness lock was free' }, { db: fromKnex(trx) });
-      }
-      if (claims.length > 0) await q.dueNow(claims.map((c) => c.id));
+      const claims = await workerQueries(trx).claimsOfGone(queues, key);
+      await failAll(trx, boss, claims, 'worker gone: its liveness lock was free');
       return claims;
     });
     taken.push(...found);
   }
-  return taken;
+  // A worker killed between its fetch and naming itself on the jobs (a few milliseconds, but
+  // under load some batch is always in that window) left them unnamed.
+  const unnamed = await db.transaction(async (trx) => {
+    const claims = await workerQueries(trx).lockUnnamed(queues, graceSeconds);
+    await failAll(trx, boss, claims, 'worker gone: it never named itself on the job');
+    return claims;
+  });
+  return [...taken, ...unnamed];
 }

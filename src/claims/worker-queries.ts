@@ -33,13 +33,15 @@ export function workerQueries(db: Db) {
      * Names this worker on the jobs it has just claimed, each under the attempt it fetched (a job
      * failed and claimed by another worker meanwhile is left alone).
      */
-    async record(name: string, jobs: { id: string; retryCount: number }[], key: number): Promise<void> {
-      await db.raw(
+    async record(name: string, jobs: { id: string; retryCount: number }[], key: number): Promise<Set<string>> {
+      const { rows } = await db.raw<{ rows: { id: string }[] }>(
         `update pgboss.job j set output = jsonb_build_object('${field}', ?::int, 'attempt', j.retry_count)
            from unnest(?::uuid[], ?::int[]) as c(id, retry_count)
-          where j.name = ? and j.id = c.id and j.retry_count = c.retry_count and j.state = 'active'`,
+          where j.name = ? and j.id = c.id and j.retry_count = c.retry_count and j.state = 'active'
+          returning j.id::text as id`,
         [key, jobs.map((j) => j.id), jobs.map((j) => j.retryCount), name],
       );
+      return new Set(rows.map((r) => r.id));
     },
 
     /** The keys of other workers that have active jobs of these queues under the attempt they named. */
@@ -69,6 +71,25 @@ export function workerQueries(db: Db) {
           where name = any(?) and state = 'active' and (output->>'${field}')::int = ?
             and (output->>'attempt')::int = retry_count`,
         [queues, key],
+      );
+      return rows;
+    },
+
+    /**
+     * Jobs of these queues active for over `graceSeconds` that no worker has named (for their
+     * attempt), locked by `db` (a transaction) until it ends: their worker died between its fetch
+     * and naming itself, since a live worker names its jobs within milliseconds of the fetch. A
+     * worker that names a job after this only finds it gone (its update waits for these row
+     * locks), and skips it.
+     */
+    async lockUnnamed(queues: string[], graceSeconds: number): Promise<WorkerClaim[]> {
+      const { rows } = await db.raw<{ rows: WorkerClaim[] }>(
+        `select id::text as id, name, retry_count as "retryCount" from pgboss.job
+          where name = any(?) and state = 'active'
+            and started_on < pgboss.job_now() - make_interval(secs => ?)
+            and coalesce(output->>'${field}' is not null and (output->>'attempt')::int = retry_count, false) = false
+          for update skip locked`,
+        [queues, graceSeconds],
       );
       return rows;
     },

@@ -1,7 +1,8 @@
 // Worker liveness (src/claims/liveness.ts, takeover.ts) on the real Postgres and pg-boss: the jobs
 // of a worker whose key is free are failed and made due at once, exactly once however many workers
 // look; a live worker's jobs are left alone, also after its liveness session was cut and taken
-// again; a key recorded for an earlier attempt never takes over a later one.
+// again; a key recorded for an earlier attempt never takes over a later one; a job no worker named
+// is taken over after a grace, and its late worker skips it.
 import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -45,8 +46,8 @@ afterAll(async () => {
 const job = async (id: string, name = queue) => (await boss.findJobs(name, { id }))[0]!;
 
 /** A reaper of other workers' jobs that only runs when the test calls `pass()`, with its own key. */
-const reaper = (key = 1, queues = [queue]) =>
-  startClaimReaper(h.db, boss, log, { queues: [], workers: { queues, key }, intervalMs: 3_600_000 });
+const reaper = (key = 1, queues = [queue], graceSeconds = 2) =>
+  startClaimReaper(h.db, boss, log, { queues: [], workers: { queues, key }, intervalMs: 3_600_000, graceSeconds });
 
 /** `n` jobs claimed as a worker's fetch does, and named with `key`, a key no session holds. */
 async function claimedByGone(n: number, key: number) {
@@ -89,6 +90,26 @@ describe('the takeover of a gone worker', () => {
     expect((await job(first!.id)).state).toBe('active');
     await r.stop();
     await boss.complete(queue, first!.id);
+  });
+});
+
+describe('a job no worker named', () => {
+  it('is taken over once older than the grace, and the worker that fetched it then skips it', async () => {
+    await boss.send(queue, { n: 1 });
+    const [fetched] = await boss.fetch(queue, { batchSize: 1, includeMetadata: true });
+    // Within the grace: its worker may be about to name it.
+    const patient = reaper();
+    expect(await patient.pass()).toBe(0);
+    await patient.stop();
+    const r = reaper(1, [queue], 0);
+    expect(await r.pass()).toBe(1);
+    expect(await job(fetched!.id)).toMatchObject({
+      state: 'retry',
+      output: { message: 'worker gone: it never named itself on the job' },
+    });
+    // Its worker, late, cannot name it: the job is not its own any more.
+    expect(await workerQueries(h.db).record(queue, [fetched!], 777)).toEqual(new Set());
+    await r.stop();
   });
 });
 
