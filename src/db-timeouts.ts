@@ -69,24 +69,32 @@ export function longStatements<T>(fn: () => PromiseLike<T>, ms: number = longSta
 
 type QueryArgs = [unknown, ...unknown[]];
 const raised = Symbol('statement_timeout raised');
+const generation = Symbol('raises so far');
 
 /**
  * node-postgres's Client with the rules above: a statement the client timed out destroys its
  * connection, and a statement inside longStatements runs after `SET statement_timeout` and with
  * its own client-side wait (the next ordinary statement on that connection resets it first).
+ *
+ * The raised bound counts as gone only once a `RESET` ran outside a transaction (the server's
+ * ReadyForQuery status after it, `I`: PostgreSQL protocol docs, "ReadyForQuery"): a RESET inside a
+ * transaction that then rolls back is undone with it, and the connection would go back to its
+ * pool with the 30-minute bound. Until then each ordinary statement is preceded by a RESET (only a
+ * transaction begun inside longStatements and continued outside it pays for these).
  */
 export class BoundedClient extends pg.Client {
   private [raised] = false;
+  private [generation] = 0;
 
   override query(...args: QueryArgs): never {
     const ctx = long.getStore() ?? (isBossMaintenance(args[0]) ? { ms: longStatementMs } : undefined);
     if (ctx) {
       this[raised] = true;
+      this[generation] += 1;
       void super.query(`set statement_timeout = ${Math.floor(ctx.ms)}`).catch(() => undefined);
       args[0] = asConfig(args[0], ctx.ms + clientMarginMs);
     } else if (this[raised]) {
-      this[raised] = false;
-      void super.query('reset statement_timeout').catch(() => undefined);
+      this.resetBound();
     }
     const last = args.length - 1;
     const callback = args[last];
@@ -105,6 +113,17 @@ export class BoundedClient extends pg.Client {
     return result as never;
   }
 
+  /** Resets the raised bound; clears the flag once a reset took effect outside a transaction, with no raise since. */
+  private resetBound(): void {
+    const gen = this[generation];
+    void super.query('reset statement_timeout').then(
+      () => {
+        if (gen === this[generation] && this.getTransactionStatus() === 'I') this[raised] = false;
+      },
+      () => undefined,
+    );
+  }
+
   private destroyIfTimedOut(err: unknown): void {
     if (err instanceof Error && err.message === 'Query read timeout')
       (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
@@ -112,15 +131,28 @@ export class BoundedClient extends pg.Client {
 }
 
 /**
- * pg-boss's maintenance (deleting old jobs, failing expired ones, the supervisor's passes) runs as
- * one text, BEGIN; SET LOCAL lock_timeout …; the statements; COMMIT (pg-boss src/plans.ts
- * `transaction`, `locked`): an unbatched DELETE over a queue's backlog may take minutes, and
- * cancelled at a worker's 10 s it would never finish. Its job fetches and completions are single
- * statements and keep the worker's bound.
+ * pg-boss's maintenance, recognised by its text as pg-boss writes it:
+ * - deleting old jobs, failing expired ones, the supervisor's passes run as one text, BEGIN; SET
+ *   LOCAL lock_timeout …; the statements; COMMIT (pg-boss src/plans.ts `transaction`, `locked`):
+ *   an unbatched DELETE over a queue's backlog may take minutes, and cancelled at a worker's 10 s
+ *   it would never finish;
+ * - its index upkeep (pg-boss src/boss.ts `#reindex`, src/bam.ts; plans.ts `reindexIndex`,
+ *   `dropIndexConcurrently`, `bamHealDrop`, and its background migrations' `CREATE INDEX
+ *   CONCURRENTLY`): a rebuild of a large job index takes longer than 10 s, and a cancelled
+ *   CONCURRENTLY build leaves an invalid `*_ccnew` index behind (PostgreSQL docs, REINDEX,
+ *   "Rebuilding Indexes Concurrently").
+ * Its job fetches and completions are single statements and keep the worker's bound.
  */
 export function isBossMaintenance(query: unknown): boolean {
-  return typeof query === 'string' && /^\s*BEGIN;\s*SET LOCAL lock_timeout/.test(query);
+  return typeof query === 'string' && bossMaintenance.some((re) => re.test(query));
 }
+
+const bossMaintenance = [
+  /^\s*BEGIN;\s*SET LOCAL lock_timeout/,
+  /^\s*REINDEX\s+INDEX\s+CONCURRENTLY\s/,
+  /^\s*DROP\s+INDEX\s+CONCURRENTLY\s/,
+  /^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s/,
+];
 
 function asConfig(query: unknown, timeoutMs: number): unknown {
   if (typeof query === 'string') return { text: query, query_timeout: timeoutMs };

@@ -5,7 +5,16 @@
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db.ts';
-import { completeJobs, deletion, failJobsByTimeout, fetchNextJob, insertJobs } from 'pg-boss/dist/plans.js';
+import {
+  bamHealDrop,
+  completeJobs,
+  deletion,
+  dropIndexConcurrently,
+  failJobsByTimeout,
+  fetchNextJob,
+  insertJobs,
+  reindexIndex,
+} from 'pg-boss/dist/plans.js';
 import { isBossMaintenance, longStatements, statementBounds } from '../../src/db-timeouts.ts';
 import { isStoreUnavailable } from '../../src/errors.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -46,6 +55,23 @@ describe('statement bounds', () => {
     expect(await setting(db, 'statement_timeout')).toBe('5s');
   }, 30_000);
 
+  it('bounds a connection again after a transaction begun inside longStatements rolled back past an ordinary statement', async () => {
+    const db = open('worker');
+    await longStatements(() => db.raw('begin'));
+    await db.raw('select 1');
+    await db.raw('rollback');
+    // The RESET sent with `select 1` ran inside the transaction, and the rollback undid it.
+    expect(await setting(db, 'statement_timeout')).toBe('10s');
+    expect(await setting(db, 'statement_timeout')).toBe('10s');
+    // A commit keeps what the transaction reset; the connection's next statement is bounded too.
+    await longStatements(() => db.raw('begin'));
+    await db.raw('select 1');
+    await db.raw('commit');
+    expect(await setting(db, 'statement_timeout')).toBe('10s');
+    expect(await longStatements(() => setting(db, 'statement_timeout'))).toBe('30min');
+    expect(await setting(db, 'statement_timeout')).toBe('10s');
+  });
+
   it('gives workers 10 s and the release phase no bound', async () => {
     expect(await setting(open('worker'), 'statement_timeout')).toBe('10s');
     expect(await setting(open('worker'), 'idle_in_transaction_session_timeout')).toBe('5min');
@@ -60,5 +86,17 @@ describe('statement bounds', () => {
     expect(isBossMaintenance(completeJobs('pgboss', 'job'))).toBe(false);
     expect(isBossMaintenance(insertJobs('pgboss', { table: 'job', name: 'errors.ingest' } as never))).toBe(false);
     expect(isBossMaintenance({ text: 'BEGIN; SET LOCAL lock_timeout = 1' })).toBe(false);
+  });
+
+  it("gives pg-boss's index rebuilds and its cleanup of their leftovers the long bound, as pg-boss writes them", () => {
+    expect(isBossMaintenance(reindexIndex('pgboss', 'job_i1'))).toBe(true);
+    expect(isBossMaintenance(dropIndexConcurrently('pgboss', 'job_i1_ccnew'))).toBe(true);
+    const heal = bamHealDrop('pgboss', 'CREATE INDEX CONCURRENTLY IF NOT EXISTS job_i9 ON pgboss.job (name)');
+    expect(heal).not.toBeNull();
+    expect(isBossMaintenance(heal)).toBe(true);
+    expect(isBossMaintenance('CREATE INDEX CONCURRENTLY IF NOT EXISTS job_i9 ON pgboss.job (name)')).toBe(true);
+    // Anchored: a statement that only mentions them keeps the worker's bound.
+    expect(isBossMaintenance("select 'REINDEX INDEX CONCURRENTLY pgboss.job_i1'")).toBe(false);
+    expect(isBossMaintenance('DROP INDEX pgboss.job_i1')).toBe(false);
   });
 });
