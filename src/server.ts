@@ -6,6 +6,7 @@ import { createApp, type AppOptions } from './api/app.ts';
 import type { Config } from './config.ts';
 import { connectionShares, createDb } from './db.ts';
 import { createBoss, Jobs, queues } from './jobs.ts';
+import { intakeWriter } from './domain/observability/intake/writer.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createObjectStore } from './storage/index.ts';
 
@@ -27,7 +28,8 @@ export async function startWeb(
     log.warn({ code: err.code, message: err.message }, 'pg-boss error'),
   );
   await boss.start();
-  const app = createApp({ config, db, jobs: new Jobs(boss, queues), log, store: createObjectStore(config) }, options);
+  const jobs = new Jobs(boss, queues);
+  const app = createApp({ config, db, jobs, log, store: createObjectStore(config) }, options);
   const server = createServer(app.callback());
   let stopping = false;
   // While stopping, answers close their connection, so keep-alive clients reconnect elsewhere.
@@ -57,6 +59,9 @@ export async function startWeb(
       await closed;
       clearInterval(sweep);
       clearTimeout(deadline);
+      // The pending counts of the last tenth of a second, written before the pool goes: lost, they
+      // would read low until the counts are reconciled.
+      await intakeWriter(db, jobs).pending.drain();
       await boss.stop({ graceful: false, close: true });
       await db.destroy();
     },

@@ -39,23 +39,25 @@ export async function enqueueEvents(
 }
 
 /**
- * Counts queued events pending in their environments (what `max_pending` bounds), a tenth of a
- * second after they were queued, many commits in one statement. Counting in each commit's own
- * transaction cost single captures ~20% of their rate at 16 in flight (three more round trips per
- * commit, measured with bench/errors.ts). The bound is soft anyway (capture.ts reads it at most
- * once a second); a web process that dies loses at most this tenth of a second of counts, which
- * then reads low until the count is reconciled.
- */
-/**
  * For tests that order a race: awaited before each count is written, so a test can make an idle
  * worker store the events first (the order a busy database makes happen now and then). Unset in
  * production.
  */
 export const pendingCountHooks: { beforeFlush?: (() => Promise<void>) | undefined } = {};
 
+/**
+ * Counts queued events pending in their environments (what `max_pending` bounds), a tenth of a
+ * second after they were queued, many commits in one statement. Counting in each commit's own
+ * transaction cost single captures ~20% of their rate at 16 in flight (three more round trips per
+ * commit, measured with bench/errors.ts). The bound is soft anyway (capture.ts reads it at most
+ * once a second). A web process that stops writes what it holds before it releases its pool
+ * (server.ts `stop`, `drain`); one that dies loses at most this tenth of a second of counts, which
+ * then reads low until the count is reconciled.
+ */
 export class PendingCounts {
   private deltas: PendingDeltas = new Map();
   private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
   private readonly db: Knex;
   private readonly delayMs: number;
 
@@ -69,7 +71,22 @@ export class PendingCounts {
     this.timer ??= setTimeout(() => void this.flush(), this.delayMs).unref();
   }
 
-  async flush(): Promise<void> {
+  /** Writes what it holds now, after the write in flight: a stopping process's last counts. */
+  async drain(): Promise<void> {
+    clearTimeout(this.timer);
+    await this.inFlight;
+    await this.flush();
+    clearTimeout(this.timer);
+  }
+
+  flush(): Promise<void> {
+    const run = this.write();
+    this.inFlight = run;
+    return run;
+  }
+
+  private async write(): Promise<void> {
+    await this.inFlight;
     this.timer = undefined;
     const deltas = this.deltas;
     this.deltas = new Map();
