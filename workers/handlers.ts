@@ -32,7 +32,8 @@ function long<S extends z.ZodType>(handler: JobHandler<S, AppRegistry>): JobHand
   return (jobs, ctx, tx) => longStatements(() => handler(jobs, ctx, tx));
 }
 
-// Both lanes of webhook attempts run the same handler, with one sender and its sockets.
+// Both lanes of webhook attempts run the same handler, with one sender and its sockets; each knows
+// its lane (an attempt found in the other lane than its endpoint's is queued in its own).
 const deliver = webhooksDeliver();
 
 export const handlers: Handlers<AppRegistry> = {
@@ -52,8 +53,8 @@ export const handlers: Handlers<AppRegistry> = {
   'backups.reap': backupsReap,
   'backups.drill': backupsDrill,
   'backups.drills-due': backupsDrillsDue,
-  'webhooks.deliver': deliver,
-  'webhooks.deliver-slow': deliver,
+  'webhooks.deliver': deliver('webhooks.deliver'),
+  'webhooks.deliver-slow': deliver('webhooks.deliver-slow'),
   'webhooks.prune': long(webhooksPrune),
   'webhooks.sweep': long(webhooksSweep),
 };

@@ -2,20 +2,22 @@
 // its kept-alive sockets live as long as the worker; tests pass their own DNS and trust anchors.
 import type { AppRegistry, queues } from '../src/jobs.ts';
 import { deliverAttempt } from '../src/domain/webhooks/deliver.ts';
+import type { LaneQueue } from '../src/domain/webhooks/lanes.ts';
 import { createSender, type Sender, type SendOptions } from '../src/domain/webhooks/send.ts';
 import type { JobHandler } from '../src/worker.ts';
 
+/** The handler of each lane, sharing one sender: `lane(queue)` is the one for that queue. */
 export function webhooksDeliver(
   options: SendOptions = {},
-): JobHandler<(typeof queues)['webhooks.deliver']['schema'], AppRegistry> {
+): (queue: LaneQueue) => JobHandler<(typeof queues)['webhooks.deliver']['schema'], AppRegistry> {
   let sender: Sender | undefined;
-  return async (jobs, ctx) => {
+  return (queue) => async (jobs, ctx) => {
     sender ??= createSender(options);
     // The fetch's attempts go out together. Each records itself, so one that throws (a database
     // error) fails the fetch only after the others were recorded: their jobs, run again, record
     // nothing twice (deliver.ts).
     const deps = { ...ctx, sender };
-    const settled = await Promise.allSettled(jobs.map((job) => deliverAttempt(deps, job.data)));
+    const settled = await Promise.allSettled(jobs.map((job) => deliverAttempt(deps, job.data, queue)));
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
   };

@@ -113,8 +113,8 @@ export async function startWebhookWorker(h: Harness, send: SendOptions = {}): Pr
   const deliver = webhooksDeliver(send);
   const mine = {
     ...Object.fromEntries(names.map((n) => [n, handlers[n]])),
-    'webhooks.deliver': deliver,
-    'webhooks.deliver-slow': deliver,
+    'webhooks.deliver': deliver('webhooks.deliver'),
+    'webhooks.deliver-slow': deliver('webhooks.deliver-slow'),
   } as unknown as Handlers<Mine>;
   return startWorker(h.config, registry, mine, { pollingIntervalSeconds: 0.5 });
 }

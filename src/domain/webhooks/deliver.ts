@@ -14,7 +14,7 @@ import { webhookQueries, type AttemptContext, type Ready } from './queries.ts';
 import { disableAfterMs, maxAttempts, retryDelaySeconds } from './schedule.ts';
 import type { AttemptOutcome, Sender } from './send.ts';
 import { signMessage } from './sign.ts';
-import { settleLane } from './lanes.ts';
+import { laneQueue, moveQueued, settleLane, type LaneMove, type LaneQueue } from './lanes.ts';
 import { secretContext } from './endpoints.ts';
 
 /** An attempt that took longer than this, even a success, moves its endpoint to the slow lane. */
@@ -36,11 +36,17 @@ export function signingSecrets(keyring: Keyring, e: AttemptContext, now: Date): 
   return secrets;
 }
 
-export async function deliverAttempt(deps: DeliverDeps, job: Ready): Promise<void> {
+/** One attempt; `queue` is the lane its job was fetched from (unknown: run wherever it is). */
+export async function deliverAttempt(deps: DeliverDeps, job: Ready, queue?: LaneQueue): Promise<void> {
   const q = webhookQueries(deps.db);
   const c = await q.attemptContext(job.endpoint_id, job.message_id);
   // Gone (endpoint deleted, pruned), settled, or an attempt already recorded: nothing to send.
   if (!c || c.delivery_state !== 'pending' || c.attempt_count !== job.attempt - 1) return;
+  // In the other lane than its endpoint's (queued while a lane move ran, or waiting in pg-boss's
+  // retry state, or left by a worker stopped before the move, lanes.ts): queued in its lane
+  // instead, unsent. Its id is the attempt's, so a second run of this job queues it once.
+  if (queue && c.state !== 'disabled' && laneQueue(c.slow) !== queue)
+    return enqueueAttempts(deps.db, deps.jobs, [{ ...job, env_id: c.env_id, slow: c.slow }]);
   const now = new Date();
   let outcome: AttemptOutcome;
   if (c.state === 'disabled') {
@@ -70,6 +76,7 @@ async function settle(
   // The lane of the endpoint's next attempts (lanes.ts): slow after a failure or a slow answer, fast
   // after quick successes in a row. A disabled endpoint's unsent attempt says nothing about its receiver.
   const quick = outcome.ok && outcome.durationMs < slowAttemptMs;
+  let move: LaneMove | undefined;
   await deps.db.transaction(async (trx) => {
     const q = webhookQueries(trx);
     // An attempt that changes its endpoint's failure record or lane takes the endpoint's row before
@@ -92,8 +99,10 @@ async function settle(
       { state, next_attempt_time: next ?? null },
     );
     if (!recorded) return;
-    const slow =
-      locked && c.state !== 'disabled' ? await settleLane(trx, deps.jobs, c.id, locked, quick) : (locked ?? c).slow;
+    const settled =
+      locked && c.state !== 'disabled' ? await settleLane(trx, c.id, locked, quick) : { slow: (locked ?? c).slow };
+    move = settled.move;
+    const slow = settled.slow;
     const lane = { env_id: c.env_id, slow };
     if (outcome.ok) {
       if (touchesEndpoint) await q.endpointSucceeded(c.id);
@@ -118,6 +127,8 @@ async function settle(
     const released = await q.releaseNext(c.id, c.subject);
     if (released) await enqueueAttempts(trx, deps.jobs, [released]);
   });
+  // After the commit, in batches: the attempt is recorded however long the backlog (lanes.ts).
+  if (move) await moveQueued(deps.db, move);
   if (n >= maxAttempts && !outcome.ok)
     deps.log.info({ endpoint_id: c.id, message_id: c.message_id }, 'webhook delivery failed after its last attempt');
 }

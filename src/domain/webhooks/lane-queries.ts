@@ -1,7 +1,6 @@
 // SQL for moving an endpoint between the delivery lanes (lanes.ts), on the settling transaction
 // that holds the endpoint's row (queries.ts lockEndpoint).
 import type { Db } from '../../db.ts';
-import type { Ready } from './queries.ts';
 
 /** An endpoint's lane, as an attempt's settling reads it under the endpoint's row lock. */
 export interface LaneState {
@@ -18,22 +17,44 @@ export function laneQueries(db: Db) {
     },
 
     /**
-     * Takes the endpoint's attempts that wait in `queue` and no worker has fetched (pg-boss's
-     * `created`), to be queued in the other lane in the same transaction. A worker's fetch locks
-     * the rows it takes (FOR UPDATE SKIP LOCKED) and marks them active: a row fetched first is
-     * not deleted (its state is read again after the lock), and a row deleted first is not
-     * fetched, so no attempt runs in both lanes.
+     * Moves up to `limit` of the endpoint's attempts that wait in `from` (pg-boss's `created` and
+     * `retry`: fetched ones are `active`) to `to`, in one statement on the server: each keeps its
+     * id (the attempt's, emit.ts attemptJobId), its start time and retry count, its place in line
+     * (`created_on`); it takes the new lane's group, dead letter and policy. Answers how many moved.
+     *
+     * A worker's fetch locks the rows it takes (FOR UPDATE SKIP LOCKED) and marks them active; the
+     * move skips rows a fetch holds and a fetch skips rows the move holds, so no attempt runs in both
+     * lanes. An id already waiting in `to` is not queued twice. `not blocked` and `state < 'active'`
+     * match pg-boss's index of waiting jobs (job_i11): only the queue's waiting rows are read, not its
+     * 3 days of finished ones. No pg-boss index has a waiting job's group or payload, so the rows are
+     * the queue's waiting ones filtered by endpoint (the endpoint's own when it is the head of a few
+     * resources, which is the usual case).
      */
-    async takeQueued(endpointId: string, queue: string): Promise<{ id: string; data: Ready; start_after: Date }[]> {
-      const { rows } = await db.raw<{ rows: { id: string; data: Ready; start_after: Date }[] }>(
-        // `not blocked` (no attempt has dependencies) matches pg-boss's index of waiting jobs
-        // (job_i11, `state < 'active' and not blocked`): only the queue's waiting rows are read, not
-        // its 3 days of finished ones (3 ms against 67 ms for 200,000 finished rows).
-        `delete from pgboss.job where name = ? and state = 'created' and not blocked and data->>'endpoint_id' = ?
-         returning id::text, data, start_after`,
-        [queue, endpointId],
+    async moveQueued(endpointId: string, from: string, to: string, group: string, limit: number): Promise<number> {
+      const { rows } = await db.raw<{ rows: { moved: number }[] }>(
+        `with taken as (
+           select id from pgboss.job
+            where name = :from and state < 'active' and not blocked and data->>'endpoint_id' = :endpointId
+            limit :limit for update skip locked
+         ), d as (
+           delete from pgboss.job j using taken t where j.name = :from and j.id = t.id returning j.*
+         ), moved as (
+         insert into pgboss.job (id, name, data, priority, state, retry_limit, retry_count, retry_delay,
+                 retry_backoff, retry_delay_max, expire_seconds, deletion_seconds, singleton_key, singleton_on,
+                 group_id, group_tier, start_after, created_on, keep_until, dead_letter, policy,
+                 heartbeat_seconds, blocked, blocking, pending_dependencies)
+         select d.id, :to, d.data, d.priority, d.state, d.retry_limit, d.retry_count, d.retry_delay,
+                d.retry_backoff, d.retry_delay_max, d.expire_seconds, d.deletion_seconds, d.singleton_key,
+                d.singleton_on, :group, d.group_tier, d.start_after, d.created_on, d.keep_until, q.dead_letter,
+                q.policy, d.heartbeat_seconds, d.blocked, d.blocking, d.pending_dependencies
+           from d, pgboss.queue q where q.name = :to
+         on conflict do nothing
+         )
+         select count(*)::int as moved from d`,
+        { from, to, endpointId, group, limit },
       );
-      return rows;
+      // Rows taken, not rows inserted: a duplicate dropped is a row moved all the same.
+      return rows[0]?.moved ?? 0;
     },
   };
 }

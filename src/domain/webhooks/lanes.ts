@@ -14,8 +14,14 @@
 // so moving attempts between queues changes no order per resource; the moved job keeps its id
 // (the attempt's, emit.ts attemptJobId) and its start time (a retry keeps its schedule), and the
 // attempt's number still makes a second record nothing (deliver.ts).
+//
+// The lane changes on the attempt's settling transaction; the queued attempts move after it
+// committed, in batches of `moveBatch`, each its own statement and transaction: an endpoint with a
+// backlog of hundreds of thousands moved in the settle would take longer than a worker's statement
+// bound (db-timeouts.ts), the settle would roll back and the attempt, never recorded, would be sent
+// again at each retry. An attempt the move missed (queued by a concurrent emit, or the worker
+// stopped between the settle and the move) is put in its lane when a worker runs it (deliver.ts).
 import type { Knex } from 'knex';
-import type { AnyJobs as Jobs } from '../../jobs.ts';
 import { laneQueries, type LaneState } from './lane-queries.ts';
 
 export const quickSuccessesToFast = 3;
@@ -31,38 +37,49 @@ export function nextLane(
   return n >= quickSuccessesToFast ? { slow: false, quick_successes: 0 } : { slow: true, quick_successes: n };
 }
 
+/** What moves after a lane change: the endpoint's waiting attempts, from one queue to the other. */
+export interface LaneMove {
+  endpointId: string;
+  from: LaneQueue;
+  to: LaneQueue;
+  /** The groups of emit.ts enqueueAttempts: the endpoint in the fast lane, its environment in the slow one. */
+  group: string;
+}
+
+export type LaneQueue = 'webhooks.deliver' | 'webhooks.deliver-slow';
+
+/** Rows per move statement: ~0.1 s each here, far below a worker's 10 s bound. */
+export const moveBatch = 5000;
+
+export const laneQueue = (slow: boolean): LaneQueue => (slow ? 'webhooks.deliver-slow' : 'webhooks.deliver');
+
 /**
  * Records the attempt's effect on its endpoint's lane, on the settling transaction that holds the
- * endpoint's row (`lane` as read under that lock), and moves its queued attempts when the lane
- * changed. Answers whether the endpoint is now slow.
+ * endpoint's row (`lane` as read under that lock). Answers whether the endpoint is now slow and,
+ * when its lane changed, the move of its queued attempts, to run once the settle committed
+ * (`moveQueued`).
  */
 export async function settleLane(
   trx: Knex.Transaction,
-  jobs: Jobs,
   endpointId: string,
   lane: LaneState,
   quick: boolean,
-): Promise<boolean> {
+): Promise<{ slow: boolean; move?: LaneMove }> {
   const next = nextLane(lane, quick);
-  if (next.slow === lane.slow && next.quick_successes === lane.quick_successes) return lane.slow;
-  const q = laneQueries(trx);
-  await q.setLane(endpointId, next);
-  if (next.slow === lane.slow) return next.slow;
-  const [from, to] = next.slow
-    ? ['webhooks.deliver', 'webhooks.deliver-slow']
-    : ['webhooks.deliver-slow', 'webhooks.deliver'];
-  const taken = await q.takeQueued(endpointId, from!);
-  // The groups of emit.ts enqueueAttempts: the endpoint in the fast lane, its environment in the slow one.
-  const group = { id: next.slow ? lane.env_id : endpointId };
-  await jobs.enqueueJobs(
-    trx,
-    to as 'webhooks.deliver',
-    taken.map((j) => ({
-      data: { endpoint_id: j.data.endpoint_id, message_id: j.data.message_id, attempt: j.data.attempt },
-      id: j.id,
-      group,
-      startAfter: j.start_after,
-    })),
-  );
-  return next.slow;
+  if (next.slow === lane.slow && next.quick_successes === lane.quick_successes) return { slow: lane.slow };
+  await laneQueries(trx).setLane(endpointId, next);
+  if (next.slow === lane.slow) return { slow: next.slow };
+  const group = next.slow ? lane.env_id : endpointId;
+  return { slow: next.slow, move: { endpointId, from: laneQueue(lane.slow), to: laneQueue(next.slow), group } };
+}
+
+/** Moves the endpoint's waiting attempts, `batch` at a time, each batch committed on its own. Answers how many moved. */
+export async function moveQueued(db: Knex, move: LaneMove, batch = moveBatch): Promise<number> {
+  const q = laneQueries(db);
+  let total = 0;
+  for (;;) {
+    const n = await q.moveQueued(move.endpointId, move.from, move.to, move.group, batch);
+    total += n;
+    if (n < batch) return total;
+  }
 }

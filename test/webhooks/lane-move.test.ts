@@ -1,0 +1,95 @@
+// An endpoint's lane change with a large backlog queued (lanes.ts): the settle records the lane in
+// its own short transaction, and the queued attempts move after it in batches, each one statement
+// on the server. The settle and every batch run here under a statement bound far below a worker's
+// 10 s (the backlog is ~1/30 of one that took the old in-settle move past 10 s), so a move that
+// scaled with the backlog inside one transaction fails here as it did there.
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createDb } from '../../src/db.ts';
+import { moveQueued, settleLane } from '../../src/domain/webhooks/lanes.ts';
+import { createBoss, Jobs, queues } from '../../src/jobs.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+
+let h: Harness;
+let boss: ReturnType<typeof createBoss>;
+let jobs: Jobs<typeof queues>;
+let worker: Knex;
+beforeAll(async () => {
+  h = await createHarness();
+  boss = createBoss(h.config, 'web', { max: 2 });
+  await boss.start();
+  jobs = new Jobs(boss, queues);
+  // One connection, its statements bounded at 150 ms (a worker's are at 10 s).
+  worker = createDb(h.config, { poolMax: 1, role: 'worker' });
+  await worker.raw('set statement_timeout = 150');
+});
+afterAll(async () => {
+  await worker?.destroy();
+  await boss?.stop({ graceful: false, close: true });
+  await h?.close();
+});
+
+const endpoint = 'whep_' + 'a'.repeat(26);
+const other = 'whep_' + 'b'.repeat(26);
+const env = 'env_lanemove';
+const message = (i: number) => 'whmsg_' + i.toString(36).padStart(26, '0');
+
+async function queue(endpointId: string, n: number, startAfter: Date): Promise<void> {
+  for (let i = 0; i < n; i += 10_000) {
+    const batch = Array.from({ length: Math.min(10_000, n - i) }, (_, j) => ({
+      data: { endpoint_id: endpointId, message_id: message(i + j), attempt: 1 },
+      group: { id: env },
+      startAfter,
+    }));
+    await jobs.enqueueJobs(h.db, 'webhooks.deliver-slow', batch);
+  }
+}
+
+const waiting = async (queueName: string, endpointId: string) =>
+  (
+    await h.db.raw<{ rows: { n: number; groups: string[]; later: number }[] }>(
+      `select count(*)::int as n, array_agg(distinct group_id) as groups,
+              count(*) filter (where start_after > now() + interval '1 hour')::int as later
+         from pgboss.job where name = ? and state < 'active' and data->>'endpoint_id' = ?`,
+      [queueName, endpointId],
+    )
+  ).rows[0]!;
+
+it('records the lane change at once and moves a backlog of 30,000 queued attempts in bounded batches', async () => {
+  const later = new Date(Date.now() + 2 * 3600_000);
+  await queue(endpoint, 30_000, later);
+  await queue(other, 50, later);
+
+  // The third quick success in a row: back to the fast lane. The settle commits under the bound.
+  const settled = await worker.transaction((trx) =>
+    settleLane(trx, endpoint, { env_id: env, slow: true, quick_successes: 2 }, true),
+  );
+  expect(settled.slow).toBe(false);
+  expect(settled.move).toEqual({
+    endpointId: endpoint,
+    from: 'webhooks.deliver-slow',
+    to: 'webhooks.deliver',
+    group: endpoint,
+  });
+  expect((await waiting('webhooks.deliver-slow', endpoint)).n).toBe(30_000);
+
+  // Then the backlog, 2,000 a statement, each under the bound.
+  expect(await moveQueued(worker, settled.move!, 2000)).toBe(30_000);
+  const fast = await waiting('webhooks.deliver', endpoint);
+  expect(fast).toEqual({ n: 30_000, groups: [endpoint], later: 30_000 });
+  expect((await waiting('webhooks.deliver-slow', endpoint)).n).toBe(0);
+  // Another endpoint's attempts stay where they are.
+  expect(await waiting('webhooks.deliver-slow', other)).toEqual({ n: 50, groups: [env], later: 50 });
+
+  // Moved back (a failure): the same attempts, the environment's group again, nothing twice.
+  expect(
+    await moveQueued(worker, {
+      endpointId: endpoint,
+      from: 'webhooks.deliver',
+      to: 'webhooks.deliver-slow',
+      group: env,
+    }),
+  ).toBe(30_000);
+  expect(await waiting('webhooks.deliver-slow', endpoint)).toEqual({ n: 30_000, groups: [env], later: 30_000 });
+  expect((await waiting('webhooks.deliver', endpoint)).n).toBe(0);
+}, 120_000);
