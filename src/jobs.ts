@@ -119,6 +119,13 @@ export const queues = defineQueues({
   },
   // Daily: accepted event ids past their 90-day retention (domain/observability/intake/event-ids.ts).
   'errors.prune': { schema: z.object({}), retryLimit: 2 },
+  // Every 5 minutes: each environment's pending count set to the events its queue holds
+  // (intake/queries.ts reconcilePending). Deltas add unclamped, so a count a web process died before
+  // writing (or a redrive's) would otherwise stay low until the daily prune: a 50,000 deficit let
+  // 150,000 pend before captures were refused. Not on the worker's decrement: a count below zero
+  // there is also the usual brief race (a worker stored a commit's events before the web counted
+  // them) and set right there, the web's later count would stay as phantom events.
+  'errors.reconcile-pending': { schema: z.object({}), retryLimit: 0, expireInSeconds: 600, deleteAfterSeconds: 3600 },
   // Every minute (pg-boss's clock sends each cron job once, whatever the number of workers): the
   // intake's table vacuumed when autovacuum has left it (intake/vacuum.ts).
   'errors.vacuum': { schema: z.object({}), retryLimit: 0, expireInSeconds: 600, deleteAfterSeconds: 3600 },
@@ -235,6 +242,7 @@ export interface ScheduleDef {
 export const schedules: ScheduleDef[] = [
   { queue: 'errors.prune', key: 'daily', cron: '23 4 * * *', data: {} },
   { queue: 'errors.vacuum', key: 'every-minute', cron: '* * * * *', data: {} },
+  { queue: 'errors.reconcile-pending', key: 'every-5-min', cron: '*/5 * * * *', data: {} },
   { queue: 'identity.prune', key: 'daily', cron: '17 4 * * *', data: {} },
   { queue: 'mail.prune', key: 'hourly', cron: '29 * * * *', data: {} },
   // Backups (SPEC "Limits"): daily, weekly on Sunday, monthly on the 1st, at 03:00 UTC unless an

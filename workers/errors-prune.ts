@@ -1,11 +1,10 @@
 // `errors.prune` (daily cron): events past their environment's retention and the groups left
 // without events (domain/observability/retention/prune.ts), day partitions made ahead, accepted
-// event ids past their 90 days, sentry-cli chunks no bundle claimed within a day, and the
-// environments' pending counts put right. Dead-lettered events are pg-boss's to delete, after their 30 days
-// (src/jobs.ts).
+// event ids past their 90 days, and sentry-cli chunks no bundle claimed within a day (pending
+// counts are put right every 5 minutes: errors-reconcile-pending.ts). Dead-lettered events are
+// pg-boss's to delete, after their 30 days (src/jobs.ts).
 import type { queues } from '../src/jobs.ts';
 import { pruneEventIds } from '../src/domain/observability/intake/event-ids.ts';
-import { ingestQueries } from '../src/domain/observability/intake/queries.ts';
 import { pruneErrors } from '../src/domain/observability/retention/prune.ts';
 import { pruneChunks } from '../src/domain/observability/sentry/cli/chunks.ts';
 import type { JobHandler } from '../src/worker.ts';
@@ -15,8 +14,6 @@ export const errorsPrune: JobHandler<(typeof queues)['errors.prune']['schema']> 
   const pruned = await pruneErrors(ctx.db, now);
   const ids = await pruneEventIds(ctx.db, now);
   const chunks = await pruneChunks(ctx, now);
-  const reconciled = await ingestQueries(ctx.db).reconcilePending();
-  if (reconciled > 0) ctx.log.info({ environments: reconciled }, 'pending counts put right');
   if (chunks > 0) ctx.log.info({ chunks }, 'pruned sentry-cli chunks no bundle claimed');
   if (ids > 0 || pruned.deleted_events > 0 || pruned.deleted_groups > 0)
     ctx.log.info({ ids, ...pruned }, 'pruned expired errors');

@@ -13,6 +13,7 @@ import { backupsSchedule } from './backups-schedule.ts';
 import { errorsAssembleBundle } from './errors-assemble-bundle.ts';
 import { errorsIngest } from './errors-ingest.ts';
 import { errorsPrune } from './errors-prune.ts';
+import { errorsReconcilePending } from './errors-reconcile-pending.ts';
 import { errorsVacuum } from './errors-vacuum.ts';
 import { identityBreachedImport } from './identity-breached-import.ts';
 import { identityPasswordReset } from './identity-password-reset.ts';
@@ -41,6 +42,7 @@ export const handlers: Handlers<AppRegistry> = {
   'errors.assemble-bundle': errorsAssembleBundle,
   'errors.prune': long(errorsPrune),
   'errors.vacuum': long(errorsVacuum),
+  'errors.reconcile-pending': long(errorsReconcilePending),
   'identity.sign-up': identitySignUp,
   'identity.password-reset': identityPasswordReset,
   'identity.breached-import': long(identityBreachedImport),

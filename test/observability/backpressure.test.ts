@@ -5,7 +5,7 @@
 // envelopes get the same 429, with X-Sentry-Rate-Limits.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queues } from '../../src/jobs.ts';
+import { queues, schedules } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
@@ -93,16 +93,23 @@ it('refuses captures over max_pending with 429 and Retry-After, and accepts them
   expect(Number((await h.db('error_events').where({ env_id: busy.env.id }).count({ n: '*' }).first())!.n)).toBe(1000);
 });
 
-it('puts a wrong pending count right in the daily errors.prune job', async () => {
+it('puts a wrong pending count right every 5 minutes (errors.reconcile-pending), a deficit as an excess', async () => {
+  expect(schedules.filter((s) => s.queue === 'errors.reconcile-pending').map((s) => s.cron)).toEqual(['*/5 * * * *']);
   const queued = (await queuedEvents(h)).filter((q) => q.env_id === busy.env.id).length;
-  await h.db('error_intake_pending').where({ env_id: busy.env.id }).update({ pending: 123_456 });
+  expect(queued).toBe(1);
   const worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   try {
-    await worker.jobs.enqueue(h.db, 'errors.prune', {});
+    // Counts a web process lost (it died before writing them): 50,000 low.
+    await h.db('error_intake_pending').where({ env_id: busy.env.id }).update({ pending: -50_000 });
+    await worker.jobs.enqueue(h.db, 'errors.reconcile-pending', {});
     // The event queued after the drain is stored by this worker too: the count ends at what waits.
+    await eventually(async () => (await pending(busy)) === 0);
+    expect(Number((await h.db('error_intake_pending').where({ env_id: busy.env.id }).first())!.pending)).toBe(0);
+
+    await h.db('error_intake_pending').where({ env_id: busy.env.id }).update({ pending: 123_456 });
+    await worker.jobs.enqueue(h.db, 'errors.reconcile-pending', {});
     await eventually(async () => (await pending(busy)) === 0);
   } finally {
     await worker.stop();
   }
-  expect(queued).toBe(1);
 });

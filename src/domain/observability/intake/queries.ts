@@ -87,7 +87,7 @@ export async function claimEventIds(tx: SqlTx, rows: AcceptedRow[]): Promise<Map
  * phantom events after a run); unclamped, the count is briefly below zero and then exact, in
  * whatever order the two land. Readers take a negative count as none (`backlog`, the operator's
  * view). An operator's redrive of dead letters (their events were counted out when buried) leaves
- * the count that many below what waits until the daily reconcile (`reconcilePending`).
+ * the count that many below what waits until the next reconcile, every 5 minutes (`reconcilePending`).
  */
 export async function bumpPending(tx: SqlTx, deltas: PendingDeltas): Promise<void> {
   const entries = [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
