@@ -17,7 +17,9 @@ export function webhooksDeliver(
     // error) fails the fetch only after the others were recorded: their jobs, run again, record
     // nothing twice (deliver.ts).
     const deps = { ...ctx, sender };
-    const settled = await Promise.allSettled(jobs.map((job) => deliverAttempt(deps, job.data, queue)));
+    const settled = await Promise.allSettled(
+      jobs.map((job) => deliverAttempt(deps, job.data, { queue, jobId: job.id })),
+    );
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
   };

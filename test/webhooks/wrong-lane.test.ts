@@ -54,11 +54,15 @@ it('sends an attempt found in the fast lane for a slow endpoint from the slow la
 
   await receiver.waitFor(1);
   await eventually(async () => (await rows(endpointId)).every((r) => r.state === 'completed'));
-  // The fast lane's job went without sending; the same attempt was sent from the slow lane.
-  expect((await rows(endpointId)).map((r) => [r.name, r.id, r.state]).sort()).toEqual([
-    ['webhooks.deliver', queued!.id, 'completed'],
-    ['webhooks.deliver-slow', queued!.id, 'completed'],
+  // The fast lane's job went without sending; the same attempt was sent from the slow lane, in a
+  // job of its own (a new id: one finished in that lane under the old id would drop it).
+  const after = await rows(endpointId);
+  expect(after.map((r) => [r.name, r.state]).sort()).toEqual([
+    ['webhooks.deliver', 'completed'],
+    ['webhooks.deliver-slow', 'completed'],
   ]);
+  expect(after.find((r) => r.name === 'webhooks.deliver')!.id).toBe(queued!.id);
+  expect(after.find((r) => r.name === 'webhooks.deliver-slow')!.id).not.toBe(queued!.id);
   expect(receiver.received).toHaveLength(1);
   const endpoint = await h.db('webhook_endpoints').where({ id: endpointId }).first('slow');
   expect(endpoint).toMatchObject({ slow: true });

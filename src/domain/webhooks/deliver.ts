@@ -36,17 +36,30 @@ export function signingSecrets(keyring: Keyring, e: AttemptContext, now: Date): 
   return secrets;
 }
 
-/** One attempt; `queue` is the lane its job was fetched from (unknown: run wherever it is). */
-export async function deliverAttempt(deps: DeliverDeps, job: Ready, queue?: LaneQueue): Promise<void> {
+/** The queue a job was fetched from, and its id. */
+export interface FetchedFrom {
+  queue: LaneQueue;
+  jobId: string;
+}
+
+/** One attempt; `from`, the job it came in (unknown: run wherever it is). */
+export async function deliverAttempt(deps: DeliverDeps, job: Ready, from?: FetchedFrom): Promise<void> {
   const q = webhookQueries(deps.db);
   const c = await q.attemptContext(job.endpoint_id, job.message_id);
   // Gone (endpoint deleted, pruned), settled, or an attempt already recorded: nothing to send.
   if (!c || c.delivery_state !== 'pending' || c.attempt_count !== job.attempt - 1) return;
-  // In the other lane than its endpoint's (queued while a lane move ran, or waiting in pg-boss's
-  // retry state, or left by a worker stopped before the move, lanes.ts): queued in its lane
-  // instead, unsent. Its id is the attempt's, so a second run of this job queues it once.
-  if (queue && c.state !== 'disabled' && laneQueue(c.slow) !== queue)
-    return enqueueAttempts(deps.db, deps.jobs, [{ ...job, env_id: c.env_id, slow: c.slow }]);
+  // In the other lane than its endpoint's (queued while a lane move ran, or left by a worker
+  // stopped before the move, or one the move failed: lanes.ts): queued in its lane instead, unsent.
+  // Its new id is made from this job's, so a second run of this job queues it once, and never
+  // matches a job of this attempt already finished in that lane (which would drop it).
+  if (from && c.state !== 'disabled' && laneQueue(c.slow) !== from.queue)
+    return enqueueAttempts(
+      deps.db,
+      deps.jobs,
+      [{ ...job, env_id: c.env_id, slow: c.slow }],
+      undefined,
+      `/lane/${from.jobId}`,
+    );
   const now = new Date();
   let outcome: AttemptOutcome;
   if (c.state === 'disabled') {
@@ -128,7 +141,12 @@ async function settle(
     if (released) await enqueueAttempts(trx, deps.jobs, [released]);
   });
   // After the commit, in batches: the attempt is recorded however long the backlog (lanes.ts).
-  if (move) await moveQueued(deps.db, move);
+  // A move that failed is not retried here (the attempt is recorded: this job, run again, does
+  // nothing): its attempts go to their lane as workers fetch them.
+  if (move)
+    await moveQueued(deps.db, move).catch((err: unknown) =>
+      deps.log.warn({ endpoint_id: c.id, err }, 'webhook attempts not moved to their lane; each moves when fetched'),
+    );
   if (n >= maxAttempts && !outcome.ok)
     deps.log.info({ endpoint_id: c.id, message_id: c.message_id }, 'webhook delivery failed after its last attempt');
 }
