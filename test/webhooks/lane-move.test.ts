@@ -7,15 +7,29 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb } from '../../src/db.ts';
 import { moveQueued, settleLane } from '../../src/domain/webhooks/lanes.ts';
+import { keyringFromConfig, seal } from '../../src/crypto.ts';
+import { secretContext } from '../../src/domain/webhooks/endpoints.ts';
+import { webhookQueries } from '../../src/domain/webhooks/queries.ts';
 import { createBoss, Jobs, queues } from '../../src/jobs.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 
 let h: Harness;
 let boss: ReturnType<typeof createBoss>;
 let jobs: Jobs<typeof queues>;
 let worker: Knex;
+let env: string;
 beforeAll(async () => {
   h = await createHarness();
+  env = (await createTestEnv(h.db)).env.id;
+  for (const id of [endpoint, other])
+    await webhookQueries(h.db).insertEndpoint({
+      id,
+      env_id: env,
+      url: 'https://example.com/hook',
+      event_types: ['*'],
+      description: '',
+      secret_sealed: seal(keyringFromConfig(h.config), 'whsec_test', secretContext(id)),
+    });
   boss = createBoss(h.config, 'web', { max: 2 });
   await boss.start();
   jobs = new Jobs(boss, queues);
@@ -31,7 +45,6 @@ afterAll(async () => {
 
 const endpoint = 'whep_' + 'a'.repeat(26);
 const other = 'whep_' + 'b'.repeat(26);
-const env = 'env_lanemove';
 const message = (i: number) => 'whmsg_' + i.toString(36).padStart(26, '0');
 
 async function queue(endpointId: string, n: number, startAfter: Date): Promise<void> {
@@ -82,6 +95,7 @@ it('records the lane change at once and moves a backlog of 30,000 queued attempt
   expect(await waiting('webhooks.deliver-slow', other)).toEqual({ n: 50, groups: [env], later: 50 });
 
   // Moved back (a failure): the same attempts, the environment's group again, nothing twice.
+  await h.db('webhook_endpoints').where({ id: endpoint }).update({ slow: true });
   expect(
     await moveQueued(worker, {
       endpointId: endpoint,
@@ -92,4 +106,15 @@ it('records the lane change at once and moves a backlog of 30,000 queued attempt
   ).toBe(30_000);
   expect(await waiting('webhooks.deliver-slow', endpoint)).toEqual({ n: 30_000, groups: [env], later: 30_000 });
   expect((await waiting('webhooks.deliver', endpoint)).n).toBe(0);
+
+  // A move whose endpoint changed lanes again meanwhile moves nothing: the other move has it.
+  expect(
+    await moveQueued(worker, {
+      endpointId: endpoint,
+      from: 'webhooks.deliver-slow',
+      to: 'webhooks.deliver',
+      group: endpoint,
+    }),
+  ).toBe(0);
+  expect((await waiting('webhooks.deliver-slow', endpoint)).n).toBe(30_000);
 }, 120_000);

@@ -1,5 +1,6 @@
-// SQL for moving an endpoint between the delivery lanes (lanes.ts), on the settling transaction
-// that holds the endpoint's row (queries.ts lockEndpoint).
+// SQL for moving an endpoint between the delivery lanes (lanes.ts): its lane, on the settling
+// transaction that holds the endpoint's row (queries.ts lockEndpoint), and its queued attempts,
+// after that transaction committed.
 import type { Db } from '../../db.ts';
 
 /** An endpoint's lane, as an attempt's settling reads it under the endpoint's row lock. */
@@ -28,13 +29,15 @@ export function laneQueries(db: Db) {
      * match pg-boss's index of waiting jobs (job_i11): only the queue's waiting rows are read, not its
      * 3 days of finished ones. No pg-boss index has a waiting job's group or payload, so the rows are
      * the queue's waiting ones filtered by endpoint (the endpoint's own when it is the head of a few
-     * resources, which is the usual case).
+     * resources, which is the usual case). Nothing moves once the endpoint has left the lane of `to`
+     * (it changed lanes again meanwhile): two moves the opposite ways never pass rows back and forth.
      */
     async moveQueued(endpointId: string, from: string, to: string, group: string, limit: number): Promise<number> {
       const { rows } = await db.raw<{ rows: { moved: number }[] }>(
         `with taken as (
            select id from pgboss.job
             where name = :from and state < 'active' and not blocked and data->>'endpoint_id' = :endpointId
+              and exists (select 1 from webhook_endpoints e where e.id = :endpointId and e.slow = :toSlow)
             limit :limit for update skip locked
          ), d as (
            delete from pgboss.job j using taken t where j.name = :from and j.id = t.id returning j.*
@@ -51,7 +54,7 @@ export function laneQueries(db: Db) {
          on conflict do nothing
          )
          select count(*)::int as moved from d`,
-        { from, to, endpointId, group, limit },
+        { from, to, endpointId, group, limit, toSlow: to === 'webhooks.deliver-slow' },
       );
       // Rows taken, not rows inserted: a duplicate dropped is a row moved all the same.
       return rows[0]?.moved ?? 0;

@@ -1,5 +1,5 @@
 // Which lane an endpoint's attempts wait in (emit.ts enqueueAttempts), and its queued attempts
-// moved along when it changes lanes.
+// moved along when it changes lanes (after the attempt that changed it is recorded: below).
 // - An attempt that fails, or answers after a second or more, moves its endpoint to the slow lane,
 //   and the attempts it already has waiting in the fast lane go too: a receiver that went down
 //   with a backlog queued would otherwise hold up to 4 fast-lane slots per timeout for its whole
