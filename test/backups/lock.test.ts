@@ -14,27 +14,36 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** The sessions holding this file's environment locks. */
+/**
+ * The sessions holding this file's environment locks: in this file's database only, since pg_locks
+ * shows every database's, and other test files hold environment locks of their own meanwhile.
+ */
 const lockSessions = () =>
   sqlNumber(
     h.db,
-    "select count(distinct pid) from pg_locks where locktype = 'advisory' and classid = 727306 and granted",
+    `select count(distinct pid) from pg_locks
+      where locktype = 'advisory' and classid = 727306 and granted
+        and database = (select oid from pg_database where datname = current_database())`,
   );
 
 describe('environment locks', () => {
   it('hold many environments on one session, refuse a second run of one, and close the session when released', async () => {
     const a = await tryLockEnv(h.db, 'env_a');
     const b = await tryLockEnv(h.db, 'env_b');
-    expect(a).toBeDefined();
-    expect(b).toBeDefined();
-    // Postgres would grant the same session the lock again; the process must not.
-    expect(await tryLockEnv(h.db, 'env_a')).toBeUndefined();
-    expect(await lockSessions()).toBe(1);
-    await a!.release();
-    const again = await tryLockEnv(h.db, 'env_a');
-    expect(again).toBeDefined();
-    await again!.release();
-    await b!.release();
+    try {
+      expect(a).toBeDefined();
+      expect(b).toBeDefined();
+      // Postgres would grant the same session the lock again; the process must not.
+      expect(await tryLockEnv(h.db, 'env_a')).toBeUndefined();
+      expect(await lockSessions()).toBe(1);
+      await a!.release();
+      const again = await tryLockEnv(h.db, 'env_a');
+      expect(again).toBeDefined();
+      await again!.release();
+    } finally {
+      // Released on failure too: a held lock keeps its pooled connection, and the pool's close waits for it.
+      await b?.release();
+    }
     expect(await lockSessions()).toBe(0);
   });
 
