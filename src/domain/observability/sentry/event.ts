@@ -12,6 +12,7 @@ import { sentryFrames as frames, type SentryFrameInput } from './frames.ts';
 import { parseDebugId } from '../source-maps/debug-ids.ts';
 import { isHexId } from '../../../http/trace-context.ts';
 import { labelChars, limits, tagKeyChars, type BreadcrumbInput, type ErrorEventInput } from '../intake/event-schema.ts';
+import { isObj, str, type Obj } from './lenient.ts';
 
 /** What a Sentry event brings beyond a capture: kept in the stored event, scrubbed like all of it. */
 export interface SentryParts {
@@ -54,11 +55,6 @@ export type SentryEventInput = Omit<ErrorEventInput, 'stack_frames'> & {
   stack_frames?: SentryFrameInput[];
   sentry: SentryParts;
 };
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, max: number): string | undefined =>
-  typeof v === 'string' && v !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v).slice(0, max) : undefined;
 
 /** The event of a payload, its depth checked before it is parsed and its databags trimmed (depth.ts). */
 export function parseSentryJson(payload: Buffer, what: string): Obj {

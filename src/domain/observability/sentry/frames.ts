@@ -10,6 +10,7 @@
 // (pipeline/symbolicate.ts).
 import { clipContextLine } from '../pipeline/symbolicate.ts';
 import { limits, type StackFrameInput } from '../intake/event-schema.ts';
+import { int, isObj, str, type Obj } from './lenient.ts';
 
 /** A frame of a Sentry event: capture's, and the code context the SDK sent. */
 export interface SentryFrameInput extends StackFrameInput {
@@ -24,13 +25,6 @@ export interface SentryFrameInput extends StackFrameInput {
  * characters as a source map's line is, which keeps the SDKs' lines (cut near 150) whole.
  */
 export const sdkContextLines = 10;
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, max: number): string | undefined =>
-  typeof v === 'string' && v !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v).slice(0, max) : undefined;
-const int = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 100_000_000 ? v : undefined;
 
 /**
  * Context lines as stored: at most `sdkContextLines`, each clipped like a source map's. A line

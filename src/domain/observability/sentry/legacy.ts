@@ -8,9 +8,7 @@
 import { AppError } from '../../../errors.ts';
 import { limits } from '../intake/event-schema.ts';
 import { trimDatabag } from './depth.ts';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from './lenient.ts';
 
 /** Canonical key ← its legacy names, in relay's order of preference after the canonical key. */
 const eventAliases: [string, string[]][] = [
