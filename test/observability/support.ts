@@ -1,5 +1,6 @@
 // Error-tracking test helpers: the real web process and the real worker in-process, and shortcuts
 // for captures and reads.
+import { afterAll, beforeAll } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
 import { newEventUid } from '../../src/domain/observability/intake/capture.ts';
 import { errorEventInput } from '../../src/domain/observability/intake/event-schema.ts';
@@ -14,7 +15,7 @@ import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerContext, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { call, startTestWeb, type Answer, type Harness } from '../support/harness.ts';
+import { call, createHarness, createTestEnv, startTestWeb, type Answer, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 
 export interface Stack {
@@ -37,6 +38,24 @@ export async function startStack(h: Harness, options: { worker?: boolean } = {})
       await web.stop();
     },
   };
+}
+
+/**
+ * A test file's database, web, worker and environment, made before its tests and stopped after
+ * them (read them inside tests).
+ */
+export function useStack(): { h: Harness; s: Stack; env: CreatedEnv } {
+  const t = {} as { h: Harness; s: Stack; env: CreatedEnv };
+  beforeAll(async () => {
+    t.h = await createHarness();
+    t.s = await startStack(t.h);
+    t.env = await createTestEnv(t.h.db);
+  });
+  afterAll(async () => {
+    await t.s?.stop();
+    await t.h?.close();
+  });
+  return t;
 }
 
 export const envBase = (env: CreatedEnv): string => `/v1/${env.env.name}`;

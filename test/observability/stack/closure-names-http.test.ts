@@ -3,26 +3,13 @@
 // anonymous function inside that method, not the method), and lands in the group such a stack
 // made when the names were cut to the function they are in: the same fingerprint, and the same
 // group as an event sending the frames as they were read then.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
+import { describe, expect, it } from 'vitest';
 import type { StackFrame } from '../../../src/domain/observability/pipeline/symbolicate.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../../support/harness.ts';
+import { call } from '../../support/harness.ts';
 import { fingerprintBefore, firefoxClosures, printedNames } from '../fixtures/firefox-closures.ts';
-import { capture, envBase, groupIdOf, readStored, startStack, type Stack } from '../support.ts';
+import { capture, envBase, groupIdOf, readStored, useStack } from '../support.ts';
 
-let h: Harness;
-let s: Stack;
-let env: CreatedEnv;
-
-beforeAll(async () => {
-  h = await createHarness();
-  s = await startStack(h);
-  env = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await s?.stop();
-  await h?.close();
-});
+const t = useStack();
 
 const event = (more: Record<string, unknown>) => ({
   event_time: '2026-11-28T05:00:00Z',
@@ -34,17 +21,17 @@ const event = (more: Record<string, unknown>) => ({
 
 describe('closure names over HTTP', () => {
   it('stores a Firefox stack with its frames named as printed, in the group it always went to', async () => {
-    const uid = await capture(s.web, env, event({ stack: firefoxClosures }));
-    const stored = (await readStored(s.web, env, uid)).body;
+    const uid = await capture(t.s.web, t.env, event({ stack: firefoxClosures }));
+    const stored = (await readStored(t.s.web, t.env, uid)).body;
     const frames = stored.stack_frames as StackFrame[];
     expect(frames.map((f) => f.function)).toEqual(printedNames);
     expect(frames.at(-1)).toMatchObject({ file: 'http://127.0.0.1:39995/static/app.js', line: 55, column: 74 });
 
     const group = await call<{ fingerprint: string; culprit: string }>(
-      s.web.url,
+      t.s.web.url,
       'GET',
-      `${envBase(env)}/error_groups/${groupIdOf(stored.name)}`,
-      { key: env.secretKey },
+      `${envBase(t.env)}/error_groups/${groupIdOf(stored.name)}`,
+      { key: t.env.secretKey },
     );
     expect(group.body.fingerprint).toBe(fingerprintBefore);
     expect(group.body.culprit).toBe('modules</Bar.prototype._baz/< (/static/app.js)');
@@ -56,8 +43,8 @@ describe('closure names over HTTP', () => {
       line: f.line,
       column: f.column,
     }));
-    const before = await capture(s.web, env, event({ stack_frames: cut }));
-    const beforeStored = (await readStored(s.web, env, before)).body;
+    const before = await capture(t.s.web, t.env, event({ stack_frames: cut }));
+    const beforeStored = (await readStored(t.s.web, t.env, before)).body;
     expect(groupIdOf(beforeStored.name)).toBe(groupIdOf(stored.name));
   });
 });
