@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // The corpus scenarios are plain scripts run as they are in old engines (Hermes 0.12, JSC's shell).
-  { ignores: ['node_modules', '.data', 'coverage', 'test-results', 'test/observability/corpus/capture/*.js'] },
+  { ignores: ['node_modules', '.data', 'coverage', 'test-results', 'test/errors/corpus/capture/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -27,7 +27,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // Applications the tests bundle for a real browser (test/observability/sentry/browser-sdk.test.ts).
+  // Applications the tests bundle for a real browser (test/errors/sentry/browser-sdk.test.ts).
   {
     files: ['test/**/fixtures/browser-*.js'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly' } },

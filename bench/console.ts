@@ -1,4 +1,4 @@
-// The console's pages at size (CONTRACT.md "Console"; target: p95 < 100 ms with 10,000 error groups
+// The console's pages at size (docs/api.md "Console"; target: p95 < 100 ms with 10,000 error groups
 // and 1,000,000 events): an environment seeded in SQL with that many groups and events (their
 // hourly counts as the worker keeps them) and 10,000 end users; each page fetched
 // BENCH_CONSOLE_REQUESTS times in turn over keep-alive HTTP with a console session's cookie, its
@@ -8,8 +8,8 @@ import http from 'node:http';
 import { openConsoleSession } from '../src/domain/console/sessions.ts';
 import { keyringFromConfig } from '../src/crypto.ts';
 import { createDb } from '../src/db.ts';
-import { StackEncoder, packBody } from '../src/domain/observability/pipeline/event-codec.ts';
-import { ensurePartitions } from '../src/domain/observability/retention/prune.ts';
+import { StackEncoder, packBody } from '../src/domain/errors/pipeline/event-codec.ts';
+import { ensurePartitions } from '../src/domain/errors/retention/prune.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { startWeb } from '../src/server.ts';

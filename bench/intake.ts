@@ -1,16 +1,16 @@
 // The error intake's queue, measured two ways on the same database in the same run, on pg-boss 12
 // tuned as src/jobs.ts tunes it (a partitioned queue, batched `insert`, batch fetch, LISTEN/NOTIFY
 // wake-ups): one job per event, against the events packed into jobs as captures pack them
-// (domain/observability/intake/job.ts). Same sealed payloads (what a capture writes), no
+// (domain/errors/intake/job.ts). Same sealed payloads (what a capture writes), no
 // processing: this is what the queue itself costs per event, accepted and drained, on top of the
 // pipeline's own cost measured in bench/errors.ts. docs/queues.md holds the figures and the decision.
 import { createBoss } from '../src/jobs.ts';
 import { createDb } from '../src/db.ts';
 import { keyringFromConfig } from '../src/crypto.ts';
-import { newEventUid } from '../src/domain/observability/intake/capture.ts';
-import { errorEventInput } from '../src/domain/observability/intake/event-schema.ts';
-import { packJobs } from '../src/domain/observability/intake/job.ts';
-import { sealPayload } from '../src/domain/observability/intake/sealed-payload.ts';
+import { newEventUid } from '../src/domain/errors/intake/capture.ts';
+import { errorEventInput } from '../src/domain/errors/intake/event-schema.ts';
+import { packJobs } from '../src/domain/errors/intake/job.ts';
+import { sealPayload } from '../src/domain/errors/intake/sealed-payload.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { ms, report, scratchDatabase } from './support.ts';

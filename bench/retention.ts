@@ -1,4 +1,4 @@
-// Retention's cost (CONTRACT.md "Retention"): the daily prune of N expired events, against a plain
+// Retention's cost (docs/api.md "Retention"): the daily prune of N expired events, against a plain
 // DELETE of as many rows of the same shape in the same run, and again with the table holding twice
 // as many unexpired events, to show that the prune's time does not grow with the table.
 // Env: DATABASE_URL; BENCH_RETENTION_EVENTS (expired events, 1000000).
@@ -6,7 +6,7 @@ import { keyringFromConfig } from '../src/crypto.ts';
 import pg from 'pg';
 import { createDb } from '../src/db.ts';
 import { runMigrations } from '../src/migrate.ts';
-import { pruneErrors } from '../src/domain/observability/retention/prune.ts';
+import { pruneErrors } from '../src/domain/errors/retention/prune.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { ms, report, scratchDatabase } from './support.ts';
 

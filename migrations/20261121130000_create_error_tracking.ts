@@ -5,7 +5,7 @@
 // (src/jobs.ts, docs/queues.md).
 //
 // Stored events. `error_events.body_deflated` is the scrubbed occurrence as read back, its JSON as a
-// raw deflate stream (src/domain/observability/pipeline/event-codec.ts says why and what it measured).
+// raw deflate stream (src/domain/errors/pipeline/event-codec.ts says why and what it measured).
 //
 // Sealed and deflated bytes do not compress: their columns' storage is EXTERNAL, so Postgres does
 // not spend time trying.
@@ -101,7 +101,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw("select cairn_error_event_partitions((now() at time zone 'UTC')::date - 1, 16)");
 
   // Per environment: how long events are kept, and how many may wait unprocessed before captures
-  // are refused (CONTRACT.md "Retention", "Backpressure"). No row: the defaults.
+  // are refused (docs/api.md "Retention", "Backpressure"). No row: the defaults.
   // Events accepted and not yet settled by a worker, per environment: what `max_pending` bounds.
   // Raised in the transaction that queues the events, lowered in the one that settles their jobs.
   await knex.schema.createTable('error_intake_pending', (t) => {
@@ -122,7 +122,7 @@ export async function up(knex: Knex): Promise<void> {
       t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
       t.text('release').notNullable();
       t.text('file').notNullable();
-      // `file` without scheme, host, query and fragment: the second way a frame matches (CONTRACT.md).
+      // `file` without scheme, host, query and fragment: the second way a frame matches (docs/api.md).
       t.text('file_path').notNullable();
       t.text('object_key').notNullable();
       t.bigInteger('size_bytes').notNullable();

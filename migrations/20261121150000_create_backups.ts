@@ -97,7 +97,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('id').primary();
     t.text('env_id').notNullable().references('envs.id').onDelete('CASCADE');
     t.text('name').notNullable();
-    // Each application bucket is its own S3 bucket (CONTRACT.md), so versioning is S3's own.
+    // Each application bucket is its own S3 bucket (docs/api.md), so versioning is S3's own.
     t.text('s3_bucket').notNullable().unique();
     t.text('versioning')
       .notNullable()

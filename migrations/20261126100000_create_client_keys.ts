@@ -1,4 +1,4 @@
-// Sentry client keys (CONTRACT.md "Sentry compatibility"). Every environment gets a positive
+// Sentry client keys (docs/api.md "Sentry compatibility"). Every environment gets a positive
 // number of its own, the project id of its DSNs (the Sentry SDKs refuse a DSN whose project id is
 // not numeric), and client keys: the DSN's 32-hex public key. A public key is found by its SHA-256
 // and kept sealed with the service key for lists (STYLE.md §8: no plaintext key in a table, even

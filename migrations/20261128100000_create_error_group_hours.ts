@@ -1,6 +1,6 @@
 // Occurrences per group per hour of receipt, kept by the worker's store in the statement that
 // stores the events (intake/queries.ts `store`), so the console's charts read at most 24 rows per
-// group and day and never scan events (CONTRACT.md "Console"). Hours of receipt, not of the
+// group and day and never scan events (docs/api.md "Console"). Hours of receipt, not of the
 // events' own times: a client's clock cannot scatter a group's chart or create rows in far hours.
 // The daily prune deletes hours older than the environment's retention; a deleted group takes its
 // hours along. Existing events are counted here once.

@@ -1,4 +1,4 @@
-// Signed webhooks (CONTRACT.md "Webhooks", the Standard Webhooks specification).
+// Signed webhooks (docs/api.md "Webhooks", the Standard Webhooks specification).
 //
 // - webhook_endpoints: an environment's receivers. The signing secret is sealed with
 //   CAIRN_ENCRYPTION_KEY (it must be recovered to sign), never stored in plaintext; after a

@@ -1,5 +1,5 @@
 // Small crypto helpers shared by every area: random tokens, SHA-256 for stored secrets
-// (STYLE.md §8), and AES-256-GCM sealing for secrets that must be recovered (CONTRACT.md:
+// (STYLE.md §8), and AES-256-GCM sealing for secrets that must be recovered (docs/api.md:
 // CAIRN_ENCRYPTION_KEY wraps stored secrets; CAIRN_ENCRYPTION_KEY_ID names it for rotation).
 import {
   createCipheriv,
@@ -11,7 +11,7 @@ import {
   randomInt,
   type KeyObject,
 } from 'node:crypto';
-import { AppError } from './errors.ts';
+import { AppError } from './app-error.ts';
 
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Config } from './config.ts';
 import { isTransaction, type Db } from './db.ts';
 import { boundedPool } from './db-timeouts.ts';
-import { ingestJobSchema } from './domain/observability/intake/job.ts';
+import { ingestJobSchema } from './domain/errors/intake/job.ts';
 import { traceCarrier, traceKey } from './telemetry/jobs.ts';
 
 export interface QueueDef<S extends z.ZodType = z.ZodType> {
@@ -82,7 +82,7 @@ const deliveryAttempts = {
 
 export const queues = defineQueues({
   // Error ingest (docs/queues.md). A job carries up to 50 accepted events, sealed (never
-  // plaintext; domain/observability/intake/job.ts), so a fetch of 4 jobs is a bounded batch. Its
+  // plaintext; domain/errors/intake/job.ts), so a fetch of 4 jobs is a bounded batch. Its
   // own partition keeps the busiest queue from slowing the others. The store commits with the
   // jobs' settlement (transactional), so each event is stored exactly once even when a job's claim
   // ran out while it was being worked. A killed worker's jobs are retried by another worker within
@@ -107,7 +107,7 @@ export const queues = defineQueues({
     localConcurrency: 2,
     transactional: true,
   },
-  // sentry-cli's artifact bundles (domain/observability/sentry/cli/assemble.ts): the bundle's
+  // sentry-cli's artifact bundles (domain/errors/sentry/cli/assemble.ts): the bundle's
   // chunks read from the store, its maps and minified files stored. Idempotent on the assembly's
   // row; a store outage is waited out with backoff.
   'errors.assemble-bundle': {
@@ -117,7 +117,7 @@ export const queues = defineQueues({
     expireInSeconds: 600,
     deleteAfterSeconds: 3600,
   },
-  // Daily: accepted event ids past their 90-day retention (domain/observability/intake/event-ids.ts).
+  // Daily: accepted event ids past their 90-day retention (domain/errors/intake/event-ids.ts).
   'errors.prune': { schema: z.object({}), retryLimit: 2 },
   // Every 5 minutes: each environment's pending count set to the events its queue holds
   // (intake/queries.ts reconcilePending). Deltas add unclamped, so a count a web process died before

@@ -7,7 +7,7 @@ import { createDb } from './db.ts';
 import { databaseTlsHint } from './db-errors.ts';
 import { createBoss, queues, syncQueues, type Registry } from './jobs.ts';
 import { createLogger, type Logger } from './log.ts';
-import { ensurePartitions } from './domain/observability/retention/prune.ts';
+import { ensurePartitions } from './domain/errors/retention/prune.ts';
 
 /**
  * Before the first release, migrations were folded into one per area; knex refuses a database that

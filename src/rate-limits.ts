@@ -3,7 +3,7 @@
 // be reused; a spent limit is refused with rate_limited and the seconds to wait (Retry-After).
 import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError } from './errors.ts';
+import { AppError } from './app-error.ts';
 
 export interface PgLimit {
   /** Created by a migration (tableCreated): `identity_rate_limits`, `client_key_rate_limits`. */

@@ -6,7 +6,7 @@ import { createApp, type AppOptions } from './api/app.ts';
 import type { Config } from './config.ts';
 import { connectionShares, createDb } from './db.ts';
 import { createBoss, Jobs, queues } from './jobs.ts';
-import { intakeWriter } from './domain/observability/intake/writer.ts';
+import { intakeWriter } from './domain/errors/intake/writer.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createObjectStore } from './storage/index.ts';
 

@@ -3,7 +3,7 @@
 // npm; data in .data/postgres) and keeps objects on the local disk (.data/objects), creates a demo
 // environment on first run, and prints the base URL with its keys. With DATABASE_URL and the S3
 // variables set, it uses those and starts nothing embedded.
-import { dsnFor } from './domain/observability/sentry/client-keys.ts';
+import { dsnFor } from './domain/errors/sentry/client-keys.ts';
 import { keyringFromConfig } from './crypto.ts';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
 
   let demo: { name: string; publishable_key: string; secret_key: string; dsn?: string } | undefined;
   // With the demo environment, a fresh one-use console link each start: the banner's way into the
-  // console (CONTRACT.md "Console").
+  // console (docs/api.md "Console").
   let consoleLink: string | undefined;
   if (embedded) {
     const db = createDb(config, { poolMax: 1 });

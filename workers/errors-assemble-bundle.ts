@@ -1,7 +1,7 @@
 // `errors.assemble-bundle`: one artifact bundle uploaded by sentry-cli, made into source maps and
-// minified files (domain/observability/sentry/cli/assemble.ts).
+// minified files (domain/errors/sentry/cli/assemble.ts).
 import type { queues } from '../src/jobs.ts';
-import { assembleBundle } from '../src/domain/observability/sentry/cli/assemble.ts';
+import { assembleBundle } from '../src/domain/errors/sentry/cli/assemble.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const errorsAssembleBundle: JobHandler<(typeof queues)['errors.assemble-bundle']['schema']> = async (

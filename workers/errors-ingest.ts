@@ -6,22 +6,17 @@
 // failed event is failed, for pg-boss to retry with backoff; on the last attempt, or when it can
 // never succeed, the event is dead-lettered with its error.
 import { keyringFromConfig } from '../src/crypto.ts';
-import {
-  ingestEvents,
-  type Failure,
-  type IngestDeps,
-  type JobEvent,
-} from '../src/domain/observability/intake/ingest.ts';
-import type { ingestJobSchema, IngestJob } from '../src/domain/observability/intake/job.ts';
-import { SourceMapCache } from '../src/domain/observability/source-maps/cache.ts';
+import { ingestEvents, type Failure, type IngestDeps, type JobEvent } from '../src/domain/errors/intake/ingest.ts';
+import type { ingestJobSchema, IngestJob } from '../src/domain/errors/intake/job.ts';
+import { SourceMapCache } from '../src/domain/errors/source-maps/cache.ts';
 import { ulidTime } from '../src/ids.ts';
-import { bumpPending, type PendingDeltas } from '../src/domain/observability/intake/queries.ts';
-import { emitGroupEvents } from '../src/domain/observability/groups/events.ts';
-import { createPipelineCaches } from '../src/domain/observability/pipeline/caches.ts';
-import { ensurePartitions } from '../src/domain/observability/retention/prune.ts';
-import { indexMinified } from '../src/domain/observability/source-maps/scope-naming.ts';
-import { sourceMapBucket } from '../src/domain/observability/source-maps/uploads.ts';
-import type { MapLoader } from '../src/domain/observability/pipeline/symbolicate.ts';
+import { bumpPending, type PendingDeltas } from '../src/domain/errors/intake/queries.ts';
+import { emitGroupEvents } from '../src/domain/errors/groups/events.ts';
+import { createPipelineCaches } from '../src/domain/errors/pipeline/caches.ts';
+import { ensurePartitions } from '../src/domain/errors/retention/prune.ts';
+import { indexMinified } from '../src/domain/errors/source-maps/scope-naming.ts';
+import { sourceMapBucket } from '../src/domain/errors/source-maps/uploads.ts';
+import type { MapLoader } from '../src/domain/errors/pipeline/symbolicate.ts';
 import { deadLetterName, type AppRegistry } from '../src/jobs.ts';
 import { readAll } from '../src/storage/object-store.ts';
 import type { JobHandler, JobInput, WorkerContext } from '../src/worker.ts';

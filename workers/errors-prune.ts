@@ -1,12 +1,12 @@
 // `errors.prune` (daily cron): events past their environment's retention and the groups left
-// without events (domain/observability/retention/prune.ts), day partitions made ahead, accepted
+// without events (domain/errors/retention/prune.ts), day partitions made ahead, accepted
 // event ids past their 90 days, and sentry-cli chunks no bundle claimed within a day (pending
 // counts are put right every 5 minutes: errors-reconcile-pending.ts). Dead-lettered events are
 // pg-boss's to delete, after their 30 days (src/jobs.ts).
 import type { queues } from '../src/jobs.ts';
-import { pruneEventIds } from '../src/domain/observability/intake/event-ids.ts';
-import { pruneErrors } from '../src/domain/observability/retention/prune.ts';
-import { pruneChunks } from '../src/domain/observability/sentry/cli/chunks.ts';
+import { pruneEventIds } from '../src/domain/errors/intake/event-ids.ts';
+import { pruneErrors } from '../src/domain/errors/retention/prune.ts';
+import { pruneChunks } from '../src/domain/errors/sentry/cli/chunks.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const errorsPrune: JobHandler<(typeof queues)['errors.prune']['schema']> = async (_jobs, ctx) => {

@@ -1,7 +1,7 @@
 // `errors.vacuum` (every minute): the intake's table vacuumed when autovacuum has not kept up
-// (domain/observability/intake/vacuum.ts).
+// (domain/errors/intake/vacuum.ts).
 import type { queues } from '../src/jobs.ts';
-import { vacuumIntake } from '../src/domain/observability/intake/vacuum.ts';
+import { vacuumIntake } from '../src/domain/errors/intake/vacuum.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const errorsVacuum: JobHandler<(typeof queues)['errors.vacuum']['schema']> = async (_jobs, ctx) => {

@@ -1,4 +1,4 @@
-// `webhooks.prune` (daily cron): deliveries and their attempts kept 30 days (CONTRACT.md "Webhooks"),
+// `webhooks.prune` (daily cron): deliveries and their attempts kept 30 days (docs/api.md "Webhooks"),
 // then the messages no delivery needs, a bounded batch at a time.
 import type { queues } from '../src/jobs.ts';
 import { webhookQueries } from '../src/domain/webhooks/queries.ts';

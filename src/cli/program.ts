@@ -3,7 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { register as registerBackups } from './commands/backups.ts';
 import { register as registerConsole } from './commands/console.ts';
-import { register as registerErrorGroups } from './commands/error-groups.ts';
+import { register as registerErrorGroups } from './commands/errors.ts';
 import { register as registerIdentity } from './commands/identity.ts';
 import { register as registerSocial } from './commands/social.ts';
 import { register as registerWebhooks } from './commands/webhooks.ts';

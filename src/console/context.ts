@@ -8,7 +8,7 @@ import {
   type ConsoleSession,
 } from '../domain/console/sessions.ts';
 import type { SecretScope } from '../domain/tenancy/keys.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 import { consoleCookie, setConsoleSession } from '../http/cookies.ts';
 import type { AppDeps } from '../http/context.ts';
 import { checkCsrf, csrfToken } from '../http/csrf.ts';

@@ -1,4 +1,4 @@
-// The console (CONTRACT.md "Console"), served by the web process under /console: server-rendered
+// The console (docs/api.md "Console"), served by the web process under /console: server-rendered
 // pages for a team to see and triage its errors, run backups and manage its users, one file per
 // page (pages/), declared on the route kernel like every other route (page.ts has what they share).
 import { consoleErrors, consoleHome } from './pages/errors.ts';

@@ -1,4 +1,4 @@
-// Request and response schemas of the identity routes (CONTRACT.md "Identity").
+// Request and response schemas of the identity routes (docs/api.md "Identity").
 // The presenters turn stored rows into these shapes; SPEC.md leaves their fields open, these follow
 // Clerk's and AIP-122's names.
 import { z } from 'zod';

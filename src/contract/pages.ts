@@ -1,4 +1,4 @@
-// Every list pages the same way (CONTRACT.md "Lists", Google AIP-158): `page_size` and an opaque
+// Every list pages the same way (docs/api.md "Lists", Google AIP-158): `page_size` and an opaque
 // `page_token` in, the items and `next_page_token` out. The token is the keyset position of the
 // last item as JSON, signed with HMAC-SHA-256 so that a tampered token is refused with
 // invalid_request instead of being read as a position. Each list names its own `purpose`, bound
@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { derivedKey, keyringFromConfig } from '../crypto.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 
 export const pageQuery = z.object({
   page_size: z.coerce.number().int().min(1).max(1000).default(50),

@@ -1,4 +1,4 @@
-// Shapes of the Sentry-compatible surface (CONTRACT.md "Sentry compatibility"): client keys (DSNs)
+// Shapes of the Sentry-compatible surface (docs/api.md "Sentry compatibility"): client keys (DSNs)
 // on the /v1 API, and the answers of the ingest routes.
 import { z } from 'zod';
 import { envParams } from './tenancy.ts';

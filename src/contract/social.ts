@@ -1,4 +1,4 @@
-// Social sign-in providers of an environment (CONTRACT.md "Social sign-in"): what the API answers,
+// Social sign-in providers of an environment (docs/api.md "Social sign-in"): what the API answers,
 // and the presenter that keeps every secret out of it. The input is the domain's `providerInput`.
 import { z } from 'zod';
 import { providerInput, providerNames } from '../domain/social/providers.ts';

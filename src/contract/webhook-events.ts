@@ -1,13 +1,13 @@
-// The event catalogue's bodies (CONTRACT.md "Webhooks"): an event's data is the resource as the
+// The event catalogue's bodies (docs/api.md "Webhooks"): an event's data is the resource as the
 // API shows it, made by the same presenter as the API's answer, so a receiver and an API client
 // read one shape. The actions that cause the events call these (the domain's one use of the
 // presenters: a message is part of the public contract, like an answer).
 import type { BackupRow, OperationRow } from '../domain/backups/queries.ts';
 import type { EndUserRow } from '../domain/identity/queries.ts';
-import type { GroupRow } from '../domain/observability/groups/queries.ts';
+import type { GroupRow } from '../domain/errors/groups/queries.ts';
 import type { WebhookEvent } from '../domain/webhooks/catalogue.ts';
 import { backupResource, operationResource } from './backups.ts';
-import { groupView } from './error-groups.ts';
+import { groupView } from './errors.ts';
 import { endUserResource } from './identity.ts';
 
 type Env = { id: string; name: string };

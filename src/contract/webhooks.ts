@@ -1,4 +1,4 @@
-// Shapes of the webhooks API (CONTRACT.md "Webhooks"): endpoints, their deliveries and attempts.
+// Shapes of the webhooks API (docs/api.md "Webhooks"): endpoints, their deliveries and attempts.
 import { z } from 'zod';
 import { eventTypes } from '../domain/webhooks/catalogue.ts';
 import type { AttemptRow, DeliveryRow, EndpointRow } from '../domain/webhooks/queries.ts';

@@ -3,7 +3,7 @@
 // (Heroku's standard dyno has 512 MB). Bodies wait their turn, first come first served, before
 // they are read: an unread body waits in the socket, at the client's cost. A body larger than the
 // whole budget takes all of it, alone.
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 
 interface Waiter {
   bytes: number;

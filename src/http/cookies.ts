@@ -44,7 +44,7 @@ export function setBrowserId(ctx: Context, config: Config, id: string): void {
 }
 
 /**
- * The console's session (CONTRACT.md "Console"): only for /console, as long as the session lasts on
+ * The console's session (docs/api.md "Console"): only for /console, as long as the session lasts on
  * the server. SameSite=Lax, as GitHub's and Sentry's sessions: a link to a console page from chat,
  * mail or a sign-in link opens it signed in (Strict drops the cookie on any navigation a
  * cross-site click started, redirects included), while other sites' POSTs still go without it,

@@ -11,7 +11,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Config } from '../config.ts';
 import { sha256 } from '../crypto.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 import { browserCookie, setBrowserId } from './cookies.ts';
 
 function key(config: Config): Buffer {

@@ -11,7 +11,7 @@
 // whether the whole body or one item is decoded (WHATWG Encoding's decoder stops at an ASCII byte).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import bourne from '@hapi/bourne';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 import { bodyJsonLimits, bodyOverLimit, refuseCostlyJson } from './json-limits.ts';
 
 const ws = (b: number | undefined) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;

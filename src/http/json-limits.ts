@@ -7,7 +7,7 @@
 // under 500,000). Both are found in one pass over the bytes, without recursion, before they are
 // parsed: about a quarter of what JSON.parse costs for the same bytes. Malformed JSON is left to
 // the parser, which refuses it.
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 
 export interface JsonLimits {
   /** Most levels of objects and arrays, the outermost being level 1. */

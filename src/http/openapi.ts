@@ -3,7 +3,7 @@
 // callback and the Account Portal's pages alike.
 import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
-import { errorStatus } from '../errors.ts';
+import { errorStatus } from '../app-error.ts';
 import type { RouteDef } from './route.ts';
 
 export const errorBody = z

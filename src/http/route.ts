@@ -15,7 +15,7 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { SecretScope } from '../domain/tenancy/keys.ts';
 import { envName } from '../domain/tenancy/names.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 import type { AppDeps, Principal, RequestState } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { authenticateSession } from './middleware/session-auth.ts';
@@ -31,7 +31,7 @@ export interface PageErrors {
 }
 
 /**
- * How a route answers errors: `api`, the /v1 body of the app's error middleware (CONTRACT.md
+ * How a route answers errors: `api`, the /v1 body of the app's error middleware (docs/api.md
  * "Errors"); `oauth`, RFC 6749 §5.2's `{error, error_description}` (oauth-errors.ts); or pages.
  */
 export type ErrorStyle = 'api' | 'oauth' | PageErrors;
@@ -79,7 +79,7 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /** Bytes; CONTRACT.md: 100 KiB unless a route says otherwise. */
+  /** Bytes; docs/api.md: 100 KiB unless a route says otherwise. */
   bodyLimit?: number;
   /** `json` unless said. A form route parses its body whenever one comes, declared or not. */
   bodyType?: BodyType;

@@ -3,7 +3,7 @@
 // is refused (400 invalid_request, naming the field) before it reaches a handler, rather than
 // failing halfway through a write. Free text that is stored as sent (error events: routes marked
 // `freeText`) gets U+FFFD instead, in its own schema (event-schema.ts `storable`).
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 
 /** True for U+0000 or an unpaired surrogate. */
 export function unstorable(s: string): boolean {

@@ -1,5 +1,5 @@
 // Outgoing mail. With SMTP_URL, nodemailer sends it; without, it lands in the `mail_outbox` table
-// (CONTRACT.md "Configuration"), its body sealed (outbox.ts), so development needs no mail server.
+// (docs/api.md "Configuration"), its body sealed (outbox.ts), so development needs no mail server.
 // Links in mail carry one-use tokens: the log shows the body only for a test environment, where
 // the log is how a developer without SMTP follows them; a live environment's never.
 import type { Knex } from 'knex';

@@ -8,7 +8,7 @@ import type { EndUserRow } from '../domain/identity/queries.ts';
 import { envIdentity, type EnvIdentity } from '../domain/identity/sessions/sessions.ts';
 import { hashKey, parseKey } from '../domain/tenancy/keys.ts';
 import { tenancyQueries } from '../domain/tenancy/queries.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 import { sessionCookie } from '../http/cookies.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import { brandOf, page, type Html } from './html.ts';

@@ -10,7 +10,7 @@ import { findDeviceRequest } from '../domain/oauth/device.ts';
 import { formatUserCode } from '../domain/oauth/user-code.ts';
 import { providerLabels } from '../domain/social/providers.ts';
 import { socialQueries } from '../domain/social/queries.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 import { clientFrom } from '../http/client.ts';
 import type { AppDeps } from '../http/context.ts';
 import { browserId, csrfToken } from '../http/csrf.ts';

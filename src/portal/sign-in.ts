@@ -10,7 +10,7 @@ import type { EnvIdentity } from '../domain/identity/sessions/sessions.ts';
 import type { FactorProof } from '../domain/identity/factors/totp.ts';
 import { allowedRedirect, isPortalPage } from '../domain/identity/redirects.ts';
 import { keyringFromConfig, open, seal } from '../crypto.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 import { setPortalSession } from '../http/cookies.ts';
 
 const stateSeconds = 300;

@@ -1,4 +1,4 @@
-// The calls a web page makes with the environment's publishable key (CONTRACT.md "Identity",
+// The calls a web page makes with the environment's publishable key (docs/api.md "Identity",
 // `/v1/client/*`): sign up, sign in in browser mode, the current session, sign out, password reset.
 // Nothing here takes the secret key: it must never reach a browser. The API answers these routes
 // with CORS for any origin and never uses cookies, so the bearer stays where the page keeps it.

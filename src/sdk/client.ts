@@ -21,7 +21,7 @@ export interface RequestOptions {
   auth?: 'secret' | 'publishable' | 'none';
 }
 
-/** An error answer of the API, with its stable code (CONTRACT.md). */
+/** An error answer of the API, with its stable code (docs/api.md). */
 export class CairnApiError extends Error {
   readonly status: number;
   readonly code: string;

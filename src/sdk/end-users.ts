@@ -1,4 +1,4 @@
-// End users, sessions and tickets (CONTRACT.md "Identity"), for the application's server and the
+// End users, sessions and tickets (docs/api.md "Identity"), for the application's server and the
 // CLI. Environment names are validated by envPath, so no path tricks.
 import { SignInApi } from './browser.ts';
 import { envPath, type CairnClient } from './client.ts';

@@ -5,7 +5,7 @@ import { BackupsApi, StorageApi } from './backups.ts';
 import { SignInApi } from './browser.ts';
 import { CairnClient, type ClientOptions } from './client.ts';
 import { EndUsersApi } from './end-users.ts';
-import { ErrorGroupsApi } from './error-groups.ts';
+import { ErrorGroupsApi } from './errors.ts';
 import { SocialProvidersApi } from './social.ts';
 import { WebhooksApi } from './webhooks.ts';
 

@@ -1,4 +1,4 @@
-// Webhook endpoints and their deliveries (CONTRACT.md "Webhooks"), for the application's server and
+// Webhook endpoints and their deliveries (docs/api.md "Webhooks"), for the application's server and
 // the CLI. The signing secret comes back only from `create` and `rotateSecret`: keep it then.
 import { envPath, type CairnClient } from './client.ts';
 

@@ -7,7 +7,7 @@
 // (400 invalid_request), before anything is written.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 
 /** Linux file systems (ext4, xfs, tmpfs, overlayfs) name a file in at most 255 bytes. */
 const nameMax = 255;

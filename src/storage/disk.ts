@@ -12,7 +12,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes, createHash } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 import { newUlid } from '../ids.ts';
 import { diskKeyProblem, isAbsent, keyFault, refuseClash, tempSuffix } from './disk-keys.ts';
 import type {

@@ -25,7 +25,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../app-error.ts';
 import type {
   DeleteResult,
   GetResult,

@@ -1,4 +1,4 @@
-// One error model for every /v1 route (CONTRACT.md): code, message, request_id; statuses per code.
+// One error model for every /v1 route (docs/api.md): code, message, request_id; statuses per code.
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebHandle } from '../../src/server.ts';

@@ -4,7 +4,7 @@
 // values, layouts and byte-level damage.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/errors.ts';
+import { AppError } from '../../src/app-error.ts';
 import { parseWhole, splitJsonItems } from '../../src/http/json-items.ts';
 import { toAppError } from '../../src/http/middleware/errors.ts';
 import { BodyBudget } from '../../src/http/body-budget.ts';

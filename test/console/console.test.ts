@@ -13,9 +13,9 @@ import { queues } from '../../src/jobs.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { encode } from '@jridgewell/sourcemap-codec';
 import { call, createTestEnv, type Harness } from '../support/harness.ts';
-import { capture, envBase, groupIdOf, readStored, sampleEvent } from '../observability/support.ts';
+import { capture, envBase, groupIdOf, readStored, sampleEvent } from '../errors/support.ts';
 import { harnessWithWeb } from '../social/support.ts';
-import { pageFrame } from '../observability/sentry/fixtures/browser-event.ts';
+import { pageFrame } from '../errors/sentry/fixtures/browser-event.ts';
 import { audit, launchBrowser, newPage as openPage, sessionCookie, shots, signIn as signInAs } from './support.ts';
 
 let h: Harness;

@@ -3,11 +3,11 @@
 // it is), the console's daily counts read them by UTC day, and the daily prune deletes hours past
 // the environment's retention.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupQueries } from '../../src/domain/observability/groups/queries.ts';
-import { pruneErrors } from '../../src/domain/observability/retention/prune.ts';
+import { groupQueries } from '../../src/domain/errors/groups/queries.ts';
+import { pruneErrors } from '../../src/domain/errors/retention/prune.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
-import { capture, groupIdOf, readStored, sampleEvent, startStack, type Stack } from '../observability/support.ts';
+import { capture, groupIdOf, readStored, sampleEvent, startStack, type Stack } from '../errors/support.ts';
 
 let h: Harness;
 let s: Stack;

@@ -12,7 +12,7 @@ import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
-import { sampleEvent } from '../observability/support.ts';
+import { sampleEvent } from '../errors/support.ts';
 
 const token = 'metrics-token-for-the-tests-0123456789';
 let h: Harness;

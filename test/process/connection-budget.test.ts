@@ -6,7 +6,7 @@ import { connectionShares } from '../../src/db.ts';
 import { createHarness, sqlNumber, createTestEnv, call, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { spawnWeb, spawnWorker } from '../support/web-process.ts';
-import { sampleEvent } from '../observability/support.ts';
+import { sampleEvent } from '../errors/support.ts';
 
 let h: Harness;
 const stops: (() => Promise<void>)[] = [];

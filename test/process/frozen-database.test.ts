@@ -8,7 +8,7 @@ import { call, createHarness, createTestEnv, type Harness } from '../support/har
 import { startFreezeProxy, type FreezeProxy } from '../support/freeze-proxy.ts';
 import { eventually } from '../support/probes.ts';
 import { spawnWeb, spawnWorker, type WebProcess } from '../support/web-process.ts';
-import { sampleEvent } from '../observability/support.ts';
+import { sampleEvent } from '../errors/support.ts';
 
 let h: Harness;
 let proxy: FreezeProxy;

@@ -16,7 +16,7 @@ import {
   reindexIndex,
 } from 'pg-boss/dist/plans.js';
 import { isBossMaintenance, longStatements, statementBounds } from '../../src/db-timeouts.ts';
-import { isStoreUnavailable } from '../../src/errors.ts';
+import { isStoreUnavailable } from '../../src/app-error.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 
 let h: Harness;

@@ -13,7 +13,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32, createDeflateRaw, deflateRawSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sourceMapBucket } from '../../src/domain/observability/source-maps/uploads.ts';
+import { sourceMapBucket } from '../../src/domain/errors/source-maps/uploads.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { parseEnvName } from '../../src/domain/tenancy/names.ts';
 import type { WebHandle } from '../../src/server.ts';

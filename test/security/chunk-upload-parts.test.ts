@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { parseEnvName } from '../../src/domain/tenancy/names.ts';
-import { sourceMapBucket } from '../../src/domain/observability/source-maps/uploads.ts';
+import { sourceMapBucket } from '../../src/domain/errors/source-maps/uploads.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import { createTestEnv, sqlNumber, useWeb } from '../support/harness.ts';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { sourceMapBucket } from '../../src/domain/observability/source-maps/uploads.ts';
+import { sourceMapBucket } from '../../src/domain/errors/source-maps/uploads.ts';
 import { putObject } from '../../src/domain/storage/buckets.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';

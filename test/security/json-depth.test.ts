@@ -9,9 +9,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
-import { openPayload } from '../../src/domain/observability/intake/sealed-payload.ts';
+import { openPayload } from '../../src/domain/errors/intake/sealed-payload.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queuedEvents } from '../observability/support.ts';
+import { queuedEvents } from '../errors/support.ts';
 import { createTestEnv, useWeb } from '../support/harness.ts';
 
 const stack = useWeb();

@@ -10,11 +10,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dsnFor } from '../../src/domain/observability/sentry/client-keys.ts';
+import { dsnFor } from '../../src/domain/errors/sentry/client-keys.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { dumpDatabase } from '../support/pg.ts';
-import { capture, readStored, sampleEvent, startStack, type Stack } from '../observability/support.ts';
+import { capture, readStored, sampleEvent, startStack, type Stack } from '../errors/support.ts';
 
 let h: Harness;
 let stack: Stack;

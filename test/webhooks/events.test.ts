@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestEnv } from '../support/harness.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { capture, sampleEvent } from '../observability/support.ts';
+import { capture, sampleEvent } from '../errors/support.ts';
 import { strongPassword } from '../identity/support.ts';
 import { apiFor, startReceiver, typeOf, useWebhookStack, verified, type Api, type Receiver } from './support.ts';
 import { eventually } from '../support/probes.ts';

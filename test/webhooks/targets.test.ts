@@ -13,7 +13,7 @@ import { deadlineResolver, hostRefused, type Resolver } from '../../src/http/add
 import { targetRule } from '../../src/http/target-rule.ts';
 import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
-import { AppError } from '../../src/errors.ts';
+import { AppError } from '../../src/app-error.ts';
 import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
 import { apiFor, startReceiver, startWebhookWorker } from './support.ts';
 import { eventually } from '../support/probes.ts';

@@ -2,7 +2,7 @@
 // the OpenAPI document. The /v1 API, the OAuth endpoints, the social callback, the Account Portal.
 import type { RouteDef } from '../../http/route.ts';
 import { backupRoutes } from './backups/index.ts';
-import { errorGroupRoutes } from './error-groups/index.ts';
+import { errorGroupRoutes } from './errors/index.ts';
 import { identityRoutes } from './identity/index.ts';
 import { oauthRoutes } from './oauth/index.ts';
 import { portalRoutes } from '../../portal/index.ts';

@@ -1,12 +1,12 @@
 // `cairn admin …`: the operator's commands. They talk to the database directly (DATABASE_URL),
 // never through the API, and print each plaintext key exactly once.
-import { dsnFor } from '../../domain/observability/sentry/client-keys.ts';
+import { dsnFor } from '../../domain/errors/sentry/client-keys.ts';
 import type { Command } from 'commander';
 import { seal } from '../../crypto.ts';
 import { checkScopes, createEnvWithKeys, createKey, requireEnv, requireEnvPath } from '../../domain/tenancy/envs.ts';
 import { tenancyQueries } from '../../domain/tenancy/queries.ts';
 import { readStatus, type OperationalStatus } from '../../domain/operations/status.ts';
-import { pruneErrors } from '../../domain/observability/retention/prune.ts';
+import { pruneErrors } from '../../domain/errors/retention/prune.ts';
 import { createBoss, queues } from '../../jobs.ts';
 import { CliError, type CliContext } from '../context.ts';
 import { createConsoleLink, type ConsoleLink } from '../../domain/console/links.ts';

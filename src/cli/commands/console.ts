@@ -1,5 +1,5 @@
 // `cairn console --env <env name>`: a one-use link (5 minutes) that opens the console in a browser
-// with this key's environment and scopes (CONTRACT.md "Console"). Only the link goes to stdout, so
+// with this key's environment and scopes (docs/api.md "Console"). Only the link goes to stdout, so
 // `open "$(cairn console)"` works; the key itself never reaches the browser.
 import type { Command } from 'commander';
 import type { ConsoleLink } from '../../domain/console/links.ts';

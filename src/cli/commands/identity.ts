@@ -1,4 +1,4 @@
-// `cairn end-users …` and `cairn sessions list` over the HTTP API (CONTRACT.md "The operator
+// `cairn end-users …` and `cairn sessions list` over the HTTP API (docs/api.md "The operator
 // CLI").
 import { EndUsersApi, type EndUser, type Session } from '../../sdk/end-users.ts';
 import { CliError, pageText, type Register } from '../context.ts';

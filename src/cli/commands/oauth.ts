@@ -1,4 +1,4 @@
-// `cairn admin oauth-clients create|list` (CONTRACT.md "The operator CLI"): OAuth clients are
+// `cairn admin oauth-clients create|list` (docs/api.md "The operator CLI"): OAuth clients are
 // registered by the operator, in the database, never over the API. Device-grant clients are
 // public: the answer holds the client_id and no secret.
 import type { Command } from 'commander';

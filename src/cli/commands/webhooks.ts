@@ -1,5 +1,5 @@
 // `cairn webhooks create|list|get|update|delete|rotate-secret|deliveries|redeliver` over the HTTP
-// API (CONTRACT.md "Webhooks", secret key with webhooks:read or webhooks:write).
+// API (docs/api.md "Webhooks", secret key with webhooks:read or webhooks:write).
 import { eventTypes, type EventType } from '../../domain/webhooks/catalogue.ts';
 import { WebhooksApi, type Delivery, type Endpoint, type EndpointUpdate } from '../../sdk/webhooks.ts';
 import { CliError, pageText, type CliContext, type Register } from '../context.ts';

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { ConsoleSession } from '../../domain/console/sessions.ts';
 import { backupQueries, type BackupRow } from '../../domain/backups/queries.ts';
 import { requestManualBackup, requestRestore } from '../../domain/backups/service.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';

@@ -2,7 +2,7 @@
 // first, filtered by state ("Unresolved" by default) and service, 50 a page, each with its
 // occurrences of the last 14 days (chart.ts, from the hourly counts: never a scan of events).
 import { z } from 'zod';
-import { groupQueries, type GroupState } from '../../domain/observability/groups/queries.ts';
+import { groupQueries, type GroupState } from '../../domain/errors/groups/queries.ts';
 import { defineRoute } from '../../http/route.ts';
 import { html } from '../../portal/html.ts';
 import { seeOther, text } from '../../portal/page.ts';

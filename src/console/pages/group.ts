@@ -6,9 +6,9 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ConsoleSession } from '../../domain/console/sessions.ts';
-import { groupQueries, type EventRow, type GroupRow } from '../../domain/observability/groups/queries.ts';
-import { transitions, triage, type TriageAction } from '../../domain/observability/groups/state.ts';
-import { AppError } from '../../errors.ts';
+import { groupQueries, type EventRow, type GroupRow } from '../../domain/errors/groups/queries.ts';
+import { transitions, triage, type TriageAction } from '../../domain/errors/groups/state.ts';
+import { AppError } from '../../app-error.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';

@@ -1,11 +1,11 @@
 // /console/operations/{id}: a restore's (or drill's) progress until done: its phase, the bytes read
 // of the backup, and how it ended (the pre-restore backup, or the error and whether the target was
-// changed, which the worker writes: CONTRACT.md "Restores tell the truth"). Without JavaScript the
+// changed, which the worker writes: docs/api.md "Restores tell the truth"). Without JavaScript the
 // page has a link to look again; with it, a small script of the page's own (nonce'd: CSP allows
 // nothing else) fetches the page every second and swaps in its progress until the operation is done.
 import { z } from 'zod';
 import { getOperation } from '../../domain/backups/service.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { defineRoute } from '../../http/route.ts';
 import { html } from '../../portal/html.ts';
 import { render, sessionWith } from '../context.ts';

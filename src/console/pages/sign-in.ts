@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { consumeConsoleSignIn } from '../../domain/console/limits.ts';
 import { openConsoleSession } from '../../domain/console/sessions.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { clientFrom } from '../../http/client.ts';
 import { principalOf } from '../../http/middleware/auth.ts';
 import { browserId, checkCsrf, csrfToken } from '../../http/csrf.ts';

@@ -10,7 +10,7 @@ import { identityQueries } from '../../domain/identity/queries.ts';
 import { normaliseEmail } from '../../domain/identity/tokens.ts';
 import type { EndUserRow } from '../../domain/identity/users/queries.ts';
 import { requireEndUser, revokeEndUserSessions } from '../../domain/identity/users/users.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';

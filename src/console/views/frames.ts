@@ -2,10 +2,10 @@
 // with its original file:line:column and function, the code around it (from the map's sources, or
 // as the SDK sent it for a frame no map mapped) with the frame's own line marked, the minified
 // frame behind a disclosure (one click away), and why a frame could not be mapped.
-import type { StackFrame, UnmappedReason } from '../../domain/observability/pipeline/symbolicate.ts';
+import type { StackFrame, UnmappedReason } from '../../domain/errors/pipeline/symbolicate.ts';
 import { html, type Html } from '../../portal/html.ts';
 
-/** Why a frame was not mapped, in words (the API gives the code: CONTRACT.md "Symbolication"). */
+/** Why a frame was not mapped, in words (the API gives the code: docs/api.md "Symbolication"). */
 export const unmappedReasons: Record<UnmappedReason, string> = {
   no_release: 'the event names no release, so no source map applies',
   no_maps_for_release: 'no source maps were uploaded for this release',

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { keyringFromConfig, open, seal } from '../../crypto.ts';
 import { openCatalogSnapshot, type CatalogSnapshot } from './catalog.ts';
 import { catalogStore } from './catalog-queries.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { BackupIntegrityError, encryptStream, formatName } from './format.ts';
 import { tryLockEnv } from './lock.ts';
 import { streamingCollector } from './memory.ts';

@@ -5,7 +5,7 @@
 // next delete removes. A backup that is still running, or that a restore or drill is reading,
 // cannot be deleted. What it was stays on record (deleted_backups) for the day's free count and billing.
 import type { Knex } from 'knex';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { backupQueries } from './queries.ts';
 

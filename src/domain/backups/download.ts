@@ -5,7 +5,7 @@
 // corrupt; `download --sealed` gives the object as it is, for an offline `cairn backups decrypt`.
 import { Readable } from 'node:stream';
 import { keyringFromConfig, open, type Keyring } from '../../crypto.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { BackupDeps } from './deps.ts';
 import { decryptStream } from './format.ts';
 import type { BackupRow } from './queries.ts';

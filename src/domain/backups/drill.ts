@@ -15,7 +15,7 @@
 // found and dropped when its job runs again. It needs the environment's role to have CREATEDB;
 // without it the drill fails and says so.
 import pg from 'pg';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { newId } from '../../ids.ts';
 import { databaseUrlOf } from './capture.ts';
 import { catalogDifferences, catalogOf } from './catalog.ts';

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 
 const run = promisify(execFile);
 

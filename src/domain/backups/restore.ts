@@ -40,7 +40,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { keyringFromConfig } from '../../crypto.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { newId } from '../../ids.ts';
 import { databaseUrlOf, runCapture } from './capture.ts';
 import { backupObjectKey, type BackupDeps } from './deps.ts';
@@ -287,7 +287,7 @@ export async function applyBackupObject(deps: BackupDeps, backup: BackupRow, url
   }
 }
 
-/** Creates the free pre-restore backup row of the target (CONTRACT.md: type manual, trigger pre_restore). */
+/** Creates the free pre-restore backup row of the target (docs/api.md: type manual, trigger pre_restore). */
 async function preRestoreRow(deps: BackupDeps, target: EnvTarget): Promise<BackupRow> {
   const now = new Date();
   const settings = await backupQueries(deps.db).settings(target.id);

@@ -1,7 +1,7 @@
 // What the API asks of backups: manual backups (with the free ten a day), lists, usage, restore
 // operations. Each write inserts its row and enqueues its job in one transaction (STYLE.md §2).
 import type { Knex } from 'knex';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { newId } from '../../ids.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db.ts';
@@ -92,7 +92,7 @@ export async function backupUsage(db: Knex, envId: string, now = new Date()) {
 
 /**
  * What a restore checks, for the restore and for its preview alike: the key belongs to the
- * backup's environment; the target is an environment of the same project (CONTRACT.md), with a
+ * backup's environment; the target is an environment of the same project (docs/api.md), with a
  * database and nothing else running. `lock` takes the target's row lock first (the restore's
  * transaction), so two requests cannot both pass the last check.
  */

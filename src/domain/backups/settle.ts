@@ -1,4 +1,4 @@
-// A backup's or a restore's end, with its webhook event (CONTRACT.md "Webhooks": backup.succeeded,
+// A backup's or a restore's end, with its webhook event (docs/api.md "Webhooks": backup.succeeded,
 // backup.failed, restore.succeeded, restore.failed) written in the same transaction: the event
 // exists exactly when the end committed, and a run settled twice (a reaped orphan) emits once,
 // because only the change from an unsettled state emits.

@@ -1,4 +1,4 @@
-// One-use console sign-in links (CONTRACT.md "Console"): printed by `cairn console`, `cairn admin
+// One-use console sign-in links (docs/api.md "Console"): printed by `cairn console`, `cairn admin
 // console-link` and `npm start`, valid 5 minutes, opening one console session (with the scopes of
 // the key that asked, or every scope for the operator). The token travels in the query, which
 // request logs leave out (they log the path), and the page it lands on sends no Referer. Opening

@@ -1,4 +1,4 @@
-// Console sessions (CONTRACT.md "Console"). Signing in with a secret key opens a server-side
+// Console sessions (docs/api.md "Console"). Signing in with a secret key opens a server-side
 // session bound to the key's environment and scopes; the browser holds only the session's random
 // token, never the key. Sessions last 12 hours at most (as a working day in a dashboard), end on
 // "Sign out", end at once when their key is revoked, and an operator can end them from outside the

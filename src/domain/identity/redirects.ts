@@ -12,7 +12,7 @@
 // and URL parsers read differently (WHATWG URL turns `\` into `/` in http(s) URLs and strips tabs
 // and newlines), and no user name or password (`https://app.example@attacker.example`).
 import type { Config } from '../../config.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
 import type { IdentitySettings } from './settings.ts';
 

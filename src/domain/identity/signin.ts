@@ -8,7 +8,7 @@
 //    password that still needs a factor or a verified email gives its reservation back.
 import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { Logger } from '../../log.ts';
 import { consumeLimit } from './limits.ts';
 import { identifierHash, withCheck } from './lockout/lockout.ts';

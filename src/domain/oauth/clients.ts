@@ -2,7 +2,7 @@
 // oauth_clients collection is not routed on the API). Device-grant clients are public (RFC 8628
 // §3.1: the device cannot keep a secret), so there is no client secret.
 import type { Knex } from 'knex';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { newUlid } from '../../ids.ts';
 import { oauthQueries, type OAuthClientRow } from './queries.ts';
 

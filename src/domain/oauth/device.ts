@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 import { randomBase62, sha256 } from '../../crypto.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { newId } from '../../ids.ts';
 import { identityQueries } from '../identity/queries.ts';
 import { createSession, envIdentity, type SignInContext } from '../identity/sessions/sessions.ts';

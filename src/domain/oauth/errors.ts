@@ -1,5 +1,5 @@
 // Errors of the OAuth endpoints in the RFC 6749 §5.2 / RFC 8628 §3.5 form ({"error", …}), so
-// that standard OAuth clients work unchanged (CONTRACT.md). Only these two endpoints use it.
+// that standard OAuth clients work unchanged (docs/api.md). Only these two endpoints use it.
 export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'

@@ -2,7 +2,7 @@
 // be slow). Two counts: per client IP, and per browser (the portal's CSRF cookie), so one browser
 // cannot guess alone and a NAT full of users still gets its fair share. Only misses count.
 import type { Knex } from 'knex';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { pgLimiter } from '../../rate-limits.ts';
 
 export const userCodeLimits = { ip: { points: 50, seconds: 900 }, browser: { points: 10, seconds: 900 } } as const;

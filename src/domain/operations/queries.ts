@@ -4,7 +4,7 @@
 // table (`errors.ingest` is partitioned, src/jobs.ts), read-only: pg-boss owns those rows.
 import type { Db } from '../../db.ts';
 import { deadLetterName } from '../../jobs.ts';
-import { defaultErrorSettings } from '../observability/retention/queries.ts';
+import { defaultErrorSettings } from '../errors/retention/queries.ts';
 
 export interface IntakeFigures {
   /** Events accepted and not yet stored. */

@@ -3,7 +3,7 @@
 // aud = https://appleid.apple.com, and at most six months of life (Apple, "Creating a client
 // secret"). We make a fresh one of five minutes for every token request.
 import { createPrivateKey, sign } from 'node:crypto';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 
 const b64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 

@@ -14,7 +14,7 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import {
   AddressRefused,
   deadlineResolver,

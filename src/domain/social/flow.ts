@@ -8,7 +8,7 @@ import * as oidc from 'openid-client';
 import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 import { keyringFromConfig, open, seal, sha256 } from '../../crypto.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { AnyJobs as Jobs } from '../../jobs.ts';
 import { allowedRedirect, isPortalPage } from '../identity/redirects.ts';
 import { createSession, envIdentity, type SignInContext } from '../identity/sessions/sessions.ts';
@@ -121,7 +121,7 @@ export async function completeSocialSignIn(
   if (tx.session_mode === 'server') {
     target.searchParams.set('auth_ticket', (await issueTicket(db, tx.env_id, userId, method, from)).ticket);
   } else {
-    // Never in the query: a fragment is not sent to servers or in Referer headers (CONTRACT.md).
+    // Never in the query: a fragment is not sent to servers or in Referer headers (docs/api.md).
     const { session, token } = await createSession(db, await envIdentity(db, tx.env_id), userId, method, from);
     target.hash = new URLSearchParams({ session_token: token, session_id: session.id }).toString();
   }

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import { keyringFromConfig, open, seal } from '../../crypto.ts';
 import type { Db } from '../../db.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { envIdentity } from '../identity/sessions/sessions.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
 import { checkApplePrivateKey } from './apple.ts';

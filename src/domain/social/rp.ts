@@ -4,7 +4,7 @@
 // alone). The `iss` authorization response parameter is checked where the provider announces it
 // (RFC 9207). GitHub is plain OAuth 2, so its identity comes from its REST API instead.
 import * as oidc from 'openid-client';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { appleClientSecret } from './apple.ts';
 import { egressRefusal } from './egress.ts';
 import type { ResolvedProvider } from './providers.ts';

@@ -1,10 +1,10 @@
 // Application storage: buckets per environment, each its own S3 bucket named
-// `${CAIRN_STORAGE_BUCKET_PREFIX}${ulid}` (CONTRACT.md), so versioning is S3's native versioning
+// `${CAIRN_STORAGE_BUCKET_PREFIX}${ulid}` (docs/api.md), so versioning is S3's native versioning
 // and the backup bucket stays separate. Versioning, once enabled, is never suspended by this API.
 import type { Knex } from 'knex';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { newUlid } from '../../ids.ts';
 import type { ObjectStore, ObjectVersion } from '../../storage/object-store.ts';
 import { storageQueries, type BucketRow } from './queries.ts';

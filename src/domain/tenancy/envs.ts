@@ -2,9 +2,9 @@
 // and the embedded demo). Plaintext keys are returned once and never stored.
 import type { Knex } from 'knex';
 import type { Keyring } from '../../crypto.ts';
-import { createClientKey, openPublicKey } from '../observability/sentry/client-keys.ts';
-import { clientKeyQueries } from '../observability/sentry/queries.ts';
-import { AppError } from '../../errors.ts';
+import { createClientKey, openPublicKey } from '../errors/sentry/client-keys.ts';
+import { clientKeyQueries } from '../errors/sentry/queries.ts';
+import { AppError } from '../../app-error.ts';
 import {
   generateKey,
   hashKey,

@@ -1,4 +1,4 @@
-// API keys (CONTRACT.md "Keys and authentication"): `cairn_pk_{test|live}_<base62>` publishable,
+// API keys (docs/api.md "Keys and authentication"): `cairn_pk_{test|live}_<base62>` publishable,
 // `cairn_sk_{test|live}_<base62>` secret. 32 base62 characters carry ~190 bits of entropy.
 import { randomBase62, sha256 } from '../../crypto.ts';
 

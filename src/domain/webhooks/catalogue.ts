@@ -1,4 +1,4 @@
-// The webhook event catalogue (CONTRACT.md "Webhooks"). An event's subject is the resource it is
+// The webhook event catalogue (docs/api.md "Webhooks"). An event's subject is the resource it is
 // about: messages with one subject reach an endpoint in the order the changes happened.
 export const eventTypes = [
   'error_group.created',

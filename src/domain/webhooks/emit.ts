@@ -1,4 +1,4 @@
-// Writing events (CONTRACT.md "Webhooks", "Delivery"): never sent inside the request that caused
+// Writing events (docs/api.md "Webhooks", "Delivery"): never sent inside the request that caused
 // them. The action writes its messages, their deliveries and the first attempts' jobs in its own
 // transaction, so an event exists exactly when its action committed (a rollback takes it along)
 // and is delivered by the workers even if every web process dies the moment after.

@@ -1,11 +1,11 @@
-// An environment's webhook endpoints (CONTRACT.md "Webhooks"). The signing secret is made here,
+// An environment's webhook endpoints (docs/api.md "Webhooks"). The signing secret is made here,
 // sealed with CAIRN_ENCRYPTION_KEY (attempts must sign with it) and shown only in the answers of
 // create and rotate. A rotation keeps the previous secret for 24 hours: every message then carries
 // both signatures, so a receiver can switch secrets without refusing a message.
 import type { Knex } from 'knex';
 import { keyringFromConfig, seal } from '../../crypto.ts';
 import type { Config } from '../../config.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { newId } from '../../ids.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
 import { newSecret } from './sign.ts';

@@ -1,8 +1,8 @@
-// Redelivery (CONTRACT.md "Webhooks"): one more attempt of a settled delivery, the same webhook-id
+// Redelivery (docs/api.md "Webhooks"): one more attempt of a settled delivery, the same webhook-id
 // and body, signed anew. It is a single attempt, not a new retry schedule, and it does not hold
 // back later messages about the same resource. A delivery still pending has an attempt coming.
 import type { Knex } from 'knex';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { AnyJobs as Jobs } from '../../jobs.ts';
 import { enqueueAttempts } from './emit.ts';
 import { requireEndpoint } from './endpoints.ts';

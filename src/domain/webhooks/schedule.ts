@@ -1,4 +1,4 @@
-// When a failed attempt is tried again (CONTRACT.md "Webhooks", Svix's schedule): about 5 s, 5 min,
+// When a failed attempt is tried again (docs/api.md "Webhooks", Svix's schedule): about 5 s, 5 min,
 // 30 min, 2 h, 5 h, 10 h and 10 h after the attempts before it, eight attempts in all over about
 // 27.6 hours. A jitter of up to a tenth spreads the retries of a burst that failed together.
 const delaysSeconds = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];

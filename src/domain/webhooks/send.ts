@@ -1,4 +1,4 @@
-// One attempt's HTTP request (CONTRACT.md "Webhooks", "Delivery"): POST the message's bytes with
+// One attempt's HTTP request (docs/api.md "Webhooks", "Delivery"): POST the message's bytes with
 // its signed headers; a 2xx within 15 s is success. Redirects are never followed (a 3xx is a failed
 // attempt: following one would let a receiver send us anywhere). The receiver's answer body is read
 // and dropped (at most 64 KiB), never stored. Where the environment's rule admits only public

@@ -8,7 +8,7 @@
 // addresses are allowed, a name that does not resolve is refused with the same text as a private
 // one (http/addresses.ts hostRefused), at creation and at delivery: otherwise the answers would tell
 // which of the service's internal names exist.
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { AddressRefused, deadlineResolver, resolvePublic, type Resolver } from '../../http/addresses.ts';
 import type { TargetRule } from '../../http/target-rule.ts';
 

@@ -1,10 +1,10 @@
-// One place resolves a key to its environment and scopes (CONTRACT.md "Keys and authentication").
+// One place resolves a key to its environment and scopes (docs/api.md "Keys and authentication").
 // Every failure is a stable code: no key, a malformed, unknown or revoked key → unauthorized; a
 // key of the wrong kind or without the route's scope → forbidden. Nothing is read before this passes.
 import type { Context } from 'koa';
 import { hashKey, parseKey, type SecretScope } from '../../domain/tenancy/keys.ts';
 import { tenancyQueries } from '../../domain/tenancy/queries.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { AppDeps, Principal } from '../context.ts';
 
 type Resolved = Awaited<ReturnType<ReturnType<typeof tenancyQueries>['resolveKey']>>;

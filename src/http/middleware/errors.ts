@@ -1,8 +1,8 @@
-// The one error middleware (STYLE.md §3): AppError codes → statuses (CONTRACT.md), body-parser
+// The one error middleware (STYLE.md §3): AppError codes → statuses (docs/api.md), body-parser
 // failures → invalid_request, a lost database → store_unavailable with Retry-After, constraint
 // names → codes, and anything else → internal with only the request id. Detail goes to the log.
 import type { Middleware } from 'koa';
-import { AppError, isStoreUnavailable } from '../../errors.ts';
+import { AppError, isStoreUnavailable } from '../../app-error.ts';
 import type { RequestState } from '../context.ts';
 
 export function toAppError(err: unknown): AppError {

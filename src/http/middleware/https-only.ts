@@ -17,7 +17,7 @@
 // (RFC 6797 §8.1), so sending it when unsure costs nothing.
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../config.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { Logger } from '../../log.ts';
 
 export const hstsHeader = 'max-age=31536000';

@@ -3,7 +3,7 @@
 // parses one at a time (json-items.ts). A body of any other shape or type gets the ordinary JSON
 // parser's answer.
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { largeBodies } from '../body-budget.ts';
 import { BodyBuffers } from '../body-buffers.ts';
 import { parseWhole, splitJsonItems } from '../json-items.ts';

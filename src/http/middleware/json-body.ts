@@ -9,7 +9,7 @@ import type { Middleware } from 'koa';
 import inflate from 'inflation';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { BodyLease } from '../body-buffers.ts';
 import { discardRest } from '../discard-body.ts';
 import { parseWhole } from '../json-items.ts';

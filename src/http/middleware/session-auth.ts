@@ -1,11 +1,11 @@
-// The end user's session bearer (CONTRACT.md: "A session bearer … is sent as Authorization:
+// The end user's session bearer (docs/api.md: "A session bearer … is sent as Authorization:
 // Bearer"), for /v1/client/session, sign-out and factor routes. The session names its environment,
 // so no publishable key is needed. A missing, malformed, unknown, revoked or expired session, or
 // one whose user was deleted, is `unauthorized` with one message: none can be told apart.
 import type { Context } from 'koa';
 import { resolveSession, type ResolvedSession } from '../../domain/identity/sessions/sessions.ts';
 import { tenancyQueries } from '../../domain/tenancy/queries.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import type { AppDeps, Principal } from '../context.ts';
 
 /** The resolved session, kept for the handler so it is not read twice. */

@@ -1,6 +1,6 @@
 // POST /consent: the signed-in user allows or denies a device request (RFC 8628 §3.3).
 import { decideDeviceRequest, findDeviceRequest } from '../../domain/oauth/device.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { clientFrom } from '../../http/client.ts';
 import { browserId, checkCsrf } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';

@@ -1,6 +1,6 @@
 // POST /sign-in/factor: the TOTP (or recovery code) step of a portal sign-in. Who is signing in
 // travels sealed in the form (../sign-in.ts), so the step re-runs the whole check.
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { envFromId, render } from '../context.ts';

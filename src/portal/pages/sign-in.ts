@@ -1,6 +1,6 @@
 // /sign-in: the password form (with the social buttons), and its POST; a second factor continues
 // on /sign-in/factor (sign-in-factor.ts).
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { checkCsrf, browserId, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { envFromId, render } from '../context.ts';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { minPasswordLength } from '../../domain/identity/passwords.ts';
 import { acceptSignUp } from '../../domain/identity/signup/signup.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { clientFrom } from '../../http/client.ts';
 import { browserId, checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { startSocialSignIn } from '../../domain/social/flow.ts';
 import { providerNames } from '../../domain/social/providers.ts';
 import type { ProviderName } from '../../domain/social/queries.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../app-error.ts';
 import { defineRoute } from '../../http/route.ts';
 import { envFromId } from '../context.ts';
 import { portalPage, text } from '../page.ts';

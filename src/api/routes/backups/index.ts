@@ -1,4 +1,4 @@
-// Backups (CONTRACT.md "Backups and storage"): thin handlers over src/domain/backups.
+// Backups (docs/api.md "Backups and storage"): thin handlers over src/domain/backups.
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { deleteBackup } from '../../../domain/backups/delete.ts';
@@ -22,7 +22,7 @@ import {
   requestRestore,
   saveSettings,
 } from '../../../domain/backups/service.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import type { AppDeps } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { paginate } from '../../../contract/pages.ts';

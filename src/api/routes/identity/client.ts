@@ -1,8 +1,8 @@
-// The client API (SPEC.md "Client API", CONTRACT.md "Identity"): called from the application's
+// The client API (SPEC.md "Client API", docs/api.md "Identity"): called from the application's
 // pages with the publishable key, or with the end user's session bearer. Handlers stay thin.
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import { acceptSignUp } from '../../../domain/identity/signup/signup.ts';
 import { confirmPasswordReset, requestPasswordReset, verifyEmail } from '../../../domain/identity/links/links.ts';
 import { consumeLimit } from '../../../domain/identity/limits.ts';

@@ -1,4 +1,4 @@
-// End users, sessions and sign-in history for the application's server (secret key, CONTRACT.md
+// End users, sessions and sign-in history for the application's server (secret key, docs/api.md
 // "Identity"). Every query is scoped by the key's environment.
 import { z } from 'zod';
 import { identityQueries } from '../../../domain/identity/queries.ts';

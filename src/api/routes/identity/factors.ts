@@ -1,4 +1,4 @@
-// TOTP enrolment for the signed-in end user (CONTRACT.md "TOTP"), with the session bearer.
+// TOTP enrolment for the signed-in end user (docs/api.md "TOTP"), with the session bearer.
 import { z } from 'zod';
 import { appName } from '../../../domain/identity/links/links.ts';
 import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';

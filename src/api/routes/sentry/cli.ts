@@ -1,12 +1,12 @@
-// The part of Sentry's web API that `sentry-cli sourcemaps upload` calls (CONTRACT.md "Sentry
+// The part of Sentry's web API that `sentry-cli sourcemaps upload` calls (docs/api.md "Sentry
 // compatibility", sentry-cli), with SENTRY_URL the service, SENTRY_AUTH_TOKEN a secret key with
 // observability:write, SENTRY_ORG and SENTRY_PROJECT the key's org and project. Chunks are kept
 // here; a bundle is assembled by a worker (`errors.assemble-bundle`), which the CLI need not wait for.
 import { z } from 'zod';
-import { bundleQueries } from '../../../domain/observability/sentry/cli/queries.ts';
-import { chunkUploadOptions, receiveChunks } from '../../../domain/observability/sentry/cli/chunks.ts';
+import { bundleQueries } from '../../../domain/errors/sentry/cli/queries.ts';
+import { chunkUploadOptions, receiveChunks } from '../../../domain/errors/sentry/cli/chunks.ts';
 import { parseEnvName } from '../../../domain/tenancy/names.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import type { Principal } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
 

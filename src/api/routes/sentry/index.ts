@@ -1,12 +1,12 @@
-// The Sentry ingest routes (CONTRACT.md "Sentry compatibility"): what every Sentry SDK posts to
+// The Sentry ingest routes (docs/api.md "Sentry compatibility"): what every Sentry SDK posts to
 // once its DSN points at Cairn. The client key is the SDK's; errors keep the /v1 body, and a 429
 // also says `X-Sentry-Rate-Limits`, which the SDKs read to back off.
 import { z } from 'zod';
 import { ingestAnswer } from '../../../contract/sentry.ts';
-import { captureDeps } from '../../../domain/observability/intake/capture.ts';
-import { keyFromAuthHeader, sentryAuthHeader } from '../../../domain/observability/sentry/auth.ts';
-import { ingestEnvelope, ingestStore, type SentryRequest } from '../../../domain/observability/sentry/ingest.ts';
-import { AppError } from '../../../errors.ts';
+import { captureDeps } from '../../../domain/errors/intake/capture.ts';
+import { keyFromAuthHeader, sentryAuthHeader } from '../../../domain/errors/sentry/auth.ts';
+import { ingestEnvelope, ingestStore, type SentryRequest } from '../../../domain/errors/sentry/ingest.ts';
+import { AppError } from '../../../app-error.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { sentryCliRoutes } from './cli.ts';
 import type { Context } from 'koa';

@@ -6,7 +6,7 @@ import { providerInput, providerNames, putProvider } from '../../../domain/socia
 import { providerResource, providerSchema } from '../../../contract/social.ts';
 import { socialQueries } from '../../../domain/social/queries.ts';
 import { consumeLimit } from '../../../domain/identity/limits.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { clientFrom } from '../../../http/client.ts';
 import { envParams } from '../../../contract/tenancy.ts';

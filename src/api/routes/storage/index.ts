@@ -1,4 +1,4 @@
-// Application storage and versioning (paths from CONTRACT.md "Backups and storage").
+// Application storage and versioning (paths from docs/api.md "Backups and storage").
 // The `:listVersions` and `:restoreVersion` routes are mounted before the plain object routes so
 // a key is never read as "…:listVersions" (an encoded key's ":" arrives as %3A and cannot clash).
 import { z } from 'zod';
@@ -13,7 +13,7 @@ import {
   putObject,
   restoreVersion,
 } from '../../../domain/storage/buckets.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import { defineRoute } from '../../../http/route.ts';
 import {
   bucket,

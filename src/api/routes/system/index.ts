@@ -5,7 +5,7 @@
 // public, and which backup failed and why is for the key holders (GET …/backups).
 import type { Middleware } from 'koa';
 import type { AppDeps } from '../../../http/context.ts';
-import { isStoreUnavailable } from '../../../errors.ts';
+import { isStoreUnavailable } from '../../../app-error.ts';
 import { backupQueries } from '../../../domain/backups/queries.ts';
 
 export function healthz(): Middleware {

@@ -1,5 +1,5 @@
 // The environment a secret key belongs to: the simplest authenticated call, for checking a key.
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import { tenancyQueries } from '../../../domain/tenancy/queries.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { envParams, envResource, envView } from '../../../contract/tenancy.ts';

@@ -1,4 +1,4 @@
-// Webhook endpoints and their deliveries (CONTRACT.md "Webhooks"), for the application's server
+// Webhook endpoints and their deliveries (docs/api.md "Webhooks"), for the application's server
 // with a secret key holding webhooks:read or webhooks:write. Every query is scoped by the key's
 // environment; a delivery is found only through an endpoint of that environment.
 import { z } from 'zod';

@@ -3,7 +3,7 @@
 // so its size reveals nothing; padding lines have a count of 0 and are ignored. A short timeout
 // and a per-prefix cache keep sign-up fast; what happens when the API cannot answer is the
 // environment's explicit choice (settings.breached_api.fail), see breached.ts.
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 
 export interface HibpClient {
   /** Whether the API lists the digest (40 upper-case hex); throws store_unavailable when it cannot say. */

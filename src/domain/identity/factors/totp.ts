@@ -9,7 +9,7 @@ import { generateSecret, generateURI, verify } from 'otplib';
 import { keyringFromConfig, open, seal, sha256 } from '../../../crypto.ts';
 import type { Config } from '../../../config.ts';
 import type { Db } from '../../../db.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import { newId } from '../../../ids.ts';
 import { identifierHash, withCheck } from '../lockout/lockout.ts';
 import { identityQueries, type EndUserRow } from '../queries.ts';

@@ -3,7 +3,7 @@
 // conditional UPDATE, so a link works once even when clicked twice at the same moment.
 import type { Knex } from 'knex';
 import type { Config } from '../../../config.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import type { Jobs } from '../../../jobs.ts';
 import { passwordResetMail } from '../../../mail/templates.ts';
 import type { Mailer } from '../../../mail/index.ts';

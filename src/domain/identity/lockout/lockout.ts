@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { sha256 } from '../../../crypto.ts';
 import type { Db } from '../../../db.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import { identityQueries } from '../queries.ts';
 import { reserveSlot, slotFreed } from './waiting.ts';
 

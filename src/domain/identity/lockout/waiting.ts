@@ -6,7 +6,7 @@
 // the watcher at once; one settled by another process is seen at the next look (every 25 ms at
 // first, backing off to 250 ms).
 import type { Db } from '../../../db.ts';
-import type { AppError } from '../../../errors.ts';
+import type { AppError } from '../../../app-error.ts';
 
 export interface SlotQueries {
   /** Reserves the check (the row locked), or answers why not. */

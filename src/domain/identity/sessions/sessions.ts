@@ -3,7 +3,7 @@
 // Cheat Sheet, "Session Expiration"). Revocation and user deletion end a session at once: every
 // resolve reads the row.
 import type { Db } from '../../../db.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import { newId } from '../../../ids.ts';
 import type { EnvMode } from '../../tenancy/keys.ts';
 import { tenancyQueries } from '../../tenancy/queries.ts';

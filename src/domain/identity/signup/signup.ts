@@ -1,4 +1,4 @@
-// Sign-up (CONTRACT.md "Identity"). The request only validates, seals the password for
+// Sign-up (docs/api.md "Identity"). The request only validates, seals the password for
 // the worker and enqueues: it does the same work whether or not the address has an account, so
 // neither the answer nor its timing tells them apart. The worker decides and mails:
 // a new account and a verification link, "someone tried with your address", or "breached password".
@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../../config.ts';
 import { keyringFromConfig, open, seal } from '../../../crypto.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import { newId } from '../../../ids.ts';
 import type { AnyJobs, Jobs } from '../../../jobs.ts';
 import type { Logger } from '../../../log.ts';

@@ -1,8 +1,8 @@
 // Tickets (SPEC.md "Ticket"): what server mode hands the page instead of a bearer. Two minutes,
 // one use, stored as SHA-256; the application's server redeems it for a session. Unknown, expired
-// and used tickets are all `unauthorized` with one message (CONTRACT.md), so none can be told apart.
+// and used tickets are all `unauthorized` with one message (docs/api.md), so none can be told apart.
 import type { Knex } from 'knex';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import { identityQueries, type EndUserRow, type SessionRow } from '../queries.ts';
 import { createSession, envIdentity, type SignInContext } from '../sessions/sessions.ts';
 import { hashToken, isTokenShape, newToken } from '../tokens.ts';

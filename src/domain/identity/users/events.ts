@@ -1,4 +1,4 @@
-// The webhook events of end users (CONTRACT.md "Webhooks"): `end_user.created` from every way a
+// The webhook events of end users (docs/api.md "Webhooks"): `end_user.created` from every way a
 // user comes to be (the API, sign-up, a first social sign-in) and `end_user.deleted`, each on the
 // transaction that made the change.
 import type { Knex } from 'knex';

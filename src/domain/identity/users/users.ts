@@ -2,7 +2,7 @@
 // sessions"). Creating one checks the password like sign-up does, but answers at once: a server
 // holding the secret key may know which addresses exist.
 import type { Knex } from 'knex';
-import { AppError } from '../../../errors.ts';
+import { AppError } from '../../../app-error.ts';
 import type { AnyJobs as Jobs } from '../../../jobs.ts';
 import { emitUserCreated, emitUserDeleted } from './events.ts';
 import { breachedChecker } from '../breached/breached.ts';

@@ -1,0 +1,64 @@
+// Capture and batchCapture (docs/api.md): validate, give uids, queue them as jobs in one statement, 202.
+import { acceptBatch, acceptEvents, captureDeps } from '../../../domain/errors/intake/capture.ts';
+import { defineRoute } from '../../../http/route.ts';
+import { itemValue } from '../../../http/json-items.ts';
+import { parseTraceparent } from '../../../http/trace-context.ts';
+import { limits } from '../../../domain/errors/intake/event-schema.ts';
+import {
+  batchCaptureBody,
+  batchCaptureResponse,
+  captureBody,
+  captureResponse,
+  envParams,
+} from '../../../contract/errors.ts';
+
+const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
+export const capture = defineRoute({
+  method: 'post',
+  path: `${base}:capture`,
+  operationId: 'captureErrorEvent',
+  summary: 'Capture one error event; it is processed and stored in the background',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: envParams,
+  body: captureBody,
+  bodyLimit: 256 * 1024,
+  freeText: true,
+  response: {
+    status: 202,
+    description: 'Accepted; read it back with GET …/error_groups/-/error_events/{uid}',
+    schema: captureResponse,
+  },
+  async handle({ body, principal, deps, ctx }) {
+    // An event without its own trace id keeps the one its request arrived in: the application's
+    // trace, when its HTTP client propagates W3C trace context (as OpenTelemetry's do).
+    const event = body.error_event;
+    const caller = event.trace_id === undefined ? parseTraceparent(ctx.get('traceparent')) : undefined;
+    if (caller) {
+      event.trace_id = caller.traceId;
+      event.span_id ??= caller.spanId;
+    }
+    const [uid] = await acceptEvents(captureDeps(deps), principal.envId, [event]);
+    return { uid: uid! };
+  },
+});
+
+export const batchCapture = defineRoute({
+  method: 'post',
+  path: `${base}:batchCapture`,
+  operationId: 'batchCaptureErrorEvents',
+  summary: 'Capture up to 1000 error events; each is accepted or refused on its own',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: envParams,
+  body: batchCaptureBody,
+  bodyLimit: 20 * 1024 * 1024,
+  bodyItems: { key: 'error_events', max: limits.batch },
+  freeText: true,
+  response: { status: 202, description: 'One result per event, in order', schema: batchCaptureResponse },
+  async handle({ body, principal, deps }) {
+    return { results: await acceptBatch(captureDeps(deps), principal.envId, body.error_events, itemValue) };
+  },
+});

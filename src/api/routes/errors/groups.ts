@@ -1,0 +1,105 @@
+// Error groups: list, get, and the three triage calls (SPEC.md, docs/api.md "Error tracking").
+import type { Context } from 'koa';
+import { groupQueries } from '../../../domain/errors/groups/queries.ts';
+import { triage, type TriageAction } from '../../../domain/errors/groups/state.ts';
+import { AppError } from '../../../app-error.ts';
+import { defineRoute, type RouteDef } from '../../../http/route.ts';
+import {
+  envParams,
+  groupList,
+  groupPages,
+  groupParams,
+  groupResource,
+  groupsQuery,
+  groupView,
+  triageBody,
+} from '../../../contract/errors.ts';
+import { paginate } from '../../../contract/pages.ts';
+
+const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
+
+export const listGroups = defineRoute({
+  method: 'get',
+  path: base,
+  operationId: 'listErrorGroups',
+  summary: 'Error groups, newest last_seen_time first',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:read',
+  params: envParams,
+  query: groupsQuery,
+  response: { status: 200, description: 'A page of groups', schema: groupList },
+  async handle({ query, principal, deps }) {
+    const page = await paginate(deps.config, query, groupPages, (after, limit) =>
+      groupQueries(deps.db).listGroups(principal.envId, query, after, limit),
+    );
+    return {
+      error_groups: page.items.map((g) => groupView(principal.envName, g)),
+      next_page_token: page.next_page_token,
+    };
+  },
+});
+
+export const getGroup = defineRoute({
+  method: 'get',
+  path: `${base}/{error_group}`,
+  operationId: 'getErrorGroup',
+  summary: 'One error group',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:read',
+  params: groupParams,
+  response: { status: 200, description: 'The group, with its etag', schema: groupResource },
+  async handle({ params, principal, deps }) {
+    const g = await groupQueries(deps.db).getGroup(principal.envId, params.error_group);
+    if (!g) throw new AppError('not_found', `no error group ${params.error_group} in this environment`);
+    return groupView(principal.envName, g);
+  },
+});
+
+/** The etag from the body, else from If-Match (RFC 9110 §13.1.1; quotes and W/ dropped). */
+function etagOf(body: { etag?: string } | undefined, ctx: Context): string {
+  const header = ctx
+    .get('if-match')
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
+  const etag = body?.etag ?? (header || undefined);
+  if (!etag)
+    throw new AppError('invalid_request', 'send the group\'s current etag as {"etag": "…"} or in If-Match', {
+      details: { field: 'body.etag' },
+    });
+  return etag;
+}
+
+const triageRoute = (action: TriageAction, summary: string): RouteDef =>
+  defineRoute({
+    method: 'post',
+    path: `${base}/{error_group}:${action}`,
+    operationId: `${action}ErrorGroup`,
+    summary,
+    tags: ['Error tracking'],
+    auth: 'secret',
+    scope: 'observability:write',
+    params: groupParams,
+    body: triageBody,
+    response: { status: 200, description: 'The updated group, with its new etag', schema: groupResource },
+    async handle({ params, body, principal, deps, ctx }) {
+      const g = await triage(
+        deps,
+        { id: principal.envId, name: principal.envName },
+        params.error_group,
+        action,
+        etagOf(body, ctx),
+      );
+      return groupView(principal.envName, g);
+    },
+  });
+
+export const groupRoutes = [
+  listGroups,
+  getGroup,
+  triageRoute('acknowledge', 'Mark a group as seen and being worked on'),
+  triageRoute('resolve', 'Resolve a group; a later occurrence reopens it'),
+  triageRoute('reopen', 'Send a resolved or acknowledged group back to triage'),
+];

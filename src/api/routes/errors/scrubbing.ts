@@ -1,0 +1,43 @@
+// The environment's scrubbing policy (docs/api.md): GET answers the default until a PUT replaces it.
+import { z } from 'zod';
+import { scrubbingQueries } from '../../../domain/errors/scrubbing/queries.ts';
+import { scrubbingPolicy } from '../../../domain/errors/scrubbing/scrub.ts';
+import { defineRoute } from '../../../http/route.ts';
+import { envParams, policyResource, policyView as view } from '../../../contract/errors.ts';
+
+const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/scrubbing_policy';
+
+export const getPolicy = defineRoute({
+  method: 'get',
+  path,
+  operationId: 'getScrubbingPolicy',
+  summary: "The environment's scrubbing policy",
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:read',
+  params: envParams,
+  response: { status: 200, description: 'The policy (the default until replaced)', schema: policyResource },
+  async handle({ principal, deps }) {
+    const { policy, update_time } = await scrubbingQueries(deps.db).policy(principal.envId);
+    return view(principal.envName, policy, update_time);
+  },
+});
+
+export const putPolicy = defineRoute({
+  method: 'put',
+  path,
+  operationId: 'putScrubbingPolicy',
+  summary: 'Replace the scrubbing policy; applies to events processed from now on',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: envParams,
+  body: z.strictObject({ policy: scrubbingPolicy }),
+  response: { status: 200, description: 'The stored policy', schema: policyResource },
+  async handle({ body, principal, deps }) {
+    const updateTime = await scrubbingQueries(deps.db).put(principal.envId, body.policy);
+    return view(principal.envName, body.policy, updateTime);
+  },
+});
+
+export const scrubbingRoutes = [getPolicy, putPolicy];

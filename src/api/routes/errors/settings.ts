@@ -1,0 +1,48 @@
+// The environment's error settings (docs/api.md "Retention", "Backpressure"): how many days events
+// are kept after their receipt, and how many accepted events may wait unprocessed. GET answers the
+// defaults until a PUT changes them; a PUT changes only the fields it sends.
+import { retentionQueries } from '../../../domain/errors/retention/queries.ts';
+import { defineRoute } from '../../../http/route.ts';
+import { envParams, errorSettingsBody, errorSettingsResource, errorSettingsView } from '../../../contract/errors.ts';
+
+const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_settings';
+
+export const getErrorSettings = defineRoute({
+  method: 'get',
+  path,
+  operationId: 'getErrorSettings',
+  summary: "The environment's event retention and intake bound",
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:read',
+  params: envParams,
+  response: { status: 200, description: 'The settings (the defaults until changed)', schema: errorSettingsResource },
+  async handle({ principal, deps }) {
+    return errorSettingsView(principal.envName, await retentionQueries(deps.db).settings(principal.envId));
+  },
+});
+
+export const putErrorSettings = defineRoute({
+  method: 'put',
+  path,
+  operationId: 'putErrorSettings',
+  summary: 'Change the retention (1-400 days) or the intake bound (1,000-10,000,000 events)',
+  tags: ['Error tracking'],
+  auth: 'secret',
+  scope: 'observability:write',
+  params: envParams,
+  body: errorSettingsBody,
+  response: { status: 200, description: 'The settings as stored', schema: errorSettingsResource },
+  async handle({ body, principal, deps }) {
+    const q = retentionQueries(deps.db);
+    const current = await q.settings(principal.envId);
+    const next = {
+      retention_days: body.retention_days ?? current.retention_days,
+      max_pending: body.max_pending ?? current.max_pending,
+    };
+    const updateTime = await q.putSettings(principal.envId, next);
+    return errorSettingsView(principal.envName, { ...next, update_time: updateTime });
+  },
+});
+
+export const errorSettingsRoutes = [getErrorSettings, putErrorSettings];

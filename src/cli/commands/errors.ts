@@ -1,0 +1,240 @@
+// `cairn error-groups list|get|acknowledge|resolve|reopen --etag`, `cairn error-events list|get`
+// `cairn source-maps upload|list` and `cairn minified-sources upload|list` over the HTTP API (docs/api.md "The operator CLI").
+import { readFile } from 'node:fs/promises';
+import {
+  ErrorGroupsApi,
+  type ErrorEvent,
+  type ErrorGroup,
+  type ErrorGroupState,
+  type StackFrame,
+} from '../../sdk/errors.ts';
+import { CliError, pageText, type Register } from '../context.ts';
+
+interface Common {
+  env?: string;
+  json?: boolean;
+}
+
+const pageSize = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new CliError('--page-size is 1 to 1000');
+  return n;
+};
+const stateOption = (v: string): ErrorGroupState => {
+  if (v !== 'unresolved' && v !== 'acknowledged' && v !== 'resolved')
+    throw new CliError('--state is unresolved, acknowledged or resolved');
+  return v;
+};
+
+const groupLine = (g: ErrorGroup) =>
+  `${g.uid}  ${g.state.padEnd(12)} ${String(g.occurrence_count).padStart(6)}×  last ${g.last_seen_time}  ${g.title.slice(0, 80)}  (etag ${g.etag})`;
+const eventLine = (e: ErrorEvent) =>
+  `${e.uid}  ${e.event_time}  ${e.release ?? '-'}  ${e.exception_type}: ${(e.message ?? '').slice(0, 80)}`;
+const groupDetail = (g: ErrorGroup) =>
+  [
+    groupLine(g),
+    `  culprit: ${g.culprit || '-'}`,
+    `  first seen ${g.first_seen_time}, last release ${g.last_release || '-'}`,
+    `  grouped by ${g.grouping.method}: ${g.grouping.frames.map((f) => `${f.function ?? '?'} (${f.file ?? '?'})`).join(' → ') || '-'}`,
+  ].join('\n');
+const frameLines = (frames: StackFrame[], indent: string): string[] =>
+  frames
+    .slice()
+    .reverse()
+    .map(
+      (f) =>
+        `${indent}at ${f.function ?? '<anonymous>'} (${f.file ?? '?'}:${f.line ?? '?'}:${f.column ?? '?'})${f.unmapped_reason ? ` [${f.unmapped_reason}]` : ''}`,
+    );
+// Linked exceptions print as Node prints them: `[cause]: Type: message`, indented under their parent.
+const linkedLines = (e: ErrorEvent): string[] =>
+  (e.linked_exceptions ?? []).flatMap((l, i, all) => {
+    let depth = 1;
+    for (let p = l.parent; p !== undefined && depth < 32; p = all[p]?.parent) depth++;
+    const indent = '  '.repeat(depth);
+    return [
+      `${indent}[${l.source}]: ${l.exception_type}${l.message ? `: ${l.message.split('\n')[0]}` : ''}`,
+      ...frameLines(l.stack_frames, `${indent}    `),
+    ];
+  });
+const eventDetail = (e: ErrorEvent) =>
+  [
+    eventLine(e),
+    `  ${e.name}`,
+    ...frameLines(e.stack_frames, '    '),
+    ...linkedLines(e),
+    ...(e.unparsed_line_count
+      ? [
+          `  ${e.unparsed_line_count} line(s) of the stack not understood: ${(e.unparsed_lines ?? [])
+            .slice(0, 3)
+            .map((l) => JSON.stringify(l.trim()))
+            .join(', ')}`,
+        ]
+      : []),
+  ].join('\n');
+
+export const register: Register = (program, ctx) => {
+  const api = () => new ErrorGroupsApi(ctx.client());
+
+  const groups = program.command('error-groups').description('error groups: list, read and triage (secret key)');
+  groups
+    .command('list')
+    .description('groups, most recently seen first')
+    .option('--env <name>', 'environment name (default: CAIRN_ENV)')
+    .option('--state <state>', 'unresolved, acknowledged or resolved', stateOption)
+    .option('--service <name>', 'only this service')
+    .option('--page-size <n>', '1 to 1000', pageSize)
+    .option('--page-token <token>', 'next_page_token of the previous page')
+    .option('--json', 'print JSON')
+    .action(
+      async (o: Common & { state?: ErrorGroupState; service?: string; pageSize?: number; pageToken?: string }) => {
+        const page = await api().list(ctx.envName(o.env), {
+          state: o.state,
+          serviceName: o.service,
+          pageSize: o.pageSize,
+          pageToken: o.pageToken,
+        });
+        ctx.print(page, Boolean(o.json), (p: typeof page) =>
+          pageText(p.error_groups.map(groupLine), p.next_page_token, 'no error groups'),
+        );
+      },
+    );
+
+  groups
+    .command('get')
+    .description('one group, with its etag')
+    .argument('<id>', 'eg_…')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: Common) => {
+      ctx.print(await api().get(ctx.envName(o.env), id), Boolean(o.json), groupDetail);
+    });
+
+  for (const [action, what] of [
+    ['acknowledge', 'mark as seen and being worked on'],
+    ['resolve', 'resolve; a later occurrence reopens it'],
+    ['reopen', 'send back to triage'],
+  ] as const) {
+    groups
+      .command(action)
+      .description(`${what} (needs the etag from \`get\`)`)
+      .argument('<id>', 'eg_…')
+      .requiredOption('--etag <etag>', 'the etag the group was read with')
+      .option('--env <name>', 'environment name')
+      .option('--json', 'print JSON')
+      .action(async (id: string, o: Common & { etag: string }) => {
+        ctx.print(await api().triage(ctx.envName(o.env), id, action, o.etag), Boolean(o.json), groupDetail);
+      });
+  }
+
+  const events = program
+    .command('error-events')
+    .description('occurrences of an error group (secret key, observability:read)');
+  events
+    .command('list')
+    .description("a group's occurrences, newest first")
+    .argument('<group-id>', 'eg_…')
+    .option('--env <name>', 'environment name')
+    .option('--page-size <n>', '1 to 1000', pageSize)
+    .option('--page-token <token>', 'next page')
+    .option('--json', 'print JSON')
+    .action(async (groupId: string, o: Common & { pageSize?: number; pageToken?: string }) => {
+      const page = await api().listEvents(ctx.envName(o.env), groupId, {
+        pageSize: o.pageSize,
+        pageToken: o.pageToken,
+      });
+      ctx.print(page, Boolean(o.json), (p: typeof page) =>
+        pageText(p.error_events.map(eventLine), p.next_page_token, 'no events'),
+      );
+    });
+  events
+    .command('get')
+    .description('one occurrence by uid (its group is found for you)')
+    .argument('<uid>', 'err_…')
+    .option('--group <id>', 'the group, if known')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (uid: string, o: Common & { group?: string }) => {
+      ctx.print(await api().getEvent(ctx.envName(o.env), uid, o.group), Boolean(o.json), eventDetail);
+    });
+
+  const maps = program.command('source-maps').description('source maps per release, for symbolication (secret key)');
+  maps
+    .command('upload')
+    .description('upload the source map of one minified file')
+    .argument('<map>', 'path of the .map file')
+    .requiredOption('--release <release>', 'the release the events carry')
+    .requiredOption('--file <url>', 'URL or path of the minified file, as frames print it')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (path: string, o: Common & { release: string; file: string }) => {
+      let map: unknown;
+      try {
+        map = JSON.parse(await readFile(path, 'utf8'));
+      } catch (err) {
+        throw new CliError(`${path} is not a readable JSON source map: ${(err as Error).message}`);
+      }
+      const out = await api().uploadSourceMap(ctx.envName(o.env), o.release, o.file, map);
+      ctx.print(
+        out,
+        Boolean(o.json),
+        () => `uploaded ${out.file} for release ${out.release} (${out.size_bytes} bytes)`,
+      );
+    });
+  maps
+    .command('list')
+    .description("a release's source maps")
+    .requiredOption('--release <release>', 'release')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (o: Common & { release: string }) => {
+      const page = await api().listSourceMaps(ctx.envName(o.env), o.release);
+      ctx.print(
+        page,
+        Boolean(o.json),
+        (p: typeof page) =>
+          p.source_maps.map((m) => `${m.file}  ${m.size_bytes} B  ${m.create_time}`).join('\n') || 'no source maps',
+      );
+    });
+
+  const minified = program
+    .command('minified-sources')
+    .description('minified files per release: function names when a map has no sourcesContent (secret key)');
+  minified
+    .command('upload')
+    .description('upload the text of one minified file')
+    .argument('<path>', 'path of the minified .js file')
+    .requiredOption('--release <release>', 'the release the events carry')
+    .requiredOption('--file <url>', 'URL or path of the minified file, as frames print it')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (path: string, o: Common & { release: string; file: string }) => {
+      let source: string;
+      try {
+        source = await readFile(path, 'utf8');
+      } catch (err) {
+        throw new CliError(`${path} could not be read: ${(err as Error).message}`);
+      }
+      const out = await api().uploadMinifiedSource(ctx.envName(o.env), o.release, o.file, source);
+      ctx.print(
+        out,
+        Boolean(o.json),
+        () => `uploaded ${out.file} for release ${out.release} (${out.size_bytes} bytes)`,
+      );
+    });
+  minified
+    .command('list')
+    .description("a release's minified files")
+    .requiredOption('--release <release>', 'release')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (o: Common & { release: string }) => {
+      const page = await api().listMinifiedSources(ctx.envName(o.env), o.release);
+      ctx.print(
+        page,
+        Boolean(o.json),
+        (p: typeof page) =>
+          p.minified_sources.map((m) => `${m.file}  ${m.size_bytes} B  ${m.create_time}`).join('\n') ||
+          'no minified files',
+      );
+    });
+};

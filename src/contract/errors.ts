@@ -1,0 +1,289 @@
+// Request and response shapes of the error-tracking routes (SPEC.md Error Group / Error Event,
+// docs/api.md "Error tracking"); the same schemas validate requests and feed the OpenAPI document.
+import { z } from 'zod';
+import { errorEventInput } from '../domain/errors/intake/event-schema.ts';
+import type { EventRow, GroupRow } from '../domain/errors/groups/queries.ts';
+import type { SourceMapRow } from '../domain/errors/source-maps/queries.ts';
+import { releaseFileNameMaxBytes } from '../domain/errors/source-maps/uploads.ts';
+import { defaultRuleNames } from '../domain/errors/scrubbing/rules.ts';
+import { scrubbingPolicy } from '../domain/errors/scrubbing/scrub.ts';
+import { byId, byTimeAndId, pageOf, pageQuery } from './pages.ts';
+import { envParams } from './tenancy.ts';
+import { sentryEventFields, sentryEventView } from './sentry-event.ts';
+
+export { envParams, pageQuery };
+
+const groupId = z.string().regex(/^eg_[0-9a-z]{26}$/, 'an error group id such as eg_01j…');
+const eventUid = z.string().regex(/^err_[a-z0-9]{2}[0-9a-z]{26}$/, 'an event uid such as err_c001j…');
+
+export const groupParams = envParams.extend({ error_group: groupId });
+export const eventsParams = groupParams;
+/** AIP-159: `-` reads an event by uid whatever its group. */
+export const eventParams = envParams.extend({
+  error_group: z.union([groupId, z.literal('-')]),
+  error_event: z.union([eventUid, z.string().regex(/^[0-9a-f]{32}$/)], {
+    message: 'an event uid such as err_c001j…, or the 32-hex event_id its SDK gave it',
+  }),
+});
+/** A release file's name: 2048 characters, and as many bytes of UTF-8 (its row's index holds it). */
+export const releaseFileName = z
+  .string()
+  .min(1)
+  .max(releaseFileNameMaxBytes)
+  .refine((s) => Buffer.byteLength(s) <= releaseFileNameMaxBytes, {
+    message: `at most ${releaseFileNameMaxBytes} bytes of UTF-8`,
+  });
+export const releaseParams = envParams.extend({
+  release: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]*$/),
+});
+
+export const captureBody = z.strictObject({ error_event: errorEventInput });
+export const batchCaptureBody = z.strictObject({ error_events: z.array(z.unknown()).min(1).max(1000) });
+
+export const captureResponse = z.object({ uid: z.string() }).meta({ id: 'CaptureResult' });
+export const batchCaptureResponse = z
+  .object({
+    results: z.array(
+      z.union([
+        z.object({ uid: z.string() }),
+        z.object({
+          error: z.object({ code: z.literal('invalid_request'), message: z.string(), details: z.unknown().optional() }),
+        }),
+      ]),
+    ),
+  })
+  .meta({ id: 'BatchCaptureResult' });
+
+export const errorGroupState = z.enum(['unresolved', 'acknowledged', 'resolved']);
+
+export const groupsQuery = pageQuery.extend({
+  state: errorGroupState.optional(),
+  service_name: z.string().max(200).optional(),
+  last_seen_after: z.iso.datetime({ offset: true }).optional(),
+  last_seen_before: z.iso.datetime({ offset: true }).optional(),
+});
+
+const frame = z
+  .object({
+    function: z.string().optional(),
+    file: z.string().optional(),
+    line: z.number().optional(),
+    column: z.number().optional(),
+    in_app: z.boolean(),
+    pre_context: z.array(z.string()).optional(),
+    context_line: z.string().optional(),
+    post_context: z.array(z.string()).optional(),
+    generated: z.record(z.string(), z.unknown()).optional(),
+    unmapped_reason: z.string().optional(),
+    eval_origin: z
+      .string()
+      .optional()
+      .meta({ description: 'The eval chain as printed, when the code ran in eval or new Function' }),
+  })
+  .meta({ id: 'StackFrame' });
+
+const linkedException = z
+  .object({
+    source: z.string().meta({ description: '`cause`, or `errors[N]` of an AggregateError' }),
+    parent: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'Index in linked_exceptions of the error it hangs on; absent: the outer exception' }),
+    exception_type: z.string(),
+    message: z.string().optional(),
+    stack_frames: z.array(frame),
+    unparsed_line_count: z.number().int(),
+  })
+  .meta({ id: 'LinkedException' });
+
+export const groupResource = z
+  .object({
+    name: z.string(),
+    uid: z.string(),
+    fingerprint: z.string(),
+    title: z.string(),
+    culprit: z.string(),
+    service_name: z.string(),
+    state: errorGroupState,
+    first_seen_time: z.string(),
+    last_seen_time: z.string(),
+    occurrence_count: z.number().int(),
+    last_release: z.string(),
+    etag: z.string(),
+    resolve_time: z.string().optional(),
+    grouping: z.object({
+      method: z.string(),
+      frames: z.array(z.object({ function: z.string().optional(), file: z.string().optional() })),
+    }),
+  })
+  .meta({ id: 'ErrorGroup' });
+
+export const eventResource = z
+  .object({
+    name: z.string(),
+    uid: z.string(),
+    meta: z.object({ create_time: z.string(), receive_time: z.string() }),
+    event_time: z.string(),
+    exception_type: z.string(),
+    message: z.string().optional(),
+    stack: z.string().optional(),
+    stack_frames: z.array(frame),
+    service_name: z.string().optional(),
+    release: z.string().optional(),
+    breadcrumbs: z.array(z.record(z.string(), z.unknown())),
+    tags: z.record(z.string(), z.string()),
+    fingerprint: z.string().optional(),
+    trace_id: z.string().optional(),
+    span_id: z.string().optional(),
+    scrub_counts: z.record(z.string(), z.number()),
+    linked_exceptions: z
+      .array(linkedException)
+      .optional()
+      .meta({ description: 'Errors printed in the stack as `[cause]` or `[errors]`, outermost first' }),
+    unparsed_line_count: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'Lines of `stack` that no known format reads (set when the stack was parsed)' }),
+    unparsed_lines: z.array(z.string()).optional().meta({ description: 'The first 50 of those lines, scrubbed' }),
+    sentry: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        'For events from a Sentry SDK: level, platform, environment, user, request, contexts, extra, sdk (scrubbed); the same as the members of those names',
+    }),
+    ...sentryEventFields,
+  })
+  .meta({ id: 'ErrorEvent' });
+
+export const groupList = pageOf('error_groups', groupResource);
+export const eventList = pageOf('error_events', eventResource);
+
+/** Groups page by (last_seen_time, id), newest first; events by (event_time, uid). */
+export const groupPages = byTimeAndId<GroupRow>('error_groups', (g) => ({
+  t: g.last_seen_time.toISOString(),
+  id: g.id,
+}));
+export const eventPages = byTimeAndId<EventRow>('error_events', (e) => ({ t: e.event_time.toISOString(), id: e.uid }));
+
+export const triageBody = z.strictObject({ etag: z.string().min(1).max(128).optional() }).optional();
+
+export type ErrorGroupState = z.output<typeof errorGroupState>;
+export type StackFrame = z.output<typeof frame>;
+export type LinkedException = z.output<typeof linkedException>;
+export type ErrorGroup = z.output<typeof groupResource>;
+export type ErrorEvent = z.output<typeof eventResource>;
+/** What an application sends: `event_id` is optional, the SDK makes one when absent. */
+export type CaptureEvent = z.input<typeof errorEventInput>;
+export type BatchResult = z.output<typeof batchCaptureResponse>['results'][number];
+/** A scrubbing policy as stored and answered; a PUT may leave out any field (its default applies). */
+export type ScrubbingPolicy = z.output<typeof scrubbingPolicy>;
+export type ScrubbingPolicyResource = z.output<typeof policyResource>;
+
+export function groupView(envName: string, g: GroupRow): z.input<typeof groupResource> {
+  return {
+    name: `${envName}/error_groups/${g.id}`,
+    uid: g.id,
+    fingerprint: g.fingerprint,
+    title: g.title,
+    culprit: g.culprit,
+    service_name: g.service_name,
+    state: g.state,
+    first_seen_time: g.first_seen_time.toISOString(),
+    last_seen_time: g.last_seen_time.toISOString(),
+    occurrence_count: Number(g.occurrence_count),
+    last_release: g.last_release,
+    etag: g.etag,
+    ...(g.resolve_time ? { resolve_time: new Date(g.resolve_time).toISOString() } : {}),
+    grouping: g.grouping as z.input<typeof groupResource>['grouping'],
+  };
+}
+
+export function eventView(envName: string, e: EventRow): z.input<typeof eventResource> {
+  return {
+    name: `${envName}/error_groups/${e.group_id}/error_events/${e.uid}`,
+    uid: e.uid,
+    meta: { create_time: e.create_time.toISOString(), receive_time: e.receive_time.toISOString() },
+    ...e.body,
+    ...sentryEventView(e.body.sentry),
+    breadcrumbs: e.body.breadcrumbs as Record<string, unknown>[],
+  };
+}
+
+/** Source maps and minified files, the files of a release; one schema per collection, for OpenAPI. */
+export const releaseFileResource = (id: string) =>
+  z
+    .object({
+      name: z.string(),
+      release: z.string(),
+      file: z.string(),
+      size_bytes: z.number().int(),
+      sha256: z.string(),
+      create_time: z.string(),
+    })
+    .meta({ id });
+export const sourceMapResource = releaseFileResource('SourceMap');
+export const minifiedSourceResource = releaseFileResource('MinifiedSource');
+export type ReleaseFile = z.output<ReturnType<typeof releaseFileResource>>;
+
+/** A release's files page by id, oldest upload first. */
+export const releaseFilePages = (collection: string) => byId<SourceMapRow>(collection);
+
+export const releaseFileView = (envName: string, collection: string, r: SourceMapRow): ReleaseFile => ({
+  name: `${envName}/releases/${r.release}/${collection}/${r.id}`,
+  release: r.release,
+  file: r.file,
+  size_bytes: r.size_bytes,
+  sha256: r.sha256,
+  create_time: new Date(r.create_time).toISOString(),
+});
+
+/** The environment's scrubbing policy, answered with every default rule for reference. */
+export const policyResource = z
+  .object({
+    name: z.string(),
+    policy: scrubbingPolicy,
+    /** Every default rule, for reference. */
+    default_rules: z.array(z.string()),
+    update_time: z.string().optional(),
+  })
+  .meta({ id: 'ScrubbingPolicyResource' });
+
+export const policyView = (
+  envName: string,
+  policy: z.infer<typeof scrubbingPolicy>,
+  updateTime: Date | null,
+): z.input<typeof policyResource> => ({
+  name: `${envName}/scrubbing_policy`,
+  policy,
+  default_rules: [...defaultRuleNames, 'sensitive_key'],
+  ...(updateTime ? { update_time: new Date(updateTime).toISOString() } : {}),
+});
+
+/** docs/api.md "Retention" and "Backpressure": how long events stay, how many may wait. */
+export const errorSettingsBody = z.strictObject({
+  retention_days: z.number().int().min(1).max(400).optional(),
+  max_pending: z.number().int().min(1000).max(10_000_000).optional(),
+});
+export const errorSettingsResource = z
+  .object({
+    name: z.string(),
+    retention_days: z.number().int(),
+    max_pending: z.number().int(),
+    update_time: z.string().optional(),
+  })
+  .meta({ id: 'ErrorSettings' });
+export type ErrorSettingsResource = z.output<typeof errorSettingsResource>;
+
+export const errorSettingsView = (
+  envName: string,
+  s: { retention_days: number; max_pending: number; update_time: Date | null },
+): ErrorSettingsResource => ({
+  name: `${envName}/error_settings`,
+  retention_days: s.retention_days,
+  max_pending: s.max_pending,
+  ...(s.update_time ? { update_time: new Date(s.update_time).toISOString() } : {}),
+});

@@ -1,0 +1,63 @@
+// The Error Group state table (SPEC.md "States and transitions"), every transition in one place:
+// the triage calls, and the reopen a new occurrence causes (the store's SQL takes its states from
+// here). The cells the spec leaves open are decided here (docs/api.md "Error tracking"): a new group is `unresolved`; `acknowledge`
+// starts from `unresolved` only; `resolve` from `unresolved` or `acknowledged`; every call whose
+// source state is not allowed fails with INVALID_STATE, the way the spec treats reopening an
+// unresolved group. A stale etag is checked first: ETAG_MISMATCH wins over INVALID_STATE, because
+// the caller's view of the state is what is out of date.
+import type { Knex } from 'knex';
+import { fromKnex } from 'pg-boss';
+import { errorGroupEvent } from '../../../contract/webhook-events.ts';
+import { AppError } from '../../../app-error.ts';
+import type { AnyJobs as Jobs } from '../../../jobs.ts';
+import { emit } from '../../webhooks/emit.ts';
+import { groupQueries, type GroupRow, type GroupState } from './queries.ts';
+
+export type TriageAction = 'acknowledge' | 'resolve' | 'reopen';
+
+export const transitions: Record<TriageAction, { from: readonly GroupState[]; to: GroupState }> = {
+  acknowledge: { from: ['unresolved'], to: 'acknowledged' },
+  resolve: { from: ['unresolved', 'acknowledged'], to: 'resolved' },
+  reopen: { from: ['resolved', 'acknowledged'], to: 'unresolved' },
+};
+
+/**
+ * A resolved group reopens for an occurrence after its resolve, never for one from before it
+ * (getsentry/sentry#30371); the reopen is a state change, so its etag changes with it.
+ */
+export const reopenOnOccurrence: { from: GroupState; to: GroupState } = { from: 'resolved', to: 'unresolved' };
+
+/** The webhook event each triage call causes (docs/api.md "Webhooks"); acknowledging causes none. */
+const triageEvents = { resolve: 'error_group.resolved', reopen: 'error_group.reopened' } as const;
+
+export async function triage(
+  deps: { db: Knex; jobs: Jobs },
+  env: { id: string; name: string },
+  groupId: string,
+  action: TriageAction,
+  etag: string,
+): Promise<GroupRow> {
+  const { from, to } = transitions[action];
+  const outcome = await deps.db.transaction(async (trx) => {
+    const found = await groupQueries(trx).triage(env.id, groupId, etag, from, to);
+    const type = action === 'acknowledge' ? undefined : triageEvents[action];
+    if (found.changed && type) await emit(fromKnex(trx), deps.jobs, [errorGroupEvent(env, type, found.changed)]);
+    return found;
+  });
+  if (!outcome.found) throw new AppError('not_found', `no error group ${groupId} in this environment`);
+  if (outcome.changed) return outcome.changed;
+  const prior = outcome.prior!;
+  if (prior.etag === etag && !from.includes(prior.state)) {
+    throw new AppError('INVALID_STATE', `cannot ${action} a group that is ${prior.state}`, {
+      details: { state: prior.state, allowed_from: from },
+    });
+  }
+  // A stale etag, or a concurrent call with the same etag that changed the group first.
+  throw new AppError(
+    'ETAG_MISMATCH',
+    'the group changed since you read it; read it again and retry with its current etag',
+    {
+      details: { current_state: prior.state },
+    },
+  );
+}

@@ -1,0 +1,201 @@
+// Error tracking (docs/api.md "Error tracking"), for applications and the CLI: capture, reads,
+// triage with etags, source maps and the scrubbing policy. Environment names go through envPath.
+import { CairnConnectionError, envPath, type CairnClient } from './client.ts';
+
+import type { ErrorSettingsResource, ScrubbingPolicy } from '../contract/errors.ts';
+import type {
+  BatchResult,
+  CaptureEvent,
+  ErrorEvent,
+  ErrorGroup,
+  ErrorGroupState,
+  LinkedException,
+  ReleaseFile,
+  StackFrame,
+} from '../contract/errors.ts';
+
+export type {
+  BatchResult,
+  CaptureEvent,
+  ErrorEvent,
+  ErrorGroup,
+  ErrorGroupState,
+  ErrorSettingsResource,
+  LinkedException,
+  ScrubbingPolicy,
+  StackFrame,
+};
+/** A source map or a minified file of a release. */
+export type SourceMap = ReleaseFile;
+
+export interface Page {
+  pageSize?: number;
+  pageToken?: string;
+}
+
+export interface GroupFilter extends Page {
+  state?: ErrorGroupState;
+  serviceName?: string;
+  lastSeenAfter?: string;
+  lastSeenBefore?: string;
+}
+
+const seg = encodeURIComponent;
+
+/** 32 random lower-case hex characters (Web Crypto: Node and browsers alike). */
+function newEventId(): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join(
+    '',
+  );
+}
+
+const named = (event: CaptureEvent): CaptureEvent => (event.event_id ? event : { ...event, event_id: newEventId() });
+
+/** The client throws CairnConnectionError when no answer came: connection refused, reset, or cut. Other failures are answers. */
+async function retryOnConnectionError<T>(
+  send: () => Promise<T>,
+  delaysMs: readonly number[] = [200, 1000, 3000],
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      if (!(err instanceof CairnConnectionError) || attempt >= delaysMs.length) throw err;
+      await new Promise((r) => setTimeout(r, delaysMs[attempt]));
+    }
+  }
+}
+
+export class ErrorGroupsApi {
+  readonly client: CairnClient;
+
+  constructor(client: CairnClient) {
+    this.client = client;
+  }
+
+  private groups(env: string): string {
+    return `${envPath(env)}/error_groups`;
+  }
+
+  /**
+   * Captures one event. It is named (`event_id`) before it is sent, and sent again, under the same
+   * name, when the connection fails: the request may have been accepted before the answer was lost,
+   * and the service stores a named event once (docs/api.md "Idempotent capture").
+   */
+  capture(env: string, event: CaptureEvent): Promise<{ uid: string }> {
+    const body = { error_event: named(event) };
+    return retryOnConnectionError(() => this.client.request('POST', `${this.groups(env)}:capture`, { body }));
+  }
+
+  batchCapture(env: string, events: CaptureEvent[]): Promise<{ results: BatchResult[] }> {
+    const body = { error_events: events.map(named) };
+    return retryOnConnectionError(() => this.client.request('POST', `${this.groups(env)}:batchCapture`, { body }));
+  }
+
+  list(env: string, f: GroupFilter = {}): Promise<{ error_groups: ErrorGroup[]; next_page_token?: string }> {
+    return this.client.request('GET', this.groups(env), {
+      query: {
+        state: f.state,
+        service_name: f.serviceName,
+        last_seen_after: f.lastSeenAfter,
+        last_seen_before: f.lastSeenBefore,
+        page_size: f.pageSize,
+        page_token: f.pageToken,
+      },
+    });
+  }
+
+  get(env: string, id: string): Promise<ErrorGroup> {
+    return this.client.request('GET', `${this.groups(env)}/${seg(id)}`);
+  }
+
+  /** acknowledge, resolve or reopen, with the etag read from the group. */
+  triage(env: string, id: string, action: 'acknowledge' | 'resolve' | 'reopen', etag: string): Promise<ErrorGroup> {
+    return this.client.request('POST', `${this.groups(env)}/${seg(id)}:${action}`, { body: { etag } });
+  }
+
+  acknowledge(env: string, id: string, etag: string): Promise<ErrorGroup> {
+    return this.triage(env, id, 'acknowledge', etag);
+  }
+
+  resolve(env: string, id: string, etag: string): Promise<ErrorGroup> {
+    return this.triage(env, id, 'resolve', etag);
+  }
+
+  reopen(env: string, id: string, etag: string): Promise<ErrorGroup> {
+    return this.triage(env, id, 'reopen', etag);
+  }
+
+  listEvents(
+    env: string,
+    groupId: string,
+    p: Page = {},
+  ): Promise<{ error_events: ErrorEvent[]; next_page_token?: string }> {
+    return this.client.request('GET', `${this.groups(env)}/${seg(groupId)}/error_events`, {
+      query: { page_size: p.pageSize, page_token: p.pageToken },
+    });
+  }
+
+  /** `groupId` `-` reads an event by uid alone (404 until the worker has stored it). */
+  getEvent(env: string, uid: string, groupId = '-'): Promise<ErrorEvent> {
+    return this.client.request('GET', `${this.groups(env)}/${seg(groupId)}/error_events/${seg(uid)}`);
+  }
+
+  uploadSourceMap(env: string, release: string, file: string, sourceMap: unknown): Promise<SourceMap> {
+    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/source_maps`, {
+      body: { file, source_map: sourceMap },
+    });
+  }
+
+  listSourceMaps(
+    env: string,
+    release: string,
+    p: Page = {},
+  ): Promise<{ source_maps: SourceMap[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/source_maps`, {
+      query: { page_size: p.pageSize, page_token: p.pageToken },
+    });
+  }
+
+  /** The text of a minified file: names frames by the function around them when its map has no sourcesContent. */
+  uploadMinifiedSource(env: string, release: string, file: string, source: string): Promise<SourceMap> {
+    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/minified_sources`, {
+      body: { file, source },
+    });
+  }
+
+  listMinifiedSources(
+    env: string,
+    release: string,
+    p: Page = {},
+  ): Promise<{ minified_sources: SourceMap[]; next_page_token?: string }> {
+    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/minified_sources`, {
+      query: { page_size: p.pageSize, page_token: p.pageToken },
+    });
+  }
+
+  getScrubbingPolicy(
+    env: string,
+  ): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
+    return this.client.request('GET', `${envPath(env)}/scrubbing_policy`);
+  }
+
+  putScrubbingPolicy(
+    env: string,
+    policy: Partial<ScrubbingPolicy>,
+  ): Promise<{ name: string; policy: ScrubbingPolicy; default_rules: string[]; update_time?: string }> {
+    return this.client.request('PUT', `${envPath(env)}/scrubbing_policy`, { body: { policy } });
+  }
+
+  /** How long events are kept (retention_days) and how many may wait unprocessed (max_pending). */
+  getSettings(env: string): Promise<ErrorSettingsResource> {
+    return this.client.request('GET', `${envPath(env)}/error_settings`);
+  }
+
+  putSettings(
+    env: string,
+    settings: { retention_days?: number; max_pending?: number },
+  ): Promise<ErrorSettingsResource> {
+    return this.client.request('PUT', `${envPath(env)}/error_settings`, { body: settings });
+  }
+}

@@ -1,0 +1,120 @@
+// The error-tracking commands through commander and the SDK, against the real web process (in
+// process: src/cli/main.ts wires `register` in for the `cairn` binary).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { register } from '../../src/cli/commands/errors.ts';
+import { createCliContext } from '../../src/cli/admin-context.ts';
+import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { capture, groupIdOf, readStored, sampleEvent, startStack, type Stack } from './support.ts';
+
+let h: Harness;
+let s: Stack;
+let env: CreatedEnv;
+let tmp: string;
+
+beforeAll(async () => {
+  h = await createHarness();
+  s = await startStack(h);
+  env = await createTestEnv(h.db);
+  tmp = mkdtempSync(join(tmpdir(), 'cairn-cli-'));
+});
+afterAll(async () => {
+  await s?.stop();
+  await h?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Runs `cairn <args>` in process and answers what it printed on stdout. */
+async function cairn(args: string[]): Promise<string> {
+  const ctx = createCliContext({ CAIRN_API_URL: s.web.url, CAIRN_SECRET_KEY: env.secretKey, CAIRN_ENV: env.env.name });
+  const program = new Command('cairn').exitOverride();
+  register(program, ctx);
+  let out = '';
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => {
+    out += chunk;
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    await program.parseAsync(args, { from: 'user' });
+  } finally {
+    process.stdout.write = write;
+    await ctx.close();
+  }
+  return out;
+}
+
+describe('cairn error-groups, error-events, source-maps', () => {
+  it('lists, reads and triages with --etag, with --json', async () => {
+    const uid = await capture(s.web, env, sampleEvent());
+    const group = groupIdOf((await readStored(s.web, env, uid)).body.name);
+    const list = JSON.parse(await cairn(['error-groups', 'list', '--json'])) as {
+      error_groups: { uid: string; etag: string }[];
+    };
+    expect(list.error_groups.map((g) => g.uid)).toEqual([group]);
+    expect(await cairn(['error-groups', 'list'])).toContain(group);
+    const acked = JSON.parse(
+      await cairn(['error-groups', 'acknowledge', group, '--etag', list.error_groups[0]!.etag, '--json']),
+    ) as { state: string };
+    expect(acked.state).toBe('acknowledged');
+    await expect(cairn(['error-groups', 'resolve', group, '--etag', list.error_groups[0]!.etag])).rejects.toMatchObject(
+      { code: 'ETAG_MISMATCH' },
+    );
+    const event = JSON.parse(await cairn(['error-events', 'get', uid, '--json'])) as { uid: string };
+    expect(event.uid).toBe(uid);
+    expect(await cairn(['error-events', 'list', group])).toContain(uid);
+  });
+
+  it('prints an event with its linked exceptions and the lines it could not read', async () => {
+    const stack = [
+      'Error: outer',
+      '    at f (/srv/app/a.js:1:2) {',
+      '  [cause]: TypeError: inner',
+      '      at g (/srv/app/b.js:3:4)',
+      '}',
+    ].join('\n');
+    const uid = await capture(
+      s.web,
+      env,
+      sampleEvent({ exception_type: 'Error', message: 'outer', stack: `${stack}\nnot a frame` }),
+    );
+    await readStored(s.web, env, uid);
+    const printed = await cairn(['error-events', 'get', uid]);
+    expect(printed).toContain('    at f (/srv/app/a.js:1:2)');
+    expect(printed).toContain('  [cause]: TypeError: inner\n      at g (/srv/app/b.js:3:4)');
+    expect(printed).toContain('1 line(s) of the stack not understood: "not a frame"');
+    const plain = await capture(
+      s.web,
+      env,
+      sampleEvent({ stack: 'TypeError: x\n    at f (/srv/app/a.js:1:2)\n    at ???' }),
+    );
+    await readStored(s.web, env, plain);
+    expect(await cairn(['error-events', 'get', plain])).toContain('1 line(s) of the stack not understood: "at ???"');
+  });
+
+  it('uploads and lists source maps', async () => {
+    const path = join(tmp, 'main.js.map');
+    writeFileSync(path, JSON.stringify({ version: 3, sources: ['a.ts'], names: [], mappings: 'AAAA' }));
+    const up = JSON.parse(
+      await cairn(['source-maps', 'upload', path, '--release', 'r1', '--file', 'https://x.io/main.js', '--json']),
+    ) as { file: string };
+    expect(up.file).toBe('https://x.io/main.js');
+    expect(await cairn(['source-maps', 'list', '--release', 'r1'])).toContain('https://x.io/main.js');
+  });
+
+  it('uploads and lists minified files', async () => {
+    const path = join(tmp, 'main.min.js');
+    writeFileSync(path, 'function a(b){return b.c()}');
+    expect(
+      await cairn(['minified-sources', 'upload', path, '--release', 'r1', '--file', 'https://x.io/main.min.js']),
+    ).toBe('uploaded https://x.io/main.min.js for release r1 (27 bytes)\n');
+    expect(await cairn(['minified-sources', 'list', '--release', 'r1'])).toContain('https://x.io/main.min.js  27 B');
+    await expect(
+      cairn(['minified-sources', 'upload', join(tmp, 'missing.js'), '--release', 'r1', '--file', 'x']),
+    ).rejects.toThrow(/could not be read/);
+  });
+});
