@@ -1,4 +1,4 @@
-// Lint rules: typescript-eslint's recommended set; `any` and lint escapes are not allowed (STYLE.md).
+// Lint rules: typescript-eslint's recommended set; `any` and lint escapes are not allowed (docs/conventions.md).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

@@ -1,5 +1,5 @@
 // Tenancy: orgs own projects, projects own environments (test or live), and every API key belongs
-// to exactly one environment. Keys are stored only as SHA-256 of the token (STYLE.md §8); the
+// to exactly one environment. Keys are stored only as SHA-256 of the token (docs/conventions.md "Secrets"); the
 // plaintext is shown once, at creation.
 import type { Knex } from 'knex';
 

@@ -1,5 +1,5 @@
 // End-user identity: users per environment, sessions and one-use tickets stored only as
-// SHA-256 of the token (STYLE.md §8), emailed links, TOTP factors with the last accepted step
+// SHA-256 of the token (docs/conventions.md "Secrets"), emailed links, TOTP factors with the last accepted step
 // (RFC 6238 §5.2), hashed recovery codes, sign-in history, lockout counters and per-IP limits.
 // Passwords only ever reach a table as argon2id PHC strings; sign-ups waiting for the worker keep
 // the password sealed with the service key in `identity_pending_signups`, deleted when the job ends.

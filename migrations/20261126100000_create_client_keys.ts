@@ -1,7 +1,7 @@
 // Sentry client keys (docs/api.md "Sentry compatibility"). Every environment gets a positive
 // number of its own, the project id of its DSNs (the Sentry SDKs refuse a DSN whose project id is
 // not numeric), and client keys: the DSN's 32-hex public key. A public key is found by its SHA-256
-// and kept sealed with the service key for lists (STYLE.md §8: no plaintext key in a table, even
+// and kept sealed with the service key for lists (docs/conventions.md "Secrets": no plaintext key in a table, even
 // one that ships in browser bundles). A key may carry its own rate limit. Source maps and minified
 // files gain the debug id their contents declare (`debugId` in a map, as sentry-cli and Sentry's
 // bundler plugins write it), by which an event's frames find their map whatever the file's URL.

@@ -1,5 +1,5 @@
 // The console's sessions (docs/api.md "Console"): a browser signed in with a secret key holds only a
-// random session token in a cookie; the row keeps its SHA-256 (STYLE.md §8), the environment and
+// random session token in a cookie; the row keeps its SHA-256 (docs/conventions.md "Secrets"), the environment and
 // the key it was opened with, whose scopes it has and whose revocation ends it (a deleted key
 // takes its sessions along). A session opened without a key (an operator's sign-in link) has every scope.
 import type { Knex } from 'knex';

@@ -1,6 +1,6 @@
 // One-use console sign-in links (docs/api.md "Console"): `cairn console` (a secret key, whose scopes
 // the session gets) and `cairn admin console-link` / `npm start` (the operator: every scope) make
-// one, valid 5 minutes. The row keeps the token's SHA-256 (STYLE.md §8), never the token; using it
+// one, valid 5 minutes. The row keeps the token's SHA-256 (docs/conventions.md "Secrets"), never the token; using it
 // stamps use_time in the statement that checks it, so it opens one session at most.
 import type { Knex } from 'knex';
 

@@ -1,5 +1,5 @@
 // Small crypto helpers shared by every area: random tokens, SHA-256 for stored secrets
-// (STYLE.md §8), and AES-256-GCM sealing for secrets that must be recovered (docs/api.md:
+// (docs/conventions.md "Secrets"), and AES-256-GCM sealing for secrets that must be recovered (docs/api.md:
 // CAIRN_ENCRYPTION_KEY wraps stored secrets; CAIRN_ENCRYPTION_KEY_ID names it for rotation).
 import {
   createCipheriv,

@@ -1,6 +1,6 @@
 // The one registry of background jobs: queue name → payload schema, retry, dead letter, retention
 // and the pg-boss settings that make it fast. Payloads carry ids, never rows or plaintext secrets
-// (STYLE.md §6). Handlers must be idempotent: pg-boss delivers at least once (a worker killed
+// (docs/conventions.md "Jobs"). Handlers must be idempotent: pg-boss delivers at least once (a worker killed
 // mid-job has its jobs taken over by another within ~1-3 s, src/claims/; a frozen one's after the
 // heartbeat or expiry; and a worker whose liveness session was cut off may see its live jobs
 // taken over and run twice), so each handler keys its writes on ids in the payload.

@@ -1,5 +1,5 @@
-// `errors.ingest`: a fetch of jobs through parse → symbolicate → scrub → group → store (SPEC.md
-// worker steps), on the transaction pg-boss settles the jobs in (src/jobs.ts `transactional`).
+// `errors.ingest`: a fetch of jobs through parse → symbolicate → scrub → group → store (docs/api.md
+// "Capture fields and capture rules"), on the transaction pg-boss settles the jobs in (src/jobs.ts `transactional`).
 // Every job is settled here, on that transaction: a job whose events are all stored is deleted
 // with them (the queue never holds what is stored); a failed event of a job of several goes on as
 // a job of its own, so one poison event never holds back or repeats its neighbours; a job of one

@@ -1,4 +1,4 @@
-// Request and response shapes of backups and restores (SPEC.md "Backups", docs/api.md "Backups"),
+// Request and response shapes of backups and restores (docs/api.md "Backups"),
 // and the presenters that turn stored rows into them.
 import { z } from 'zod';
 import type { BackupRow, OperationRow, Verification } from '../domain/backups/queries.ts';

@@ -1,4 +1,4 @@
-// Request and response shapes of the error-tracking routes (SPEC.md Error Group / Error Event,
+// Request and response shapes of the error-tracking routes (docs/api.md "Resources",
 // docs/api.md "Error tracking"); the same schemas validate requests and feed the OpenAPI document.
 import { z } from 'zod';
 import { errorEventInput } from '../domain/errors/intake/event-schema.ts';

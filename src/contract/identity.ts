@@ -1,5 +1,5 @@
 // Request and response schemas of the identity routes (docs/api.md "Identity").
-// The presenters turn stored rows into these shapes; SPEC.md leaves their fields open, these follow
+// The presenters turn stored rows into these shapes; the fields are ours, these follow
 // Clerk's and AIP-122's names.
 import { z } from 'zod';
 import { maxPasswordLength } from '../domain/identity/passwords.ts';

@@ -1,4 +1,4 @@
-// Request and response shapes of storage buckets and object versions (SPEC.md "Object versioning"),
+// Request and response shapes of storage buckets and object versions (docs/api.md "Object versioning"),
 // and their presenters. Version fields keep S3's names, as the SDK's method names do.
 import { z } from 'zod';
 import type { BucketRow } from '../domain/storage/queries.ts';

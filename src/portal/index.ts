@@ -1,4 +1,4 @@
-// The Account Portal (SPEC.md "Hosted sign-in, consent and device-approval pages"), served by the
+// The Account Portal (docs/api.md "Hosted sign-in, consent and device-approval pages"), served by the
 // web process outside /v1, one file per page (pages/), declared on the route kernel like every
 // other route (page.ts has what they share).
 import { consent } from './pages/consent.ts';

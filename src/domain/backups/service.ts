@@ -1,5 +1,5 @@
 // What the API asks of backups: manual backups (with the free ten a day), lists, usage, restore
-// operations. Each write inserts its row and enqueues its job in one transaction (STYLE.md §2).
+// operations. Each write inserts its row and enqueues its job in one transaction (docs/conventions.md "Writes and jobs").
 import type { Knex } from 'knex';
 import { AppError } from '../../app-error.ts';
 import { newId } from '../../ids.ts';

@@ -1,5 +1,5 @@
 // Per-IP request limits on the client API, with rate-limiter-flexible on Postgres so
-// every web process shares one count. The numbers are ours (SPEC.md leaves them open): generous
+// every web process shares one count. The numbers are our choice: generous
 // enough for a whole office behind one NAT, tight enough to make guessing from one address slow.
 // Per-identifier lockout (lockout.ts) is the second line.
 import type { Knex } from 'knex';

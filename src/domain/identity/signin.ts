@@ -1,4 +1,4 @@
-// Password sign-in (SPEC.md "Client API"). The order matters:
+// Password sign-in (docs/api.md "Client API"). The order matters:
 // 1. per-IP limit, then a check of the identifier reserved against its lockout (lockout.ts),
 //    before the user is read and any hashing (it may wait for a slot among checks in flight);
 // 2. argon2id verification always runs, against a dummy hash for an unknown identifier or a user

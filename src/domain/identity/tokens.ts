@@ -1,6 +1,6 @@
 // Opaque bearer secrets. Each is 32 base62 characters (~190 bits, above the 128 bits OWASP's
 // Session Management Cheat Sheet asks for) behind a recognisable prefix, so secret scanners and
-// people can tell them apart. Only SHA-256 of a token is stored (STYLE.md §8).
+// people can tell them apart. Only SHA-256 of a token is stored (docs/conventions.md "Secrets").
 import { randomBase62, sha256 } from '../../crypto.ts';
 
 export type TokenKind = 'session' | 'ticket' | 'email' | 'console_session' | 'console_link';

@@ -1,4 +1,4 @@
-// OAuth clients, registered by the operator with `cairn admin oauth-clients create` (SPEC.md: the
+// OAuth clients, registered by the operator with `cairn admin oauth-clients create` (docs/api.md "The operator CLI": the
 // oauth_clients collection is not routed on the API). Device-grant clients are public (RFC 8628
 // §3.1: the device cannot keep a secret), so there is no client secret.
 import type { Knex } from 'knex';

@@ -1,4 +1,4 @@
-// SQL for webhooks (STYLE.md §4). Every query is scoped by environment or by an endpoint found
+// SQL for webhooks (docs/conventions.md "Queries"). Every query is scoped by environment or by an endpoint found
 // through one. A lane is an endpoint and a subject: its unsettled deliveries go one at a time, in
 // seq order. Row locks keep a delivery from waiting behind one that settled meanwhile: a writer
 // share-locks the lane's unsettled deliveries (in seq order) before it decides whether its own must

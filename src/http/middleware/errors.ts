@@ -1,4 +1,4 @@
-// The one error middleware (STYLE.md §3): AppError codes → statuses (docs/api.md), body-parser
+// The one error middleware (docs/conventions.md "Errors"): AppError codes → statuses (docs/api.md), body-parser
 // failures → invalid_request, a lost database → store_unavailable with Retry-After, constraint
 // names → codes, and anything else → internal with only the request id. Detail goes to the log.
 import type { Middleware } from 'koa';

@@ -1,4 +1,4 @@
-// Error groups: list, get, and the three triage calls (SPEC.md, docs/api.md "Error tracking").
+// Error groups: list, get, and the three triage calls (docs/api.md "Error tracking").
 import type { Context } from 'koa';
 import { groupQueries } from '../../../domain/errors/groups/queries.ts';
 import { triage, type TriageAction } from '../../../domain/errors/groups/state.ts';

@@ -1,4 +1,4 @@
-// The client API (SPEC.md "Client API", docs/api.md "Identity"): called from the application's
+// The client API (docs/api.md "Client API", "Identity"): called from the application's
 // pages with the publishable key, or with the end user's session bearer. Handlers stay thin.
 import type { Context } from 'koa';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// GET /v1/client/config (SPEC.md "Client configuration"): what a sign-in page renders from.
+// GET /v1/client/config (docs/api.md "Client configuration"): what a sign-in page renders from.
 // Methods not served on the client API are reported, as not enabled, so a page can hide them.
 import { z } from 'zod';
 import { minPasswordLength, maxPasswordLength } from '../../../domain/identity/passwords.ts';

@@ -1,8 +1,8 @@
-// The Error Group state table (SPEC.md "States and transitions"), every transition in one place:
+// The Error Group state table (docs/api.md "States and transitions"), every transition in one place:
 // the triage calls, and the reopen a new occurrence causes (the store's SQL takes its states from
-// here). The cells the spec leaves open are decided here (docs/api.md "Error tracking"): a new group is `unresolved`; `acknowledge`
+// here). The cells left open are decided here (docs/api.md "Error tracking"): a new group is `unresolved`; `acknowledge`
 // starts from `unresolved` only; `resolve` from `unresolved` or `acknowledged`; every call whose
-// source state is not allowed fails with INVALID_STATE, the way the spec treats reopening an
+// source state is not allowed fails with INVALID_STATE, the way the table treats reopening an
 // unresolved group. A stale etag is checked first: ETAG_MISMATCH wins over INVALID_STATE, because
 // the caller's view of the state is what is out of date.
 import type { Knex } from 'knex';

@@ -1,6 +1,6 @@
-// What a capture may carry (SPEC.md "Capture fields"). Every field is checked here, so a
+// What a capture may carry (docs/api.md "Capture fields and capture rules"). Every field is checked here, so a
 // bad event is refused at the edge with the field named, and the worker never meets one. Limits the
-// spec leaves open follow Sentry's (message 8192 characters, tag keys 32 and values 200).
+// resource table leaves open follow Sentry's (message 8192 characters, tag keys 32 and values 200).
 import { z } from 'zod';
 
 export const limits = {

@@ -1,4 +1,4 @@
-// The group key (SPEC.md grouping rules): the caller's fingerprint when set; else the
+// The group key (docs/api.md "Grouping rules"): the caller's fingerprint when set; else the
 // exception type and the symbolicated in-app frames, by function and normalised file, never line
 // or column and never release, so one bug stays one group across releases and rebuilds.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// One accepted event through the pipeline (SPEC.md "Error tracking", steps 1-4), as stages:
+// One accepted event through the pipeline (docs/api.md "Capture fields and capture rules"), as stages:
 //   parse (stack/) → symbolicate (symbolicate.ts) → scrub (scrubbing/) → group (fingerprint.ts),
 // and the codec (event-codec.ts) packs what the worker stores. Each stage is a function of its
 // input and of the caches the worker passes in (caches.ts); nothing here keeps state. Scrubbing
@@ -96,7 +96,7 @@ async function linkedMembers(
 }
 
 /**
- * A stack made ready to store, through every stage: parse (SPEC.md capture rules 1 and 2: given
+ * A stack made ready to store, through every stage: parse (docs/api.md "Capture fields and capture rules", 1 and 2: given
  * frames win, else the stack text is parsed), symbolicate, scrub, group keys, encode. `complete` is
  * false when a frame's map could not be read: such a stack is not kept, a later attempt may read it.
  */

@@ -1,4 +1,4 @@
-// Maps frames through the source maps uploaded for the event's release (SPEC.md capture rule 3):
+// Maps frames through the source maps uploaded for the event's release (docs/api.md "Capture fields and capture rules", rule 3):
 // original file, line and column, the original name of the enclosing function, and context lines
 // from `sourcesContent`. A frame that stays as printed says why, and keeps the context lines its
 // SDK sent (sentry/frames.ts); a mapped frame never does, since they are the minified file's lines

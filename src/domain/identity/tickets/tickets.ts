@@ -1,4 +1,4 @@
-// Tickets (SPEC.md "Ticket"): what server mode hands the page instead of a bearer. Two minutes,
+// Tickets (docs/api.md "Ticket"): what server mode hands the page instead of a bearer. Two minutes,
 // one use, stored as SHA-256; the application's server redeems it for a session. Unknown, expired
 // and used tickets are all `unauthorized` with one message (docs/api.md), so none can be told apart.
 import type { Knex } from 'knex';

@@ -1,5 +1,5 @@
-// End users as the application's server manages them with a secret key (SPEC.md "End users and
-// sessions"). Creating one checks the password like sign-up does, but answers at once: a server
+// End users as the application's server manages them with a secret key (docs/api.md "Resources":
+// "End users and sessions"). Creating one checks the password like sign-up does, but answers at once: a server
 // holding the secret key may know which addresses exist.
 import type { Knex } from 'knex';
 import { AppError } from '../../../app-error.ts';

@@ -1,4 +1,4 @@
-// Reading `Error.stack` as every engine prints it (SPEC.md capture rule 1; docs/api.md "Stacks").
+// Reading `Error.stack` as every engine prints it (docs/api.md "Capture fields and capture rules", rule 1; "Stacks").
 export { parseFrameLine, type ParsedFrame } from './frame-line.ts';
 export {
   maxFrames,
