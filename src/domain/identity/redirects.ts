@@ -14,12 +14,17 @@
 import type { Config } from '../../config.ts';
 import { AppError } from '../../app-error.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
-import type { IdentitySettings } from './settings.ts';
+
+/** The environment's own lists of allowed targets (settings.ts keeps them under `identity`). */
+export interface RedirectLists {
+  redirect_origins: string[];
+  redirect_urls: string[];
+}
 
 export interface RedirectPolicy {
   envName: string;
   mode: EnvMode;
-  settings: Pick<IdentitySettings, 'redirect_origins' | 'redirect_urls'>;
+  settings: RedirectLists;
 }
 
 /** Account Portal pages a target may name without being on the environment's lists. */

@@ -5,9 +5,11 @@ import type { Db } from '../../../db.ts';
 import { ulidTime } from '../../../ids.ts';
 import { unpackBody } from '../pipeline/event-codec.ts';
 import type { EventBody } from '../pipeline/process.ts';
-import { newEtagSql } from '../intake/queries.ts';
 
 export type GroupState = 'unresolved' | 'acknowledged' | 'resolved';
+
+/** A fresh, opaque etag, made in SQL so the state check and the change stay one statement. */
+export const newEtagSql = `substr(md5(random()::text || clock_timestamp()::text), 1, 16)`;
 
 export interface GroupRow {
   id: string;

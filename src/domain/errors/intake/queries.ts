@@ -5,6 +5,7 @@
 // workers sealed, in `errors.ingest` jobs (job.ts), never in a table of ours.
 import type { Db, SqlTx } from '../../../db.ts';
 import type { SealedPayloadRow } from './sealed-payload.ts';
+import { newEtagSql } from '../groups/queries.ts';
 import { reopenOnOccurrence as reopen } from '../groups/state.ts';
 import { defaultErrorSettings } from '../retention/queries.ts';
 
@@ -39,9 +40,6 @@ export interface NewEvent {
   /** The client's name for it, if any: its claim (error_event_ids) is checked or made in the store. */
   event_id: string | null;
 }
-
-/** A fresh, opaque etag, made in SQL so the state check and the change stay one statement. */
-export const newEtagSql = `substr(md5(random()::text || clock_timestamp()::text), 1, 16)`;
 
 /** How many events of each environment to add to (or, negative, take from) its pending count. */
 export type PendingDeltas = Map<string, number>;
