@@ -42,7 +42,7 @@ import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fromKnex } from 'pg-boss';
 import { Webhook } from 'standardwebhooks';
-import { endUserCreatedEvent } from '../src/contract/webhook-events.ts';
+import { endUserCreatedEvent } from '../src/domain/identity/present.ts';
 import { keyringFromConfig } from '../src/crypto.ts';
 import { createDb } from '../src/db.ts';
 import { newId } from '../src/ids.ts';

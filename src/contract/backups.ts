@@ -1,8 +1,7 @@
-// Request and response shapes of backups and restores (docs/api.md "Backups"),
-// and the presenters that turn stored rows into them.
+// Request and response shapes of backups and restores (docs/api.md "Backups"); the presenters that
+// turn stored rows into them are domain/backups/present.ts.
 import { z } from 'zod';
-import type { BackupRow, OperationRow, Verification } from '../domain/backups/queries.ts';
-import { byId, pageOf, pageQuery } from './pages.ts';
+import { pageOf, pageQuery } from './pages.ts';
 import { envParams } from './tenancy.ts';
 
 export { envParams, pageQuery };
@@ -41,6 +40,9 @@ export const restoreBody = z
   .object({ targetEnv: z.string().min(1).max(300).meta({ example: 'orgs/acme/projects/shop/envs/staging' }) })
   .strict();
 
+/** A restore drill's verdict (a fresh schema at each use, so the document inlines it as before). */
+const verification = () => z.object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() });
+
 export const backup = z
   .object({
     id: z.string(),
@@ -59,13 +61,10 @@ export const backup = z
     encryption: z.object({ format: z.string(), algorithm: z.string(), key_id: z.string() }).nullable(),
     error: z.string().nullable().meta({ description: 'Why a failed backup failed, in words a person can act on' }),
     verified_time: z.string().nullable().meta({ description: 'When the latest restore drill of this backup ran' }),
-    verification: z
-      .object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() })
-      .nullable()
-      .meta({
-        description:
-          "The latest restore drill's verdict: the backup restored into a scratch database and every table matched what was recorded at dump time",
-      }),
+    verification: verification().nullable().meta({
+      description:
+        "The latest restore drill's verdict: the backup restored into a scratch database and every table matched what was recorded at dump time",
+    }),
     create_time: z.string(),
     start_time: z.string().nullable(),
     finish_time: z.string().nullable(),
@@ -77,8 +76,6 @@ export const backup = z
   .meta({ id: 'Backup' });
 
 export const backupList = pageOf('backups', backup).meta({ id: 'BackupList' });
-/** Backups page by id (ULIDs), newest first. */
-export const backupPages = byId<BackupRow>('backups');
 
 export const operation = z
   .object({
@@ -105,10 +102,7 @@ export const operation = z
         backup_id: z.string().nullable(),
         target_env: z.string(),
         pre_restore_backup_id: z.string().nullable(),
-        verification: z
-          .object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() })
-          .optional()
-          .meta({ description: "A drill's verdict" }),
+        verification: verification().optional().meta({ description: "A drill's verdict" }),
         skipped: z
           .object({ statements: z.number(), roles: z.array(z.string()) })
           .optional()
@@ -153,7 +147,7 @@ export const settingsBody = settings
   .extend({ drill_schedule: drillSchedule.optional(), schedule_hour_utc: settings.shape.schedule_hour_utc.optional() })
   .meta({ id: 'BackupSettingsUpdate' });
 
-export type { Verification };
+export type Verification = z.output<ReturnType<typeof verification>>;
 export type BackupState = Backup['state'];
 export type Backup = z.output<typeof backup>;
 export type Operation = z.output<typeof operation>;
@@ -161,65 +155,3 @@ export type RestorePreview = z.output<typeof restorePreview>;
 export type BackupUsage = z.output<typeof usage>;
 export type BackupSettings = z.output<typeof settings>;
 export type BackupSettingsUpdate = z.input<typeof settingsBody>;
-
-export function backupResource(b: BackupRow): Backup {
-  return {
-    id: b.id,
-    state: b.state,
-    type: b.type,
-    trigger: b.trigger,
-    key: b.object_key,
-    size_bytes: b.size_bytes === null ? null : Number(b.size_bytes),
-    sha256: b.sha256,
-    billable: b.billable,
-    duration_ms: b.duration_ms,
-    pg_version: b.pg_version,
-    pg_dump_version: b.pg_dump_version,
-    encryption: b.key_id ? { format: 'cairn-bk1', algorithm: 'AES-256-GCM', key_id: b.key_id } : null,
-    error: b.error,
-    verified_time: b.verified_time?.toISOString() ?? null,
-    verification: b.verification,
-    create_time: b.create_time.toISOString(),
-    start_time: b.start_time?.toISOString() ?? null,
-    finish_time: b.finish_time?.toISOString() ?? null,
-    expire_time: b.expire_time.toISOString(),
-    ...(b.state === 'running' && b.progress_bytes !== null ? { progress_bytes: Number(b.progress_bytes) } : {}),
-  };
-}
-
-export function operationResource(
-  op: OperationRow,
-  targetEnvName: string,
-  verification: Verification | null = null,
-): Operation {
-  const done = op.state === 'succeeded' || op.state === 'failed';
-  const metadata = {
-    kind: op.kind,
-    backup_id: op.backup_id,
-    target_env: targetEnvName,
-    pre_restore_backup_id: op.pre_backup_id,
-    state: op.state,
-    phase: op.phase,
-    bytes_read: Number(op.bytes_read),
-    bytes_total: Number(op.bytes_total),
-    create_time: op.create_time.toISOString(),
-    update_time: op.update_time.toISOString(),
-  };
-  return {
-    name: `operations/${op.id}`,
-    done,
-    metadata,
-    ...(op.state === 'failed' && op.error ? { error: op.error } : {}),
-    ...(op.state === 'succeeded'
-      ? {
-          response: {
-            backup_id: op.backup_id,
-            target_env: targetEnvName,
-            pre_restore_backup_id: op.pre_backup_id,
-            ...(op.kind === 'drill' && verification ? { verification } : {}),
-            ...(op.kind === 'restore' && op.skipped ? { skipped: op.skipped } : {}),
-          },
-        }
-      : {}),
-  };
-}

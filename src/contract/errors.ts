@@ -1,15 +1,12 @@
-// Request and response shapes of the error-tracking routes (docs/api.md "Resources",
-// docs/api.md "Error tracking"); the same schemas validate requests and feed the OpenAPI document.
+// Request and response shapes of the error-tracking routes (docs/api.md "Resources" and "Error
+// tracking"); the same schemas validate requests and feed the OpenAPI document. The presenters that
+// turn stored rows into them live beside the rows (domain/errors/*/present.ts).
 import { z } from 'zod';
 import { errorEventInput } from '../domain/errors/intake/event-schema.ts';
-import type { EventRow, GroupRow } from '../domain/errors/groups/queries.ts';
-import type { SourceMapRow } from '../domain/errors/source-maps/queries.ts';
-import { releaseFileNameMaxBytes } from '../domain/errors/source-maps/uploads.ts';
-import { defaultRuleNames } from '../domain/errors/scrubbing/rules.ts';
 import { scrubbingPolicy } from '../domain/errors/scrubbing/scrub.ts';
-import { byId, byTimeAndId, pageOf, pageQuery } from './pages.ts';
+import { pageOf, pageQuery } from './pages.ts';
 import { envParams } from './tenancy.ts';
-import { sentryEventFields, sentryEventView } from './sentry-event.ts';
+import { sentryEventFields } from './sentry-event.ts';
 
 export { envParams, pageQuery };
 
@@ -25,6 +22,13 @@ export const eventParams = envParams.extend({
     message: 'an event uid such as err_c001j…, or the 32-hex event_id its SDK gave it',
   }),
 });
+/**
+ * The longest name (URL or path) of a release's file, in bytes of UTF-8: the name is in the unique
+ * index of its table, and Postgres refuses a B-tree entry over ~2.7 kB (a third of a page), so
+ * 2048 characters that take 3 bytes each failed the insert.
+ */
+export const releaseFileNameMaxBytes = 2048;
+
 /** A release file's name: 2048 characters, and as many bytes of UTF-8 (its row's index holds it). */
 export const releaseFileName = z
   .string()
@@ -162,13 +166,6 @@ export const eventResource = z
 export const groupList = pageOf('error_groups', groupResource);
 export const eventList = pageOf('error_events', eventResource);
 
-/** Groups page by (last_seen_time, id), newest first; events by (event_time, uid). */
-export const groupPages = byTimeAndId<GroupRow>('error_groups', (g) => ({
-  t: g.last_seen_time.toISOString(),
-  id: g.id,
-}));
-export const eventPages = byTimeAndId<EventRow>('error_events', (e) => ({ t: e.event_time.toISOString(), id: e.uid }));
-
 export const triageBody = z.strictObject({ etag: z.string().min(1).max(128).optional() }).optional();
 
 export type ErrorGroupState = z.output<typeof errorGroupState>;
@@ -182,36 +179,6 @@ export type BatchResult = z.output<typeof batchCaptureResponse>['results'][numbe
 /** A scrubbing policy as stored and answered; a PUT may leave out any field (its default applies). */
 export type ScrubbingPolicy = z.output<typeof scrubbingPolicy>;
 export type ScrubbingPolicyResource = z.output<typeof policyResource>;
-
-export function groupView(envName: string, g: GroupRow): z.input<typeof groupResource> {
-  return {
-    name: `${envName}/error_groups/${g.id}`,
-    uid: g.id,
-    fingerprint: g.fingerprint,
-    title: g.title,
-    culprit: g.culprit,
-    service_name: g.service_name,
-    state: g.state,
-    first_seen_time: g.first_seen_time.toISOString(),
-    last_seen_time: g.last_seen_time.toISOString(),
-    occurrence_count: Number(g.occurrence_count),
-    last_release: g.last_release,
-    etag: g.etag,
-    ...(g.resolve_time ? { resolve_time: new Date(g.resolve_time).toISOString() } : {}),
-    grouping: g.grouping as z.input<typeof groupResource>['grouping'],
-  };
-}
-
-export function eventView(envName: string, e: EventRow): z.input<typeof eventResource> {
-  return {
-    name: `${envName}/error_groups/${e.group_id}/error_events/${e.uid}`,
-    uid: e.uid,
-    meta: { create_time: e.create_time.toISOString(), receive_time: e.receive_time.toISOString() },
-    ...e.body,
-    ...sentryEventView(e.body.sentry),
-    breadcrumbs: e.body.breadcrumbs as Record<string, unknown>[],
-  };
-}
 
 /** Source maps and minified files, the files of a release; one schema per collection, for OpenAPI. */
 export const releaseFileResource = (id: string) =>
@@ -229,18 +196,6 @@ export const sourceMapResource = releaseFileResource('SourceMap');
 export const minifiedSourceResource = releaseFileResource('MinifiedSource');
 export type ReleaseFile = z.output<ReturnType<typeof releaseFileResource>>;
 
-/** A release's files page by id, oldest upload first. */
-export const releaseFilePages = (collection: string) => byId<SourceMapRow>(collection);
-
-export const releaseFileView = (envName: string, collection: string, r: SourceMapRow): ReleaseFile => ({
-  name: `${envName}/releases/${r.release}/${collection}/${r.id}`,
-  release: r.release,
-  file: r.file,
-  size_bytes: r.size_bytes,
-  sha256: r.sha256,
-  create_time: new Date(r.create_time).toISOString(),
-});
-
 /** The environment's scrubbing policy, answered with every default rule for reference. */
 export const policyResource = z
   .object({
@@ -251,17 +206,6 @@ export const policyResource = z
     update_time: z.string().optional(),
   })
   .meta({ id: 'ScrubbingPolicyResource' });
-
-export const policyView = (
-  envName: string,
-  policy: z.infer<typeof scrubbingPolicy>,
-  updateTime: Date | null,
-): z.input<typeof policyResource> => ({
-  name: `${envName}/scrubbing_policy`,
-  policy,
-  default_rules: [...defaultRuleNames, 'sensitive_key'],
-  ...(updateTime ? { update_time: new Date(updateTime).toISOString() } : {}),
-});
 
 /** docs/api.md "Retention" and "Backpressure": how long events stay, how many may wait. */
 export const errorSettingsBody = z.strictObject({
@@ -277,13 +221,3 @@ export const errorSettingsResource = z
   })
   .meta({ id: 'ErrorSettings' });
 export type ErrorSettingsResource = z.output<typeof errorSettingsResource>;
-
-export const errorSettingsView = (
-  envName: string,
-  s: { retention_days: number; max_pending: number; update_time: Date | null },
-): ErrorSettingsResource => ({
-  name: `${envName}/error_settings`,
-  retention_days: s.retention_days,
-  max_pending: s.max_pending,
-  ...(s.update_time ? { update_time: new Date(s.update_time).toISOString() } : {}),
-});

@@ -23,12 +23,5 @@ export const sentryEventFields = {
   sdk: z.object({ name: z.string().optional(), version: z.string().optional() }).optional(),
 };
 
-type Fields = { [K in keyof typeof sentryEventFields]?: z.input<(typeof sentryEventFields)[K]> };
-const names = Object.keys(sentryEventFields) as (keyof Fields)[];
-
-/** The top-level members of an event's stored `sentry` object; none for an event not from a Sentry SDK. */
-export function sentryEventView(sentry: Record<string, unknown> | undefined): Fields {
-  const out: Record<string, unknown> = {};
-  if (sentry) for (const k of names) if (sentry[k] !== undefined) out[k] = sentry[k];
-  return out as Fields;
-}
+/** The members an event resource shows of its stored `sentry` object (domain/errors/groups/present.ts). */
+export type SentryEventFields = { [K in keyof typeof sentryEventFields]?: z.input<(typeof sentryEventFields)[K]> };

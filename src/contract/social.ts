@@ -1,10 +1,32 @@
-// Social sign-in providers of an environment (docs/api.md "Social sign-in"): what the API answers,
-// and the presenter that keeps every secret out of it. The input is the domain's `providerInput`.
+// Social sign-in providers of an environment (docs/api.md "Social sign-in"): what a PUT takes and
+// what the API answers. The presenter (domain/social/present.ts) keeps every secret out of it.
 import { z } from 'zod';
-import { providerInput, providerNames } from '../domain/social/providers.ts';
-import type { ProviderRow } from '../domain/social/queries.ts';
+
+export const providerNames = ['google', 'github', 'apple'] as const;
 
 const provider = z.enum(providerNames);
+
+const httpsUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+export const providerInput = z
+  .object({
+    enabled: z.boolean().default(true),
+    client_id: z.string().min(1).max(512).optional(),
+    client_secret: z.string().min(1).max(4096).optional(),
+    apple: z
+      .object({
+        team_id: z.string().regex(/^[A-Z0-9]{10}$/),
+        key_id: z.string().regex(/^[A-Z0-9]{10}$/),
+        private_key: z.string().max(4096),
+      })
+      .strict()
+      .optional(),
+    issuer: httpsUrl.optional(),
+    authorization_endpoint: httpsUrl.optional(),
+    token_endpoint: httpsUrl.optional(),
+    api_base_url: httpsUrl.optional(),
+  })
+  .strict();
 
 export const providerSchema = z
   .object({
@@ -26,20 +48,3 @@ export type SocialProviderName = z.output<typeof provider>;
 export type SocialProvider = z.output<typeof providerSchema>;
 /** What `PUT …/social_providers/{provider}` takes; secrets go in and never come back out. */
 export type SocialProviderInput = z.input<typeof providerInput>;
-
-/** The public view: what is configured, never a secret. */
-export function providerResource(row: ProviderRow): SocialProvider {
-  return {
-    provider: row.provider,
-    enabled: row.enabled,
-    uses_shared_client: row.client_id === null,
-    client_id: row.client_id,
-    has_client_secret: row.client_secret_sealed !== null || row.apple_private_key_sealed !== null,
-    ...(row.apple_team_id ? { apple: { team_id: row.apple_team_id, key_id: row.apple_key_id } } : {}),
-    issuer: row.issuer,
-    authorization_endpoint: row.authorization_endpoint,
-    token_endpoint: row.token_endpoint,
-    api_base_url: row.api_base_url,
-    update_time: row.update_time.toISOString(),
-  };
-}

@@ -1,8 +1,7 @@
-// Request and response shapes of storage buckets and object versions (docs/api.md "Object versioning"),
-// and their presenters. Version fields keep S3's names, as the SDK's method names do.
+// Request and response shapes of storage buckets and object versions (docs/api.md "Storage
+// buckets and versioning"; the presenters are domain/storage/present.ts). Version fields keep S3's
+// names, as the SDK's method names do.
 import { z } from 'zod';
-import type { BucketRow } from '../domain/storage/queries.ts';
-import type { ObjectVersion as StoredVersion } from '../storage/object-store.ts';
 import { envParams } from './tenancy.ts';
 
 export { envParams };
@@ -51,23 +50,3 @@ export const writeResult = z
 export type Bucket = z.output<typeof bucket>;
 export type ObjectVersion = z.output<typeof objectVersion>;
 export type ObjectWrite = z.output<typeof writeResult>;
-
-export function bucketResource(b: BucketRow, envName: string): Bucket {
-  return {
-    name: `${envName}/buckets/${b.name}`,
-    bucket: b.name,
-    versioning: b.versioning,
-    create_time: b.create_time.toISOString(),
-  };
-}
-
-export function versionResource(v: StoredVersion): ObjectVersion {
-  return {
-    versionId: v.versionId,
-    lastModified: v.lastModified.toISOString(),
-    isLatest: v.isLatest,
-    isDeleteMarker: v.isDeleteMarker,
-    size: v.size,
-    ...(v.etag ? { etag: v.etag } : {}),
-  };
-}

@@ -1,7 +1,11 @@
 // Environments: the path parameters every environment-scoped route takes, and the resource.
 import { z } from 'zod';
-import { segmentPattern } from '../domain/tenancy/names.ts';
-import type { EnvRow } from '../domain/tenancy/queries.ts';
+
+/**
+ * Resource names follow AIP-122: `orgs/{org}/projects/{project}/envs/{env}`. Segment ids are
+ * lower-case, start with a letter or digit, and are at most 63 characters (DNS-label-like).
+ */
+export const segmentPattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 const segment = z.string().regex(segmentPattern, 'lower-case letters, digits and dashes');
 
@@ -17,7 +21,3 @@ export const envResource = z
   .meta({ id: 'Environment' });
 
 export type Environment = z.output<typeof envResource>;
-
-export function envView(env: Pick<EnvRow, 'name' | 'id' | 'mode' | 'create_time'>): Environment {
-  return { name: env.name, uid: env.id, mode: env.mode, create_time: env.create_time.toISOString() };
-}

@@ -1,9 +1,9 @@
-// Shapes of the webhooks API (docs/api.md "Webhooks"): endpoints, their deliveries and attempts.
+// Shapes of the webhooks API (docs/api.md "Webhooks"): endpoints, their deliveries and attempts
+// (the event types are webhook-types.ts). The presenters are domain/webhooks/present.ts.
 import { z } from 'zod';
-import { eventTypes } from '../domain/webhooks/catalogue.ts';
-import type { AttemptRow, DeliveryRow, EndpointRow } from '../domain/webhooks/queries.ts';
-import { byId, pageOf, pageQuery, type Keyset } from './pages.ts';
+import { pageOf, pageQuery } from './pages.ts';
 import { envParams } from './tenancy.ts';
+import { eventTypes } from './webhook-types.ts';
 
 export { envParams, pageQuery };
 
@@ -72,21 +72,6 @@ export type EndpointInput = z.input<typeof createEndpointBody>;
 export type EndpointUpdate = z.input<typeof updateEndpointBody>;
 
 export const endpointList = pageOf('webhook_endpoints', endpointResource).meta({ id: 'WebhookEndpointList' });
-export const endpointPages: Keyset<EndpointRow, string> = byId<EndpointRow>('webhook_endpoints');
-
-export function endpointView(e: EndpointRow, secret?: string): Endpoint {
-  return {
-    id: e.id,
-    url: e.url,
-    event_types: e.event_types,
-    description: e.description,
-    state: e.state,
-    ...(e.disabled_reason && e.state === 'disabled' ? { disabled_reason: e.disabled_reason } : {}),
-    ...(secret ? { secret } : {}),
-    create_time: e.create_time.toISOString(),
-    update_time: e.update_time.toISOString(),
-  };
-}
 
 const attempt = z.object({
   time: z.string(),
@@ -108,24 +93,3 @@ export const deliveryResource = z
 export type Delivery = z.output<typeof deliveryResource>;
 
 export const deliveryList = pageOf('deliveries', deliveryResource).meta({ id: 'WebhookDeliveryList' });
-export const deliveryPages: Keyset<DeliveryRow, string> = {
-  purpose: 'webhook_deliveries',
-  positionOf: (d) => String(d.seq),
-  isPosition: (v): v is string => typeof v === 'string' && /^[0-9]{1,19}$/.test(v),
-};
-
-export function deliveryView(d: DeliveryRow, attempts: AttemptRow[]): Delivery {
-  return {
-    id: d.message_id,
-    event_type: d.event_type,
-    // A message waiting behind an earlier one about the same resource is pending to the receiver.
-    state: d.state === 'waiting' ? 'pending' : d.state,
-    attempts: attempts.map((a) => ({
-      time: a.time.toISOString(),
-      ...(a.status_code !== null ? { status_code: a.status_code } : {}),
-      duration_ms: a.duration_ms,
-      ...(a.error ? { error: a.error } : {}),
-    })),
-    ...(d.state === 'pending' && d.next_attempt_time ? { next_attempt_time: d.next_attempt_time.toISOString() } : {}),
-  };
-}

@@ -3,7 +3,7 @@
 // fake clock; and a running backup shows the bytes its worker stored so far.
 import { expect, it } from 'vitest';
 import { progressBar } from '../../src/cli/progress.ts';
-import { backupResource } from '../../src/contract/backups.ts';
+import { backupResource } from '../../src/domain/backups/present.ts';
 import type { BackupRow } from '../../src/domain/backups/queries.ts';
 
 function sink(isTTY: boolean) {

@@ -13,7 +13,7 @@ import {
   unpackSuffixes,
 } from '../../src/domain/identity/breached/format.ts';
 import { isCommonPassword } from '../../src/domain/identity/breached/breached.ts';
-import { readPageToken, signPageToken } from '../../src/contract/pages.ts';
+import { readPageToken, signPageToken } from '../../src/http/paginate.ts';
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const encodePageToken = (key: Buffer, id: string): string => signPageToken(key, 'end_users', id);

@@ -1,6 +1,6 @@
 // `cairn webhooks create|list|get|update|delete|rotate-secret|deliveries|redeliver` over the HTTP
 // API (docs/api.md "Webhooks", secret key with webhooks:read or webhooks:write).
-import { eventTypes, type EventType } from '../../domain/webhooks/catalogue.ts';
+import { eventTypes, type EventType } from '../../contract/webhook-types.ts';
 import { WebhooksApi, type Delivery, type Endpoint, type EndpointUpdate } from '../../sdk/webhooks.ts';
 import { CliError, pageText, type CliContext, type Register } from '../context.ts';
 

@@ -4,7 +4,7 @@
 // (domain/identity/users/users.ts), as the API's :revokeSessions.
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { sessionState } from '../../contract/identity.ts';
+import { sessionState } from '../../domain/identity/present.ts';
 import type { ConsoleSession } from '../../domain/console/sessions.ts';
 import { identityQueries } from '../../domain/identity/queries.ts';
 import { normaliseEmail } from '../../domain/identity/tokens.ts';

@@ -3,7 +3,7 @@
 // exists exactly when the end committed, and a run settled twice (a reaped orphan) emits once,
 // because only the change from an unsettled state emits.
 import { fromKnex } from 'pg-boss';
-import { backupEvent, restoreEvent } from '../../contract/webhook-events.ts';
+import { backupEvent, restoreEvent } from './present.ts';
 import { emit } from '../webhooks/emit.ts';
 import type { BackupDeps } from './deps.ts';
 import { backupQueries, type BackupRow, type OperationRow } from './queries.ts';

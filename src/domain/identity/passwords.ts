@@ -5,10 +5,9 @@
 // thread pool, so a hash never blocks the event loop.
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
+import { maxPasswordLength } from '../../contract/identity.ts';
 
 export const passwordParams = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
-
-export const maxPasswordLength = 256;
 
 export function minPasswordLength(requireSecondFactor: boolean): number {
   return requireSecondFactor ? 8 : 15;

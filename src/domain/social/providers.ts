@@ -3,7 +3,7 @@
 // GitHub (OAuth 2 plus its REST API, no OIDC) and Apple (OIDC, ES256 client-secret JWT,
 // form_post) only on the caller's own. Secrets are sealed with the service key, bound to the
 // environment and provider, and never read back through the API.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Config } from '../../config.ts';
 import { keyringFromConfig, open, seal } from '../../crypto.ts';
 import type { Db } from '../../db.ts';
@@ -14,8 +14,7 @@ import { checkApplePrivateKey } from './apple.ts';
 import { targetRule } from '../../http/target-rule.ts';
 import { checkEndpoint, guardedFetch, isPublicAddress, type EgressFetch } from './egress.ts';
 import { socialQueries, type ProviderName, type ProviderRow } from './queries.ts';
-
-export const providerNames = ['google', 'github', 'apple'] as const satisfies readonly ProviderName[];
+import { providerInput } from '../../contract/social.ts';
 
 export const providerLabels: Record<ProviderName, string> = { google: 'Google', github: 'GitHub', apple: 'Apple' };
 
@@ -29,28 +28,6 @@ const defaults = {
     api_base_url: 'https://api.github.com',
   },
 } as const;
-
-const httpsUrl = z.url({ protocol: /^https?$/ }).max(2048);
-
-export const providerInput = z
-  .object({
-    enabled: z.boolean().default(true),
-    client_id: z.string().min(1).max(512).optional(),
-    client_secret: z.string().min(1).max(4096).optional(),
-    apple: z
-      .object({
-        team_id: z.string().regex(/^[A-Z0-9]{10}$/),
-        key_id: z.string().regex(/^[A-Z0-9]{10}$/),
-        private_key: z.string().max(4096),
-      })
-      .strict()
-      .optional(),
-    issuer: httpsUrl.optional(),
-    authorization_endpoint: httpsUrl.optional(),
-    token_endpoint: httpsUrl.optional(),
-    api_base_url: httpsUrl.optional(),
-  })
-  .strict();
 
 export type ProviderInput = z.infer<typeof providerInput>;
 

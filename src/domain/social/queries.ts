@@ -3,8 +3,9 @@
 // tombstone of a deleted user).
 import type { Db } from '../../db.ts';
 import { newId } from '../../ids.ts';
+import type { SocialProviderName } from '../../contract/social.ts';
 
-export type ProviderName = 'google' | 'github' | 'apple';
+export type ProviderName = SocialProviderName;
 
 export interface ProviderRow {
   env_id: string;

@@ -1,6 +1,6 @@
-// Resource names follow AIP-122: `orgs/{org}/projects/{project}/envs/{env}`. Segment ids are
-// lower-case, start with a letter or digit, and are at most 63 characters (DNS-label-like).
-export const segmentPattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
+// Resource names follow AIP-122: `orgs/{org}/projects/{project}/envs/{env}`, each segment as
+// contract/tenancy.ts `segmentPattern` allows.
+import { segmentPattern } from '../../contract/tenancy.ts';
 
 export interface EnvPath {
   org: string;

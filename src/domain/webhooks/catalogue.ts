@@ -1,18 +1,9 @@
-// The webhook event catalogue (docs/api.md "Webhooks"). An event's subject is the resource it is
-// about: messages with one subject reach an endpoint in the order the changes happened.
-export const eventTypes = [
-  'error_group.created',
-  'error_group.reopened',
-  'error_group.resolved',
-  'backup.succeeded',
-  'backup.failed',
-  'restore.succeeded',
-  'restore.failed',
-  'end_user.created',
-  'end_user.deleted',
-] as const;
+// Webhook events (docs/api.md "Webhooks"; the types are contract/webhook-types.ts). An
+// event's subject is the resource it is about: messages with one subject reach an endpoint in the
+// order the changes happened.
+import type { EventType } from '../../contract/webhook-types.ts';
 
-export type EventType = (typeof eventTypes)[number];
+export type { EventType };
 
 /** An event as the action that caused it reports it; `data` is the resource as the API shows it. */
 export interface WebhookEvent {

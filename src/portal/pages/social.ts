@@ -1,7 +1,7 @@
 // GET /social/{provider}: a social button of the sign-in page; sends the browser to the provider.
 import { z } from 'zod';
 import { startSocialSignIn } from '../../domain/social/flow.ts';
-import { providerNames } from '../../domain/social/providers.ts';
+import { providerNames } from '../../contract/social.ts';
 import type { ProviderName } from '../../domain/social/queries.ts';
 import { AppError } from '../../app-error.ts';
 import { defineRoute } from '../../http/route.ts';

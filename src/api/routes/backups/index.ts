@@ -25,17 +25,14 @@ import {
 import { AppError } from '../../../app-error.ts';
 import type { AppDeps } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { paginate } from '../../../contract/pages.ts';
+import { paginate } from '../../../http/paginate.ts';
 import {
   backup,
   backupIdParams,
   backupList,
-  backupPages,
-  backupResource,
   createBackupBody,
   drillBody,
   envParams,
-  operationResource,
   pageQuery,
   operation,
   operationParams,
@@ -45,6 +42,7 @@ import {
   settingsBody,
   usage,
 } from '../../../contract/backups.ts';
+import { backupPages, backupResource, operationResource } from '../../../domain/backups/present.ts';
 
 const envBase = '/v1/orgs/{org}/projects/{project}/envs/{env}';
 

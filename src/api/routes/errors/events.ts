@@ -3,16 +3,9 @@ import { groupQueries } from '../../../domain/errors/groups/queries.ts';
 import { ingestQueries } from '../../../domain/errors/intake/queries.ts';
 import { AppError } from '../../../app-error.ts';
 import { defineRoute } from '../../../http/route.ts';
-import {
-  eventList,
-  eventPages,
-  eventParams,
-  eventResource,
-  eventsParams,
-  eventView,
-  pageQuery,
-} from '../../../contract/errors.ts';
-import { paginate } from '../../../contract/pages.ts';
+import { eventList, eventParams, eventResource, eventsParams, pageQuery } from '../../../contract/errors.ts';
+import { eventPages, eventView } from '../../../domain/errors/groups/present.ts';
+import { paginate } from '../../../http/paginate.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups/{error_group}/error_events';
 

@@ -4,17 +4,9 @@ import { groupQueries } from '../../../domain/errors/groups/queries.ts';
 import { triage, type TriageAction } from '../../../domain/errors/groups/state.ts';
 import { AppError } from '../../../app-error.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
-import {
-  envParams,
-  groupList,
-  groupPages,
-  groupParams,
-  groupResource,
-  groupsQuery,
-  groupView,
-  triageBody,
-} from '../../../contract/errors.ts';
-import { paginate } from '../../../contract/pages.ts';
+import { envParams, groupList, groupParams, groupResource, groupsQuery, triageBody } from '../../../contract/errors.ts';
+import { groupPages, groupView } from '../../../domain/errors/groups/present.ts';
+import { paginate } from '../../../http/paginate.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
 

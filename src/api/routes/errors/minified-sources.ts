@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { releaseFileMaxBytes, uploadMinifiedSource } from '../../../domain/errors/source-maps/uploads.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listReleaseFiles } from './release-files.ts';
-import { minifiedSourceResource, releaseFileName, releaseFileView, releaseParams } from '../../../contract/errors.ts';
+import { minifiedSourceResource, releaseFileName, releaseParams } from '../../../contract/errors.ts';
+import { releaseFileView } from '../../../domain/errors/source-maps/present.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/releases/{release}/minified_sources';
 const resource = minifiedSourceResource;

@@ -1,14 +1,10 @@
 // What source maps and minified files share as resources of a release: the paged list.
 import { z } from 'zod';
 import { releaseFileQueries, type ReleaseFileTable } from '../../../domain/errors/source-maps/queries.ts';
-import {
-  pageQuery,
-  releaseFilePages,
-  releaseFileView,
-  releaseParams,
-  type releaseFileResource,
-} from '../../../contract/errors.ts';
-import { pageOf, paginate } from '../../../contract/pages.ts';
+import { pageQuery, releaseParams, type releaseFileResource } from '../../../contract/errors.ts';
+import { releaseFilePages, releaseFileView } from '../../../domain/errors/source-maps/present.ts';
+import { pageOf } from '../../../contract/pages.ts';
+import { paginate } from '../../../http/paginate.ts';
 import { defineRoute } from '../../../http/route.ts';
 
 /** `GET` on a release's collection: a page of its files, oldest upload first. */

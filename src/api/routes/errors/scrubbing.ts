@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { scrubbingQueries } from '../../../domain/errors/scrubbing/queries.ts';
 import { scrubbingPolicy } from '../../../domain/errors/scrubbing/scrub.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { envParams, policyResource, policyView as view } from '../../../contract/errors.ts';
+import { envParams, policyResource } from '../../../contract/errors.ts';
+import { policyView as view } from '../../../domain/errors/scrubbing/present.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/scrubbing_policy';
 

@@ -3,7 +3,8 @@
 // defaults until a PUT changes them; a PUT changes only the fields it sends.
 import { retentionQueries } from '../../../domain/errors/retention/queries.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { envParams, errorSettingsBody, errorSettingsResource, errorSettingsView } from '../../../contract/errors.ts';
+import { envParams, errorSettingsBody, errorSettingsResource } from '../../../contract/errors.ts';
+import { errorSettingsView } from '../../../domain/errors/retention/present.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_settings';
 

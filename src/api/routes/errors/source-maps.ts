@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { releaseFileMaxBytes, uploadSourceMap } from '../../../domain/errors/source-maps/uploads.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { listReleaseFiles } from './release-files.ts';
-import { releaseFileName, sourceMapResource, releaseFileView, releaseParams } from '../../../contract/errors.ts';
+import { releaseFileName, sourceMapResource, releaseParams } from '../../../contract/errors.ts';
+import { releaseFileView } from '../../../domain/errors/source-maps/present.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/releases/{release}/source_maps';
 

@@ -16,14 +16,13 @@ import {
   accepted,
   email,
   endUser,
-  endUserResource,
   factorProof,
   password,
   redirectUrl,
   session,
   sessionAnswer,
-  sessionResource,
 } from '../../../contract/identity.ts';
+import { endUserResource, sessionResource } from '../../../domain/identity/present.ts';
 
 export function currentSession(ctx: Context): NonNullable<SessionState['identitySession']> {
   const resolved = (ctx.state as SessionState).identitySession;

@@ -1,7 +1,8 @@
 // GET /v1/client/config (docs/api.md "Client configuration"): what a sign-in page renders from.
 // Methods not served on the client API are reported, as not enabled, so a page can hide them.
 import { z } from 'zod';
-import { minPasswordLength, maxPasswordLength } from '../../../domain/identity/passwords.ts';
+import { minPasswordLength } from '../../../domain/identity/passwords.ts';
+import { maxPasswordLength } from '../../../contract/identity.ts';
 import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
 import { providerLabels } from '../../../domain/social/providers.ts';
 import { socialQueries } from '../../../domain/social/queries.ts';

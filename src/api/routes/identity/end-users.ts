@@ -14,20 +14,22 @@ import {
   email,
   endUser,
   endUserList,
-  endUserPages,
   endUserParams,
-  endUserResource,
   envParams,
   pageQuery,
   password,
   sessionList,
+  signInList,
+} from '../../../contract/identity.ts';
+import {
+  endUserPages,
+  endUserResource,
   sessionPages,
   sessionResource,
-  signInList,
   signInPages,
   signInResource,
-} from '../../../contract/identity.ts';
-import { paginate } from '../../../contract/pages.ts';
+} from '../../../domain/identity/present.ts';
+import { paginate } from '../../../http/paginate.ts';
 import { defineRoute } from '../../../http/route.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/end_users';

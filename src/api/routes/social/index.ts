@@ -2,8 +2,9 @@
 // (secret key). The providers' common callback is callback.ts.
 import { z } from 'zod';
 import { startSocialSignIn } from '../../../domain/social/flow.ts';
-import { providerInput, providerNames, putProvider } from '../../../domain/social/providers.ts';
-import { providerResource, providerSchema } from '../../../contract/social.ts';
+import { putProvider } from '../../../domain/social/providers.ts';
+import { providerSchema, providerInput, providerNames } from '../../../contract/social.ts';
+import { providerResource } from '../../../domain/social/present.ts';
 import { socialQueries } from '../../../domain/social/queries.ts';
 import { consumeLimit } from '../../../domain/identity/limits.ts';
 import { AppError } from '../../../app-error.ts';

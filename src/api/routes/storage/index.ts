@@ -18,7 +18,6 @@ import { defineRoute } from '../../../http/route.ts';
 import {
   bucket,
   bucketList,
-  bucketResource,
   bucketParams,
   createBucketBody,
   envParams,
@@ -26,9 +25,9 @@ import {
   restoreVersionBody,
   versionList,
   versionQuery,
-  versionResource,
   writeResult,
 } from '../../../contract/storage.ts';
+import { bucketResource, versionResource } from '../../../domain/storage/present.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/buckets';
 

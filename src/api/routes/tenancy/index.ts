@@ -2,7 +2,8 @@
 import { AppError } from '../../../app-error.ts';
 import { tenancyQueries } from '../../../domain/tenancy/queries.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { envParams, envResource, envView } from '../../../contract/tenancy.ts';
+import { envParams, envResource } from '../../../contract/tenancy.ts';
+import { envView } from '../../../domain/tenancy/present.ts';
 import { z } from 'zod';
 import { createConsoleLink } from '../../../domain/console/links.ts';
 

@@ -2,23 +2,20 @@
 // with a secret key holding webhooks:read or webhooks:write. Every query is scoped by the key's
 // environment; a delivery is found only through an endpoint of that environment.
 import { z } from 'zod';
-import { paginate } from '../../../contract/pages.ts';
+import { paginate } from '../../../http/paginate.ts';
 import {
   createEndpointBody,
   deliveryList,
-  deliveryPages,
   deliveryParams,
   deliveryResource,
-  deliveryView,
   endpointList,
-  endpointPages,
   endpointParams,
   endpointResource,
-  endpointView,
   envParams,
   pageQuery,
   updateEndpointBody,
 } from '../../../contract/webhooks.ts';
+import { deliveryPages, deliveryView, endpointPages, endpointView } from '../../../domain/webhooks/present.ts';
 import { tenancyQueries } from '../../../domain/tenancy/queries.ts';
 import {
   createEndpoint,

@@ -3,7 +3,7 @@
 // store's transaction, so an event exists exactly when its group change committed; a batch of
 // environments without endpoints costs one statement.
 import type { Db as BossDb } from 'pg-boss';
-import { errorGroupEvent } from '../../../contract/webhook-events.ts';
+import { errorGroupEvent } from './present.ts';
 import type { AnyJobs as Jobs } from '../../../jobs.ts';
 import { emit, wanted } from '../../webhooks/emit.ts';
 import type { ChangedGroup } from '../intake/queries.ts';

@@ -7,7 +7,7 @@
 // the caller's view of the state is what is out of date.
 import type { Knex } from 'knex';
 import { fromKnex } from 'pg-boss';
-import { errorGroupEvent } from '../../../contract/webhook-events.ts';
+import { errorGroupEvent } from './present.ts';
 import { AppError } from '../../../app-error.ts';
 import type { AnyJobs as Jobs } from '../../../jobs.ts';
 import { emit } from '../../webhooks/emit.ts';

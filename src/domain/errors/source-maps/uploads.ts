@@ -34,13 +34,6 @@ export async function ensureSourceMapBucket(deps: Pick<UploadDeps, 'store' | 'co
  */
 export const releaseFileMaxBytes = 50 * 1024 * 1024;
 
-/**
- * The longest name (URL or path) of a release's file, in bytes of UTF-8: the name is in the unique
- * index of its table, and Postgres refuses a B-tree entry over ~2.7 kB (a third of a page), so
- * 2048 characters that take 3 bytes each failed the insert.
- */
-export const releaseFileNameMaxBytes = 2048;
-
 export interface UploadDeps {
   db: Knex;
   store: ObjectStore;

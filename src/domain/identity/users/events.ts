@@ -3,7 +3,7 @@
 // transaction that made the change.
 import type { Knex } from 'knex';
 import { fromKnex } from 'pg-boss';
-import { endUserCreatedEvent, endUserDeletedEvent } from '../../../contract/webhook-events.ts';
+import { endUserCreatedEvent, endUserDeletedEvent } from '../present.ts';
 import type { AnyJobs as Jobs } from '../../../jobs.ts';
 import { emit, wanted } from '../../webhooks/emit.ts';
 import { identityQueries } from '../queries.ts';

@@ -20,11 +20,11 @@ import { parseDebugId } from '../../source-maps/debug-ids.ts';
 import {
   checkSourceMapText,
   releaseFileMaxBytes,
-  releaseFileNameMaxBytes,
   storeCheckedSourceMap,
   uploadMinifiedSource,
   type UploadDeps,
 } from '../../source-maps/uploads.ts';
+import { releaseFileNameMaxBytes } from '../../../../contract/errors.ts';
 import { sentryLabel } from '../event.ts';
 import { BundleError, openBundle } from './bundle-source.ts';
 import { discardChunks } from './chunks.ts';
