@@ -154,7 +154,7 @@ describe('@sentry/browser', () => {
     expect(event.message).toMatch(/rate/);
     expect(event.stack_frames.at(-1)).toMatchObject({
       function: 'applyDiscount',
-      file: expect.stringMatching(/test\/observability\/sentry\/fixtures\/browser-app\.js$/),
+      file: expect.stringMatching(/test\/errors\/sentry\/fixtures\/browser-app\.js$/),
       line: 9,
       generated: { file: `${siteUrl}/app.min.js` },
     });

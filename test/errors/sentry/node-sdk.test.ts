@@ -76,7 +76,7 @@ describe('@sentry/node', () => {
     expect(handled.tags).toMatchObject({ environment: 'ci', checkout: 'v2' });
     const thrower = handled.stack_frames.at(-1)!;
     expect(thrower.function).toBe('chargeCard');
-    expect(thrower.file).toMatch(/test\/observability\/sentry\/fixtures\/node-app\.mjs$/);
+    expect(thrower.file).toMatch(/test\/errors\/sentry\/fixtures\/node-app\.mjs$/);
     expect(thrower.line).toBe(10);
     expect(handled.sentry).toMatchObject({ platform: 'node', level: 'error', sdk: { name: 'sentry.javascript.node' } });
 
