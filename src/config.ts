@@ -70,7 +70,7 @@ const schema = z.object({
     .optional(),
   // Whether test environments may aim webhooks and social providers at private addresses
   // (loopback, RFC 1918, link-local, metadata): unset, `deny` under NODE_ENV=production, else
-  // `allow` (http/target-rule.ts). Live environments never may.
+  // `allow` (egress/target-rule.ts). Live environments never may.
   CAIRN_PRIVATE_TARGETS: z.enum(['allow', 'deny']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -26,3 +26,10 @@ export function ulidTime(ulid: string): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * A W3C trace-context trace (32) or span (16) id: lower-case hex, and not all zeros
+ * (https://www.w3.org/TR/trace-context/ §3.2.2.3, §3.2.2.4).
+ */
+export const isHexId = (v: string, length: 16 | 32): boolean =>
+  v.length === length && /^[0-9a-f]+$/.test(v) && /[1-9a-f]/.test(v);

@@ -1,11 +1,9 @@
 // The caller's W3C `traceparent` header (https://www.w3.org/TR/trace-context/#traceparent-header):
 // version-traceid-parentid-flags in lowercase hex. An all-zero id is invalid, and so is version
 // ff; a later version may append fields after the flags, which we ignore as the spec asks.
-const shape = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-|$)/;
+import { isHexId } from '../ids.ts';
 
-/** A trace (32) or span (16) id: lower-case hex, and not all zeros (§3.2.2.3, §3.2.2.4). */
-export const isHexId = (v: string, length: 16 | 32): boolean =>
-  v.length === length && /^[0-9a-f]+$/.test(v) && /[1-9a-f]/.test(v);
+const shape = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-|$)/;
 
 export function parseTraceparent(header: string | undefined): { traceId: string; spanId: string } | undefined {
   const m = shape.exec(header?.trim() ?? '');

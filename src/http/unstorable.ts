@@ -4,11 +4,7 @@
 // failing halfway through a write. Free text that is stored as sent (error events: routes marked
 // `freeText`) gets U+FFFD instead, in its own schema (event-schema.ts `storable`).
 import { AppError } from '../app-error.ts';
-
-/** True for U+0000 or an unpaired surrogate. */
-export function unstorable(s: string): boolean {
-  return s.includes('\0') || !s.isWellFormed();
-}
+import { unstorable } from '../pg-text.ts';
 
 /**
  * The path of the first string (or object key) Postgres cannot store, or undefined. It recurses

@@ -13,7 +13,7 @@ import { createServer as createTcpServer, type AddressInfo, type Server } from '
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerMaxBytes, guardedFetch, isPublicAddress } from '../../src/domain/social/egress.ts';
-import { deadlineResolver, hostRefused, type Resolver } from '../../src/http/addresses.ts';
+import { deadlineResolver, hostRefused, type Resolver } from '../../src/egress/addresses.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { call, createTestEnv, type Harness } from '../support/harness.ts';

@@ -1,12 +1,12 @@
 // Outbound requests to addresses an environment chose (its own social provider's issuer, endpoints
 // and API base). A key holder must not be able to point the service at its own network: cloud
 // metadata (169.254.169.254), the database, internal admin ports (server-side request forgery,
-// OWASP SSRF Prevention Cheat Sheet). The rule is webhook targets' (http/target-rule.ts): live
+// OWASP SSRF Prevention Cheat Sheet). The rule is webhook targets' (egress/target-rule.ts): live
 // environments https to public unicast addresses only, test environments too unless the operator
 // allows private targets. The check runs where the socket is opened (the DNS answer it connects
 // to), not on an earlier lookup, so a name that resolves differently the second time (DNS
 // rebinding) gains nothing; it also covers addresses a discovery document names, which the
-// operator never typed. Names are resolved with a deadline (http/addresses.ts deadlineResolver), not
+// operator never typed. Names are resolved with a deadline (egress/addresses.ts deadlineResolver), not
 // getaddrinfo, whose threads also hash passwords: a provider on a name whose DNS never answers must
 // not stall everyone's sign-in. A refusal reads the same whether the name did not resolve or
 // resolved to a private address, so it cannot map the service's internal names.
@@ -23,8 +23,8 @@ import {
   isPublicAddress,
   resolvePublic,
   type Resolver,
-} from '../../http/addresses.ts';
-import type { TargetRule } from '../../http/target-rule.ts';
+} from '../../egress/addresses.ts';
+import type { TargetRule } from '../../egress/target-rule.ts';
 
 export { isPublicAddress };
 

@@ -11,7 +11,7 @@ import { AppError } from '../../app-error.ts';
 import { envIdentity } from '../identity/sessions/sessions.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
 import { checkApplePrivateKey } from './apple.ts';
-import { targetRule } from '../../http/target-rule.ts';
+import { targetRule } from '../../egress/target-rule.ts';
 import { checkEndpoint, guardedFetch, isPublicAddress, type EgressFetch } from './egress.ts';
 import { socialQueries, type ProviderName, type ProviderRow } from './queries.ts';
 import { providerInput } from '../../contract/social.ts';
@@ -121,7 +121,7 @@ export interface ResolvedProvider {
   authorizationEndpoint?: string;
   tokenEndpoint?: string;
   apiBaseUrl?: string;
-  /** Where the environment's rule admits public addresses only (http/target-rule.ts): a fetch that keeps to it (egress.ts). */
+  /** Where the environment's rule admits public addresses only (egress/target-rule.ts): a fetch that keeps to it (egress.ts). */
   fetch?: EgressFetch;
   /** That rule's reason, for the message when a request was refused. */
   refusedBecause?: string;

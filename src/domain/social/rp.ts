@@ -42,7 +42,7 @@ async function serverMetadata(p: ResolvedProvider): Promise<oidc.ServerMetadata>
 
 /**
  * The provider's settings name an address this environment may not reach. The refusal's text names
- * no host, and reads the same for a name that did not resolve (http/addresses.ts hostRefused), so
+ * no host, and reads the same for a name that did not resolve (egress/addresses.ts hostRefused), so
  * sign-ins cannot map the service's internal names either.
  */
 function endpointRefused(p: ResolvedProvider, refusal: Error): AppError {

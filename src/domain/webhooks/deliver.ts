@@ -8,7 +8,7 @@ import { keyringFromConfig, open, type Keyring } from '../../crypto.ts';
 import type { Config } from '../../config.ts';
 import type { AnyJobs as Jobs } from '../../jobs.ts';
 import type { Logger } from '../../log.ts';
-import { targetRule } from '../../http/target-rule.ts';
+import { targetRule } from '../../egress/target-rule.ts';
 import { enqueueAttempts } from './emit.ts';
 import { webhookQueries, type AttemptContext, type Ready } from './queries.ts';
 import { disableAfterMs, maxAttempts, retryDelaySeconds } from './schedule.ts';

@@ -9,8 +9,8 @@ import { AppError } from '../../app-error.ts';
 import { newId } from '../../ids.ts';
 import type { EnvMode } from '../tenancy/keys.ts';
 import { newSecret } from './sign.ts';
-import type { Resolver } from '../../http/addresses.ts';
-import { targetRule } from '../../http/target-rule.ts';
+import type { Resolver } from '../../egress/addresses.ts';
+import { targetRule } from '../../egress/target-rule.ts';
 import { checkTarget } from './targets.ts';
 import { webhookQueries, type EndpointRow, type EndpointState } from './queries.ts';
 

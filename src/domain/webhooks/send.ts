@@ -7,8 +7,14 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { AddressRefused, deadlineResolver, guardedLookup, resolvePublic, type Resolver } from '../../http/addresses.ts';
-import type { TargetRule } from '../../http/target-rule.ts';
+import {
+  AddressRefused,
+  deadlineResolver,
+  guardedLookup,
+  resolvePublic,
+  type Resolver,
+} from '../../egress/addresses.ts';
+import type { TargetRule } from '../../egress/target-rule.ts';
 import { bareHost, checkScheme } from './targets.ts';
 
 export const attemptTimeoutMs = 15_000;
@@ -22,7 +28,7 @@ export interface AttemptOutcome {
 }
 
 export interface SendOptions {
-  /** The DNS used where guarded sockets open (http/addresses.ts; tests play a rebinding DNS with it). */
+  /** The DNS used where guarded sockets open (egress/addresses.ts; tests play a rebinding DNS with it). */
   resolve?: Resolver;
   /** Extra trust anchors for https (tests with their own certificate authority). */
   ca?: string;

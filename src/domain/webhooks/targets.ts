@@ -1,16 +1,16 @@
-// Where an endpoint may point (http/target-rule.ts): a key holder must not reach the service's own
+// Where an endpoint may point (egress/target-rule.ts): a key holder must not reach the service's own
 // network through a webhook (server-side request forgery). Live environments: https, and only hosts
-// whose every address is public unicast (http/addresses.ts); test environments: http or https,
+// whose every address is public unicast (egress/addresses.ts); test environments: http or https,
 // and the same address rule unless the operator allows private targets (CAIRN_PRIVATE_TARGETS).
 // The rule is checked when the URL is set and again where each attempt opens its socket, on the
 // DNS answer it connects to, so a name that later resolves to 127.0.0.1 (DNS rebinding), or an
 // endpoint set while the operator still allowed private targets, reaches nothing. Where only public
 // addresses are allowed, a name that does not resolve is refused with the same text as a private
-// one (http/addresses.ts hostRefused), at creation and at delivery: otherwise the answers would tell
+// one (egress/addresses.ts hostRefused), at creation and at delivery: otherwise the answers would tell
 // which of the service's internal names exist.
 import { AppError } from '../../app-error.ts';
-import { AddressRefused, deadlineResolver, resolvePublic, type Resolver } from '../../http/addresses.ts';
-import type { TargetRule } from '../../http/target-rule.ts';
+import { AddressRefused, deadlineResolver, resolvePublic, type Resolver } from '../../egress/addresses.ts';
+import type { TargetRule } from '../../egress/target-rule.ts';
 
 /** The host as a socket takes it: an IPv6 literal loses its brackets. */
 export const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');

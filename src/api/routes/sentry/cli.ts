@@ -9,6 +9,7 @@ import { parseEnvName } from '../../../domain/tenancy/names.ts';
 import { AppError } from '../../../app-error.ts';
 import type { Principal } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
+import { chunkParts } from './chunk-parts.ts';
 
 const orgParams = z.object({ org: z.string().min(1).max(64) });
 const sha1 = z.string().regex(/^[0-9a-f]{40}$/, 'a SHA-1 in lower-case hex');
@@ -54,7 +55,7 @@ export const chunkUploadRoute = defineRoute({
   response: { status: 200, description: 'The chunks are kept', schema: z.object({ chunks: z.number().int() }) },
   async handle({ params, principal, deps, ctx }) {
     requireOrg(principal, params.org);
-    return { chunks: await receiveChunks(deps, principal.envId, ctx.req) };
+    return { chunks: await receiveChunks(deps, principal.envId, chunkParts(ctx.req)) };
   },
 });
 

@@ -8,6 +8,7 @@ import { keyFromAuthHeader, sentryAuthHeader } from '../../../domain/errors/sent
 import { ingestEnvelope, ingestStore, type SentryRequest } from '../../../domain/errors/sentry/ingest.ts';
 import { AppError } from '../../../app-error.ts';
 import { defineRoute } from '../../../http/route.ts';
+import { readSentryBody } from './body.ts';
 import { sentryCliRoutes } from './cli.ts';
 import type { Context } from 'koa';
 
@@ -33,7 +34,7 @@ async function run<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
 }
 
 const request = (ctx: Context, projectNumber: string, sentryKey: string | undefined): SentryRequest => ({
-  req: ctx.req,
+  read: (sink, limits) => readSentryBody(ctx.req, sink, limits),
   projectNumber,
   publicKey: sentryKey ?? keyFromAuthHeader(sentryAuthHeader((name) => ctx.get(name))),
 });

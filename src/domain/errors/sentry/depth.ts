@@ -7,7 +7,7 @@
 // The SDKs cut deeper values themselves before sending (sentry-javascript's normalizeDepth, 3 by
 // default), so only a hand-made or tunnelled event meets either rule.
 import { AppError } from '../../../app-error.ts';
-import { jsonShape } from '../../../http/json-limits.ts';
+import { jsonShape } from '../../../json-shape.ts';
 
 /** serde_json's default recursion limit, under which relay reads every event. */
 export const maxEventDepth = 128;

@@ -10,7 +10,7 @@ import { checkEventDepth, trimDatabag } from './depth.ts';
 import { eventLevel } from './level.ts';
 import { sentryFrames as frames, type SentryFrameInput } from './frames.ts';
 import { parseDebugId } from '../source-maps/debug-ids.ts';
-import { isHexId } from '../../../http/trace-context.ts';
+import { isHexId } from '../../../ids.ts';
 import { labelChars, limits, tagKeyChars, type BreadcrumbInput, type ErrorEventInput } from '../intake/event-schema.ts';
 import { isObj, str, type Obj } from './lenient.ts';
 

@@ -1,16 +1,14 @@
 // Sentry ingestion (docs/api.md "Sentry compatibility"): as thin as capture. Authenticate the
-// client key, read the body as it streams (body.ts) keeping only event items, map each event to a
+// client key, read the body as it streams (the route's reader) keeping only event items, map each event to a
 // capture (event.ts), count it against the key's rate limit, and accept it: sealed and queued like
 // any capture, so the worker's pipeline (symbolication, scrubbing, grouping) is the same. The
 // SDK's event id is the capture's idempotency key, so an SDK's retry stores nothing twice; it is
 // claimed when the event is stored, since the answer is that id either way (capture.ts `ClaimAt`).
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../../app-error.ts';
-import { isHexId } from '../../../http/trace-context.ts';
+import { isHexId } from '../../../ids.ts';
 import { acceptEvents, type CaptureDeps } from '../intake/capture.ts';
 import { authenticateClientKey, consumeKeyLimit, keyFromDsn } from './auth.ts';
-import { readSentryBody } from './body.ts';
 import { EnvelopeReader } from './envelope.ts';
 import { fromSentryEvent, parseSentryJson, type SentryEventInput } from './event.ts';
 import { readLegacyEvent } from './legacy.ts';
@@ -19,8 +17,17 @@ import { inflateRavenBody, isRavenBody } from './raven-body.ts';
 /** An event item (or a store body) larger than this is refused with 413, as relay refuses it. */
 export const maxEventBytes = 1024 * 1024;
 
+/**
+ * Reads the request's body into `sink` as it streams, decoded, within `limits` (the route's
+ * reader: its wire and decoded bounds unless `limits` is given); `sink` may make it wait.
+ */
+export type SentryBodyReader = (
+  sink: (chunk: Buffer) => void | Promise<void>,
+  limits?: { compressed: number; decoded: number },
+) => Promise<void>;
+
 export interface SentryRequest {
-  req: IncomingMessage;
+  read: SentryBodyReader;
   projectNumber: string;
   /** From the query (`sentry_key`) or `X-Sentry-Auth`; an envelope may carry it in its `dsn` header instead. */
   publicKey: string | undefined;
@@ -56,7 +63,7 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
     key = await authenticateClientKey(deps.db, r.projectNumber, keyFromDsn(reader.headers?.dsn));
     reader.push(chunk.subarray(nl + 1));
   };
-  await readSentryBody(r.req, (chunk) => (key ? reader.push(chunk) : untilKeyed(chunk)));
+  await r.read((chunk) => (key ? reader.push(chunk) : untilKeyed(chunk)));
   const envelope = reader.end();
   key ??= await authenticateClientKey(deps.db, r.projectNumber, keyFromDsn(envelope.headers.dsn));
   const now = new Date();
@@ -77,7 +84,7 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
 export async function ingestStore(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string }> {
   const key = await authenticateClientKey(deps.db, r.projectNumber, r.publicKey);
   const parts: Buffer[] = [];
-  await readSentryBody(r.req, (chunk) => void parts.push(Buffer.from(chunk)), {
+  await r.read((chunk) => void parts.push(Buffer.from(chunk)), {
     compressed: maxEventBytes,
     decoded: maxEventBytes,
   });

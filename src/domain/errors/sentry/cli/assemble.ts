@@ -15,7 +15,7 @@
 // bundle stores nothing and its `error` names the file. Inflating twice costs less than parsing
 // twice (a map is up to 50 MiB) or than staging every file for a publish at the end.
 import { AppError } from '../../../../app-error.ts';
-import { unstorable } from '../../../../http/unstorable.ts';
+import { unstorable } from '../../../../pg-text.ts';
 import { parseDebugId } from '../../source-maps/debug-ids.ts';
 import {
   checkSourceMapText,

@@ -9,14 +9,13 @@
 // laptop's receiver on localhost needs them (`npm start`, tests: allow), while on a hosted service
 // a test key is handed out as freely as a live one and is no more trusted (NODE_ENV=production:
 // deny unless set). A rule that admits only public addresses is checked when the URL is set and
-// again on every connection, on the DNS answer the socket connects to (http/addresses.ts).
+// again on every connection, on the DNS answer the socket connects to (egress/addresses.ts).
 import type { Config } from '../config.ts';
-import type { EnvMode } from '../domain/tenancy/keys.ts';
 
 export interface TargetRule {
   /** Plain http is refused (live environments). */
   httpsOnly: boolean;
-  /** Only public unicast addresses (http/addresses.ts isPublicAddress), by name or number. */
+  /** Only public unicast addresses (egress/addresses.ts isPublicAddress), by name or number. */
   publicOnly: boolean;
   /** Why, for the message of a refused target: which rule refused it, and who sets it. */
   because: string;
@@ -41,7 +40,7 @@ const publicTest: TargetRule = {
 const anyTest: TargetRule = { httpsOnly: false, publicOnly: false, because: '' };
 
 /** The rule for an environment of `mode` under this configuration. */
-export function targetRule(config: RuleConfig, mode: EnvMode): TargetRule {
+export function targetRule(config: RuleConfig, mode: 'test' | 'live'): TargetRule {
   if (mode === 'live') return live;
   return privateTargets(config) === 'deny' ? publicTest : anyTest;
 }

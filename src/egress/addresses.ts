@@ -1,5 +1,5 @@
 // Which addresses the service may connect to on a client's behalf (server-side request forgery,
-// OWASP SSRF Prevention Cheat Sheet): public unicast only, wherever http/target-rule.ts asks for
+// OWASP SSRF Prevention Cheat Sheet): public unicast only, wherever egress/target-rule.ts asks for
 // it. Social providers (domain/social/egress.ts) and webhook targets (domain/webhooks/targets.ts)
 // both use it, at set-up (resolvePublic) and where each socket opens (guardedLookup: the DNS answer
 // it connects to, so a name that resolves differently the second time, DNS rebinding, gains
