@@ -2,7 +2,7 @@
 // finish in-flight requests, close idle keep-alive sockets, then release the pools).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, type AppOptions } from './api/app.ts';
+import { createApp, type AppOptions } from './app/app.ts';
 import type { Config } from './config.ts';
 import { connectionShares, createDb } from './db.ts';
 import { createBoss, Jobs, queues } from './jobs.ts';

@@ -1,7 +1,7 @@
 // Who is asking: the client's address and its user agent, both bounded. Every per-address limit
 // keys on the address and sessions and sign-in history record it, so it is never a header's
 // text as written: it is the X-Forwarded-For entry CAIRN_TRUSTED_PROXY_HOPS from the right (Koa's
-// ctx.ips, set up in src/api/app.ts) when that entry is an IP address, else the socket's address.
+// ctx.ips, set up in src/app/app.ts) when that entry is an IP address, else the socket's address.
 // An entry that is not an address came from no proxy we trust (each writes the address it was
 // reached from), so it says nothing about the client.
 import { isIP } from 'node:net';

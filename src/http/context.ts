@@ -4,7 +4,6 @@ import type { Config } from '../config.ts';
 import type { Jobs } from '../jobs.ts';
 import type { Logger } from '../log.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
-import type { Scope, KeyKind } from '../domain/tenancy/keys.ts';
 
 export interface AppDeps {
   config: Config;
@@ -18,12 +17,18 @@ export interface AppDeps {
 export interface Principal {
   keyId: string;
   /** 'session': an end user's session bearer (identity); keyId is then the session id. */
-  kind: KeyKind | 'session';
+  kind: 'publishable' | 'secret' | 'session';
   envId: string;
   envName: string;
-  scopes: readonly Scope[];
+  scopes: readonly string[];
   /** Set for kind 'session': whose session it is. */
   endUserId?: string;
+}
+
+/** An end user's session: whose it is is always known. */
+export interface SessionPrincipal extends Principal {
+  kind: 'session';
+  endUserId: string;
 }
 
 export interface RequestState {

@@ -10,13 +10,11 @@ import { bodyParser } from '@koa/bodyparser';
 import { refuseUnstorable } from './unstorable.ts';
 import { itemsBody } from './middleware/items-body.ts';
 import { jsonBody } from './middleware/json-body.ts';
-import { oauthErrors } from './oauth-errors.ts';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
-import type { SecretScope } from '../domain/tenancy/keys.ts';
-import { envName } from '../domain/tenancy/names.ts';
 import { AppError } from '../app-error.ts';
-import type { AppDeps, Principal, RequestState } from './context.ts';
+import type { AppDeps, Principal, RequestState, SessionPrincipal } from './context.ts';
+import type { KernelHooks } from './hooks.ts';
 import { authenticate } from './middleware/auth.ts';
 import { authenticateSession } from './middleware/session-auth.ts';
 
@@ -32,18 +30,15 @@ export interface PageErrors {
 
 /**
  * How a route answers errors: `api`, the /v1 body of the app's error middleware (docs/api.md
- * "Errors"); `oauth`, RFC 6749 §5.2's `{error, error_description}` (oauth-errors.ts); or pages.
+ * "Errors"); `oauth`, RFC 6749 §5.2's `{error, error_description}` (KernelHooks.oauthErrors); or
+ * pages.
  */
 export type ErrorStyle = 'api' | 'oauth' | PageErrors;
 
 type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
-/** An end user's session: whose it is is always known. */
-export interface SessionPrincipal extends Principal {
-  kind: 'session';
-  endUserId: string;
-}
+export type { SessionPrincipal };
 
 /** What a route's auth kind yields: nothing for public routes, the key or the session otherwise. */
 export type PrincipalFor<A extends AuthKind> = A extends 'none'
@@ -75,7 +70,8 @@ export interface RouteDef<
   summary: string;
   tags: readonly string[];
   auth: A;
-  scope?: SecretScope;
+  /** Of the app's scopes (KernelHooks.scopes). */
+  scope?: string;
   params?: P;
   query?: Q;
   body?: B;
@@ -165,9 +161,9 @@ function parsePart(
 }
 
 /** Keys of one environment never reach another's data: the path's env must be the key's. */
-function checkEnvScope(params: Record<string, string>, principal: Principal | undefined): void {
+function checkEnvScope(hooks: KernelHooks, params: Record<string, string>, principal: Principal | undefined): void {
   if (!principal || params.org === undefined || params.project === undefined || params.env === undefined) return;
-  const named = envName({ org: params.org, project: params.project, env: params.env });
+  const named = hooks.envName({ org: params.org, project: params.project, env: params.env });
   if (named !== principal.envName) {
     throw new AppError('forbidden', `this key belongs to ${principal.envName}, not ${named}`);
   }
@@ -260,22 +256,25 @@ export function mountRoutes(
   router: Router,
   routes: readonly RouteDef[],
   deps: AppDeps,
-  options: { checkResponses?: boolean } = {},
+  options: { checkResponses?: boolean; hooks: KernelHooks },
 ): void {
+  const { hooks } = options;
   for (const def of routes) {
+    if (def.scope !== undefined && !hooks.scopes.includes(def.scope))
+      throw new Error(`${def.operationId} requires the scope ${def.scope}, which is not one of the app's`);
     const chain: Middleware[] = [nameSpan(def)];
     // Errors in the route's own style are answered here; `api` ones reach the app's error middleware.
-    if (def.errors === 'oauth') chain.push(oauthErrors());
+    if (def.errors === 'oauth') chain.push(hooks.oauthErrors);
     else if (def.errors && def.errors !== 'api') chain.push(pageErrors(def.errors));
     // Authentication comes before the body is read, so an anonymous caller costs no parsing.
     chain.push(async (ctx, next) => {
       if (def.auth !== 'none') {
         const principal =
           def.auth === 'session'
-            ? await authenticateSession(ctx, deps)
-            : await authenticate(ctx, deps, def.auth, def.scope);
+            ? await authenticateSession(ctx, deps, hooks)
+            : await authenticate(ctx, deps, hooks, def.auth, def.scope);
         (ctx.state as RequestState).principal = principal;
-        checkEnvScope((ctx as unknown as { params: Record<string, string> }).params ?? {}, principal);
+        checkEnvScope(hooks, (ctx as unknown as { params: Record<string, string> }).params ?? {}, principal);
       }
       await next();
     });

@@ -7,7 +7,7 @@ import type { Config } from '../../src/config.ts';
 import { createDb } from '../../src/db.ts';
 import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';
-import type { AppOptions } from '../../src/api/app.ts';
+import type { AppOptions } from '../../src/app/app.ts';
 import { cloneDatabase, type TestDatabase } from './pg.ts';
 import { testConfig } from './config.ts';
 

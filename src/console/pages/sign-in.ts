@@ -6,7 +6,7 @@ import { consumeConsoleSignIn } from '../../domain/console/limits.ts';
 import { openConsoleSession } from '../../domain/console/sessions.ts';
 import { AppError } from '../../app-error.ts';
 import { clientFrom } from '../../http/client.ts';
-import { principalOf } from '../../http/middleware/auth.ts';
+import { principalOf } from '../../domain/tenancy/key-auth.ts';
 import { browserId, checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import type { AppDeps } from '../../http/context.ts';

@@ -9,7 +9,7 @@ import { consumeLimit } from '../../../domain/identity/limits.ts';
 import { signInWithPassword } from '../../../domain/identity/signin.ts';
 import { identityQueries } from '../../../domain/identity/queries.ts';
 import { redeemTicket } from '../../../domain/identity/tickets/tickets.ts';
-import type { SessionState } from '../../../http/middleware/session-auth.ts';
+import type { SessionState } from './session-auth.ts';
 import { clientFrom } from '../../../http/client.ts';
 import { defineRoute } from '../../../http/route.ts';
 import {

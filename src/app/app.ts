@@ -1,4 +1,5 @@
-// createApp(deps): the middleware order, visible in one place.
+// The app: the API, the Account Portal and the console, mounted on the route kernel with the
+// feature code's hooks (hooks.ts). createApp(deps): the middleware order, visible in one place.
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { AppDeps } from '../http/context.ts';
@@ -9,8 +10,14 @@ import { requestContext } from '../http/middleware/request.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import { mountRoutes, type RouteDef } from '../http/route.ts';
-import { allRoutes } from './routes/index.ts';
-import { healthz, readyz } from './routes/system/index.ts';
+import { apiRoutes } from '../api/routes/index.ts';
+import { consoleRoutes } from '../console/index.ts';
+import { portalRoutes } from '../portal/index.ts';
+import { kernelHooks } from './hooks.ts';
+import { healthz, readyz } from '../api/routes/system/index.ts';
+
+/** Every route of the service, on one router and in the OpenAPI document. */
+export const allRoutes: readonly RouteDef[] = [...apiRoutes, ...portalRoutes, ...consoleRoutes];
 
 export interface AppOptions {
   /** Extra routes (tests mount probes for the key middleware this way). */
@@ -47,6 +54,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   });
   mountRoutes(router, routes, deps, {
     checkResponses: options.checkResponses ?? process.env.NODE_ENV === 'test',
+    hooks: kernelHooks,
   });
 
   app.use(metrics.timer);

@@ -2,11 +2,11 @@
 // §3.5 for the device grant), so standard OAuth clients (openid-client's device flow) read them.
 // What the rest of the service would answer as an AppError is translated: a bad request stays
 // invalid_request, a lost database is temporarily_unavailable with Retry-After, the rest is
-// server_error with only the request id.
+// server_error with only the request id. The app hands it to the route kernel (KernelHooks).
 import type { Middleware } from 'koa';
-import { OAuthError } from '../domain/oauth/errors.ts';
-import type { RequestState } from './context.ts';
-import { toAppError } from './middleware/errors.ts';
+import { OAuthError } from '../../../domain/oauth/errors.ts';
+import type { RequestState } from '../../../http/context.ts';
+import { toAppError } from '../../../http/middleware/errors.ts';
 
 function toOAuthError(err: unknown): OAuthError {
   if (err instanceof OAuthError) return err;

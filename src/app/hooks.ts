@@ -1,0 +1,18 @@
+// The route kernel's hooks (http/hooks.ts), answered by the feature code: API keys and their
+// scopes and environment names are tenancy's, session bearers identity's, and the OAuth
+// endpoints' error form the OAuth routes'.
+import { oauthErrors } from '../api/routes/oauth/errors.ts';
+import { sessionPrincipal } from '../api/routes/identity/session-auth.ts';
+import { principalOf } from '../domain/tenancy/key-auth.ts';
+import { secretScopes, type SecretScope } from '../domain/tenancy/keys.ts';
+import { envName } from '../domain/tenancy/names.ts';
+import type { KernelHooks } from '../http/hooks.ts';
+
+export const kernelHooks: KernelHooks = {
+  // A route's scope is one of secretScopes: the kernel refuses any other when it mounts the route.
+  key: (deps, token, kind, scope) => principalOf(deps, token, kind, scope as SecretScope | undefined),
+  session: sessionPrincipal,
+  scopes: secretScopes,
+  envName,
+  oauthErrors: oauthErrors(),
+};
