@@ -11,6 +11,11 @@
 # S3 credentials: access key cairn-test, secret cairn-test-secret-key, any region, path style.
 # Cold start of radosgw: ~2 s (plus ~15 s the first time on a machine, to install the Ceph packages);
 # ~0.1 s when everything already runs.
+#
+# Test runs (scripts/test.ts) call it with CAIRN_TEST_RUN=1: what it then starts is marked as a test
+# run's, and `provision.sh stop` after the run stops what is so marked, unless another test run still
+# uses it (each holds a shared lock on the service's users file while it runs, see users_lock). A
+# server that was already running, or that a plain `provision.sh` started, is never stopped.
 set -euo pipefail
 
 s3_port=${CAIRN_TEST_S3_PORT:-7480}
@@ -22,6 +27,21 @@ secret_key=cairn-test-secret-key
 lock_file=/tmp/cairn-provision.lock
 start_deadline=${CAIRN_TEST_S3_START_TIMEOUT:-120}
 conf=$s3_dir/ceph.conf
+# Marks of what a test run started; and `provision.sh users-lock postgres|s3` prints the file a test
+# run holds a shared lock on while it uses the service (it needs no provision lock).
+pg_mark=/tmp/cairn-postgres.started-by-test-run
+s3_mark=$s3_dir.started-by-test-run
+users_lock() {
+  case $1 in
+    postgres) printf '/tmp/cairn-postgres.users\n' ;;
+    s3) printf '%s.users\n' "$s3_dir" ;;
+    *) printf 'provision: users-lock: postgres or s3, not "%s"\n' "$1" >&2; exit 2 ;;
+  esac
+}
+if [ "${1:-}" = users-lock ]; then
+  users_lock "${2:-}"
+  exit 0
+fi
 
 say() { printf 'provision: %s\n' "$*" >&2; }
 die() {
@@ -92,6 +112,8 @@ ensure_postgres() {
         "Check /var/log/postgresql/, or set DATABASE_URL to a server you run yourself."
       sleep 0.2
     done
+    # Up now and not before (started here, or by apt's install): a test run's to stop.
+    if [ "${CAIRN_TEST_RUN:-}" = 1 ]; then printf '%s\n' "$version" >"$pg_mark"; else rm -f "$pg_mark"; fi
   fi
   if ! pg_login; then
     # A stock Debian cluster asks for a password over TCP; the tests log in as postgres with none.
@@ -301,6 +323,7 @@ start_cluster() {
     sleep 0.25
   done
   ensure_user
+  if [ "${CAIRN_TEST_RUN:-}" = 1 ]; then : >"$s3_mark"; else rm -f "$s3_mark"; fi
   say "radosgw started in $((SECONDS - started)) s"
 }
 
@@ -343,6 +366,49 @@ ensure_chromium() {
   say "chromium ok"
 }
 
-ensure_postgres
-ensure_s3
-ensure_chromium
+# ---------------------------------------------------------------- stop (after a test run)
+# `provision.sh stop` stops each service a test run started (its mark) once no test run holds the
+# service's users lock any more: the last run out stops it. The provision lock is held meanwhile, so a run that is starting
+# either sees the service stopped (and starts it again) or holds its lock first (and keeps it).
+
+# True when no test run holds the service's users lock (it is then ours until we close fd 8).
+unused() {
+  exec 8>"$(users_lock "$1")"
+  flock -n -x 8
+}
+
+stop_marked() {
+  if [ -z "${AWS_ENDPOINT_URL_S3:-}" ] && [ -f "$s3_mark" ]; then
+    if unused s3; then
+      stop_ours
+      rm -f "$s3_mark"
+      say "stopped the radosgw this test run started (port $s3_port)"
+    else
+      say "radosgw on port $s3_port is still used by another test run; the last one stops it"
+    fi
+    exec 8>&-
+  fi
+  if [ -z "${DATABASE_URL:-}" ] && [ -f "$pg_mark" ]; then
+    if unused postgres; then
+      local version
+      version=$(cat "$pg_mark")
+      unlocked pg_ctlcluster --skip-systemctl-redirect "$version" main stop -m fast </dev/null >&2 \
+        || die "could not stop postgres $version/main"
+      rm -f "$pg_mark"
+      say "stopped the postgres $version/main this test run started"
+    else
+      say "postgres is still used by another test run; the last one stops it"
+    fi
+    exec 8>&-
+  fi
+}
+
+case ${1:-} in
+  '')
+    ensure_postgres
+    ensure_s3
+    ensure_chromium
+    ;;
+  stop) stop_marked ;;
+  *) die "unknown command '$1' (none to provision, stop, or users-lock postgres|s3)" ;;
+esac
