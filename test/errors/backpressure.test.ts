@@ -11,7 +11,7 @@ import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
-import { queuedEvents } from './support.ts';
+import { queuedEvents, useBacklogClock } from './support.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -37,7 +37,7 @@ const capture = (env: CreatedEnv, message: string) =>
   });
 const pending = async (env: CreatedEnv) =>
   Number((await h.db('error_intake_pending').where({ env_id: env.env.id }).first())?.pending ?? 0);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const backlog = useBacklogClock();
 
 it('refuses captures over max_pending with 429 and Retry-After, and accepts them again once drained', async () => {
   const put = await call(web.url, 'PUT', `/v1/${busy.env.name}/error_settings`, {
@@ -57,7 +57,7 @@ it('refuses captures over max_pending with 429 and Retry-After, and accepts them
   await eventually(async () => (await pending(busy)) === 1000);
 
   // Each web process reads the count at most once a second.
-  await sleep(1100);
+  backlog.aSecondLater();
   const queued = (await queuedEvents(h)).length;
   const refused = await capture(busy, 'one too many');
   expect(refused.status).toBe(429);
@@ -87,7 +87,7 @@ it('refuses captures over max_pending with 429 and Retry-After, and accepts them
   } finally {
     await worker.stop();
   }
-  await sleep(1100);
+  backlog.aSecondLater();
   expect((await capture(busy, 'after the drain')).status).toBe(202);
   await eventually(async () => (await pending(busy)) === 1);
   expect(Number((await h.db('error_events').where({ env_id: busy.env.id }).count({ n: '*' }).first())!.n)).toBe(1000);

@@ -12,7 +12,7 @@ import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
-import { queuedEvents } from './support.ts';
+import { queuedEvents, useBacklogClock } from './support.ts';
 
 const token = 'metrics-token-for-the-tests-0123456789';
 let h: Harness;
@@ -37,7 +37,7 @@ const countRow = async () =>
   (await h.db('error_intake_pending').where({ env_id: env.env.id }).first()) as { pending: string } | undefined;
 const stored = async () =>
   Number((await h.db('error_events').where({ env_id: env.env.id }).count({ n: '*' }).first())!.n);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const backlog = useBacklogClock();
 
 async function scrape(): Promise<string> {
   const res = await fetch(`${web.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
@@ -95,7 +95,7 @@ it("keeps the count exact when an idle worker stores a commit's events before th
   expect(text).not.toContain(`cairn_env_intake_pending{env="${env.env.name}"}`);
 
   // Backpressure reads the same count (at most once a second): the next capture is accepted.
-  await sleep(1100);
+  backlog.aSecondLater();
   const next = await call(web.url, 'POST', `/v1/${env.env.name}/error_groups:capture`, {
     key: env.secretKey,
     body: { error_event: event('after the race') },

@@ -2,7 +2,7 @@
 // for captures and reads.
 import { afterAll, beforeAll } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
-import { newEventUid } from '../../src/domain/errors/intake/capture.ts';
+import { backlogClock, newEventUid } from '../../src/domain/errors/intake/capture.ts';
 import { errorEventInput } from '../../src/domain/errors/intake/event-schema.ts';
 import { sealPayload, type SealedPayloadRow } from '../../src/domain/errors/intake/sealed-payload.ts';
 import { createBoss, Jobs, queues } from '../../src/jobs.ts';
@@ -168,4 +168,22 @@ export async function testJobs(h: Harness): Promise<Jobs> {
   const boss = createBoss(h.config, 'web');
   await boss.start();
   return new Jobs(boss, queues);
+}
+
+/**
+ * Moves the clock of the web's pending-count reads (at most one a second, capture.ts) on by a
+ * second, so that the next capture reads the count again without the test waiting a second; the
+ * clock is the real one again after the file's tests.
+ */
+export function useBacklogClock(): { aSecondLater(): void } {
+  let skew = 0;
+  afterAll(() => {
+    backlogClock.now = () => Date.now();
+  });
+  return {
+    aSecondLater() {
+      skew += 1_001;
+      backlogClock.now = () => Date.now() + skew;
+    },
+  };
 }
