@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Config } from '../../src/config.ts';
 import { keyringFromConfig, seal } from '../../src/crypto.ts';
 import { databaseUrl, withAdmin } from '../support/pg.ts';
+import { eventually } from '../support/probes.ts';
 
 export interface AppDatabase {
   name: string;
@@ -64,19 +65,9 @@ export async function tableChecksums(url: string): Promise<Record<string, string
   return out;
 }
 
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** `eventually` (support/probes.ts) named for its failure message: what the test waited for. */
+export const waitFor = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000) =>
+  eventually(probe, { what: `waiting for ${what}`, timeoutMs }) as Promise<T>;
 
 export const seedSource = `
 create table customers (id bigserial primary key, email text not null unique, name text, created timestamptz default now(), tags text[], profile jsonb);

@@ -14,7 +14,8 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
-import { eventually, startIdentityWorker, strongPassword } from './support.ts';
+import { eventually } from '../support/probes.ts';
+import { startIdentityWorker, strongPassword } from './support.ts';
 
 let h: Harness;
 let web: WebHandle;

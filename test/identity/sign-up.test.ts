@@ -7,14 +7,8 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';
 import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { dumpDatabase } from '../support/pg.ts';
-import {
-  eventually,
-  linkIn,
-  startIdentityWorker,
-  startMailServer,
-  strongPassword,
-  type MailServer,
-} from './support.ts';
+import { eventually } from '../support/probes.ts';
+import { linkIn, startIdentityWorker, startMailServer, strongPassword, type MailServer } from './support.ts';
 
 let h: Harness;
 let web: WebHandle;

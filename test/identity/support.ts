@@ -100,17 +100,6 @@ export async function startIdentityWorker(
   return startWorker(h.config, registry, mine, { pollingIntervalSeconds: 0.5, ...(log ? { log } : {}) });
 }
 
-/** Polls `check` until it answers something defined, or fails at the deadline. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 export const strongPassword = 'correct horse battery staple 42';
 
 export function linkIn(text: string): string {

@@ -76,10 +76,18 @@ export function createGate() {
   };
 }
 
-/** Polls `fn` until it returns a truthy value or the deadline passes (no fixed sleeps). */
+/**
+ * The one way tests wait for a condition: polls `fn` every `intervalMs` until it answers a truthy
+ * value, and answers that value. A throw counts as "not yet" (a row not there, a server not up);
+ * at the deadline it fails with `what` and the last error. No fixed sleeps.
+ */
 export async function eventually<T>(
   fn: () => Promise<T> | T,
-  { timeoutMs = 20_000, intervalMs = 50 } = {},
+  {
+    timeoutMs = 20_000,
+    intervalMs = 50,
+    what = 'condition',
+  }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -91,7 +99,7 @@ export async function eventually<T>(
       last = err;
     }
     if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+      throw new Error(`${what} not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
