@@ -1,5 +1,5 @@
 // The key middleware: every failure has its code and status, and nothing is read before it passes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineRoute } from '../../src/http/route.ts';
 import { envParams } from '../../src/contract/tenancy.ts';
@@ -7,7 +7,7 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createKey } from '../../src/domain/tenancy/envs.ts';
 import { tenancyQueries } from '../../src/domain/tenancy/queries.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 // Probes that count how often a handler ran: a refused request must never reach it.
 let reached = 0;
@@ -48,15 +48,11 @@ let a: CreatedEnv;
 let b: CreatedEnv;
 const path = (env: CreatedEnv, suffix = '') => `/v1/${env.env.name}${suffix}`;
 
+const stack = useWeb({ routes: probeRoutes });
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h, { routes: probeRoutes });
+  ({ h, web } = stack);
   a = await createTestEnv(h.db, 'orgs/acme/projects/shop/envs/prod');
   b = await createTestEnv(h.db, 'orgs/acme/projects/shop/envs/staging');
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 describe('secret keys', () => {

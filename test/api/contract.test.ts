@@ -6,7 +6,7 @@ import { defineRoute } from '../../src/http/route.ts';
 import { envParams } from '../../src/contract/tenancy.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, startTestWeb, type Harness, useWeb } from '../support/harness.ts';
 
 // A handler that answers a shape its declaration does not promise.
 const drifted = defineRoute({
@@ -44,16 +44,14 @@ let unchecked: WebHandle;
 let env: CreatedEnv;
 const base = () => `/v1/${env.env.name}`;
 
+const stack = useWeb({ routes: [drifted, undocumented] });
 beforeAll(async () => {
-  h = await createHarness();
-  checked = await startTestWeb(h, { routes: [drifted, undocumented] });
+  ({ h, web: checked } = stack);
   unchecked = await startTestWeb(h, { routes: [drifted], checkResponses: false });
   env = await createTestEnv(h.db);
 });
 afterAll(async () => {
-  await checked?.stop();
   await unchecked?.stop();
-  await h?.close();
 });
 
 describe('response schemas', () => {

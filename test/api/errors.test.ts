@@ -1,21 +1,17 @@
 // One error model for every /v1 route (docs/api.md): code, message, request_id; statuses per code.
 import { validate } from '@readme/openapi-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { WebHandle } from '../../src/server.ts';
 import { gzipSync } from 'node:zlib';
-import { call, createHarness, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, type Harness, useWeb } from '../support/harness.ts';
 import { probeRoutes } from '../support/probes.ts';
 
 let h: Harness;
 let web: WebHandle;
 
+const stack = useWeb({ routes: probeRoutes() });
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h, { routes: probeRoutes() });
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
+  ({ h, web } = stack);
 });
 
 describe('error model', () => {

@@ -17,7 +17,7 @@ import { createObjectStore } from '../../src/storage/index.ts';
 import { readAll, type ObjectStore } from '../../src/storage/object-store.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import {
   createAppDatabase,
   query,
@@ -68,10 +68,10 @@ const deps = () => ({
   jobs: idleJobs(h.config),
 });
 
+const stack = useWeb({}, { CAIRN_BACKUP_BUCKET: bucket });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });
+  ({ h, web } = stack);
   store = createObjectStore(h.config);
-  web = await startTestWeb(h);
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   [source, target] = await Promise.all([
     createAppDatabase(seedSource),
@@ -87,11 +87,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
   await store?.deleteBucket(bucket).catch(() => undefined);
   await source?.drop();
   await target?.drop();
-  await h?.close();
 });
 
 describe('backup → restore into another environment', () => {

@@ -7,7 +7,7 @@ import { createCliContext } from '../../src/cli/admin-context.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { newId } from '../../src/ids.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { createAppDatabase, query, seedSource, setEnvDatabase, type AppDatabase } from './support.ts';
 
 let h: Harness;
@@ -15,15 +15,13 @@ let web: WebHandle;
 let env: CreatedEnv;
 let app: AppDatabase | undefined;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
 });
 afterAll(async () => {
   await app?.drop();
-  await web?.stop();
-  await h?.close();
 });
 
 it('prints the plan and refuses to restore without --confirm', async () => {

@@ -9,7 +9,7 @@ import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import type { ObjectStore } from '../../src/storage/object-store.ts';
 import { runCairn } from '../support/cli.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -17,17 +17,15 @@ let env: CreatedEnv;
 let store: ObjectStore;
 const bucket = `cairn-del-${randomBytes(5).toString('hex')}`;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   store = createObjectStore(h.config);
   await store.ensureBucket(bucket);
 });
 afterAll(async () => {
-  await web?.stop();
   await store?.deleteBucket(bucket).catch(() => undefined);
-  await h?.close();
 });
 
 async function storedBackup(state: string, envId = env.env.id): Promise<{ id: string; key: string }> {

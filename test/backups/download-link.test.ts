@@ -18,7 +18,7 @@ import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { runCairn } from '../support/cli.ts';
 import { testEncryptionKey } from '../support/config.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase } from './support.ts';
 
 let h: Harness;
@@ -30,9 +30,9 @@ let app: AppDatabase;
 let id: string;
 const bucket = `cairn-url-${randomBytes(5).toString('hex')}`;
 
+const stack = useWeb({}, { CAIRN_BACKUP_BUCKET: bucket });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   env = await createTestEnv(h.db);
   app = await createAppDatabase(seedSource);
@@ -49,12 +49,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
   await createObjectStore(h.config)
     .deleteBucket(bucket)
     .catch(() => undefined);
   await app?.drop();
-  await h?.close();
 });
 
 const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());

@@ -19,7 +19,7 @@ import { createObjectStore } from '../../src/storage/index.ts';
 import { readAll, type ObjectStore } from '../../src/storage/object-store.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { call, createHarness, startTestWeb, type Harness, createTestEnv } from '../support/harness.ts';
+import { call, type Harness, createTestEnv, useWeb } from '../support/harness.ts';
 import { withAdmin } from '../support/pg.ts';
 import { createAppDatabase, seedSource, setEnvDatabase, waitFor, type AppDatabase, idleJobs } from './support.ts';
 
@@ -69,10 +69,10 @@ async function scratchDatabases(): Promise<number> {
   );
 }
 
+const stack = useWeb({}, { CAIRN_BACKUP_BUCKET: bucket });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });
+  ({ h, web } = stack);
   store = createObjectStore(h.config);
-  web = await startTestWeb(h);
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   source = await createAppDatabase(seedSource);
   env = await createTestEnv(h.db, `${project}/envs/prod`, 'test');
@@ -81,10 +81,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
   await store?.deleteBucket(bucket).catch(() => undefined);
   await source?.drop();
-  await h?.close();
 });
 
 describe('settings', () => {

@@ -10,7 +10,7 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import { testEncryptionKey } from '../support/config.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { startSlowProxy, type SlowProxy } from '../support/slow-proxy.ts';
 import { createAppDatabase, query, setEnvDatabase, tableChecksums, waitFor, type AppDatabase } from './support.ts';
 
@@ -26,9 +26,9 @@ let target: AppDatabase;
 let prod: CreatedEnv;
 let staging: CreatedEnv;
 
+const stack = useWeb({}, { CAIRN_BACKUP_BUCKET: bucket });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   proxy = await startSlowProxy(new URL(h.config.AWS_ENDPOINT_URL_S3!), 400);
   // A small application database, as a new user's is: it dumps in well under a second.
   [source, target] = await Promise.all([
@@ -45,14 +45,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   worker?.kill('SIGKILL');
-  await web?.stop();
   await proxy?.close();
   await createObjectStore(h.config)
     .deleteBucket(bucket)
     .catch(() => undefined);
   await source?.drop();
   await target?.drop();
-  await h?.close();
 });
 
 it('takes the first backup of a fresh worker whole: downloaded, it holds the data; restored, the target equals the source', async () => {

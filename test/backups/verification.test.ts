@@ -21,7 +21,7 @@ import { createObjectStore } from '../../src/storage/index.ts';
 import { readAll, type ObjectStore } from '../../src/storage/object-store.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import {
   createAppDatabase,
   idleJobs,
@@ -90,10 +90,10 @@ async function nothingInBucket(row: BackupRow): Promise<void> {
   expect(await store.listIncompleteUploads(bucket, row.object_key)).toEqual([]);
 }
 
+const stack = useWeb({}, { CAIRN_BACKUP_BUCKET: bucket });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });
+  ({ h, web } = stack);
   store = createObjectStore(h.config);
-  web = await startTestWeb(h);
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   [source, target] = await Promise.all([
     createAppDatabase(seedSource),
@@ -109,11 +109,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
   await store?.deleteBucket(bucket).catch(() => undefined);
   await source?.drop();
   await target?.drop();
-  await h?.close();
 });
 
 describe('a succeeded backup', () => {

@@ -3,13 +3,13 @@
 // nothing; other environments are not held back; once workers drain the backlog, captures are
 // accepted again. The pending count rises after the enqueue and falls with the settle. Sentry
 // envelopes get the same 429, with X-Sentry-Rate-Limits.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { queues, schedules } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { queuedEvents, useBacklogClock } from './support.ts';
 
@@ -18,15 +18,11 @@ let web: WebHandle;
 let busy: CreatedEnv;
 let other: CreatedEnv;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   busy = await createTestEnv(h.db);
   other = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 const event = (message: string) => ({ event_time: new Date().toISOString(), exception_type: 'Error', message });

@@ -4,7 +4,7 @@
 // daily job's code and from `cairn admin errors prune`.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
 import { pruneErrors } from '../../src/domain/errors/retention/prune.ts';
 import { retentionQueries } from '../../src/domain/errors/retention/queries.ts';
@@ -14,7 +14,7 @@ import type { WebHandle } from '../../src/server.ts';
 import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { eventually } from '../support/probes.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 const exec = promisify(execFile);
 const day = 86_400_000;
@@ -24,17 +24,13 @@ let a: CreatedEnv;
 let b: CreatedEnv;
 const settingsPath = (e: CreatedEnv) => `/v1/${e.env.name}/error_settings`;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   a = await createTestEnv(h.db);
   b = await createTestEnv(h.db);
   // Day partitions back 120 days, as a service running that long has.
   await h.db.raw("select cairn_error_event_partitions((now() at time zone 'UTC')::date - 120, 121)");
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 /** A group of `env` with one event per age (days before now); the group untouched for 200 days. */

@@ -10,7 +10,7 @@ import { queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { queuedEvents, useBacklogClock } from './support.ts';
 
@@ -20,16 +20,14 @@ let web: WebHandle;
 let env: CreatedEnv;
 let worker: WorkerHandle<typeof queues> | undefined;
 
+const stack = useWeb({}, { CAIRN_METRICS_TOKEN: token });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_METRICS_TOKEN: token });
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
 });
 afterAll(async () => {
   pendingCountHooks.beforeFlush = undefined;
   await worker?.stop();
-  await web?.stop();
-  await h?.close();
 });
 
 const event = (message: string) => ({ event_time: new Date().toISOString(), exception_type: 'Error', message });

@@ -13,8 +13,8 @@ import { openPayload } from '../../src/domain/errors/intake/sealed-payload.ts';
 import type { Keyring } from '../../src/crypto.ts';
 import type { Jobs } from '../../src/jobs.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { startWeb, type WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import type { WebHandle } from '../../src/server.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { dumpDatabase } from '../support/pg.ts';
 import { eventually } from '../support/probes.ts';
 import { capture, deadLetters, envBase, ingestQueued, queuedEvents, sampleEvent, testJobs } from './support.ts';
@@ -53,10 +53,10 @@ let jobs: Jobs;
 let logs = '';
 const log = pino({ level: 'trace' }, { write: (line: string) => void (logs += line) });
 
+const stack = useWeb({ log });
 beforeAll(async () => {
-  h = await createHarness();
+  ({ h, web } = stack);
   // The web process only: nothing processes (and so nothing scrubs) what it accepts.
-  web = await startWeb(h.config, { log, host: '127.0.0.1', port: 0 });
   env = await createTestEnv(h.db);
   keyring = keyringFromConfig(h.config);
   jobs = await testJobs(h);
@@ -65,8 +65,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await jobs?.boss.stop({ graceful: false, close: true });
-  await web?.stop();
-  await h?.close();
 });
 
 async function expectNoSecretAnywhere(): Promise<string> {

@@ -13,7 +13,7 @@ import { inLocalStore } from '../../src/domain/identity/breached/breached.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey } from '../support/config.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { startIdentityWorker, strongPassword } from './support.ts';
 
@@ -22,16 +22,14 @@ let web: WebHandle;
 let worker: Awaited<ReturnType<typeof startIdentityWorker>>;
 let env: CreatedEnv;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   worker = await startIdentityWorker(h);
   env = await createTestEnv(h.db);
 });
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
-  await h?.close();
 });
 
 async function cairn(args: string[], extraEnv: Record<string, string> = {}): Promise<string> {

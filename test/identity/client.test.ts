@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { linkIn, startIdentityWorker, startMailServer, strongPassword, type MailServer } from './support.ts';
 
 let h: Harness;
@@ -18,8 +18,13 @@ let sessionToken: string;
 
 beforeAll(async () => {
   mail = await startMailServer();
-  h = await createHarness({ SMTP_URL: mail.url });
-  web = await startTestWeb(h);
+});
+afterAll(async () => {
+  await mail?.close();
+});
+const stack = useWeb({}, () => ({ SMTP_URL: mail.url }));
+beforeAll(async () => {
+  ({ h, web } = stack);
   worker = await startIdentityWorker(h);
   env = await createTestEnv(h.db);
   const generous = { points: 100_000, seconds: 60 };
@@ -48,9 +53,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
-  await h?.close();
-  await mail?.close();
 });
 
 const pk = () => ({ 'cairn-publishable-key': env.publishableKey });

@@ -1,9 +1,9 @@
 // End users with the secret key: create, get, list with pages and an email filter, delete;
 // scopes and environments enforced; a tampered page token is invalid_request.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { strongPassword } from './support.ts';
 
 let h: Harness;
@@ -11,15 +11,11 @@ let web: WebHandle;
 let env: CreatedEnv;
 let other: CreatedEnv;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   other = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 const path = (e: CreatedEnv, suffix = '') => `/v1/${e.env.name}/end_users${suffix}`;

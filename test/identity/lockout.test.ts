@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { spawnWeb, type WebProcess } from '../support/web-process.ts';
 import { strongPassword } from './support.ts';
 
@@ -16,10 +16,10 @@ let local: WebHandle;
 let other: WebProcess;
 let env: CreatedEnv;
 
+// One router in front, as on Heroku: each guess comes from the address in X-Forwarded-For.
+const stack = useWeb({}, { CAIRN_TRUSTED_PROXY_HOPS: '1' });
 beforeAll(async () => {
-  // One router in front, as on Heroku: each guess comes from the address in X-Forwarded-For.
-  h = await createHarness({ CAIRN_TRUSTED_PROXY_HOPS: '1' });
-  local = await startTestWeb(h);
+  ({ h, web: local } = stack);
   other = await spawnWeb(h.config.DATABASE_URL, { CAIRN_TRUSTED_PROXY_HOPS: '1' });
   webs = [local, other];
   env = await createTestEnv(h.db);
@@ -31,8 +31,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await other?.stop();
-  await local?.stop();
-  await h?.close();
 });
 
 const signIn = (

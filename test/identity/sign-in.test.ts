@@ -3,12 +3,12 @@
 // revocation and deletion taking effect at once, idle expiry, rehash, and sign-in history.
 import { idleJobs } from '../support/jobs.ts';
 import argon2 from 'argon2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { pruneIdentity } from '../../src/domain/identity/prune-queries.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { strongPassword } from './support.ts';
 
 let h: Harness;
@@ -16,10 +16,10 @@ let web: WebHandle;
 let env: CreatedEnv;
 let other: CreatedEnv;
 
+// One router in front, as on Heroku: the sign-in history records the address it appends.
+const stack = useWeb({}, { CAIRN_TRUSTED_PROXY_HOPS: '1' });
 beforeAll(async () => {
-  // One router in front, as on Heroku: the sign-in history records the address it appends.
-  h = await createHarness({ CAIRN_TRUSTED_PROXY_HOPS: '1' });
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   other = await createTestEnv(h.db);
   await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
@@ -27,10 +27,6 @@ beforeAll(async () => {
     password: strongPassword,
     email_verified: true,
   });
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 const pk = () => ({ 'cairn-publishable-key': env.publishableKey });

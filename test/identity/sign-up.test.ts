@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { startWeb, type WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import type { WebHandle } from '../../src/server.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { dumpDatabase } from '../support/pg.ts';
 import { eventually } from '../support/probes.ts';
 import { linkIn, startIdentityWorker, startMailServer, strongPassword, type MailServer } from './support.ts';
@@ -22,8 +22,13 @@ const log = pino({ level: 'trace' }, { write: (line: string) => void (logs += li
 
 beforeAll(async () => {
   mail = await startMailServer();
-  h = await createHarness({ SMTP_URL: mail.url, CAIRN_BASE_URL: 'http://cairn.test' });
-  web = await startWeb(h.config, { log, host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await mail?.close();
+});
+const stack = useWeb({ log }, () => ({ SMTP_URL: mail.url, CAIRN_BASE_URL: 'http://cairn.test' }));
+beforeAll(async () => {
+  ({ h, web } = stack);
   worker = await startIdentityWorker(h, log);
   env = await createTestEnv(h.db);
   // The app's origin, where the verification link may send the browser back to.
@@ -34,9 +39,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
-  await h?.close();
-  await mail?.close();
 });
 
 const signUp = (body: unknown) =>

@@ -2,30 +2,26 @@
 // recovery codes used once, disable; the secret is stored sealed.
 import { idleJobs } from '../support/jobs.ts';
 import { generate } from 'otplib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { strongPassword } from './support.ts';
 
 let h: Harness;
 let web: WebHandle;
 let env: CreatedEnv;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
     email: 'ada@example.com',
     password: strongPassword,
     email_verified: true,
   });
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 const signIn = (extra: Record<string, unknown> = {}) =>

@@ -6,7 +6,7 @@ import { idleJobs } from '../support/jobs.ts';
 import { Command } from 'commander';
 import fc from 'fast-check';
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCliContext } from '../../src/cli/admin-context.ts';
 import { registerOAuthAdmin } from '../../src/cli/commands/oauth.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
@@ -16,7 +16,7 @@ import { userCodeLimits } from '../../src/domain/oauth/limits.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey } from '../support/config.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { strongPassword } from '../identity/support.ts';
 
@@ -68,9 +68,9 @@ const who = { ip: '203.0.113.9', browser: 'test-browser' };
 const forgetLastPoll = () =>
   h.db('device_authorizations').update({ last_poll_time: h.db.raw(`now() - interval '1 hour'`) });
 
+const stack = useWeb({}, { CAIRN_BASE_URL: 'https://auth.example.test' });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_BASE_URL: 'https://auth.example.test' });
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   userId = (
     await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
@@ -95,10 +95,6 @@ beforeAll(async () => {
     ]),
   ) as Record<string, unknown>;
   clientId = out.client_id as string;
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 describe('operator registration', () => {

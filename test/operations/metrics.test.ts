@@ -2,7 +2,7 @@
 // right bearer, Prometheus text with it; a paused worker's intake is seen growing, then draining
 // once a worker runs; the HTTP latency histogram is labelled by route template.
 import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeStatus, registerAdmin } from '../../src/cli/commands/admin.ts';
 import { createCliContext } from '../../src/cli/admin-context.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
@@ -10,7 +10,7 @@ import { queues } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createHarness, createTestEnv, startTestWeb, type Harness, useWeb } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { sampleEvent } from '../errors/support.ts';
 
@@ -19,14 +19,10 @@ let h: Harness;
 let web: WebHandle;
 let env: CreatedEnv;
 
+const stack = useWeb({}, { CAIRN_METRICS_TOKEN: token });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_METRICS_TOKEN: token });
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 async function scrape(): Promise<string> {

@@ -1,18 +1,18 @@
 // The Account Portal over plain HTTP: security headers (no framing, CSP), branding, CSRF on every
 // form, the pages' statuses, and fast-check properties that no form input gives a 500.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createTestEnv, type Harness } from '../support/harness.ts';
-import { harnessWithWeb } from '../social/support.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 let h: Harness;
 let web: WebHandle;
 let env: CreatedEnv;
 
+const stack = useWeb({ atBaseUrl: true });
 beforeAll(async () => {
-  ({ h, web } = await harnessWithWeb());
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   await call(web.url, 'PUT', `/v1/${env.env.name}/identity_settings`, {
     key: env.secretKey,
@@ -21,10 +21,6 @@ beforeAll(async () => {
       redirect_urls: ['https://shop.example.test/done'],
     },
   });
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 /** A page fetched with the browser's cookie and the CSRF token it carries. */

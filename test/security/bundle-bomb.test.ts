@@ -18,7 +18,7 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { parseEnvName } from '../../src/domain/tenancy/names.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
-import { call, createHarness, createTestEnv, sqlNumber, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, sqlNumber, type Harness, useWeb } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { spawnWorker, type WebProcess } from '../support/web-process.ts';
 
@@ -29,10 +29,10 @@ let web: WebHandle;
 let worker: Omit<WebProcess, 'url'>;
 const prefix = `cbb-${randomBytes(3).toString('hex')}-`;
 
+const stack = useWeb({}, { CAIRN_STORAGE_BUCKET_PREFIX: prefix });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_STORAGE_BUCKET_PREFIX: prefix });
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
-  web = await startTestWeb(h);
   const s3 = Object.fromEntries(
     ['AWS_ENDPOINT_URL_S3', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'CAIRN_S3_FORCE_PATH_STYLE']
       .filter((name) => process.env[name] !== undefined)
@@ -42,11 +42,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
   await createObjectStore(h.config)
     .deleteBucket(sourceMapBucket(h.config))
     .catch(() => undefined);
-  await h?.close();
 });
 
 // ---- zip files, written by hand so that their headers can say what a test needs ----

@@ -24,9 +24,8 @@ import {
   shots,
   signIn,
 } from '../console/support.ts';
-import { harnessWithWeb } from '../social/support.ts';
 import { runCairn } from '../support/cli.ts';
-import { createTestEnv, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 /** Chromium, CLI processes and hundreds of requests on a shared, busy machine: no timing is asserted. */
 const slow = 240_000;
@@ -37,16 +36,15 @@ let a: CreatedEnv;
 let b: CreatedEnv;
 let browser: Browser;
 
+const stack = useWeb({ atBaseUrl: true });
 beforeAll(async () => {
-  ({ h, web } = await harnessWithWeb());
+  ({ h, web } = stack);
   a = await createTestEnv(h.db, `orgs/sec-console/projects/p${process.pid}/envs/alpha`);
   b = await createTestEnv(h.db, `orgs/sec-console/projects/p${process.pid}/envs/bravo`);
   browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await web?.stop();
-  await h?.close();
 });
 
 /** An operator's link to the environment's console, as `cairn admin console-link` prints it. */

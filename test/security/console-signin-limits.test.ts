@@ -7,15 +7,14 @@
 //   each was opened, its times, never a token) and ends them: a revoked session's cookie is sent
 //   to the sign-in page on its next request.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultLimits } from '../../src/domain/identity/limits.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';
 import { fetchForm, postForm } from '../console/support.ts';
-import { harnessWithWeb } from '../social/support.ts';
 import { runCairn } from '../support/cli.ts';
 import { testConfig } from '../support/config.ts';
-import { createTestEnv, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 /** The per-address limit of the other sign-ins, which the console's shares. */
 const consoleSignInLimit = defaultLimits.sign_in;
@@ -28,13 +27,10 @@ let h: Harness;
 let web: WebHandle;
 let env: CreatedEnv;
 
+const stack = useWeb({ atBaseUrl: true }, { CAIRN_TRUSTED_PROXY_HOPS: '1' });
 beforeAll(async () => {
-  ({ h, web } = await harnessWithWeb({ CAIRN_TRUSTED_PROXY_HOPS: '1' }));
+  ({ h, web } = stack);
   env = await createTestEnv(h.db, `orgs/sec-console-limits/projects/p${process.pid}/envs/e1`);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 const octet = () => randomBytes(1)[0]!;

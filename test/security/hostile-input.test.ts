@@ -8,11 +8,11 @@
 import { idleJobs } from '../support/jobs.ts';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 type Json = Record<string, unknown>;
 interface JsonSchema {
@@ -38,9 +38,9 @@ let env: CreatedEnv;
 let session: string;
 let doc: { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, JsonSchema> } };
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   // Generous limits: the property is about inputs, not rate limiting.
   const wide = { points: 1_000_000, seconds: 60 };
@@ -69,10 +69,6 @@ beforeAll(async () => {
   });
   session = String(signedIn.body.session_token);
   doc = (await call<typeof doc>(web.url, 'GET', '/v1/openapi.json')).body;
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 const unstorable = fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'x\udc00y', '\udfff\ud800', 'ok\u0000\ud800');

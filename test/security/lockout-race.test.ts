@@ -11,7 +11,7 @@ import { identifierHash } from '../../src/domain/identity/lockout/lockout.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Answer, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Answer, type Harness, useWeb } from '../support/harness.ts';
 import { spawnWeb, type WebProcess } from '../support/web-process.ts';
 import { strongPassword } from '../identity/support.ts';
 
@@ -21,10 +21,10 @@ let other: WebProcess;
 let webs: { url: string }[];
 let env: CreatedEnv;
 
+// One router in front, as on Heroku: each guess comes from the address in X-Forwarded-For.
+const stack = useWeb({}, { CAIRN_TRUSTED_PROXY_HOPS: '1' });
 beforeAll(async () => {
-  // One router in front, as on Heroku: each guess comes from the address in X-Forwarded-For.
-  h = await createHarness({ CAIRN_TRUSTED_PROXY_HOPS: '1' });
-  local = await startTestWeb(h);
+  ({ h, web: local } = stack);
   other = await spawnWeb(h.config.DATABASE_URL, { CAIRN_TRUSTED_PROXY_HOPS: '1' });
   webs = [local, other];
   env = await createTestEnv(h.db);
@@ -36,8 +36,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await other?.stop();
-  await local?.stop();
-  await h?.close();
 });
 
 // Each guess from its own address: the per-address limit is not what stops them.

@@ -16,9 +16,8 @@ import { answerMaxBytes, guardedFetch, isPublicAddress } from '../../src/domain/
 import { deadlineResolver, hostRefused, type Resolver } from '../../src/egress/addresses.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createTestEnv, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
-import { harnessWithWeb } from '../social/support.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -27,8 +26,9 @@ let trap: Server;
 let trapPort: number;
 let connections = 0;
 
+const stack = useWeb({ atBaseUrl: true });
 beforeAll(async () => {
-  ({ h, web } = await harnessWithWeb());
+  ({ h, web } = stack);
   live = await createTestEnv(h.db, `orgs/sec-outbound/projects/p${process.pid}/envs/live`, 'live');
   // A port nothing should ever connect to from a live environment's sign-in.
   trap = createTcpServer((socket) => {
@@ -39,8 +39,6 @@ beforeAll(async () => {
   trapPort = (trap.address() as AddressInfo).port;
 });
 afterAll(async () => {
-  await web?.stop();
-  await h?.close();
   await new Promise((r) => trap?.close(r));
 });
 

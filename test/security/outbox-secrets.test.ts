@@ -14,7 +14,7 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createBoss } from '../../src/jobs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey } from '../support/config.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { dumpDatabase } from '../support/pg.ts';
 import { eventually } from '../support/probes.ts';
 import { strongPassword } from '../identity/support.ts';
@@ -29,9 +29,9 @@ let liveEnv: CreatedEnv;
 const tokenPattern = /cairn_eml_[0-9A-Za-z]{32}/g;
 const keyring = { currentId: 'k1', keys: new Map([['k1', Buffer.from(testEncryptionKey, 'base64')]]) };
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   testEnv = await createTestEnv(h.db);
   liveEnv = await createTestEnv(h.db, `orgs/sec-outbox/projects/p${process.pid}/envs/live`, 'live');
   worker = spawn(process.execPath, ['workers/main.ts'], {
@@ -55,8 +55,6 @@ afterAll(async () => {
     worker.kill('SIGTERM');
     await exited;
   }
-  await web?.stop();
-  await h?.close();
 });
 
 interface OutboxMail {

@@ -9,25 +9,21 @@
 // - where a path is expected (sign-out's `next`), only a same-origin path.
 import { idleJobs } from '../support/jobs.ts';
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, type Harness, createTestEnv } from '../support/harness.ts';
-import { harnessWithWeb } from '../social/support.ts';
+import { call, type Harness, createTestEnv, useWeb } from '../support/harness.ts';
 
 let h: Harness;
 let web: WebHandle;
 let base: string;
 let counter = 0;
 
+const stack = useWeb({ atBaseUrl: true });
 beforeAll(async () => {
-  ({ h, web } = await harnessWithWeb());
+  ({ h, web } = stack);
   base = h.config.CAIRN_BASE_URL;
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 const app = 'https://app.example.com';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { newId } from '../../src/ids.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, startTestWeb, type Harness, createTestEnv } from '../support/harness.ts';
+import { call, type Harness, createTestEnv, useWeb } from '../support/harness.ts';
 import { createAppDatabase, query, setEnvDatabase, type AppDatabase } from '../backups/support.ts';
 
 type Json = Record<string, unknown>;
@@ -18,9 +18,9 @@ let app: AppDatabase;
 const envs: Record<string, CreatedEnv> = {};
 const backups: Record<string, string> = {};
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   app = await createAppDatabase(
     "create table accounts (id int primary key, email text); insert into accounts select g, 'u' || g || '@example.com' from generate_series(1, 300) g; analyze;",
   );
@@ -49,9 +49,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await web?.stop();
   await app?.drop();
-  await h?.close();
 });
 
 describe('restore across modes', () => {

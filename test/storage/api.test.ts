@@ -6,7 +6,7 @@ import { CairnApiError, CairnClient } from '../../src/sdk/client.ts';
 import { StorageApi } from '../../src/sdk/backups.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -15,9 +15,9 @@ let other: CreatedEnv;
 let storage: StorageApi;
 const prefix = `cst-${randomBytes(3).toString('hex')}-`;
 
+const stack = useWeb({}, { CAIRN_STORAGE_BUCKET_PREFIX: prefix });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_STORAGE_BUCKET_PREFIX: prefix });
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   other = await createTestEnv(h.db);
   storage = new StorageApi(new CairnClient({ baseUrl: web.url, secretKey: env.secretKey }), env.env.name);
@@ -27,8 +27,6 @@ afterAll(async () => {
   const store = createObjectStore(h.config);
   for (const b of await h.db('storage_buckets').select('s3_bucket'))
     await store.deleteBucket(b.s3_bucket).catch(() => undefined);
-  await web?.stop();
-  await h?.close();
 });
 
 const text = async (res: Response) => res.text();

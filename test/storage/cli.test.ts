@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { runCairn, type CliRun } from '../support/cli.ts';
 
 let h: Harness;
@@ -25,9 +25,9 @@ async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> 
   return JSON.parse(r.stdout) as T;
 }
 
+const stack = useWeb({}, { CAIRN_STORAGE_BUCKET_PREFIX: `ccli-${randomBytes(3).toString('hex')}-` });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_STORAGE_BUCKET_PREFIX: `ccli-${randomBytes(3).toString('hex')}-` });
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   dir = mkdtempSync(join(tmpdir(), 'cairn-storage-cli-'));
 });
@@ -37,8 +37,6 @@ afterAll(async () => {
   const store = createObjectStore(h.config);
   for (const b of await h.db('storage_buckets').select('s3_bucket'))
     await store.deleteBucket(b.s3_bucket).catch(() => undefined);
-  await web?.stop();
-  await h?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import type { Knex } from 'knex';
 import type { EnvMode } from '../../src/domain/tenancy/keys.ts';
 import type { Config } from '../../src/config.ts';
+import type { Logger } from '../../src/log.ts';
 import { createDb } from '../../src/db.ts';
 import { createEnvWithKeys, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';
@@ -47,19 +48,39 @@ export async function createTestEnv(db: Knex, name?: string, mode: EnvMode = 'te
   return createEnvWithKeys(db, name ?? `orgs/test-org/projects/p${process.pid}/envs/e${counter}`, mode, testKeyring());
 }
 
-export async function startTestWeb(h: Harness, options: AppOptions = {}): Promise<WebHandle> {
+/** What startWeb takes beyond the configuration, less the address (tests listen on 127.0.0.1:0). */
+export type TestWebOptions = AppOptions & { log?: Logger };
+
+export async function startTestWeb(h: Harness, options: TestWebOptions = {}): Promise<WebHandle> {
   return startWeb(h.config, { ...options, host: '127.0.0.1', port: 0 });
 }
 
 /**
  * A test file's database and web, made before its tests and stopped after them (read them inside
- * tests); `env` sets configuration variables of both (createHarness).
+ * tests, or copy them in a beforeAll of the file: `({ h, web } = stack)`). `env` sets configuration
+ * variables of both (createHarness); a function is called in the beforeAll, for values known only
+ * then (a server an earlier beforeAll started). `atBaseUrl` makes the web listen at its
+ * CAIRN_BASE_URL, a free port on 127.0.0.1, for those who must call it back there (identity
+ * providers, browsers following its links). Registered first in a file, its afterAll runs after
+ * the file's own (vitest runs afterAll hooks in reverse), so workers the file starts stop first.
  */
-export function useWeb(options: AppOptions = {}, env: Record<string, string> = {}): { h: Harness; web: WebHandle } {
+export function useWeb(
+  options: TestWebOptions & { atBaseUrl?: boolean } = {},
+  env: Record<string, string> | (() => Record<string, string>) = {},
+): { h: Harness; web: WebHandle } {
   const stack = {} as { h: Harness; web: WebHandle };
+  const { atBaseUrl, ...webOptions } = options;
   beforeAll(async () => {
-    stack.h = await createHarness(env);
-    stack.web = await startTestWeb(stack.h, options);
+    const vars = typeof env === 'function' ? env() : env;
+    if (!atBaseUrl) {
+      stack.h = await createHarness(vars);
+      stack.web = await startTestWeb(stack.h, webOptions);
+      return;
+    }
+    const { freePort } = await import('./own-postgres.ts');
+    const port = await freePort();
+    stack.h = await createHarness({ CAIRN_BASE_URL: `http://127.0.0.1:${port}`, ...vars });
+    stack.web = await startWeb(stack.h.config, { ...webOptions, host: '127.0.0.1', port });
   });
   afterAll(async () => {
     await stack.web?.stop();

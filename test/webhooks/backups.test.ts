@@ -11,7 +11,7 @@ import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { createAppDatabase, seedSource, setEnvDatabase, type AppDatabase } from '../backups/support.ts';
 import { databaseUrl } from '../support/pg.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { apiFor, startReceiver, typeOf, verified, type Api, type Receiver } from './support.ts';
 
 let h: Harness;
@@ -46,9 +46,9 @@ async function side(name: string, databaseUrlOf: string): Promise<Side> {
   return s;
 }
 
+const stack = useWeb({}, { CAIRN_BACKUP_BUCKET: bucket });
 beforeAll(async () => {
-  h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   [source, target] = await Promise.all([
     createAppDatabase(seedSource),
@@ -58,14 +58,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
   for (const s of sides) await s.receiver.close();
   await createObjectStore(h.config)
     .deleteBucket(bucket)
     .catch(() => undefined);
   await source?.drop();
   await target?.drop();
-  await h?.close();
 });
 
 it('backup.succeeded, restore.succeeded to the requester, and the pre-restore copy to the target', async () => {

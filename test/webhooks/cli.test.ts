@@ -1,11 +1,11 @@
 // `cairn webhooks …` as an operator runs it: the real binary in a child process, over the HTTP API
 // of a real web process. Nothing is delivered here (no worker): these are the endpoint commands.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import type { Delivery, Endpoint } from '../../src/sdk/webhooks.ts';
 import { runCairn, type CliRun } from '../support/cli.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -27,15 +27,10 @@ async function create(...extra: string[]): Promise<Endpoint> {
   return json('webhooks', 'create', '--url', url, '--events', 'error_group.created,backup.failed', ...extra);
 }
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
-});
-
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 describe('cairn webhooks', () => {

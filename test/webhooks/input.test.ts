@@ -1,26 +1,22 @@
 // No client body gives a 500 at the webhook routes (house rule), and a refused one changes nothing:
 // arbitrary JSON, raw text, NUL and lone surrogates in every field answer 2xx or a 4xx with a code.
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { newId } from '../../src/ids.ts';
-import { call, createHarness, createTestEnv, sqlNumber, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, sqlNumber, type Harness, useWeb } from '../support/harness.ts';
 
 let h: Harness;
 let web: WebHandle;
 let env: CreatedEnv;
 let live: CreatedEnv;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   live = await createTestEnv(h.db, undefined, 'live');
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 const hostile = fc.oneof(

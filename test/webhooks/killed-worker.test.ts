@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
 import { testEncryptionKey } from '../support/config.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { apiFor, startReceiver, startWebhookWorker, verified } from './support.ts';
 import { eventually } from '../support/probes.ts';
 
@@ -15,15 +15,13 @@ let h: Harness;
 let web: WebHandle;
 let worker: WorkerHandle<Record<string, never>> | undefined;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
 });
 
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
-  await h?.close();
 });
 
 it('the message still arrives, with the same id, after its worker was killed mid-request', async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
 import { testEncryptionKey } from '../support/config.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { apiFor, startReceiver, startWebhookWorker } from './support.ts';
 
@@ -18,15 +18,13 @@ let h: Harness;
 let web: WebHandle;
 let survivor: WorkerHandle<Record<string, never>> | undefined;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
 });
 
 afterAll(async () => {
   await survivor?.stop();
-  await web?.stop();
-  await h?.close();
 });
 
 it("takes a killed worker's attempts over within ~3 s, and a healthy endpoint does not wait for them", async () => {

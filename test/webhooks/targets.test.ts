@@ -14,7 +14,7 @@ import { targetRule } from '../../src/egress/target-rule.ts';
 import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
 import { AppError } from '../../src/app-error.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { apiFor, startReceiver, startWebhookWorker } from './support.ts';
 import { eventually } from '../support/probes.ts';
 
@@ -126,9 +126,9 @@ let trap: Server;
 let trapPort: number;
 let connections = 0;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   // The worker's DNS answers 127.0.0.1 for a name the creation check saw as public: a rebinding.
   worker = (await startWebhookWorker(h, {
     resolve: async (host) => (host === 'rebind.example.test' ? ['127.0.0.1'] : deadlineResolver(host)),
@@ -144,9 +144,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
   await new Promise((resolve) => trap?.close(resolve));
-  await h?.close();
 });
 
 describe('over HTTP', () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WebHandle } from '../../src/server.ts';
 import type { WorkerHandle } from '../../src/worker.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { apiFor, startReceiver, startWebhookWorker, type Receiver } from './support.ts';
 
@@ -13,16 +13,14 @@ let h: Harness;
 let web: WebHandle;
 let worker: WorkerHandle<never> | undefined;
 let receiver: Receiver;
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   receiver = await startReceiver(() => 204);
 });
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
   await receiver?.close();
-  await h?.close();
 });
 
 const rows = async (endpointId: string) =>

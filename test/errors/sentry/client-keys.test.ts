@@ -1,10 +1,10 @@
 // Client keys (DSNs) through the /v1 API: every environment has one from its creation; keys are
 // listed with their DSN, created with or without a rate limit, revoked, scoped to their
 // environment and to the key's scopes; the public key is not stored in plaintext.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../../support/harness.ts';
 import { envBase } from '../support.ts';
 
 let h: Harness;
@@ -12,15 +12,11 @@ let web: WebHandle;
 let env: CreatedEnv;
 let other: CreatedEnv;
 
+const stack = useWeb();
 beforeAll(async () => {
-  h = await createHarness();
-  web = await startTestWeb(h);
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   other = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
 });
 
 interface Key {
