@@ -89,8 +89,21 @@ describe('the catalog session of a backup', () => {
     const from = await w.envOf(source.url);
     const release = await holdLock(source.url, 'blocker');
     const backup = w.backupOf(from);
-    await catalogSession(source.name, 'idle in transaction');
-    await new Promise((r) => setTimeout(r, 1000));
+    const pid = await catalogSession(source.name, 'idle in transaction');
+    // Idle in its transaction for three times the timeout, and still there.
+    await waitFor(
+      'the catalog session to stay idle in transaction past the timeout',
+      async () =>
+        (
+          await withAdmin((c) =>
+            c.query(
+              `select 1 from pg_stat_activity where pid = $1 and state = 'idle in transaction'
+                and clock_timestamp() - state_change > interval '900 ms'`,
+              [pid],
+            ),
+          )
+        ).rowCount,
+    );
     await release();
     const done = await backup;
     expect(await catalogRows(done.id)).toBe('1');

@@ -8,7 +8,7 @@ import { call, createHarness, createTestEnv, type Harness } from '../support/har
 import { startFreezeProxy, type FreezeProxy } from '../support/freeze-proxy.ts';
 import { eventually } from '../support/probes.ts';
 import { spawnWeb, spawnWorker, type WebProcess } from '../support/web-process.ts';
-import { sampleEvent } from '../errors/support.ts';
+import { queuedEvents, sampleEvent } from '../errors/support.ts';
 
 let h: Harness;
 let proxy: FreezeProxy;
@@ -36,6 +36,15 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
   return { value, ms: Date.now() - started };
 }
 
+/**
+ * Waits until no ingest job holds an event of the environment (queued, running, or waiting to
+ * retry): what is stored then is final, where a fixed wait only hoped so.
+ */
+const nothingLeftFor = (envId: string) =>
+  eventually(async () => (await queuedEvents(h)).every((q) => q.env_id !== envId), {
+    what: 'the ingest jobs of the environment to settle',
+    timeoutMs: 60_000,
+  });
 const storedFor = async (envId: string) =>
   Number((await h.db('error_events').where({ env_id: envId }).count({ n: '*' }).first())?.n);
 
@@ -85,7 +94,7 @@ describe('a database that stops answering', () => {
     }
     await eventually(async () => (await call(web.url, 'GET', '/readyz')).status === 200, { timeoutMs: 30_000 });
     await eventually(async () => (await storedFor(env.env.id)) >= 1, { timeoutMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 3000));
+    await nothingLeftFor(env.env.id);
     expect(await storedFor(env.env.id)).toBe(1);
   }, 120_000);
 
@@ -124,7 +133,7 @@ describe('a database that stops answering', () => {
     // attempt. The old code waited out the freeze on that connection and took the held answer.
     const alive = await h.db.raw<{ rows: unknown[] }>('select 1 from pg_stat_activity where pid = ?', [frozenSession]);
     expect(alive.rows).toEqual([]);
-    await new Promise((r) => setTimeout(r, 2000));
+    await nothingLeftFor(env.env.id);
     expect(await storedFor(env.env.id)).toBe(1);
   }, 120_000);
 });
