@@ -6,7 +6,6 @@ import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 import { keyringFromConfig } from '../crypto.ts';
-import type { EnvMode } from '../domain/tenancy/keys.ts';
 import type { Logger } from '../log.ts';
 import { outboxQueries } from './outbox.ts';
 
@@ -19,7 +18,7 @@ export interface Mail {
 /** The environment a mail is sent for: its mode decides what the log may show. */
 export interface MailEnv {
   envId: string;
-  mode: EnvMode;
+  mode: 'test' | 'live';
 }
 
 export interface Mailer {
