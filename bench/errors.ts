@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { build } from 'esbuild';
 import { decodedMappings, TraceMap } from '@jridgewell/trace-mapping';
 import { newEventUid } from '../src/domain/errors/intake/capture.ts';
-import { errorEventInput, type ErrorEventInput } from '../src/domain/errors/intake/event-schema.ts';
+import { errorEventInput, type ErrorEventInput } from '../src/contract/error-capture.ts';
 import { processEvent } from '../src/domain/errors/pipeline/process.ts';
 import { enqueueEvents } from '../src/domain/errors/intake/writer.ts';
 import { operationsQueries } from '../src/domain/operations/queries.ts';

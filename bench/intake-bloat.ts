@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { keyringFromConfig } from '../src/crypto.ts';
 import { createDb } from '../src/db.ts';
 import { newEventUid } from '../src/domain/errors/intake/capture.ts';
-import { errorEventInput } from '../src/domain/errors/intake/event-schema.ts';
+import { errorEventInput } from '../src/contract/error-capture.ts';
 import { sealPayload } from '../src/domain/errors/intake/sealed-payload.ts';
 import { enqueueEvents } from '../src/domain/errors/intake/writer.ts';
 import { operationsQueries } from '../src/domain/operations/queries.ts';

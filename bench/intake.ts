@@ -8,7 +8,7 @@ import { createBoss } from '../src/jobs.ts';
 import { createDb } from '../src/db.ts';
 import { keyringFromConfig } from '../src/crypto.ts';
 import { newEventUid } from '../src/domain/errors/intake/capture.ts';
-import { errorEventInput } from '../src/domain/errors/intake/event-schema.ts';
+import { errorEventInput } from '../src/contract/error-capture.ts';
 import { packJobs } from '../src/domain/errors/intake/job.ts';
 import { sealPayload } from '../src/domain/errors/intake/sealed-payload.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';

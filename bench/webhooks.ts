@@ -51,7 +51,7 @@ import { runMigrations } from '../src/migrate.ts';
 import { createEndUser } from '../src/domain/identity/users/users.ts';
 import type { EndUserRow } from '../src/domain/identity/users/queries.ts';
 import { newEventUid } from '../src/domain/errors/intake/capture.ts';
-import { errorEventInput } from '../src/domain/errors/intake/event-schema.ts';
+import { errorEventInput } from '../src/contract/error-capture.ts';
 import { sealPayload } from '../src/domain/errors/intake/sealed-payload.ts';
 import { enqueueEvents } from '../src/domain/errors/intake/writer.ts';
 import { createEnvWithKeys, type CreatedEnv } from '../src/domain/tenancy/envs.ts';

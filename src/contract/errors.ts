@@ -2,13 +2,13 @@
 // tracking"); the same schemas validate requests and feed the OpenAPI document. The presenters that
 // turn stored rows into them live beside the rows (domain/errors/*/present.ts).
 import { z } from 'zod';
-import { errorEventInput } from '../domain/errors/intake/event-schema.ts';
-import { scrubbingPolicy } from '../domain/errors/scrubbing/scrub.ts';
+import { errorEventInput } from './error-capture.ts';
+import { eventResource, type LinkedExceptionBody, type StoredFrame } from './error-event.ts';
+import { scrubbingPolicy } from './scrubbing.ts';
 import { pageOf, pageQuery } from './pages.ts';
 import { envParams } from './tenancy.ts';
-import { sentryEventFields } from './sentry-event.ts';
 
-export { envParams, pageQuery };
+export { envParams, pageQuery, eventResource };
 
 const groupId = z.string().regex(/^eg_[0-9a-z]{26}$/, 'an error group id such as eg_01j…');
 const eventUid = z.string().regex(/^err_[a-z0-9]{2}[0-9a-z]{26}$/, 'an event uid such as err_c001j…');
@@ -71,40 +71,6 @@ export const groupsQuery = pageQuery.extend({
   last_seen_before: z.iso.datetime({ offset: true }).optional(),
 });
 
-const frame = z
-  .object({
-    function: z.string().optional(),
-    file: z.string().optional(),
-    line: z.number().optional(),
-    column: z.number().optional(),
-    in_app: z.boolean(),
-    pre_context: z.array(z.string()).optional(),
-    context_line: z.string().optional(),
-    post_context: z.array(z.string()).optional(),
-    generated: z.record(z.string(), z.unknown()).optional(),
-    unmapped_reason: z.string().optional(),
-    eval_origin: z
-      .string()
-      .optional()
-      .meta({ description: 'The eval chain as printed, when the code ran in eval or new Function' }),
-  })
-  .meta({ id: 'StackFrame' });
-
-const linkedException = z
-  .object({
-    source: z.string().meta({ description: '`cause`, or `errors[N]` of an AggregateError' }),
-    parent: z
-      .number()
-      .int()
-      .optional()
-      .meta({ description: 'Index in linked_exceptions of the error it hangs on; absent: the outer exception' }),
-    exception_type: z.string(),
-    message: z.string().optional(),
-    stack_frames: z.array(frame),
-    unparsed_line_count: z.number().int(),
-  })
-  .meta({ id: 'LinkedException' });
-
 export const groupResource = z
   .object({
     name: z.string(),
@@ -127,50 +93,14 @@ export const groupResource = z
   })
   .meta({ id: 'ErrorGroup' });
 
-export const eventResource = z
-  .object({
-    name: z.string(),
-    uid: z.string(),
-    meta: z.object({ create_time: z.string(), receive_time: z.string() }),
-    event_time: z.string(),
-    exception_type: z.string(),
-    message: z.string().optional(),
-    stack: z.string().optional(),
-    stack_frames: z.array(frame),
-    service_name: z.string().optional(),
-    release: z.string().optional(),
-    breadcrumbs: z.array(z.record(z.string(), z.unknown())),
-    tags: z.record(z.string(), z.string()),
-    fingerprint: z.string().optional(),
-    trace_id: z.string().optional(),
-    span_id: z.string().optional(),
-    scrub_counts: z.record(z.string(), z.number()),
-    linked_exceptions: z
-      .array(linkedException)
-      .optional()
-      .meta({ description: 'Errors printed in the stack as `[cause]` or `[errors]`, outermost first' }),
-    unparsed_line_count: z
-      .number()
-      .int()
-      .optional()
-      .meta({ description: 'Lines of `stack` that no known format reads (set when the stack was parsed)' }),
-    unparsed_lines: z.array(z.string()).optional().meta({ description: 'The first 50 of those lines, scrubbed' }),
-    sentry: z.record(z.string(), z.unknown()).optional().meta({
-      description:
-        'For events from a Sentry SDK: level, platform, environment, user, request, contexts, extra, sdk (scrubbed); the same as the members of those names',
-    }),
-    ...sentryEventFields,
-  })
-  .meta({ id: 'ErrorEvent' });
-
 export const groupList = pageOf('error_groups', groupResource);
 export const eventList = pageOf('error_events', eventResource);
 
 export const triageBody = z.strictObject({ etag: z.string().min(1).max(128).optional() }).optional();
 
 export type ErrorGroupState = z.output<typeof errorGroupState>;
-export type StackFrame = z.output<typeof frame>;
-export type LinkedException = z.output<typeof linkedException>;
+export type StackFrame = StoredFrame;
+export type LinkedException = LinkedExceptionBody;
 export type ErrorGroup = z.output<typeof groupResource>;
 export type ErrorEvent = z.output<typeof eventResource>;
 /** What an application sends: `event_id` is optional, the SDK makes one when absent. */

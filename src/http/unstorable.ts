@@ -2,7 +2,7 @@
 // Postgres text and jsonb cannot hold U+0000 or an unpaired UTF-16 surrogate, so a value with one
 // is refused (400 invalid_request, naming the field) before it reaches a handler, rather than
 // failing halfway through a write. Free text that is stored as sent (error events: routes marked
-// `freeText`) gets U+FFFD instead, in its own schema (event-schema.ts `storable`).
+// `freeText`) gets U+FFFD instead, in its own schema (domain/errors/intake/captured-event.ts `storable`).
 import { AppError } from '../app-error.ts';
 import { unstorable } from '../pg-text.ts';
 

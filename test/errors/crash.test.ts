@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
 import { acceptEvents } from '../../src/domain/errors/intake/capture.ts';
-import { errorEventInput } from '../../src/domain/errors/intake/event-schema.ts';
+import { errorEventInput } from '../../src/contract/error-capture.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { operationsQueries } from '../../src/domain/operations/queries.ts';
 import { createBoss, Jobs, queues } from '../../src/jobs.ts';

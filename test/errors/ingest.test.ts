@@ -9,7 +9,7 @@ import { createDb } from '../../src/db.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
 import { newEventUid } from '../../src/domain/errors/intake/capture.ts';
-import { errorEventInput, type ErrorEventInput } from '../../src/domain/errors/intake/event-schema.ts';
+import { errorEventInput, type ErrorEventInput } from '../../src/contract/error-capture.ts';
 import { createPipelineCaches } from '../../src/domain/errors/pipeline/caches.ts';
 import { unpackBody } from '../../src/domain/errors/pipeline/event-codec.ts';
 import {

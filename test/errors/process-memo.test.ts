@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createPipelineCaches } from '../../src/domain/errors/pipeline/caches.ts';
 import { packBody, StackEncoder, unpackBody } from '../../src/domain/errors/pipeline/event-codec.ts';
-import { errorEventInput } from '../../src/domain/errors/intake/event-schema.ts';
+import { errorEventInput } from '../../src/contract/error-capture.ts';
 import { filePath } from '../../src/domain/errors/pipeline/paths.ts';
 import { processEvent } from '../../src/domain/errors/pipeline/process.ts';
 import { defaultPolicy } from '../../src/domain/errors/scrubbing/scrub.ts';

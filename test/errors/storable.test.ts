@@ -1,8 +1,8 @@
-// `storableJson` (intake/event-schema.ts) writes exactly what `storable` makes, whether the fast
+// `storableJson` (intake/captured-event.ts) writes exactly what `storable` makes, whether the fast
 // path (no character Postgres cannot store) or the walk is taken.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { storable, storableJson } from '../../src/domain/errors/intake/event-schema.ts';
+import { storable, storableJson } from '../../src/domain/errors/intake/captured-event.ts';
 
 const text = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 12 }),

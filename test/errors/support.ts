@@ -3,7 +3,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { keyringFromConfig } from '../../src/crypto.ts';
 import { backlogClock, newEventUid } from '../../src/domain/errors/intake/capture.ts';
-import { errorEventInput } from '../../src/domain/errors/intake/event-schema.ts';
+import { errorEventInput } from '../../src/contract/error-capture.ts';
 import { sealPayload, type SealedPayloadRow } from '../../src/domain/errors/intake/sealed-payload.ts';
 import { createBoss, Jobs, queues } from '../../src/jobs.ts';
 import { fromKnex } from 'pg-boss';

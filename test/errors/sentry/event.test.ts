@@ -4,7 +4,7 @@
 // causes, processed, hang on their parents as the SDK linked them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { errorEventInput } from '../../../src/domain/errors/intake/event-schema.ts';
+import { errorEventInput } from '../../../src/contract/error-capture.ts';
 import { createPipelineCaches } from '../../../src/domain/errors/pipeline/caches.ts';
 import { unpackBody } from '../../../src/domain/errors/pipeline/event-codec.ts';
 import { processEvent } from '../../../src/domain/errors/pipeline/process.ts';
@@ -113,6 +113,15 @@ describe('golden events', () => {
       fingerprint: 'checkout\npayment',
       trace_id: 'b3e2c59eb7f848bd93aaab1ea97b0952',
       span_id: '851ba26bb5543c13',
+      // The cause hangs on the outer exception (its parent_id is the outer's exception_id).
+      linked_exceptions: [
+        {
+          source: 'cause',
+          exception_type: 'NetworkError',
+          message: 'fetch failed',
+          stack_frames: [{ file: 'https://shop.example/assets/vendor.js', line: 1, column: 99 }],
+        },
+      ],
       sentry: {
         level: 'error',
         platform: 'javascript',
@@ -125,16 +134,6 @@ describe('golden events', () => {
         },
         contexts: event.contexts,
         sdk: { name: 'sentry.javascript.browser', version: '11.12.0' },
-        causes: [
-          {
-            exception_type: 'NetworkError',
-            message: 'fetch failed',
-            stack_frames: [{ file: 'https://shop.example/assets/vendor.js', line: 1, column: 99 }],
-            exception_id: 1,
-            parent_id: 0,
-          },
-        ],
-        outer_id: 0,
         debug_ids: { 'https://shop.example/assets/app.min.js': 'c0ffee00-1234-4abc-8def-0123456789ab' },
       },
     });
@@ -272,7 +271,7 @@ describe('properties', () => {
     );
     fc.assert(
       fc.property(event, (e) => {
-        const { sentry, ...capture } = fromSentryEvent(e as Record<string, unknown>, now);
+        const { sentry, linked_exceptions, ...capture } = fromSentryEvent(e as Record<string, unknown>, now);
         // Breadcrumb data come whole, to be scrubbed whole; the worker cuts them once scrubbed.
         cutBreadcrumbData(capture.breadcrumbs ?? []);
         // A frame's code context, which capture does not take, is bounded: 10 lines a side, 241 characters a line.
@@ -290,6 +289,19 @@ describe('properties', () => {
         });
         expect(parsed.success, JSON.stringify(parsed.error?.issues.slice(0, 3))).toBe(true);
         expect(typeof sentry).toBe('object');
+        // Causes, which capture does not take, are exceptions as capture bounds them, each hung on another or on the outer one.
+        for (const [i, l] of (linked_exceptions ?? []).entries()) {
+          const cause = errorEventInput.safeParse({
+            event_time: capture.event_time,
+            exception_type: l.exception_type,
+            ...(l.message === undefined ? {} : { message: l.message }),
+            stack_frames: l.stack_frames.map(({ pre_context: _p, context_line: _c, post_context: _q, ...f }) => f),
+          });
+          expect(cause.success, JSON.stringify(cause.error?.issues.slice(0, 3))).toBe(true);
+          expect(
+            l.parent === undefined || (l.parent >= 0 && l.parent < linked_exceptions!.length && l.parent !== i),
+          ).toBe(true);
+        }
       }),
       { numRuns: 400 },
     );

@@ -3,7 +3,7 @@ import { acceptBatch, acceptEvents, captureDeps } from '../../../domain/errors/i
 import { defineRoute } from '../../../http/route.ts';
 import { itemValue } from '../../../http/json-items.ts';
 import { parseTraceparent } from '../../../http/trace-context.ts';
-import { limits } from '../../../domain/errors/intake/event-schema.ts';
+import { limits } from '../../../contract/error-capture.ts';
 import {
   batchCaptureBody,
   batchCaptureResponse,

@@ -4,7 +4,8 @@ import { ingestQueries } from '../../../domain/errors/intake/queries.ts';
 import { AppError } from '../../../app-error.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { eventList, eventParams, eventResource, eventsParams, pageQuery } from '../../../contract/errors.ts';
-import { eventPages, eventView } from '../../../domain/errors/groups/present.ts';
+import { eventView } from '../../../domain/errors/events/present.ts';
+import { eventPages } from '../../../domain/errors/groups/present.ts';
 import { paginate } from '../../../http/paginate.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups/{error_group}/error_events';

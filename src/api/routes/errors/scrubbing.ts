@@ -1,7 +1,7 @@
 // The environment's scrubbing policy (docs/api.md): GET answers the default until a PUT replaces it.
 import { z } from 'zod';
 import { scrubbingQueries } from '../../../domain/errors/scrubbing/queries.ts';
-import { scrubbingPolicy } from '../../../domain/errors/scrubbing/scrub.ts';
+import { scrubbingPolicy } from '../../../contract/scrubbing.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { envParams, policyResource } from '../../../contract/errors.ts';
 import { policyView as view } from '../../../domain/errors/scrubbing/present.ts';

@@ -1,8 +1,8 @@
-// Error groups and their events as the API shows them (contract/errors.ts), the keysets their lists
-// page by, and the error_group.* webhook events, whose data is the same resource.
-import type { ErrorEvent, ErrorGroup } from '../../../contract/errors.ts';
+// Error groups as the API shows them (contract/errors.ts; their events: events/present.ts), the
+// keysets their lists and their events' page by, and the error_group.* webhook events, whose data
+// is the same resource.
+import type { ErrorGroup } from '../../../contract/errors.ts';
 import { byTimeAndId } from '../../../contract/pages.ts';
-import { sentryEventFields, type SentryEventFields } from '../../../contract/sentry-event.ts';
 import type { WebhookEvent } from '../../webhooks/catalogue.ts';
 import type { EventRow, GroupRow } from './queries.ts';
 
@@ -29,29 +29,6 @@ export function groupView(envName: string, g: GroupRow): ErrorGroup {
     etag: g.etag,
     ...(g.resolve_time ? { resolve_time: new Date(g.resolve_time).toISOString() } : {}),
     grouping: g.grouping as ErrorGroup['grouping'],
-  };
-}
-
-const sentryNames = Object.keys(sentryEventFields) as (keyof SentryEventFields)[];
-
-/**
- * The top-level members of an event's stored `sentry` object (contract/sentry-event.ts), none for
- * an event not from a Sentry SDK.
- */
-function sentryEventView(sentry: Record<string, unknown> | undefined): SentryEventFields {
-  const out: Record<string, unknown> = {};
-  if (sentry) for (const k of sentryNames) if (sentry[k] !== undefined) out[k] = sentry[k];
-  return out as SentryEventFields;
-}
-
-export function eventView(envName: string, e: EventRow): ErrorEvent {
-  return {
-    name: `${envName}/error_groups/${e.group_id}/error_events/${e.uid}`,
-    uid: e.uid,
-    meta: { create_time: e.create_time.toISOString(), receive_time: e.receive_time.toISOString() },
-    ...e.body,
-    ...sentryEventView(e.body.sentry),
-    breadcrumbs: e.body.breadcrumbs as Record<string, unknown>[],
   };
 }
 

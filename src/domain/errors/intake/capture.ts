@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import { keyringFromConfig, type Keyring } from '../../../crypto.ts';
 import type { Config } from '../../../config.ts';
 import { newUlid } from '../../../ids.ts';
-import { errorEventInput, storableJson, type ErrorEventInput } from './event-schema.ts';
+import { errorEventInput } from '../../../contract/error-capture.ts';
+import { storableJson, type CapturedEvent } from './captured-event.ts';
 import { AppError } from '../../../app-error.ts';
 import { ingestQueries, type AcceptedRow } from './queries.ts';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
@@ -83,7 +84,7 @@ export type ClaimAt = 'accept' | 'store';
 const sealedRow = (
   deps: CaptureDeps,
   envId: string,
-  payload: ErrorEventInput,
+  payload: CapturedEvent,
   claim: ClaimAt = 'accept',
 ): AcceptedRow => ({
   ...sealPayloadJson(deps.keyring, envId, newEventUid(deps.cell), payload.release ?? null, storableJson(payload)),
@@ -100,7 +101,7 @@ async function write(deps: CaptureDeps, rows: AcceptedRow[]): Promise<string[]> 
 export async function acceptEvents(
   deps: CaptureDeps,
   envId: string,
-  events: ErrorEventInput[],
+  events: CapturedEvent[],
   claim: ClaimAt = 'accept',
 ): Promise<string[]> {
   if (events.length === 0) return [];

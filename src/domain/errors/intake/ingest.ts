@@ -10,6 +10,7 @@ import { randomBase62, type Keyring } from '../../../crypto.ts';
 import { newId, ulidTime } from '../../../ids.ts';
 import { scrubbingQueries } from '../scrubbing/queries.ts';
 import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
+import { readQueuedCauses } from '../sentry/causes.ts';
 import { ingestQueries, type ChangedGroup, type NewEvent, type NewGroup } from './queries.ts';
 import type { SqlTx } from '../../../db.ts';
 import { openPayload, UnopenablePayload, type SealedPayloadRow } from './sealed-payload.ts';
@@ -172,7 +173,7 @@ async function processAll(
       const policy = caches.policies.get(policies.get(row.env_id)!);
       const releaseRefs = (row.release && maps.get(`${row.env_id}\n${row.release}`)) || noMaps;
       // Opened now, not with the batch: a loop holds one event in plaintext, only while processing it.
-      const payload = openPayload(keyring, row);
+      const payload = readQueuedCauses(openPayload(keyring, row));
       const eventId = payload.event_id ?? null;
       const refs = await byDebugId.refs(row.env_id, debugIdsOf(payload), releaseRefs);
       const processed = await processEvent(payload, { maps: refs, load, policy, caches });

@@ -18,7 +18,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { open, seal, type Keyring } from '../../../crypto.ts';
 import { AppError } from '../../../app-error.ts';
 import { deflateMemory } from '../deflate.ts';
-import type { ErrorEventInput } from './event-schema.ts';
+import type { CapturedEvent } from './captured-event.ts';
 
 /** The plain columns that travel with a sealed payload, and that its seal is bound to. */
 export interface SealedPayloadRow {
@@ -48,14 +48,14 @@ function deflateJson(json: string): Buffer {
   return deflateRawSync(input, { level: 1, chunkSize: 4096, ...deflateMemory(size) });
 }
 
-/** `payload` must already be `storable` (event-schema.ts). */
-export function sealPayload(keyring: Keyring, envId: string, uid: string, payload: ErrorEventInput): SealedPayloadRow {
+/** `payload` must already be `storable` (captured-event.ts). */
+export function sealPayload(keyring: Keyring, envId: string, uid: string, payload: CapturedEvent): SealedPayloadRow {
   // A string or nothing: the migration seals rows that never passed the capture schema.
   const release = typeof payload.release === 'string' ? payload.release : null;
   return sealPayloadJson(keyring, envId, uid, release, JSON.stringify(payload));
 }
 
-/** `sealPayload` of an event already written as JSON (`storableJson`, event-schema.ts). */
+/** `sealPayload` of an event already written as JSON (`storableJson`, captured-event.ts). */
 export function sealPayloadJson(
   keyring: Keyring,
   envId: string,
@@ -81,7 +81,7 @@ export class UnopenablePayload extends Error {
   }
 }
 
-export function openPayload(keyring: Keyring, row: SealedPayloadRow): ErrorEventInput {
+export function openPayload(keyring: Keyring, row: SealedPayloadRow): CapturedEvent {
   let plaintext: Buffer;
   try {
     plaintext = open(keyring, row.payload_sealed, payloadContext(row.env_id, row.uid, row.release));
@@ -92,5 +92,5 @@ export function openPayload(keyring: Keyring, row: SealedPayloadRow): ErrorEvent
       true,
     );
   }
-  return JSON.parse(inflateRawSync(plaintext).toString('utf8')) as ErrorEventInput;
+  return JSON.parse(inflateRawSync(plaintext).toString('utf8')) as CapturedEvent;
 }

@@ -16,52 +16,7 @@
 // ~50 µs of CPU and, freed only by GC, held the worker's peak memory ~60 MB higher.
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { deflateMemory } from '../deflate.ts';
-import type { ScrubCounts } from '../scrubbing/scrub.ts';
-import type { StackFrame } from './symbolicate.ts';
-
-export interface Breadcrumb {
-  timestamp?: string;
-  type?: string;
-  category?: string;
-  level?: string;
-  message?: string;
-  data?: Record<string, string | number | boolean | null>;
-}
-
-/** What an ErrorEvent reads back as, beside its name, uid, meta and group. */
-export interface EventBody {
-  event_time: string;
-  exception_type: string;
-  message?: string;
-  stack?: string;
-  stack_frames: StackFrame[];
-  service_name?: string;
-  release?: string;
-  breadcrumbs: Breadcrumb[];
-  tags: Record<string, string>;
-  fingerprint?: string;
-  trace_id?: string;
-  span_id?: string;
-  /** Errors printed inside the stack's own properties (`[cause]`, `[errors]`), outermost first. */
-  linked_exceptions?: LinkedExceptionBody[];
-  /** Lines of `stack` no format reads (when the stack was parsed), and the first of them. */
-  unparsed_line_count?: number;
-  unparsed_lines?: string[];
-  /** How many values each scrubbing rule replaced. */
-  scrub_counts: ScrubCounts;
-  /** What a Sentry SDK's event brought beyond a capture (sentry/event.ts), scrubbed. */
-  sentry?: Record<string, unknown>;
-}
-
-/** A linked error as stored: its frames mapped and scrubbed like the outer exception's. */
-export interface LinkedExceptionBody {
-  source: string;
-  parent?: number;
-  exception_type: string;
-  message?: string;
-  stack_frames: StackFrame[];
-  unparsed_line_count: number;
-}
+import type { EventBody } from '../../../contract/error-event.ts';
 
 /** The body but its stack's parts: what an event brings of its own. */
 export type EventHead = Omit<EventBody, 'stack_frames' | 'stack'>;

@@ -4,36 +4,15 @@
 // SDK sent (sentry/frames.ts); a mapped frame never does, since they are the minified file's lines
 // around the generated position: the map's context replaces them, as Sentry's does, or there is
 // none when the map has no sources.
+import type { StoredFrame as StackFrame, UnmappedReason } from '../../../contract/error-event.ts';
 import { enclosingFunction } from '../source-maps/scopes.ts';
 import { lineOf } from '../source-maps/compact-map.ts';
 import type { MapEntry } from '../source-maps/cache.ts';
 import { filePath } from './paths.ts';
 import { nameFromMinified } from '../source-maps/scope-naming.ts';
 
-export type UnmappedReason =
-  | 'no_release'
-  | 'no_maps_for_release'
-  | 'no_map_for_file'
-  | 'no_position'
-  | 'position_outside_map'
-  | 'malformed_map'
-  | 'map_unavailable';
-
-export interface StackFrame {
-  function?: string;
-  file?: string;
-  line?: number;
-  column?: number;
-  in_app: boolean;
-  pre_context?: string[];
-  context_line?: string;
-  post_context?: string[];
-  /** The position as the runtime printed it, when the frame was mapped. */
-  generated?: { function?: string; file?: string; line?: number; column?: number };
-  unmapped_reason?: UnmappedReason;
-  /** The eval chain as printed, when the code ran in `eval` or `new Function` (stack/frame-line.ts). */
-  eval_origin?: string;
-}
+/** A frame as stored (contract/error-event.ts), and why one stays as printed. */
+export type { StackFrame, UnmappedReason };
 
 export interface RawFrame {
   function?: string;

@@ -1,7 +1,7 @@
 // An environment's scrubbing policy as the API shows it (contract/errors.ts), with every default
 // rule named for reference.
 import type { ScrubbingPolicy, ScrubbingPolicyResource } from '../../../contract/errors.ts';
-import { defaultRuleNames } from './rules.ts';
+import { defaultRuleNames } from '../../../contract/scrubbing.ts';
 
 export const policyView = (
   envName: string,

@@ -1,7 +1,8 @@
 // Scrubbing policies per environment (docs/api.md): an environment without a row has the default
 // policy, which is on.
 import type { Db } from '../../../db.ts';
-import { defaultPolicy, scrubbingPolicy, type ScrubbingPolicy } from './scrub.ts';
+import { scrubbingPolicy, type ScrubbingPolicy } from '../../../contract/scrubbing.ts';
+import { defaultPolicy } from './scrub.ts';
 
 export function scrubbingQueries(db: Db) {
   return {

@@ -4,6 +4,7 @@
 // Every pattern is bounded (no nested or unbounded quantifiers over the same characters), so a
 // 64 KiB string costs linear time.
 import { isIPv6 } from 'node:net';
+import { defaultRuleNames, type DefaultRuleName } from '../../../contract/scrubbing.ts';
 
 export const filtered = '[Filtered]';
 
@@ -82,41 +83,28 @@ export const isSecretParameter = (raw: string): boolean => {
 const keyNames =
   'pass(?:word|wd|phrase)?|pwd|[a-z_]*secret|[a-z_]*token|api[_-]?key|apikey|credentials?|private[_-]?key|sessionid|session_id';
 
-export const defaultRules: readonly ScrubRule[] = [
-  {
-    name: 'pem_private_key',
+const ruleOf: Record<DefaultRuleName, Omit<ScrubRule, 'name'>> = {
+  pem_private_key: {
     hint: 'PRIVATE KEY',
     pattern:
       /-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY-----[A-Za-z0-9+/=\s:,-]{1,16384}?-----END \1PRIVATE KEY-----/g,
   },
-  { name: 'jwt', hint: 'eyJ', pattern: /\beyJ[A-Za-z0-9_-]{4,4096}\.eyJ[A-Za-z0-9_-]{4,8192}\.[A-Za-z0-9_-]{0,4096}/g },
-  { name: 'cairn_secret_key', hint: 'cairn_sk_', pattern: /\bcairn_sk_(?:test|live)_[0-9A-Za-z]{32,128}\b/g },
-  { name: 'aws_access_key', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
-  { name: 'bearer', hint: /bearer/i, pattern: /\b(Bearer\s{1,8})([A-Za-z0-9\-._~+/]{8,4096}=*)/gi, group: 2 },
-  {
-    name: 'basic_auth',
-    hint: 'Basic',
-    pattern: /\b(Basic\s{1,8})([A-Za-z0-9+/]{6,4096}={0,2})(?![A-Za-z0-9+/=])/g,
-    group: 2,
-  },
+  jwt: { hint: 'eyJ', pattern: /\beyJ[A-Za-z0-9_-]{4,4096}\.eyJ[A-Za-z0-9_-]{4,8192}\.[A-Za-z0-9_-]{0,4096}/g },
+  cairn_secret_key: { hint: 'cairn_sk_', pattern: /\bcairn_sk_(?:test|live)_[0-9A-Za-z]{32,128}\b/g },
+  aws_access_key: { pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
+  bearer: { hint: /bearer/i, pattern: /\b(Bearer\s{1,8})([A-Za-z0-9\-._~+/]{8,4096}=*)/gi, group: 2 },
+  basic_auth: { hint: 'Basic', pattern: /\b(Basic\s{1,8})([A-Za-z0-9+/]{6,4096}={0,2})(?![A-Za-z0-9+/=])/g, group: 2 },
   // RFC 3986 userinfo: scheme://user:password@host — only the password goes.
-  {
-    name: 'url_password',
+  url_password: {
     hint: '://',
     pattern: /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@]{0,256}:)([^\s/?#@]{1,256})(@)/gi,
     group: 2,
   },
   // Parameters of a query string, form body (`password=x&user=y`) or Cookie header (`a=1; sid=x`),
   // wherever they are in a text: a value goes whole when its parameter's name is a sensitive key.
-  {
-    name: 'query_secret',
-    hint: '=',
-    pattern: /(?:^|[?&;])\s{0,8}([\w.~%+[\]-]{1,128})=/g,
-    parameters: true,
-  },
+  query_secret: { hint: '=', pattern: /(?:^|[?&;])\s{0,8}([\w.~%+[\]-]{1,128})=/g, parameters: true },
   // `password=x`, `password: x`, `"password":"x"`, `secret_token='x'`.
-  {
-    name: 'secret_key_value',
+  secret_key_value: {
     hint: /pass|pwd|secret|token|api.?key|private.?key|credential|session/i,
     pattern: new RegExp(
       `\\b((?:${keyNames})["']?\\s{0,4}[:=]\\s{0,4}["']?)(?!\\[Filtered\\])([^\\s"'&,;}]{1,4096})`,
@@ -124,30 +112,27 @@ export const defaultRules: readonly ScrubRule[] = [
     ),
     group: 2,
   },
-  {
-    name: 'credit_card',
+  credit_card: {
     hint: /\d{4}/,
     // Printed forms: 13-19 digits, 4-4-4-4(-3) or Amex 4-6-5 with one kind of separator.
     pattern: /(?<![\d-])(?:\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{3})?|\d{4}([ -])\d{6}\2\d{5}|\d{13,19})(?![\d])/g,
     accept: isCardNumber,
   },
   // RFC 5321 bounds: local part ≤ 64, labels ≤ 63.
-  {
-    name: 'email',
+  email: {
     hint: '@',
     pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b/g,
   },
-  {
-    name: 'ipv4',
+  ipv4: {
     hint: /\d\.\d/,
     pattern: /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\d.]*\d)/g,
   },
-  {
-    name: 'ipv6',
+  ipv6: {
     hint: /:[0-9A-Fa-f]{0,4}:/,
     pattern: /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})(?![\w:])/g,
     accept: (s) => isIPv6(s) && /[1-9a-f]/i.test(s),
   },
-];
+};
 
-export const defaultRuleNames = defaultRules.map((r) => r.name);
+/** The default rules, in the order the contract lists them (contract/scrubbing.ts). */
+export const defaultRules: readonly ScrubRule[] = defaultRuleNames.map((name) => ({ name, ...ruleOf[name] }));

@@ -1,7 +1,8 @@
 // Scrubbing by schema, relay's way (getsentry/relay: every field carries a `pii` attribute and the
 // scrubber walks the whole event): every string of a stored event is scrubbed by the policy unless
-// its field is marked safe here, so a field added later is scrubbed without anyone naming it.
-// Fields marked safe hold no free text: validated labels, ids, times, numbers as strings.
+// the event's schema (contract/error-event.ts) marks its field otherwise, so a field added later is
+// scrubbed without anyone naming it. Fields marked safe hold no free text: validated labels, ids,
+// times, numbers as strings.
 //
 // The key rule applies at every depth, as relay's `@password` rule matches the last key of every
 // value's path: under any member the schema does not name (a client's key: `extra.form.password`,
@@ -13,22 +14,20 @@
 // body the SDK sent as text, a breadcrumb's nested data) is walked as one.
 //
 // The walk keeps its own stack: an event nested thousands deep costs memory, never the call stack.
+import { z } from 'zod';
+import {
+  scrubClasses,
+  storedEvent,
+  storedFrame,
+  storedLinkedException,
+  type ScrubClass,
+} from '../../../contract/error-event.ts';
 import { filtered } from './rules.ts';
 import type { Scrubber } from './scrub.ts';
 
+/** A class (contract/error-event.ts `ScrubClass`), an object's fields (any other by `other`, text when unset), or an array's items. */
 export type ScrubNode =
-  /** Holds no personal data: kept as it is. */
-  | 'safe'
-  /** Free text, scrubbed by the policy's rules (the default for any field not named). */
-  | 'text'
-  /** Scrubbed, and remembered per policy: strings that recur from event to event (frame files, context lines). */
-  | 'recurring'
-  /** `recurring` but for the host-name rules: a frame's file and function (Scrubber.location). */
-  | 'location'
-  /** An object: its fields by name, any other field by `other` (text when unset). */
-  | { fields: Readonly<Record<string, ScrubNode>>; other?: ScrubNode }
-  /** An array of one kind. */
-  | { items: ScrubNode };
+  ScrubClass | { fields: Readonly<Record<string, ScrubNode>>; other?: ScrubNode } | { items: ScrubNode };
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -128,99 +127,37 @@ function jsonText(value: string, s: Scrubber): string | undefined {
 }
 
 /**
- * A frame after symbolication: names, files and context recur from stack to stack. Files and
- * functions are code locations: scrubbed of secrets but not of the hosts scripts are served from.
+ * The tree of a schema of the event (contract/error-event.ts): each field by the scrub class it is
+ * marked with, an object by its fields, an array by its items, a record by its values; anything
+ * else is text. Read once, when this module loads.
  */
-export const frameSchema: ScrubNode = {
-  fields: {
-    function: 'location',
-    file: 'location',
-    eval_origin: 'recurring',
-    pre_context: { items: 'recurring' },
-    context_line: 'recurring',
-    post_context: { items: 'recurring' },
-    generated: { fields: { function: 'location', file: 'location', line: 'safe', column: 'safe' } },
-    line: 'safe',
-    column: 'safe',
-    in_app: 'safe',
-    unmapped_reason: 'safe',
-  },
-};
+export function scrubTree(schema: z.ZodType): ScrubNode {
+  const marked = scrubClasses.get(schema)?.scrub;
+  if (marked !== undefined) return marked;
+  if (schema instanceof z.ZodOptional) return scrubTree(schema.unwrap() as z.ZodType);
+  if (schema instanceof z.ZodArray) return { items: scrubTree(schema.element as z.ZodType) };
+  if (schema instanceof z.ZodRecord) {
+    const other = scrubTree(schema.valueType as z.ZodType);
+    return other === 'text' ? 'text' : { fields: {}, other };
+  }
+  if (schema instanceof z.ZodObject) {
+    const shape = schema.shape as Record<string, z.ZodType>;
+    const fields = Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, scrubTree(v)]));
+    const catchall = schema.def.catchall as z.ZodType | undefined;
+    const other = catchall === undefined ? 'text' : scrubTree(catchall);
+    return other === 'text' ? { fields } : { fields, other };
+  }
+  return 'text';
+}
 
-const breadcrumbSchema: ScrubNode = {
-  fields: { timestamp: 'safe', level: 'safe', message: 'text', category: 'text', type: 'text', data: 'text' },
-};
+/** A frame after symbolication, scrubbed once per stack. */
+export const frameSchema: ScrubNode = scrubTree(storedFrame);
 
-/** An error printed inside the event's stack (`[cause]`, `[errors]`). */
-export const linkedExceptionSchema: ScrubNode = {
-  fields: {
-    source: 'safe',
-    parent: 'safe',
-    unparsed_line_count: 'safe',
-    exception_type: 'text',
-    message: 'text',
-    stack_frames: { items: frameSchema },
-  },
-};
+/** An error printed inside the event's stack (`[cause]`, `[errors]`), or a cause its client sent. */
+export const linkedExceptionSchema: ScrubNode = scrubTree(storedLinkedException);
 
 /**
- * What a Sentry SDK's event brings beyond a capture (sentry/event.ts). Request headers, cookies,
- * env, body and query string, `user`, `extra` and `contexts` are the client's own keys at every
- * depth (an `Authorization` header, `data.password`, `extra.form.list[0].api_key` go whole); the
- * request's URL is a location (the page's host stays, secrets in its query go). Levels, platform
- * and SDK name are the SDK's own words; debug ids and minified file names say where code came
- * from, as frames do.
+ * The stored event. process.ts scrubs it in parts: the stack's (frame lines, frames, linked errors
+ * and unparsed lines) once per stack, the rest (its head, and its message lines) per event.
  */
-const sentrySchema: ScrubNode = {
-  fields: {
-    kind: 'safe',
-    level: 'safe',
-    platform: 'safe',
-    sdk: 'safe',
-    debug_ids: 'safe',
-    logger: 'text',
-    environment: 'text',
-    dist: 'text',
-    server_name: 'text',
-    user: 'text',
-    extra: 'text',
-    request: {
-      fields: {
-        method: 'safe',
-        url: 'location',
-        query_string: 'text',
-        data: 'text',
-        headers: 'text',
-        cookies: 'text',
-        env: 'text',
-        fragment: 'text',
-      },
-    },
-    contexts: {
-      fields: { trace: { fields: { trace_id: 'safe', span_id: 'safe', parent_span_id: 'safe', op: 'safe' } } },
-    },
-  },
-};
-
-/**
- * The stored event but its stack (process.ts scrubs the stack's parts: frame lines and frames once per
- * stack, message lines per event). `release` and `service_name` are validated labels, the trace ids hex.
- */
-export const eventHeadSchema: ScrubNode = {
-  fields: {
-    event_time: 'safe',
-    release: 'safe',
-    service_name: 'safe',
-    trace_id: 'safe',
-    span_id: 'safe',
-    scrub_counts: 'safe',
-    exception_type: 'text',
-    message: 'text',
-    fingerprint: 'text',
-    tags: 'text',
-    breadcrumbs: { items: breadcrumbSchema },
-    // A Sentry event's causes (a stack's printed ones are scrubbed with the stack).
-    linked_exceptions: { items: linkedExceptionSchema },
-    sentry: sentrySchema,
-  },
-};
+export const eventHeadSchema: ScrubNode = scrubTree(storedEvent);

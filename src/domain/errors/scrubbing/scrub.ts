@@ -1,8 +1,7 @@
 // Applies an environment's scrubbing policy to text and key/value pairs, counting what each rule
 // replaced ("the event records how many values each rule replaced").
-import { z } from 'zod';
+import type { ScrubbingPolicy } from '../../../contract/scrubbing.ts';
 import {
-  defaultRuleNames,
   defaultRules,
   filtered,
   isSecretParameter,
@@ -12,24 +11,7 @@ import {
   type ScrubRule,
 } from './rules.ts';
 
-export const scrubbingPolicy = z
-  .strictObject({
-    /** The default rules are on unless a policy turns them off (docs/api.md). */
-    use_default_rules: z.boolean().default(true),
-    /** Default rules to skip, e.g. `ipv4` for a service whose messages name its own hosts. */
-    disabled_rules: z
-      .array(z.enum(['sensitive_key', ...defaultRuleNames] as [string, ...string[]]))
-      .max(32)
-      .default([]),
-    /**
-     * More key names whose values are always replaced, at any depth and in query strings
-     * (case-insensitive, the whole name).
-     */
-    sensitive_keys: z.array(z.string().min(1).max(64)).max(100).default([]),
-  })
-  .meta({ id: 'ScrubbingPolicy' });
-
-export type ScrubbingPolicy = z.infer<typeof scrubbingPolicy>;
+export type { ScrubbingPolicy };
 
 export const defaultPolicy: ScrubbingPolicy = Object.freeze({
   use_default_rules: true,
@@ -154,8 +136,8 @@ const memoMaxLength = 512;
 // source text of a map long evicted from the cache. Remembered strings are copies.
 const detached = (s: string): string => (s.length < 13 ? s : ` ${s}`.slice(1));
 
-export function compilePolicy(policy: ScrubbingPolicy, id = 0): CompiledPolicy {
-  const rules = policy.use_default_rules ? defaultRules.filter((r) => !policy.disabled_rules.includes(r.name)) : [];
+/** The policy's tests of key names: the `sensitive_key` rule's and the policy's own names. */
+function keyTests(policy: ScrubbingPolicy) {
   const extraKeys = new Set(policy.sensitive_keys.map((k) => k.toLowerCase()));
   const keyRule = policy.use_default_rules && !policy.disabled_rules.includes('sensitive_key');
   const keyMemo = new Map<string, boolean>();
@@ -179,6 +161,12 @@ export function compilePolicy(policy: ScrubbingPolicy, id = 0): CompiledPolicy {
     return false;
   };
   const secretName = (name: string) => isSecretParameter(name) || extraKeys.has(parameterName(name).toLowerCase());
+  return { sensitive, mayHoldSensitiveKey, secretName };
+}
+
+export function compilePolicy(policy: ScrubbingPolicy, id = 0): CompiledPolicy {
+  const rules = policy.use_default_rules ? defaultRules.filter((r) => !policy.disabled_rules.includes(r.name)) : [];
+  const { sensitive, mayHoldSensitiveKey, secretName } = keyTests(policy);
   const locationRules = rules.filter((r) => !hostRules.has(r.name));
   const memo = new Map<string, { out: string; fired: number[] }>();
   const locationMemo = new Map<string, { out: string; fired: number[] }>();

@@ -8,53 +8,17 @@ import bourne from '@hapi/bourne';
 import { AppError } from '../../../app-error.ts';
 import { checkEventDepth, trimDatabag } from './depth.ts';
 import { eventLevel } from './level.ts';
-import { sentryFrames as frames, type SentryFrameInput } from './frames.ts';
+import { sentryFrames as frames } from './frames.ts';
+import { linkedCauses } from './causes.ts';
 import { parseDebugId } from '../source-maps/debug-ids.ts';
 import { isHexId } from '../../../ids.ts';
-import { labelChars, limits, tagKeyChars, type BreadcrumbInput, type ErrorEventInput } from '../intake/event-schema.ts';
+import { labelChars, limits, tagKeyChars, type BreadcrumbInput } from '../../../contract/error-capture.ts';
+import type { SentryParts } from '../../../contract/error-event.ts';
+import type { CapturedEvent } from '../intake/captured-event.ts';
 import { isObj, str, type Obj } from './lenient.ts';
 
-/** What a Sentry event brings beyond a capture: kept in the stored event, scrubbed like all of it. */
-export interface SentryParts {
-  /** `message` for captureMessage events (no exception). */
-  kind?: 'message';
-  level?: string;
-  platform?: string;
-  logger?: string;
-  environment?: string;
-  dist?: string;
-  server_name?: string;
-  user?: Record<string, unknown>;
-  request?: Record<string, unknown>;
-  contexts?: Record<string, unknown>;
-  extra?: Record<string, unknown>;
-  sdk?: { name?: string; version?: string };
-  /**
-   * Earlier `exception.values`: the outer exception's causes, cause first (Sentry's order), with
-   * their `mechanism` links. The worker makes them linked exceptions (pipeline/process.ts).
-   */
-  causes?: SentryCause[];
-  /** The outer exception's `mechanism.exception_id`, which its direct causes name as parent. */
-  outer_id?: number;
-  /** `debug_meta.images` of type sourcemap: minified file → debug id. */
-  debug_ids?: Record<string, string>;
-}
-
-export interface SentryCause {
-  exception_type: string;
-  message?: string;
-  stack_frames: SentryFrameInput[];
-  /** `mechanism.source`: `cause`, or `errors[N]` of an AggregateError. */
-  source?: string;
-  /** `mechanism.exception_id` and `parent_id`: which exception this one hangs on. */
-  exception_id?: number;
-  parent_id?: number;
-}
-
-export type SentryEventInput = Omit<ErrorEventInput, 'stack_frames'> & {
-  stack_frames?: SentryFrameInput[];
-  sentry: SentryParts;
-};
+/** A Sentry event as a capture: always with what it brought beyond one (contract/error-event.ts `storedSentryParts`). */
+export type SentryEventInput = CapturedEvent & { sentry: SentryParts };
 
 /** The event of a payload, its depth checked before it is parsed and its databags trimmed (depth.ts). */
 export function parseSentryJson(payload: Buffer, what: string): Obj {
@@ -234,20 +198,8 @@ export function fromSentryEvent(event: Obj, now: Date, eventId?: string): Sentry
   if (traceId) input.trace_id = traceId;
   if (spanId) input.span_id = spanId;
 
-  if (outer && values.length > 1)
-    sentry.causes = values.slice(-65, -1).map((v) => {
-      const cause: SentryCause = { exception_type: str(v.type, 256) ?? 'Error', stack_frames: frames(v.stacktrace) };
-      const m = str(v.value, limits.message);
-      if (m !== undefined) cause.message = m;
-      const mechanism = isObj(v.mechanism) ? v.mechanism : {};
-      const source = str(mechanism.source, 64);
-      if (source !== undefined) cause.source = source;
-      if (Number.isSafeInteger(mechanism.exception_id)) cause.exception_id = mechanism.exception_id as number;
-      if (Number.isSafeInteger(mechanism.parent_id)) cause.parent_id = mechanism.parent_id as number;
-      return cause;
-    });
-  const outerId = isObj(outer?.mechanism) ? outer.mechanism.exception_id : undefined;
-  if (sentry.causes && Number.isSafeInteger(outerId)) sentry.outer_id = outerId as number;
+  // Its causes, as a capture's linked exceptions: the pipeline reads them as it reads a printed `[cause]`.
+  if (outer && values.length > 1) input.linked_exceptions = linkedCauses(values, outer);
   const level = eventLevel(event.level);
   if (level !== undefined) sentry.level = level;
   for (const k of ['platform', 'logger', 'dist', 'server_name'] as const) {

@@ -5,19 +5,13 @@
 // @sentry/node 11 and 7 (or `frameContextLines`) in sentry-javascript's
 // packages/node-core/src/integrations/contextlines.ts, each line cut near 150 characters by
 // `snipLine` (packages/core/src/utils/string.ts). The worker keeps them on a frame no source map
-// maps, and scrubs them like the rest of the frame (scrubbing/schema.ts `frameSchema`); a frame a
+// maps, and scrubs them like the rest of the frame (contract/error-event.ts `storedFrame`); a frame a
 // map maps gets the map's context instead, since the SDK's was read around the minified position
 // (pipeline/symbolicate.ts).
 import { clipContextLine } from '../pipeline/symbolicate.ts';
-import { limits, type StackFrameInput } from '../intake/event-schema.ts';
+import { limits } from '../../../contract/error-capture.ts';
+import type { CapturedFrame } from '../intake/captured-event.ts';
 import { int, isObj, str, type Obj } from './lenient.ts';
-
-/** A frame of a Sentry event: capture's, and the code context the SDK sent. */
-export interface SentryFrameInput extends StackFrameInput {
-  pre_context?: string[];
-  context_line?: string;
-  post_context?: string[];
-}
 
 /**
  * Lines kept each side of the frame's line: above the SDKs' defaults (5 to 7) and Cairn's own
@@ -38,7 +32,7 @@ function contextLines(v: unknown, nearestLast: boolean): string[] | undefined {
 }
 
 /** The SDK's code context of a frame onto `frame`; nothing is read for a frame that has none. */
-function addContext(frame: SentryFrameInput, f: Obj): void {
+function addContext(frame: CapturedFrame, f: Obj): void {
   if (f.context_line === undefined && f.pre_context === undefined && f.post_context === undefined) return;
   const pre = contextLines(f.pre_context, true);
   if (pre) frame.pre_context = pre;
@@ -47,13 +41,13 @@ function addContext(frame: SentryFrameInput, f: Obj): void {
   if (post) frame.post_context = post;
 }
 
-export function sentryFrames(stacktrace: unknown): SentryFrameInput[] {
+export function sentryFrames(stacktrace: unknown): CapturedFrame[] {
   const raw = isObj(stacktrace) && Array.isArray(stacktrace.frames) ? stacktrace.frames.filter(isObj) : [];
   // Relay's rule for long stacks: keep both ends, drop the middle (the crash site and the entry point).
   const half = limits.frames / 2;
   const kept = raw.length > limits.frames ? [...raw.slice(0, half), ...raw.slice(-half)] : raw;
   return kept.map((f) => {
-    const frame: SentryFrameInput = {};
+    const frame: CapturedFrame = {};
     const fn = str(f.function, 1024);
     const file = str(f.abs_path, 2048) ?? str(f.filename, 2048) ?? str(f.module, 2048);
     const line = int(f.lineno);

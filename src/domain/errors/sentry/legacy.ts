@@ -6,7 +6,7 @@
 // present, and the alias is dropped either way. Interface lists are read as relay's `Values<T>`
 // reads them (protocol/types.rs): `{"values": [...]}`, a bare array, or one object.
 import { AppError } from '../../../app-error.ts';
-import { limits } from '../intake/event-schema.ts';
+import { limits } from '../../../contract/error-capture.ts';
 import { trimDatabag } from './depth.ts';
 import { isObj, type Obj } from './lenient.ts';
 

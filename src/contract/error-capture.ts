@@ -1,7 +1,10 @@
-// What a capture may carry (docs/api.md "Capture fields and capture rules"). Every field is checked here, so a
-// bad event is refused at the edge with the field named, and the worker never meets one. Limits the
-// resource table leaves open follow Sentry's (message 8192 characters, tag keys 32 and values 200).
+// What a capture may carry (docs/api.md "Capture fields"): the stored event's own fields a client
+// sends (error-event.ts), each with its limit. Every field is checked here, so a bad event is
+// refused at the edge with the field named, and the worker never meets one. Limits the API leaves
+// open follow Sentry's (message 8192 characters, tag keys 32 and values 200); a Sentry SDK's event
+// is cut to the same limits rather than refused (domain/errors/sentry/event.ts).
 import { z } from 'zod';
+import { breadcrumbLevels } from './error-event.ts';
 
 export const limits = {
   breadcrumbs: 100,
@@ -39,7 +42,7 @@ export const breadcrumbInput = z.strictObject({
   timestamp: rfc3339.optional(),
   type: z.string().max(64).optional(),
   category: z.string().max(256).optional(),
-  level: z.enum(['debug', 'info', 'warning', 'error', 'fatal']).optional(),
+  level: z.enum(breadcrumbLevels).optional(),
   message: z.string().max(4096).optional(),
   data: z
     .record(z.string().max(64), scalar)
@@ -98,44 +101,3 @@ export const errorEventInput = z.strictObject({
 export type ErrorEventInput = z.infer<typeof errorEventInput>;
 export type StackFrameInput = z.infer<typeof stackFrameInput>;
 export type BreadcrumbInput = z.infer<typeof breadcrumbInput>;
-
-/**
- * Postgres text and jsonb cannot hold U+0000 or unpaired surrogates; both are replaced by U+FFFD
- * so that no client string can make a store fail later. A value with neither is returned as it is
- * (no copy: a batch's events are most of a web process's memory while it is accepted).
- */
-export function storable<T>(value: T): T {
-  if (typeof value === 'string')
-    return (value.isWellFormed() && !value.includes('\0') ? value : value.toWellFormed().replace(/\0/g, '\uFFFD')) as T;
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = storable(value[i]);
-      if (v !== value[i]) (copy ??= value.slice())[i] = v;
-    }
-    return (copy ?? value) as T;
-  }
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value);
-    const clean = entries.map(([k, v]) => [storable(k), storable(v)] as const);
-    return clean.some(([k, v], i) => k !== entries[i]![0] || v !== entries[i]![1])
-      ? (Object.fromEntries(clean) as T)
-      : value;
-  }
-  return value;
-}
-
-// JSON.stringify writes U+0000 as `\u0000` and an unpaired surrogate as `\udXXX` (ES2019's
-// well-formed JSON.stringify), and every other character that needs escaping otherwise.
-const unstorableEscape = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
-
-/**
- * `value` as JSON, `storable`: written once, and walked (to be rewritten) only when the JSON shows
- * a character Postgres cannot store. Walking every event cost single captures and Sentry envelopes
- * ~5% of the web's CPU (bench/errors.ts), for values that almost never hold one. A string that
- * holds the text `\u0000` itself only sends it the slow way.
- */
-export function storableJson(value: unknown): string {
-  const json = JSON.stringify(value);
-  return unstorableEscape.test(json) ? JSON.stringify(storable(value)) : json;
-}
