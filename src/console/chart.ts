@@ -2,7 +2,7 @@
 // no image request, nothing for the CSP to allow). A chart is one image to assistive technology
 // (WAI-ARIA `role="img"`), named by what it shows in words, since its bars say nothing to a screen
 // reader (WCAG 2.2 §1.1.1); the large one also titles each bar for pointer users.
-import { html, type Html } from '../portal/html.ts';
+import { html, type Html } from '../html/html.ts';
 import { plural } from './format.ts';
 
 /** The span of the console's charts, in UTC days ending today. */

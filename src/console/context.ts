@@ -13,7 +13,7 @@ import { consoleCookie, setConsoleSession } from '../http/cookies.ts';
 import type { AppDeps } from '../http/context.ts';
 import { checkCsrf, csrfToken } from '../http/csrf.ts';
 import { pageHeaders } from '../http/page-headers.ts';
-import { html, type Html } from '../portal/html.ts';
+import { html, type Html } from '../html/html.ts';
 import { layout, type Section } from './layout.ts';
 
 export async function consoleSession(ctx: Context, deps: AppDeps): Promise<ConsoleSession | undefined> {

@@ -1,5 +1,5 @@
 // How the console's pages write times, counts and sizes: the same everywhere, in English, UTC.
-import { html, type Html } from '../portal/html.ts';
+import { html, type Html } from '../html/html.ts';
 
 /** A time to the minute, UTC (a `<time>` element's text; its `datetime` has the instant). */
 export const when = (d: Date): string => d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';

@@ -1,7 +1,7 @@
 // The console's page layout: a header with the environment, the navigation ("Errors", "Users",
 // "Backups") and "Sign out", then the page. Readable without JavaScript or CSS; every value is
-// escaped (portal/html.ts). Colours meet WCAG 2.2 §1.4.3 contrast (4.5:1 for text).
-import { html, Html } from '../portal/html.ts';
+// escaped (html/html.ts). Colours meet WCAG 2.2 §1.4.3 contrast (4.5:1 for text).
+import { html, htmlDocument, Html } from '../html/html.ts';
 
 export type Section = 'errors' | 'users' | 'backups';
 
@@ -108,11 +108,9 @@ export function layout(o: LayoutOptions): string {
 <form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="${s.csrf}"><button type="submit">Sign out</button></form>
 </header>`
     : html``;
-  return `<!doctype html>${
-    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${o.title} · Cairn console</title>
-<style nonce="${o.nonce}">${new Html(css)}</style></head>
-<body>${header}<main${s ? '' : new Html(' class="narrow"')}>${o.body}</main>${o.script ? html`<script nonce="${o.nonce}">${new Html(o.script)}</script>` : ''}</body></html>`
-      .value
-  }`;
+  return htmlDocument({
+    title: `${o.title} · Cairn console`,
+    head: html`<style nonce="${o.nonce}">${new Html(css)}</style>`,
+    body: html`${header}<main${s ? '' : new Html(' class="narrow"')}>${o.body}</main>${o.script ? html`<script nonce="${o.nonce}">${new Html(o.script)}</script>` : ''}`,
+  });
 }

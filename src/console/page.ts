@@ -2,8 +2,8 @@
 // session cookie, HTML answers, errors as pages, form bodies). A signed-out visitor is sent to the
 // sign-in page; any other 4xx is a page saying what went wrong. Every POST is CSRF-checked
 // (http/csrf.ts) before it reads or changes anything.
-import { portalPage } from '../portal/page.ts';
-import { html } from '../portal/html.ts';
+import { pageRoute } from '../html/page-route.ts';
+import { html } from '../html/html.ts';
 import type { PageErrors } from '../http/route.ts';
 import { render } from './context.ts';
 
@@ -25,4 +25,4 @@ export const consolePageErrors: PageErrors = {
 };
 
 /** The declaration every console page shares. */
-export const consolePage = { ...portalPage, tags: ['Console'], errors: consolePageErrors } as const;
+export const consolePage = { ...pageRoute, tags: ['Console'], auth: 'none', errors: consolePageErrors } as const;

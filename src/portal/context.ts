@@ -11,7 +11,8 @@ import { tenancyQueries } from '../domain/tenancy/queries.ts';
 import { AppError } from '../app-error.ts';
 import { sessionCookie } from '../http/cookies.ts';
 import { pageHeaders } from '../http/page-headers.ts';
-import { brandOf, page, type Html } from './html.ts';
+import type { Html } from '../html/html.ts';
+import { brandOf, page } from './layout.ts';
 
 export async function envFromPublishableKey(deps: AppDeps, key: string | undefined): Promise<EnvIdentity> {
   const shape = key ? parseKey(key) : null;

@@ -4,7 +4,6 @@
 // CSRF-checked (src/http/csrf.ts); every page forbids framing (CSP frame-ancestors 'none',
 // X-Frame-Options, context.ts `render`).
 import type { Context } from 'koa';
-import { z } from 'zod';
 import type { EnvIdentity } from '../domain/identity/sessions/sessions.ts';
 import { findDeviceRequest } from '../domain/oauth/device.ts';
 import { formatUserCode } from '../domain/oauth/user-code.ts';
@@ -15,6 +14,7 @@ import { clientFrom } from '../http/client.ts';
 import type { AppDeps } from '../http/context.ts';
 import { browserId, csrfToken } from '../http/csrf.ts';
 import type { PageErrors } from '../http/route.ts';
+import { pageRoute } from '../html/page-route.ts';
 import { envFromId, envFromPublishableKey, portalUser, render } from './context.ts';
 import * as v from './views.ts';
 
@@ -30,36 +30,7 @@ export const pageErrors: PageErrors = {
 };
 
 /** The declaration every portal endpoint shares: pages answer HTML, and render themselves. */
-export const portalPage = {
-  tags: ['Account Portal'],
-  auth: 'none',
-  errors: pageErrors,
-  bodyType: 'form',
-  bodyLimit: 16 * 1024,
-  response: { status: 200, type: 'html', description: 'An HTML page', schema: z.undefined() },
-} as const;
-
-/**
- * A query parameter or form field as pages read it: a single string, cut to `max` characters; a
- * repeated one is absent. Pages are followed from links and typed into, so they are lenient where
- * the API refuses; characters Postgres cannot store are still refused (src/http/unstorable.ts).
- */
-export const text = (max = 2048) =>
-  z
-    .unknown()
-    .transform((v) => (typeof v === 'string' ? v.slice(0, max) : undefined))
-    .optional();
-
-/** A form: its fields as `text(4096)`, any other field allowed (and unread). */
-export const form = <F extends string>(...fields: F[]) =>
-  z.looseObject(Object.fromEntries(fields.map((f) => [f, text(4096)])) as Record<F, ReturnType<typeof text>>);
-
-/** 303: the browser follows with a GET after a form's POST. */
-export function seeOther(ctx: Context, url: string): undefined {
-  ctx.status = 303;
-  ctx.redirect(url);
-  return undefined;
-}
+export const portalPage = { ...pageRoute, tags: ['Account Portal'], auth: 'none', errors: pageErrors } as const;
 
 /** The origin of a redirect target outside the portal, for CSP form-action. */
 export const originOf = (deps: AppDeps, url: string | undefined): string[] =>

@@ -3,7 +3,8 @@
 // the first field is the first stop in the tab order.
 import type { DeviceRequest } from '../domain/oauth/queries.ts';
 import { formatUserCode } from '../domain/oauth/user-code.ts';
-import { errorBox, html, type Html } from './html.ts';
+import { html, type Html } from '../html/html.ts';
+import { errorBox } from './layout.ts';
 
 export interface SocialButton {
   label: string;

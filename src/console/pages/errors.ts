@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import { groupQueries, type GroupState } from '../../domain/errors/groups/queries.ts';
 import { defineRoute } from '../../http/route.ts';
-import { html } from '../../portal/html.ts';
-import { seeOther, text } from '../../portal/page.ts';
+import { html } from '../../html/html.ts';
+import { seeOther, text } from '../../html/page-route.ts';
 import { chartDays, chartSizes, occurrenceChart } from '../chart.ts';
 import { timeTag } from '../format.ts';
 import { render, sessionWith } from '../context.ts';

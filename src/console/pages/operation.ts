@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { getOperation } from '../../domain/backups/service.ts';
 import { AppError } from '../../app-error.ts';
 import { defineRoute } from '../../http/route.ts';
-import { html } from '../../portal/html.ts';
+import { html } from '../../html/html.ts';
 import { render, sessionWith } from '../context.ts';
 import { bytes, timeTag } from '../format.ts';
 import { consolePage } from '../page.ts';

@@ -17,7 +17,7 @@ import {
 import type { AppDeps } from '../../http/context.ts';
 import { checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
-import { form, seeOther, text } from '../../portal/page.ts';
+import { form, seeOther, text } from '../../html/page-route.ts';
 import { consoleSession, render, startSession } from '../context.ts';
 import { consolePage } from '../page.ts';
 import { linkGoneMessage, linkPage } from '../views/link.ts';

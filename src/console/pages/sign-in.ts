@@ -11,8 +11,8 @@ import { browserId, checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import type { AppDeps } from '../../http/context.ts';
 import type { Context } from 'koa';
-import { html } from '../../portal/html.ts';
-import { form, seeOther, text } from '../../portal/page.ts';
+import { html } from '../../html/html.ts';
+import { form, seeOther, text } from '../../html/page-route.ts';
 import { consoleSession, render, startSession } from '../context.ts';
 import { consolePage } from '../page.ts';
 

@@ -3,7 +3,7 @@ import { endConsoleSession } from '../../domain/console/sessions.ts';
 import { clearConsoleSession, consoleCookie } from '../../http/cookies.ts';
 import { checkCsrf } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
-import { form, seeOther } from '../../portal/page.ts';
+import { form, seeOther } from '../../html/page-route.ts';
 import { consolePage } from '../page.ts';
 
 export const consoleSignOut = defineRoute({

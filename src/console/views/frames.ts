@@ -3,7 +3,7 @@
 // as the SDK sent it for a frame no map mapped) with the frame's own line marked, the minified
 // frame behind a disclosure (one click away), and why a frame could not be mapped.
 import type { StackFrame, UnmappedReason } from '../../domain/errors/pipeline/symbolicate.ts';
-import { html, type Html } from '../../portal/html.ts';
+import { html, type Html } from '../../html/html.ts';
 
 /** Why a frame was not mapped, in words (the API gives the code: docs/api.md "Symbolication"). */
 export const unmappedReasons: Record<UnmappedReason, string> = {

@@ -3,7 +3,7 @@
 // otherwise swap the session of whoever opens it without a word, a login CSRF. So the page names
 // the environment the link opens and, when the browser is already signed in, the one it is in, and
 // only its button (a POST carrying the page's CSRF token) uses the link.
-import { html, type Html } from '../../portal/html.ts';
+import { html, type Html } from '../../html/html.ts';
 import { consoleLinkPath } from '../../domain/console/links.ts';
 
 export interface LinkPageOptions {

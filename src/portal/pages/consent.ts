@@ -5,7 +5,8 @@ import { clientFrom } from '../../http/client.ts';
 import { browserId, checkCsrf } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { envFromId, portalUser, render } from '../context.ts';
-import { form, portalPage } from '../page.ts';
+import { form } from '../../html/page-route.ts';
+import { portalPage } from '../page.ts';
 import * as v from '../views.ts';
 
 export const consent = defineRoute({

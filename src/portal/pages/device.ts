@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { checkCsrf } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
-import { form, portalPage, showDevice, text } from '../page.ts';
+import { form, text } from '../../html/page-route.ts';
+import { portalPage, showDevice } from '../page.ts';
 
 export const devicePage = defineRoute({
   ...portalPage,

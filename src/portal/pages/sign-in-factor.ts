@@ -4,7 +4,8 @@ import { AppError } from '../../app-error.ts';
 import { checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { envFromId, render } from '../context.ts';
-import { form, originOf, portalPage, seeOther, showSignIn } from '../page.ts';
+import { form, seeOther } from '../../html/page-route.ts';
+import { originOf, portalPage, showSignIn } from '../page.ts';
 import { openPending, portalSignIn, proofOf } from '../sign-in.ts';
 import * as v from '../views.ts';
 

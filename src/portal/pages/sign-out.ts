@@ -5,7 +5,8 @@ import { resolveSession } from '../../domain/identity/sessions/sessions.ts';
 import { clearPortalSession, sessionCookie } from '../../http/cookies.ts';
 import { checkCsrf } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
-import { form, portalPage, seeOther } from '../page.ts';
+import { form, seeOther } from '../../html/page-route.ts';
+import { portalPage } from '../page.ts';
 
 export const signOut = defineRoute({
   ...portalPage,

@@ -7,7 +7,8 @@ import { clientFrom } from '../../http/client.ts';
 import { browserId, checkCsrf, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { envFromId, render } from '../context.ts';
-import { envOf, form, portalPage, text } from '../page.ts';
+import { form, text } from '../../html/page-route.ts';
+import { envOf, portalPage } from '../page.ts';
 import { checkTarget } from '../sign-in.ts';
 import * as v from '../views.ts';
 

@@ -6,7 +6,8 @@ import type { ProviderName } from '../../domain/social/queries.ts';
 import { AppError } from '../../app-error.ts';
 import { defineRoute } from '../../http/route.ts';
 import { envFromId } from '../context.ts';
-import { portalPage, text } from '../page.ts';
+import { text } from '../../html/page-route.ts';
+import { portalPage } from '../page.ts';
 
 export const socialStart = defineRoute({
   ...portalPage,

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../../http/route.ts';
 import { render } from '../context.ts';
-import { portalPage, text } from '../page.ts';
+import { text } from '../../html/page-route.ts';
+import { portalPage } from '../page.ts';
 import * as v from '../views.ts';
 
 export const verifyEmail = defineRoute({

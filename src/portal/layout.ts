@@ -1,30 +1,8 @@
-// Server-rendered pages of the Account Portal: one layout, branded per environment, readable
-// without JavaScript or CSS. Every value is escaped; colours come from validated settings and
+// The Account Portal's page layout: one layout, branded per environment, readable without
+// JavaScript or CSS. Every value is escaped (html/html.ts); colours come from validated settings and
 // the button text colour is chosen for contrast (WCAG 2.2 §1.4.3: at least 4.5:1).
 import type { IdentitySettings } from '../domain/identity/settings.ts';
-
-export const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** A tagged template whose interpolations are escaped unless they are already Html. */
-export class Html {
-  readonly value: string;
-  constructor(value: string) {
-    this.value = value;
-  }
-}
-
-type Part = string | number | Html | null | undefined | false | readonly Part[];
-
-function render(p: Part): string {
-  if (p === null || p === undefined || p === false) return '';
-  if (p instanceof Html) return p.value;
-  if (Array.isArray(p)) return p.map(render).join('');
-  return esc(String(p));
-}
-
-export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
-  return new Html(strings.reduce((out, s, i) => out + s + (i < parts.length ? render(parts[i]) : ''), ''));
-}
+import { html, htmlDocument, Html } from '../html/html.ts';
 
 function luminance(hex: string): number {
   const [r, g, b] = [1, 3, 5].map((i) => {
@@ -104,15 +82,17 @@ export interface PageOptions {
 export function page(o: PageOptions): string {
   const b = o.brand;
   const vars = `:root{--primary:${b.primary};--on-primary:${b.onPrimary};--bg:${b.background};--text:${b.text}}`;
-  return `<!doctype html>${
-    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${o.title} · ${b.name}</title>
-<style nonce="${o.nonce}">${new Html(vars + css)}</style></head>
-<body><main>
-<div class="brand">${b.logoUrl ? html`<img src="${b.logoUrl}" alt="">` : html`<span class="mark" aria-hidden="true">${b.name.slice(0, 1).toUpperCase()}</span>`}<span>${b.name}</span></div>
+  const mark = b.logoUrl
+    ? html`<img src="${b.logoUrl}" alt="">`
+    : html`<span class="mark" aria-hidden="true">${b.name.slice(0, 1).toUpperCase()}</span>`;
+  return htmlDocument({
+    title: `${o.title} · ${b.name}`,
+    head: html`<style nonce="${o.nonce}">${new Html(vars + css)}</style>`,
+    body: html`<main>
+<div class="brand">${mark}<span>${b.name}</span></div>
 ${o.body}
-</main>${o.footer ? html`<footer>${o.footer}</footer>` : ''}</body></html>`.value
-  }`;
+</main>${o.footer ? html`<footer>${o.footer}</footer>` : ''}`,
+  });
 }
 
 /** An error summary announced by screen readers as soon as the page loads (role=alert). */
