@@ -1,7 +1,8 @@
 // The route kernel's hooks (http/hooks.ts), answered by the feature code: API keys and their
-// scopes and environment names are tenancy's, session bearers identity's, and the OAuth
-// endpoints' error form the OAuth routes'.
+// scopes and environment names are tenancy's, session bearers identity's, console sessions the
+// console's, and the OAuth endpoints' error form the OAuth routes'.
 import { oauthErrors } from '../api/routes/oauth/errors.ts';
+import { resolveConsole } from '../console/index.ts';
 import { sessionPrincipal } from '../api/routes/identity/session-auth.ts';
 import { principalOf } from '../domain/tenancy/key-auth.ts';
 import { secretScopes, type SecretScope } from '../domain/tenancy/keys.ts';
@@ -14,5 +15,6 @@ export const kernelHooks: KernelHooks = {
   session: sessionPrincipal,
   scopes: secretScopes,
   envName,
+  console: resolveConsole,
   oauthErrors: oauthErrors(),
 };

@@ -1,6 +1,8 @@
 // The console (docs/api.md "Console"), served by the web process under /console: server-rendered
 // pages for a team to see and triage its errors, run backups and manage its users, one file per
 // page (pages/), declared on the route kernel like every other route (page.ts has what they share).
+// Each handler loads its data and hands it to a pure view (views/); the session comes from the
+// kernel (`auth: 'console'`, through `resolveConsole`, which the app passes to mountRoutes).
 import { consoleErrors, consoleHome } from './pages/errors.ts';
 import { consoleGroup, consoleTriage } from './pages/group.ts';
 import { consoleBackUpNow, consoleBackups, consoleRestore } from './pages/backups.ts';
@@ -9,6 +11,9 @@ import { consoleRevokeSessions, consoleUser, consoleUsers } from './pages/users.
 import { consoleSignIn, consoleSignInPage } from './pages/sign-in.ts';
 import { consoleSignOut } from './pages/sign-out.ts';
 import { consoleSignInLink, consoleSignInLinkPage } from './pages/sign-in-link.ts';
+import { consoleStylesheet } from './pages/stylesheet.ts';
+
+export { resolveConsole } from './auth.ts';
 
 export const consoleRoutes = [
   consoleHome,
@@ -27,4 +32,5 @@ export const consoleRoutes = [
   consoleUsers,
   consoleUser,
   consoleRevokeSessions,
+  consoleStylesheet,
 ];

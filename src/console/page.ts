@@ -1,28 +1,44 @@
-// What the console's pages share: their declaration on the route kernel (no API key: the console
-// session cookie, HTML answers, errors as pages, form bodies). A signed-out visitor is sent to the
-// sign-in page; any other 4xx is a page saying what went wrong. Every POST is CSRF-checked
-// (http/csrf.ts) before it reads or changes anything.
+// What the console's pages share: their declaration on the route kernel (the console session
+// cookie, HTML answers, errors as pages, form bodies). A signed-out visitor is sent to the sign-in
+// page; a key without the route's scope gets the section's 403 page, signed in; any other 4xx is a
+// page saying what went wrong. Posts declare `csrf: true`: the kernel checks the token
+// (http/csrf.ts) before the scope or the handler reads or changes anything.
+import type { SecretScope } from '../domain/tenancy/keys.ts';
 import { pageRoute } from '../html/page-route.ts';
-import { html } from '../html/html.ts';
-import type { PageErrors } from '../http/route.ts';
-import { render } from './context.ts';
+import type { ConsolePrincipal, PageErrors } from '../http/route.ts';
+import { render } from './render.ts';
+import { errorPageView, lacksScopeView } from './views/error-page.ts';
+import type { Section } from './views/layout.ts';
+
+/** The section of the console a scope's data is in (its 403 page is that section's). */
+const sectionOf = (scope: string): Section =>
+  scope.startsWith('observability:') ? 'errors' : scope.startsWith('auth:') ? 'users' : 'backups';
 
 export const consolePageErrors: PageErrors = {
-  page(ctx, err) {
+  page(ctx, err, deps) {
     if (err.code === 'unauthorized') {
       ctx.status = 303;
       ctx.redirect('/console/sign-in');
       return;
     }
-    render(ctx, undefined, {
+    const principal = ctx.state.principal as ConsolePrincipal | undefined;
+    const scope = err.details?.required_scope as SecretScope | undefined;
+    if (err.code === 'forbidden' && principal && scope) {
+      const section = sectionOf(scope);
+      const title = section[0]!.toUpperCase() + section.slice(1);
+      render(ctx, deps, { title, principal, section, status: 403, body: lacksScopeView(title, scope) });
+      return;
+    }
+    render(ctx, deps, {
       title: err.status === 409 ? 'Conflict' : 'Something went wrong',
       status: err.status,
-      body: html`<h1>${err.status === 403 ? 'Not allowed' : err.status === 404 ? 'Not found' : 'Something went wrong'}</h1>
-<div class="alert error" role="alert">${err.message}</div>
-<p><a href="/console/errors">Back to the console</a></p>`,
+      body: errorPageView(err.status, err.message),
     });
   },
 };
 
-/** The declaration every console page shares. */
-export const consolePage = { ...pageRoute, tags: ['Console'], auth: 'none', errors: consolePageErrors } as const;
+/** The declaration every signed-in console page shares (each adds its scope). */
+export const consolePage = { ...pageRoute, tags: ['Console'], auth: 'console', errors: consolePageErrors } as const;
+
+/** The sign-in pages, sign-out and the stylesheet: no session needed. */
+export const consolePublicPage = { ...consolePage, auth: 'none' } as const;

@@ -4,6 +4,7 @@
 // hands the feature code's answers in when it mounts the routes.
 import type { Context, Middleware } from 'koa';
 import type { AppDeps, Principal, SessionPrincipal } from './context.ts';
+import type { ConsolePrincipal } from './pages.ts';
 
 export type KeyKind = 'publishable' | 'secret';
 
@@ -19,6 +20,8 @@ export interface KernelHooks {
   scopes: readonly string[];
   /** The name of the environment a path's `{org}`, `{project}` and `{env}` name (a key's `envName`). */
   envName(path: { org: string; project: string; env: string }): string;
+  /** The live console session of the request's cookie (`auth: 'console'`); undefined for none, or one that ended. */
+  console(ctx: Context, deps: AppDeps): Promise<ConsolePrincipal | undefined>;
   /** Answers the errors of routes declared `errors: 'oauth'` (RFC 6749 §5.2). */
   oauthErrors: Middleware;
 }

@@ -1,9 +1,10 @@
 // The OpenAPI 3.1 document, generated from the same route declarations that validate requests,
 // so the document cannot drift from the behaviour: the /v1 API, the OAuth endpoints, the social
-// callback and the Account Portal's pages alike.
+// callback, the Account Portal's pages and the console's alike.
 import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
 import { errorStatus } from '../app-error.ts';
+import { consoleCookie } from './cookies.ts';
 import type { RouteDef } from './route.ts';
 
 export const errorBody = z
@@ -58,6 +59,7 @@ function answer(def: RouteDef): { description: string; content?: Content } {
   const { description, schema, type = 'json' } = def.response;
   if (type === 'redirect' || type === 'empty') return { description };
   if (type === 'html') return { description, content: html };
+  if (type === 'css') return { description, content: { 'text/css': { schema: z.string() } } };
   return { description, content: { 'application/json': { schema } } };
 }
 
@@ -69,6 +71,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       secret: [{ secretKey: def.scope ? [def.scope] : [] }],
       publishable: [{ publishableKey: [] }],
       session: [{ sessionBearer: [] }],
+      console: [{ consoleSession: def.scope ? [def.scope] : [] }],
     }[def.auth];
     (paths[def.path] ??= {})[def.method] = {
       operationId: def.operationId,
@@ -106,6 +109,13 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
           type: 'http',
           scheme: 'bearer',
           description: "An end user's session token (browser mode, or a device-grant access token)",
+        },
+        consoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: consoleCookie,
+          description:
+            "The console's session (a secret key or a one-use link signs the browser in at /console/sign-in)",
         },
         publishableKey: {
           type: 'apiKey',

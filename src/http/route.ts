@@ -2,8 +2,8 @@
 // on the router, authenticates, validates the request, and describes it in the OpenAPI document
 // (logto's koaGuard, Outline's validate). Handlers stay short: they get parsed input and return
 // the response body. Every HTTP surface is declared this way: the /v1 API (JSON bodies, the /v1
-// error body), the OAuth endpoints (form bodies, RFC 6749 errors), the social callback and the
-// Account Portal's pages (forms, errors as HTML pages).
+// error body), the OAuth endpoints (form bodies, RFC 6749 errors), the social callback, the
+// Account Portal's pages and the console's (forms, errors as HTML pages, CSRF-checked posts).
 import { trace } from '@opentelemetry/api';
 import type { Router, RouterMiddleware } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
@@ -17,15 +17,18 @@ import type { AppDeps, Principal, RequestState, SessionPrincipal } from './conte
 import type { KernelHooks } from './hooks.ts';
 import { authenticate } from './middleware/auth.ts';
 import { authenticateSession } from './middleware/session-auth.ts';
+import { consolePrincipal, formChecks, pageErrors, type ConsolePrincipal, type RouteState } from './pages.ts';
+
+export type { ConsolePrincipal } from './pages.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type AuthKind = 'none' | 'publishable' | 'secret' | 'session';
+export type AuthKind = 'none' | 'publishable' | 'secret' | 'session' | 'console';
 /** How the body arrives: JSON (the /v1 default), or form-encoded (OAuth, RFC 6749 §3.2; HTML forms). */
 export type BodyType = 'json' | 'form';
 
 /** Errors of a route answered as an HTML page: a 4xx AppError becomes the page `page` renders. */
 export interface PageErrors {
-  page(ctx: Context, err: AppError): void;
+  page(ctx: Context, err: AppError, deps: AppDeps): void;
 }
 
 /**
@@ -45,7 +48,9 @@ export type PrincipalFor<A extends AuthKind> = A extends 'none'
   ? undefined
   : A extends 'session'
     ? SessionPrincipal
-    : Principal;
+    : A extends 'console'
+      ? ConsolePrincipal
+      : Principal;
 
 export interface HandlerInput<P, Q, B, A extends AuthKind = AuthKind> {
   params: Infer<P>;
@@ -72,6 +77,8 @@ export interface RouteDef<
   auth: A;
   /** Of the app's scopes (KernelHooks.scopes). */
   scope?: string;
+  /** A page's form post: its `csrf` field must be the page's token (pages.ts, csrf.ts). */
+  csrf?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -90,10 +97,10 @@ export interface RouteDef<
    */
   bodyItems?: { key: string; max: number };
   /**
-   * `type`: JSON unless said; `html` for a page; `redirect` for a route that sends the browser on;
-   * `empty` for an answer without a body (204), whose handler returns nothing.
+   * `type`: JSON unless said; `html` for a page; `css` for a stylesheet; `redirect` for a route
+   * that sends the browser on; `empty` for an answer without a body (204), whose handler returns nothing.
    */
-  response: { status: number; description: string; schema: R; type?: 'json' | 'html' | 'redirect' | 'empty' };
+  response: { status: number; description: string; schema: R; type?: 'json' | 'html' | 'css' | 'redirect' | 'empty' };
   handle(input: HandlerInput<P, Q, B, A>): Promise<z.input<R>> | z.input<R>;
 }
 
@@ -119,19 +126,6 @@ const formOnly: Middleware = async (ctx, next) => {
   }
   await next();
 };
-
-/** A 4xx AppError becomes the route's error page; anything else goes on to the error middleware. */
-function pageErrors(style: PageErrors): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
-      style.page(ctx, err);
-    }
-  };
-}
 
 /**
  * `/v1/envs/{env}/x:verb` → `/v1/envs/:env/x\:verb` for path-to-regexp v8. A final slash is left to
@@ -202,7 +196,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 
 function handlerFor(def: RouteDef, deps: AppDeps, checkResponses: boolean): Middleware {
   return async (ctx) => {
-    const principal = (ctx.state as RequestState).principal;
+    const principal = (ctx.state as RouteState).principal;
     const rawParams = (ctx as unknown as { params: Record<string, string> }).params ?? {};
     refuseUnstorable({
       path: rawParams,
@@ -265,10 +259,11 @@ export function mountRoutes(
     const chain: Middleware[] = [nameSpan(def)];
     // Errors in the route's own style are answered here; `api` ones reach the app's error middleware.
     if (def.errors === 'oauth') chain.push(hooks.oauthErrors);
-    else if (def.errors && def.errors !== 'api') chain.push(pageErrors(def.errors));
+    else if (def.errors && def.errors !== 'api') chain.push(pageErrors(def.errors, deps));
     // Authentication comes before the body is read, so an anonymous caller costs no parsing.
     chain.push(async (ctx, next) => {
-      if (def.auth !== 'none') {
+      if (def.auth === 'console') (ctx.state as RouteState).principal = await consolePrincipal(ctx, deps, hooks);
+      else if (def.auth !== 'none') {
         const principal =
           def.auth === 'session'
             ? await authenticateSession(ctx, deps, hooks)
@@ -282,6 +277,7 @@ export function mountRoutes(
     if (def.bodyType === 'form') chain.push(formOnly, formBody(limit));
     else if (def.body && def.bodyItems) chain.push(itemsBody(def.bodyItems, limit, jsonBody(limit)));
     else if (def.body) chain.push(jsonBody(limit));
+    if (def.csrf || (def.auth === 'console' && def.scope)) chain.push(formChecks(def, deps));
     chain.push(handlerFor(def, deps, options.checkResponses ?? false));
     router.register(koaPath(def.path), [def.method.toUpperCase()], chain as RouterMiddleware[], {
       name: def.operationId,

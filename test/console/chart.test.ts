@@ -2,7 +2,7 @@
 // list's small chart and the group page's large one, and its accessible name in words.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { chartLabel, chartSizes, occurrenceChart } from '../../src/console/chart.ts';
+import { chartLabel, chartSizes, occurrenceChart } from '../../src/console/views/chart.ts';
 
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url);
 /** Compares with the golden file; CAIRN_UPDATE_GOLDEN=1 rewrites it (review the diff). */

@@ -15,11 +15,12 @@ import {
   redeemConsoleLink,
 } from '../../domain/console/links.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { checkCsrf, csrfToken } from '../../http/csrf.ts';
+import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { form, seeOther, text } from '../../html/page-route.ts';
-import { consoleSession, render, startSession } from '../context.ts';
-import { consolePage } from '../page.ts';
+import { resolveConsole, startSession } from '../auth.ts';
+import { consolePublicPage } from '../page.ts';
+import { render } from '../render.ts';
 import { linkGoneMessage, linkPage } from '../views/link.ts';
 import { showSignIn, withinSignInLimit } from './sign-in.ts';
 
@@ -27,7 +28,7 @@ const gone = (ctx: Context, deps: AppDeps, envName: string | undefined) =>
   showSignIn(ctx, deps, { status: 410, error: linkGoneMessage(consoleLinkMinutes, envName) });
 
 export const consoleSignInLinkPage = defineRoute({
-  ...consolePage,
+  ...consolePublicPage,
   method: 'get',
   path: consoleLinkPath,
   operationId: 'consoleSignInLinkPage',
@@ -37,8 +38,8 @@ export const consoleSignInLinkPage = defineRoute({
     const token = query.token ?? '';
     const link = await consoleLinkState(deps.db, token);
     if (!link?.usable) return gone(ctx, deps, link?.env_name);
-    const current = await consoleSession(ctx, deps);
-    render(ctx, deps, {
+    const current = await resolveConsole(ctx, deps);
+    return render(ctx, deps, {
       title: current ? 'Switch console session' : 'Sign in',
       body: linkPage({
         token,
@@ -47,25 +48,24 @@ export const consoleSignInLinkPage = defineRoute({
         currentEnv: current?.envName,
       }),
     });
-    return undefined;
   },
 });
 
 export const consoleSignInLink = defineRoute({
-  ...consolePage,
+  ...consolePublicPage,
   method: 'post',
   path: consoleLinkPath,
   operationId: 'consoleSignInLink',
   summary: 'Sign in to the console with a one-use link (the button of its page)',
+  csrf: true,
   body: form('csrf', 'token'),
-  response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the errors page' },
+  response: { ...consolePublicPage.response, status: 303, type: 'redirect', description: 'To the errors page' },
   async handle({ body: f, deps, ctx }) {
-    checkCsrf(ctx, deps.config, f.csrf);
     if (!(await withinSignInLimit(ctx, deps))) return undefined;
     const token = f.token ?? '';
-    const session = await redeemConsoleLink(deps.db, token);
-    if (!session) return gone(ctx, deps, (await consoleLinkState(deps.db, token))?.env_name);
-    await startSession(ctx, deps, session);
+    const opened = await redeemConsoleLink(deps.db, token);
+    if (!opened) return gone(ctx, deps, (await consoleLinkState(deps.db, token))?.env_name);
+    await startSession(ctx, deps, opened);
     return seeOther(ctx, '/console/errors');
   },
 });

@@ -16,8 +16,11 @@ export const unmappedReasons: Record<UnmappedReason, string> = {
   map_unavailable: 'the source map could not be read from the object store',
 };
 
-const where = (f: { file?: string | undefined; line?: number | undefined; column?: number | undefined }): string =>
-  `${f.file ?? '(unknown file)'}${f.line !== undefined ? `:${f.line}` : ''}${f.column !== undefined ? `:${f.column}` : ''}`;
+function where(f: { file?: string | undefined; line?: number | undefined; column?: number | undefined }): string {
+  const line = f.line !== undefined ? `:${f.line}` : '';
+  const column = f.column !== undefined ? `:${f.column}` : '';
+  return `${f.file ?? '(unknown file)'}${line}${column}`;
+}
 
 /** The frame's code, its own line marked; numbered from the frame's line when it has one. */
 function context(f: StackFrame): Html | '' {
@@ -33,11 +36,18 @@ function context(f: StackFrame): Html | '' {
 
 function frame(f: StackFrame): Html {
   const g = f.generated;
+  const library = f.in_app ? '' : html` <span class="tag">library</span>`;
+  const fn = html`<code class="fn">${f.function ?? '(anonymous)'}</code>`;
+  const unmapped = f.unmapped_reason
+    ? html`<p class="muted">Not mapped: ${unmappedReasons[f.unmapped_reason]}.</p>`
+    : '';
+  const generated = g ? html`<code>${g.function ?? '(anonymous)'} at ${where(g)}</code>` : '';
+  const minified = g ? html`<details><summary>Minified frame</summary>${generated}</details>` : '';
   return html`<li class="frame${f.in_app ? ' app' : ''}">
-<div><code class="fn">${f.function ?? '(anonymous)'}</code> <span class="muted">at</span> <code>${where(f)}</code>${f.in_app ? '' : html` <span class="tag">library</span>`}</div>
+<div>${fn} <span class="muted">at</span> <code>${where(f)}</code>${library}</div>
 ${context(f)}
-${f.unmapped_reason ? html`<p class="muted">Not mapped: ${unmappedReasons[f.unmapped_reason]}.</p>` : ''}
-${g ? html`<details><summary>Minified frame</summary><code>${g.function ?? '(anonymous)'} at ${where(g)}</code></details>` : ''}
+${unmapped}
+${minified}
 </li>`;
 }
 

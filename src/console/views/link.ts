@@ -22,17 +22,23 @@ const linkForm = (o: LinkPageOptions, label: string): Html =>
 <button class="primary" type="submit">${label}</button>
 </form>`;
 
+const notAsked =
+  'If you did not ask for it, close this page: anyone with a key of an environment can make such a link.';
+const sameEnv = ' (the same environment, with the link’s access)';
+const ends = 'Continuing ends this browser’s current session.';
+const stay = 'If you did not ask for this link, stay: anyone with a key of an environment can make one.';
+
 export function linkPage(o: LinkPageOptions): Html {
   if (o.currentEnv === undefined)
     return html`<h1>Sign in to the console</h1>
 <p>This one-use link signs this browser in to the console of <strong class="title">${o.linkEnv}</strong>.</p>
-<p class="muted">If you did not ask for it, close this page: anyone with a key of an environment can make such a link.</p>
+<p class="muted">${notAsked}</p>
 ${linkForm(o, `Sign in to ${o.linkEnv}`)}`;
   const same = o.currentEnv === o.linkEnv;
   return html`<h1>Switch console session?</h1>
 <p>This browser is signed in to the console of <strong class="title">${o.currentEnv}</strong>.</p>
-<p>The link you opened is for <strong class="title">${o.linkEnv}</strong>${same ? ' (the same environment, with the link’s access)' : ''}. Continuing ends this browser’s current session.</p>
-<p class="muted">If you did not ask for this link, stay: anyone with a key of an environment can make one.</p>
+<p>The link you opened is for <strong class="title">${o.linkEnv}</strong>${same ? sameEnv : ''}. ${ends}</p>
+<p class="muted">${stay}</p>
 ${linkForm(o, `Continue as ${o.linkEnv}`)}
 <a class="button" href="/console/errors">Stay</a>`;
 }
@@ -40,4 +46,5 @@ ${linkForm(o, `Continue as ${o.linkEnv}`)}
 /** A used, expired or unknown link: why, and the command that prints another (as the start banner does). */
 export const linkGoneMessage = (minutes: number, envName: string | undefined): string =>
   `This sign-in link was already used or has expired (links work once, for ${minutes} minutes). ` +
-  `Print a new one with \`npx cairn admin console-link --env ${envName ?? '<env name>'}\`, or sign in with a secret key.`;
+  `Print a new one with \`npx cairn admin console-link --env ${envName ?? '<env name>'}\`, ` +
+  'or sign in with a secret key.';

@@ -1,0 +1,139 @@
+// The users pages: the environment's end users, newest first (email, verified, created, last
+// sign-in), found by email, each with "Revoke sessions"; and one user's sessions and sign-in
+// history. A key without auth:write sees the buttons disabled.
+import type { SignInRow, EndUserRow } from '../../domain/identity/users/queries.ts';
+import type { SessionRow } from '../../domain/identity/sessions/queries.ts';
+import { html, type Html } from '../../html/html.ts';
+import { plural, timeTag } from '../format.ts';
+import {
+  alert,
+  badge,
+  disabledIf,
+  dotted,
+  empty,
+  pager,
+  postForm,
+  readOnlyNote,
+  table,
+  tableRow,
+} from './components.ts';
+
+export type UserViewRow = Pick<
+  EndUserRow,
+  'id' | 'email' | 'email_verified_time' | 'create_time' | 'last_sign_in_time' | 'totp_active'
+>;
+
+export interface UsersData {
+  users: readonly UserViewRow[];
+  /** The email searched for, if any. */
+  email: string | undefined;
+  nextToken: string | undefined;
+  csrf: string;
+  /** The key has auth:write. */
+  writable: boolean;
+}
+
+export type UserSession = Pick<SessionRow, 'method' | 'create_time' | 'last_active_time' | 'ip' | 'user_agent'> & {
+  state: string;
+};
+
+export interface UserData {
+  user: UserViewRow;
+  sessions: readonly UserSession[];
+  signIns: readonly Pick<SignInRow, 'time' | 'method' | 'outcome' | 'ip' | 'user_agent'>[];
+  /** How many of each the page shows at most. */
+  shown: number;
+  /** Sessions just revoked (after "Revoke sessions"). */
+  revoked: number | undefined;
+  csrf: string;
+  writable: boolean;
+}
+
+function revokeButton(u: UserViewRow, csrf: string, writable: boolean): Html {
+  const label = html`aria-label="Revoke sessions of ${u.email}"`;
+  return postForm({
+    action: `/console/users/${u.id}/revoke-sessions`,
+    csrf,
+    className: 'inline',
+    body: html`<button type="submit" ${label}${disabledIf(!writable)}>Revoke sessions</button>`,
+  });
+}
+
+const readOnly = (writable: boolean): Html | '' => (writable ? '' : readOnlyNote('auth:write', true));
+
+function userRow(u: UserViewRow, d: UsersData): Html {
+  return tableRow([
+    html`<a class="title" href="/console/users/${u.id}">${u.email}</a>`,
+    u.email_verified_time ? 'Yes' : 'No',
+    timeTag(u.create_time),
+    timeTag(u.last_sign_in_time),
+    revokeButton(u, d.csrf, d.writable),
+  ]);
+}
+
+export function usersView(d: UsersData): Html {
+  const list =
+    d.users.length === 0
+      ? empty(d.email ? `No user has the email ${d.email}.` : 'No users yet.')
+      : table({
+          caption: 'End users, newest first',
+          columns: ['Email', 'Verified', 'Created', 'Last sign-in', 'Sessions'],
+          rows: d.users.map((u) => userRow(u, d)),
+        });
+  const next = d.nextToken
+    ? `/console/users?${new URLSearchParams({ ...(d.email ? { email: d.email } : {}), before: d.nextToken })}`
+    : undefined;
+  return html`<h1>Users</h1>
+<form method="get" action="/console/users" class="search" role="search">
+<label for="email">Email</label><input id="email" name="email" type="text" value="${d.email ?? ''}"
+ autocomplete="off" spellcheck="false">
+<button type="submit">Find</button>${d.email ? html` <a href="/console/users">All users</a>` : ''}
+</form>
+${readOnly(d.writable)}
+${list}
+${pager(next, 'Older users')}`;
+}
+
+function sessionsTable(d: UserData): Html {
+  if (d.sessions.length === 0) return html`<p class="muted">No sessions.</p>`;
+  const rows = d.sessions.map((s) =>
+    tableRow([
+      badge(s.state),
+      s.method,
+      timeTag(s.create_time),
+      timeTag(s.last_active_time),
+      s.ip ?? '',
+      { value: s.user_agent ?? '', className: 'message' },
+    ]),
+  );
+  const columns = ['State', 'Method', 'Started', 'Last active', 'IP', 'Browser'];
+  return table({ caption: `The latest ${d.shown}, newest first`, columns, rows });
+}
+
+function signInsTable(d: UserData): Html {
+  if (d.signIns.length === 0) return html`<p class="muted">No sign-ins in the last 90 days.</p>`;
+  const rows = d.signIns.map((r) =>
+    tableRow([timeTag(r.time), r.method, r.outcome, r.ip ?? '', { value: r.user_agent ?? '', className: 'message' }]),
+  );
+  const columns = ['Time', 'Method', 'Outcome', 'IP', 'Browser'];
+  return table({ caption: `The latest ${d.shown}, newest first (kept 90 days)`, columns, rows });
+}
+
+export function userView(d: UserData): Html {
+  const u = d.user;
+  return html`<p><a href="/console/users">← Users</a></p>
+${d.revoked !== undefined ? alert('ok', `${plural(d.revoked, 'session')} revoked.`) : ''}
+<h1 class="title">${u.email}</h1>
+<p>${dotted([
+    u.email_verified_time ? 'Verified' : 'Not verified',
+    html`created ${timeTag(u.create_time)}`,
+    html`last sign-in ${timeTag(u.last_sign_in_time)}`,
+    u.totp_active && 'TOTP on',
+  ])}</p>
+<div class="actions">${revokeButton(u, d.csrf, d.writable)}</div>
+${readOnly(d.writable)}
+<h2>Sessions</h2>
+${sessionsTable(d)}
+<h2>Sign-in history</h2>
+${signInsTable(d)}`;
+}

@@ -1,0 +1,309 @@
+// Every console page's view is a pure function of its data (no request, no clock, no database):
+// golden HTML for each, from fixture rows, including the states a page can be in (empty, read-only,
+// a conflict, a refusal, running and finished), and that every value is escaped.
+import { describe, expect, it } from 'vitest';
+import type { StackFrame } from '../../src/domain/errors/pipeline/symbolicate.ts';
+import { html } from '../../src/html/html.ts';
+import { backupsView, type BackupsData } from '../../src/console/views/backups.ts';
+import { errorPageView, lacksScopeView } from '../../src/console/views/error-page.ts';
+import { errorStates, errorsView, type ErrorsData } from '../../src/console/views/errors.ts';
+import { groupView, type GroupData } from '../../src/console/views/group.ts';
+import { layout } from '../../src/console/views/layout.ts';
+import { linkPage } from '../../src/console/views/link.ts';
+import { liveProgress, operationView, type OperationData } from '../../src/console/views/operation.ts';
+import { signInView } from '../../src/console/views/sign-in.ts';
+import { userView, usersView, type UserData, type UsersData } from '../../src/console/views/users.ts';
+import { golden } from './golden.ts';
+
+const t = (iso: string) => new Date(iso);
+const now = t('2026-11-26T15:04:05Z');
+const csrf = 'csrf-token-of-the-page';
+const view = (name: string, h: { value: string }) => golden(`views/${name}.html`, h.value + '\n');
+const counts = [0, 0, 3, 1, 0, 0, 0, 12, 40, 7, 0, 0, 1, 2];
+
+const errorsData: ErrorsData = {
+  state: errorStates[0]!,
+  service: undefined,
+  now,
+  nextToken: 'eyJ0IjoiMjAyNi0xMS0yNlQxNDowMDowMC4wMDBaIiwiaWQiOiJlZ18xIn0.c2lnbmF0dXJl',
+  groups: [
+    {
+      id: 'eg_01jdq0000000000000000000aa',
+      title: 'TypeError: cannot read <properties> of undefined',
+      culprit: 'src/cart.ts in addItem',
+      service_name: 'shop',
+      occurrence_count: '1204',
+      last_seen_time: t('2026-11-26T14:59:00Z'),
+      daily: counts,
+    },
+    {
+      id: 'eg_01jdq0000000000000000000ab',
+      title: 'RangeError: Invalid array length',
+      culprit: 'src/billing.ts in invoice',
+      service_name: 'billing & co',
+      occurrence_count: 1,
+      last_seen_time: t('2026-11-20T08:00:00Z'),
+      daily: new Array<number>(14).fill(0),
+    },
+  ],
+};
+
+const frames: StackFrame[] = [
+  { function: 'vendorInit', file: 'https://shop.example.com/vendor.js', line: 1, column: 99, in_app: false },
+  {
+    function: 'applyCoupon',
+    file: 'src/checkout.ts',
+    line: 4,
+    column: 3,
+    in_app: true,
+    pre_context: ['export function applyCoupon(code: string) {', '  // the coupon must exist'],
+    context_line: '  throw new CheckoutError(code);',
+    post_context: ['}'],
+    generated: { function: 'a', file: 'https://shop.example.com/min.js', line: 1, column: 15 },
+  },
+  {
+    function: undefined,
+    file: 'https://shop.example.com/other.js',
+    line: 1,
+    column: 7,
+    in_app: true,
+    unmapped_reason: 'no_map_for_file',
+  },
+] as StackFrame[];
+
+const groupData: GroupData = {
+  group: {
+    id: 'eg_01jdq0000000000000000000aa',
+    title: 'CheckoutError: coupon SPRING is unknown',
+    culprit: 'src/checkout.ts in applyCoupon',
+    state: 'unresolved',
+    etag: 'W7x',
+    occurrence_count: '3',
+    first_seen_time: t('2026-11-20T10:00:00Z'),
+    last_seen_time: t('2026-11-26T14:00:00Z'),
+    service_name: 'shop',
+    last_release: 'shop@1.0.0',
+  },
+  daily: counts,
+  now,
+  latest: {
+    event_time: t('2026-11-26T14:00:00Z'),
+    body: {
+      exception_type: 'CheckoutError',
+      message: 'coupon SPRING is unknown',
+      release: 'shop@1.0.0',
+      stack_frames: frames,
+      linked_exceptions: [
+        {
+          source: 'cause',
+          exception_type: 'LookupError',
+          message: 'no row',
+          stack_frames: [],
+          unparsed_line_count: 0,
+        },
+      ],
+      tags: { plan: 'pro', region: 'eu-<west>' },
+      breadcrumbs: [
+        { timestamp: '2026-11-26T13:59:58Z', category: 'ui.click', message: 'clicked Apply coupon' },
+        { type: 'navigation' },
+      ],
+    },
+  },
+  csrf,
+  writable: true,
+  conflict: false,
+};
+
+const backupsData: BackupsData = {
+  backups: [
+    {
+      id: 'backup_01jdq000000000000000000aa',
+      type: 'manual',
+      state: 'succeeded',
+      error: null,
+      size_bytes: '3221225',
+      create_time: t('2026-11-26T03:00:00Z'),
+    },
+    {
+      id: 'backup_01jdq000000000000000000ab',
+      type: 'daily',
+      state: 'failed',
+      error: 'pg_dump exited with 1',
+      size_bytes: null,
+      create_time: t('2026-11-25T03:00:00Z'),
+    },
+    {
+      id: 'backup_01jdq000000000000000000ac',
+      type: 'daily',
+      state: 'running',
+      error: null,
+      size_bytes: null,
+      create_time: t('2026-11-24T03:00:00Z'),
+    },
+  ],
+  shown: 50,
+  envs: ['orgs/acme/projects/shop/envs/prod', 'orgs/acme/projects/shop/envs/staging'],
+  csrf,
+  writable: true,
+  notice: 'Backup backup_01jdq000000000000000000aa started; it runs below.',
+};
+
+const operation = (o: Partial<OperationData['op']>): OperationData => ({
+  targetName: 'orgs/acme/projects/shop/envs/staging',
+  op: {
+    id: 'op_01jdq0000000000000000000aa',
+    kind: 'restore',
+    backup_id: 'backup_01jdq000000000000000000aa',
+    pre_backup_id: null,
+    state: 'running',
+    phase: 'restoring',
+    bytes_read: '1048576',
+    bytes_total: '3221225',
+    error: null,
+    create_time: t('2026-11-26T15:00:00Z'),
+    ...o,
+  },
+});
+
+const ada = {
+  id: 'eu_01jdq0000000000000000000aa',
+  email: 'ada@example.com',
+  email_verified_time: t('2026-11-01T09:00:00Z'),
+  create_time: t('2026-11-01T08:59:00Z'),
+  last_sign_in_time: t('2026-11-26T12:00:00Z'),
+  totp_active: true,
+};
+const bob = {
+  id: 'eu_01jdq0000000000000000000ab',
+  email: 'bob+"quotes"@example.com',
+  email_verified_time: null,
+  create_time: t('2026-11-02T08:00:00Z'),
+  last_sign_in_time: null,
+  totp_active: false,
+};
+const usersData: UsersData = { users: [bob, ada], email: undefined, nextToken: 'tok.sig', csrf, writable: true };
+const userData: UserData = {
+  user: ada,
+  sessions: [
+    {
+      state: 'active',
+      method: 'password',
+      create_time: t('2026-11-26T12:00:00Z'),
+      last_active_time: t('2026-11-26T14:30:00Z'),
+      ip: '203.0.113.7',
+      user_agent: 'Mozilla/5.0 (X11; Linux x86_64)',
+    },
+    {
+      state: 'revoked',
+      method: 'totp',
+      create_time: t('2026-11-20T12:00:00Z'),
+      last_active_time: t('2026-11-20T12:05:00Z'),
+      ip: null,
+      user_agent: null,
+    },
+  ],
+  signIns: [
+    {
+      time: t('2026-11-26T12:00:00Z'),
+      method: 'password',
+      outcome: 'succeeded',
+      ip: '203.0.113.7',
+      user_agent: 'curl/8',
+    },
+  ],
+  shown: 20,
+  revoked: 2,
+  csrf,
+  writable: true,
+};
+
+describe('console views', () => {
+  it('errors: groups with their charts, filters and the next page; nothing found', () => {
+    view('errors', errorsView(errorsData));
+    view(
+      'errors-empty',
+      errorsView({ ...errorsData, state: errorStates[1]!, service: 'billing', groups: [], nextToken: undefined }),
+    );
+  });
+
+  it('group: the triage form, chart and latest event; read-only after a conflict; pruned', () => {
+    view('group', groupView(groupData));
+    view(
+      'group-conflict',
+      groupView({
+        ...groupData,
+        group: { ...groupData.group, state: 'acknowledged' },
+        writable: false,
+        conflict: true,
+      }),
+    );
+    view('group-pruned', groupView({ ...groupData, latest: undefined }));
+  });
+
+  it('backups: the list with restore forms and a notice; read-only and empty with a refusal', () => {
+    view('backups', backupsView(backupsData));
+    view(
+      'backups-empty',
+      backupsView({ ...backupsData, backups: [], writable: false, notice: undefined, error: 'A backup is running.' }),
+    );
+  });
+
+  it('operation: running with its progress, succeeded, failed', () => {
+    view('operation-running', operationView(operation({})));
+    view(
+      'operation-succeeded',
+      operationView(
+        operation({ state: 'succeeded', phase: 'done', pre_backup_id: 'backup_01jdq000000000000000000ad' }),
+      ),
+    );
+    view(
+      'operation-failed',
+      operationView(operation({ state: 'failed', error: { code: 'restore_failed', message: 'the target refused' } })),
+    );
+  });
+
+  it('users: the list, a search that found nobody (read-only); one user with sessions and sign-ins', () => {
+    view('users', usersView(usersData));
+    view('users-empty', usersView({ ...usersData, users: [], email: 'nobody@example.com', writable: false }));
+    view('user', userView(userData));
+    view('user-read-only', userView({ ...userData, sessions: [], signIns: [], revoked: undefined, writable: false }));
+  });
+
+  it('sign-in, sign-in links, refusals and the layout around a page', () => {
+    view('sign-in', signInView({ csrf }));
+    view('sign-in-error', signInView({ csrf, error: 'That key does not open the console.' }));
+    view('link', linkPage({ token: 'cairn_clink_x', csrf, linkEnv: 'orgs/a/projects/b/envs/c' }));
+    view(
+      'link-switch',
+      linkPage({
+        token: 'cairn_clink_x',
+        csrf,
+        linkEnv: 'orgs/a/projects/b/envs/c',
+        currentEnv: 'orgs/a/projects/b/envs/c',
+      }),
+    );
+    view('error-page', errorPageView(404, 'There is no such error group in this environment.'));
+    view('lacks-scope', lacksScopeView('Errors', 'observability:read'));
+    const page = layout({
+      title: 'Errors',
+      nonce: 'bm9uY2U=',
+      stylesheet: '/console/static/console.0123456789abcdef.css',
+      body: html`<h1>Errors</h1>`,
+      signedIn: { envName: 'orgs/a/projects/b/envs/c', csrf, section: 'errors' },
+      script: liveProgress,
+    });
+    golden('views/layout.html', page + '\n');
+    golden(
+      'views/layout-signed-out.html',
+      layout({ title: 'Sign in', nonce: 'n', stylesheet: '/s.css', body: html`<h1>Sign in</h1>` }) + '\n',
+    );
+  });
+
+  it('escapes every value it is given', () => {
+    const out = errorsView(errorsData).value + usersView(usersData).value;
+    expect(out).toContain('cannot read &#60;properties&#62; of undefined');
+    expect(out).toContain('billing &#38; co');
+    expect(out).toContain('bob+&#34;quotes&#34;@example.com');
+    expect(out).not.toMatch(/<properties>|"quotes"/);
+  });
+});
