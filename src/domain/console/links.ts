@@ -6,7 +6,7 @@
 import type { Db } from '../../db.ts';
 import { newId } from '../../ids.ts';
 import { hashToken, isTokenShape, newToken } from '../identity/tokens.ts';
-import { consoleQueries, type ConsoleLinkState } from './queries.ts';
+import { consoleLinkQueries, type ConsoleLinkState } from './queries.ts';
 import { openConsoleSession } from './sessions.ts';
 
 export const consoleLinkMinutes = 5;
@@ -26,7 +26,7 @@ export async function createConsoleLink(
 ): Promise<ConsoleLink> {
   const token = newToken('console_link');
   const expire = new Date(now.getTime() + consoleLinkMinutes * 60_000);
-  await consoleQueries(db).insertLink({
+  await consoleLinkQueries(db).insertLink({
     id: newId('cl'),
     token_hash: hashToken(token),
     env_id: envId,
@@ -43,14 +43,14 @@ export async function createConsoleLink(
  */
 export async function consoleLinkState(db: Db, token: string): Promise<ConsoleLinkState | undefined> {
   if (!isTokenShape('console_link', token)) return undefined;
-  return consoleQueries(db).linkState(hashToken(token));
+  return consoleLinkQueries(db).linkState(hashToken(token));
 }
 
 /** Opens the link's session (its token), or undefined for a used, expired, revoked or unknown link. */
 export async function redeemConsoleLink(db: Db, token: string): Promise<string | undefined> {
   if (!isTokenShape('console_link', token)) return undefined;
   return db.transaction(async (trx) => {
-    const link = await consoleQueries(trx).useLink(hashToken(token));
+    const link = await consoleLinkQueries(trx).useLink(hashToken(token));
     return link ? openConsoleSession(trx, link.env_id, link.key_id, 'link') : undefined;
   });
 }

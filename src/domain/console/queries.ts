@@ -43,7 +43,8 @@ const live = (db: Db) => (q: Knex.QueryBuilder) =>
 /** Last use is stamped at most once a minute, so reading a page is not a write each time. */
 const touchEverySeconds = 60;
 
-export function consoleQueries(db: Db) {
+/** A browser's console session: opened, looked up by its token (and stamped), ended. */
+export function consoleSessionQueries(db: Db) {
   return {
     async insertSession(row: {
       id: string;
@@ -78,6 +79,18 @@ export function consoleQueries(db: Db) {
       await db('console_sessions').where({ id }).update({ last_use_time: db.fn.now() });
     },
 
+    async endSession(tokenHash: Buffer): Promise<void> {
+      await db('console_sessions')
+        .where({ token_hash: tokenHash })
+        .whereNull('end_time')
+        .update({ end_time: db.fn.now() });
+    },
+  };
+}
+
+/** An environment's live sessions, as an operator lists and ends them from outside the browser. */
+export function consoleSessionListQueries(db: Db) {
+  return {
     async listSessions(envId: string): Promise<ConsoleSessionListRow[]> {
       return db('console_sessions as s')
         .leftJoin('api_keys as k', 'k.id', 's.key_id')
@@ -102,7 +115,12 @@ export function consoleQueries(db: Db) {
         .returning('id');
       return rows.map((r) => r.id).sort();
     },
+  };
+}
 
+/** One-use sign-in links: made, shown without being used, and used once. */
+export function consoleLinkQueries(db: Db) {
+  return {
     async insertLink(row: {
       id: string;
       token_hash: Buffer;
@@ -143,13 +161,6 @@ export function consoleQueries(db: Db) {
         [tokenHash],
       );
       return rows[0];
-    },
-
-    async endSession(tokenHash: Buffer): Promise<void> {
-      await db('console_sessions')
-        .where({ token_hash: tokenHash })
-        .whereNull('end_time')
-        .update({ end_time: db.fn.now() });
     },
   };
 }

@@ -8,7 +8,12 @@ import { newId } from '../../ids.ts';
 import type { Db } from '../../db.ts';
 import { secretScopes, type SecretScope } from '../tenancy/keys.ts';
 import { hashToken, isTokenShape, newToken } from '../identity/tokens.ts';
-import { consoleQueries, type ConsoleSessionListRow, type OpenedBy } from './queries.ts';
+import {
+  consoleSessionListQueries,
+  consoleSessionQueries,
+  type ConsoleSessionListRow,
+  type OpenedBy,
+} from './queries.ts';
 
 export const consoleSessionHours = 12;
 
@@ -28,7 +33,7 @@ export async function openConsoleSession(
   now = new Date(),
 ): Promise<string> {
   const token = newToken('console_session');
-  await consoleQueries(db).insertSession({
+  await consoleSessionQueries(db).insertSession({
     id: newId('cs'),
     token_hash: hashToken(token),
     env_id: envId,
@@ -43,7 +48,7 @@ export async function openConsoleSession(
 
 export async function resolveConsoleSession(db: Db, token: string): Promise<ConsoleSession | undefined> {
   if (!isTokenShape('console_session', token)) return undefined;
-  const q = consoleQueries(db);
+  const q = consoleSessionQueries(db);
   const row = await q.liveSession(hashToken(token));
   if (!row) return undefined;
   if (row.stale) await q.touchSession(row.id);
@@ -52,7 +57,7 @@ export async function resolveConsoleSession(db: Db, token: string): Promise<Cons
 
 export async function endConsoleSession(db: Db, token: string): Promise<void> {
   if (!isTokenShape('console_session', token)) return;
-  await consoleQueries(db).endSession(hashToken(token));
+  await consoleSessionQueries(db).endSession(hashToken(token));
 }
 
 /** A live session as an operator sees it (`cairn admin console-sessions list`). */
@@ -75,10 +80,10 @@ const view = (r: ConsoleSessionListRow): ConsoleSessionView => ({
 });
 
 export async function listConsoleSessions(db: Db, envId: string): Promise<ConsoleSessionView[]> {
-  return (await consoleQueries(db).listSessions(envId)).map(view);
+  return (await consoleSessionListQueries(db).listSessions(envId)).map(view);
 }
 
 /** Ends one live session of the environment (by id) or all of them; answers the ids ended. */
 export async function revokeConsoleSessions(db: Db, envId: string, id?: string): Promise<string[]> {
-  return consoleQueries(db).endSessions(envId, id);
+  return consoleSessionListQueries(db).endSessions(envId, id);
 }
