@@ -1,7 +1,7 @@
 // One error group's page: title, culprit, state and counts, the triage buttons (posting the etag
 // the page was rendered with), the last 14 days, and the latest event: frames, causes, tags and
 // breadcrumbs. A stale triage comes back here with "Conflict" in an alert.
-import type { EventBody } from '../../domain/errors/pipeline/event-codec.ts';
+import type { EventBody } from '../../contract/error-event.ts';
 import type { GroupRow } from '../../domain/errors/groups/queries.ts';
 import { transitions, type TriageAction } from '../../domain/errors/groups/state.ts';
 import { html, type Html } from '../../html/html.ts';
