@@ -28,7 +28,8 @@ import { errorEventInput, type ErrorEventInput } from '../src/contract/error-cap
 import { processEvent } from '../src/domain/errors/pipeline/process.ts';
 import { enqueueEvents } from '../src/domain/errors/intake/writer.ts';
 import { operationsQueries } from '../src/domain/operations/queries.ts';
-import { createBoss, Jobs, queues } from '../src/jobs.ts';
+import { createBoss, Jobs } from '../src/jobs/index.ts';
+import { queues } from '../src/queues.ts';
 import { sealPayload } from '../src/domain/errors/intake/sealed-payload.ts';
 import { defaultPolicy } from '../src/domain/errors/scrubbing/scrub.ts';
 import { createPipelineCaches } from '../src/domain/errors/pipeline/caches.ts';

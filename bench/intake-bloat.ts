@@ -21,7 +21,8 @@ import { sealPayload } from '../src/domain/errors/intake/sealed-payload.ts';
 import { enqueueEvents } from '../src/domain/errors/intake/writer.ts';
 import { operationsQueries } from '../src/domain/operations/queries.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
-import { createBoss, Jobs, queues } from '../src/jobs.ts';
+import { createBoss, Jobs } from '../src/jobs/index.ts';
+import { queues } from '../src/queues.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { procfileArgs, report, repoRoot, scratchDatabase } from './support.ts';
 

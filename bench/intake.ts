@@ -1,10 +1,10 @@
 // The error intake's queue, measured two ways on the same database in the same run, on pg-boss 12
-// tuned as src/jobs.ts tunes it (a partitioned queue, batched `insert`, batch fetch, LISTEN/NOTIFY
+// tuned as domain/errors/queues.ts tunes it (a partitioned queue, batched `insert`, batch fetch, LISTEN/NOTIFY
 // wake-ups): one job per event, against the events packed into jobs as captures pack them
 // (domain/errors/intake/job.ts). Same sealed payloads (what a capture writes), no
 // processing: this is what the queue itself costs per event, accepted and drained, on top of the
 // pipeline's own cost measured in bench/errors.ts. docs/queues.md holds the figures and the decision.
-import { createBoss } from '../src/jobs.ts';
+import { createBoss } from '../src/jobs/index.ts';
 import { createDb } from '../src/db.ts';
 import { keyringFromConfig } from '../src/crypto.ts';
 import { newEventUid } from '../src/domain/errors/intake/capture.ts';

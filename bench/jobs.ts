@@ -2,7 +2,7 @@
 // the settings of src/jobs.ts (LISTEN/NOTIFY wake-ups, batch fetch, a partitioned table), measured
 // in the same run on the same database: single-job latency and drain throughput.
 import type { PgBoss, WorkOptions } from 'pg-boss';
-import { createBoss } from '../src/jobs.ts';
+import { createBoss } from '../src/jobs/index.ts';
 import { ms, quantile, report, scratchDatabase } from './support.ts';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 3000);

@@ -2,7 +2,7 @@
 // data to carry, so no data migration and one stored form for everything).
 //
 // Intake has no table here: accepted events wait, sealed, in pg-boss's `errors.ingest` jobs
-// (src/jobs.ts, docs/queues.md).
+// (src/domain/errors/queues.ts, docs/queues.md).
 //
 // Stored events. `error_events.body_deflated` is the scrubbed occurrence as read back, its JSON as a
 // raw deflate stream (src/domain/errors/pipeline/event-codec.ts says why and what it measured).

@@ -26,9 +26,9 @@ const defaultConnections: Record<ProcessRole, number> = { web: 3, worker: 7 };
 /**
  * How a process's connections are split. A web process only inserts jobs through knex (in the
  * request's transaction), so pg-boss needs one. A worker keeps two sessions (pg-boss's LISTEN, and
- * its liveness session: src/claims/liveness.ts), and its
+ * its liveness session: src/jobs/claims/liveness.ts), and its
  * pg-boss pool holds a connection for each transactional handler running (`errors.ingest`, two at
- * a time: jobs.ts) plus one for fetching and settling: 3, or 4 when the budget allows; knex gets
+ * a time: domain/errors/queues.ts) plus one for fetching and settling: 3, or 4 when the budget allows; knex gets
  * the rest, and lends one to the environment locks while a backup or restore runs
  * (backups/lock.ts).
  */

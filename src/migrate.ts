@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { loadConfigOrExit, type Config } from './config.ts';
 import { createDb } from './db.ts';
 import { databaseTlsHint } from './db-errors.ts';
-import { createBoss, queues, syncQueues, type Registry } from './jobs.ts';
+import { createBoss, syncQueues, type Registry } from './jobs/index.ts';
+import { queues } from './queues.ts';
 import { createLogger, type Logger } from './log.ts';
 import { ensurePartitions } from './domain/errors/retention/prune.ts';
 

@@ -14,7 +14,7 @@ import { createDb } from './db.ts';
 import { startEmbeddedPostgres } from './embedded-cluster.ts';
 import { createEnvWithKeys, requireEnv } from './domain/tenancy/envs.ts';
 import { consoleLinkMinutes, createConsoleLink } from './domain/console/links.ts';
-import { queues, schedules } from './jobs.ts';
+import { queues, schedules } from './queues.ts';
 import { createLogger } from './log.ts';
 import { runMigrations } from './migrate.ts';
 import { startWeb } from './server.ts';

@@ -1,18 +1,18 @@
 // The worker runtime: one pg-boss worker per queue of the registry. It refuses to start when a
 // queue has no handler. On SIGTERM it stops fetching, tells long jobs (`ctx.stopping`), and waits
 // for in-flight jobs; a job it cannot finish in time stays active and is taken over by another
-// worker once this one's liveness session closes (src/claims/takeover.ts), and handlers are
+// worker once this one's liveness session closes (src/jobs/claims/takeover.ts), and handlers are
 // idempotent.
 import type { Knex } from 'knex';
 import type { ConstructorOptions, Db as BossDb, JobWithMetadata, PgBoss } from 'pg-boss';
 import type { z } from 'zod';
 import type { Config } from './config.ts';
 import { connectionShares, createDb } from './db.ts';
-import { startLiveness } from './claims/liveness.ts';
-import { lockClaims } from './claims/queries.ts';
-import { workerQueries } from './claims/worker-queries.ts';
-import { startClaimReaper, type ClaimReaperOptions } from './claims/reaper.ts';
-import { createBoss, Jobs, type Registry, type ScheduleDef } from './jobs.ts';
+import { startLiveness } from './jobs/claims/liveness.ts';
+import { lockClaims } from './jobs/claims/queries.ts';
+import { workerQueries } from './jobs/claims/worker-queries.ts';
+import { startClaimReaper, type ClaimReaperOptions } from './jobs/claims/reaper.ts';
+import { createBoss, Jobs, type Registry, type ScheduleDef } from './jobs/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createObjectStore } from './storage/index.ts';
 import { inJobSpan, splitTrace } from './telemetry/jobs.ts';
@@ -55,7 +55,7 @@ export function assertHandlers(registry: Registry, handlers: Record<string, unkn
   const unknown = Object.keys(handlers).filter((name) => !(name in registry));
   const problems = [
     ...missing.map((n) => `queue "${n}" has no handler: add one to workers/handlers.ts`),
-    ...unknown.map((n) => `handler "${n}" has no queue: add it to the registry in src/jobs.ts`),
+    ...unknown.map((n) => `handler "${n}" has no queue: declare it in its feature's queues.ts and src/queues.ts`),
   ];
   if (problems.length > 0) throw new Error(`the worker cannot start:\n  - ${problems.join('\n  - ')}`);
 }
@@ -78,9 +78,9 @@ export interface WorkerOptions {
   pollingIntervalSeconds?: number;
   /** Milliseconds to wait for in-flight jobs on stop. */
   stopTimeoutMs?: number;
-  /** Cron schedules to register (the app passes `schedules` from src/jobs.ts). */
+  /** Cron schedules to register (the app passes `schedules` from src/queues.ts). */
   schedules?: readonly ScheduleDef[];
-  /** The gone-worker reaper's timing (src/claims/reaper.ts); tests lengthen it to watch the heartbeat alone. */
+  /** The gone-worker reaper's timing (src/jobs/claims/reaper.ts); tests lengthen it to watch the heartbeat alone. */
   claimReaper?: Omit<ClaimReaperOptions, 'queues'>;
 }
 
@@ -127,8 +127,8 @@ export async function startWorker<R extends Registry>(
           retryLimit: job.retryLimit,
           createdOn: job.createdOn,
         }));
-        // First, so the claim is visibly held while the handler works (src/claims/reaper.ts), or
-        // its worker named on the jobs (src/claims/takeover.ts).
+        // First, so the claim is visibly held while the handler works (src/jobs/claims/reaper.ts), or
+        // its worker named on the jobs (src/jobs/claims/takeover.ts).
         if (tx)
           await lockClaims(
             tx,

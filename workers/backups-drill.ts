@@ -1,5 +1,5 @@
 // `backups.drill`: one restore drill (src/domain/backups/drill.ts). Idempotent on the operation id.
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { runDrill } from '../src/domain/backups/drill.ts';
 import type { JobHandler } from '../src/worker.ts';
 

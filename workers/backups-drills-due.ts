@@ -1,5 +1,5 @@
 // `backups.drills-due`: the hourly cron that starts every restore drill that is due.
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { startDueDrills } from '../src/domain/backups/drill.ts';
 import type { JobHandler } from '../src/worker.ts';
 

@@ -1,5 +1,5 @@
 // `backups.prune`: deletes backups past their retention (object, then row).
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { pruneExpired } from '../src/domain/backups/maintenance.ts';
 import type { JobHandler } from '../src/worker.ts';
 

@@ -1,5 +1,5 @@
 // `backups.reap`: fails backups and restores whose worker died, and cleans what they left.
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { reapOrphans } from '../src/domain/backups/maintenance.ts';
 import type { JobHandler } from '../src/worker.ts';
 

@@ -1,12 +1,12 @@
 // `backups.restore`: one restore operation. Idempotent on the operation id.
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { reapOrphans } from '../src/domain/backups/maintenance.ts';
 import { runRestore } from '../src/domain/backups/restore.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const backupsRestore: JobHandler<(typeof queues)['backups.restore']['schema']> = async (jobs, ctx) => {
   for (const job of jobs) {
-    // A retry is most often a worker taken over within a second of dying (src/claims/takeover.ts):
+    // A retry is most often a worker taken over within a second of dying (src/jobs/claims/takeover.ts):
     // its restore and pre-restore copy are settled now, and its temporary folder removed when it
     // is on this machine.
     if (job.retryCount > 0) await reapOrphans(ctx);

@@ -1,5 +1,5 @@
 // `backups.schedule`: a cron slot (daily, weekly or monthly) → one backup per environment.
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { scheduleSlot } from '../src/domain/backups/maintenance.ts';
 import type { JobHandler } from '../src/worker.ts';
 

@@ -1,6 +1,6 @@
 // `errors.assemble-bundle`: one artifact bundle uploaded by sentry-cli, made into source maps and
 // minified files (domain/errors/sentry/cli/assemble.ts).
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { assembleBundle } from '../src/domain/errors/sentry/cli/assemble.ts';
 import type { JobHandler } from '../src/worker.ts';
 

@@ -1,5 +1,5 @@
 // `errors.ingest`: a fetch of jobs through parse → symbolicate → scrub → group → store (docs/api.md
-// "Capture fields and capture rules"), on the transaction pg-boss settles the jobs in (src/jobs.ts `transactional`).
+// "Capture fields and capture rules"), on the transaction pg-boss settles the jobs in (domain/errors/queues.ts `transactional`).
 // Every job is settled here, on that transaction: a job whose events are all stored is deleted
 // with them (the queue never holds what is stored); a failed event of a job of several goes on as
 // a job of its own, so one poison event never holds back or repeats its neighbours; a job of one
@@ -17,7 +17,8 @@ import { ensurePartitions } from '../src/domain/errors/retention/prune.ts';
 import { indexMinified } from '../src/domain/errors/source-maps/scope-naming.ts';
 import { sourceMapBucket } from '../src/domain/errors/source-maps/uploads.ts';
 import type { MapLoader } from '../src/domain/errors/pipeline/symbolicate.ts';
-import { deadLetterName, type AppRegistry } from '../src/jobs.ts';
+import { deadLetterName } from '../src/jobs/index.ts';
+import type { AppRegistry } from '../src/queues.ts';
 import { readAll } from '../src/storage/object-store.ts';
 import type { JobHandler, JobInput, WorkerContext } from '../src/worker.ts';
 import type { Db as BossDb } from 'pg-boss';
@@ -164,7 +165,7 @@ export function errorsIngest(
   // worker after the first stopped (tests do) never reaches the stopped one's pool through them.
   const perWorker = new WeakMap<object, IngestDeps>();
   return async (jobs, ctx, tx) => {
-    if (!tx) throw new Error(`${queue} must run transactional (src/jobs.ts)`);
+    if (!tx) throw new Error(`${queue} must run transactional (domain/errors/queues.ts)`);
     let deps = perWorker.get(ctx.db);
     if (!deps) {
       deps = {

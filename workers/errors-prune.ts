@@ -2,8 +2,8 @@
 // without events (domain/errors/retention/prune.ts), day partitions made ahead, accepted
 // event ids past their 90 days, and sentry-cli chunks no bundle claimed within a day (pending
 // counts are put right every 5 minutes: errors-reconcile-pending.ts). Dead-lettered events are
-// pg-boss's to delete, after their 30 days (src/jobs.ts).
-import type { queues } from '../src/jobs.ts';
+// pg-boss's to delete, after their 30 days (src/jobs/sync.ts).
+import type { queues } from '../src/queues.ts';
 import { pruneEventIds } from '../src/domain/errors/intake/event-ids.ts';
 import { pruneErrors } from '../src/domain/errors/retention/prune.ts';
 import { pruneChunks } from '../src/domain/errors/sentry/cli/chunks.ts';

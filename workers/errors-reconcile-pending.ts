@@ -1,7 +1,7 @@
 // `errors.reconcile-pending` (every 5 minutes): each environment's pending count set to the events
 // its queue holds (domain/errors/intake/queries.ts reconcilePending), so a count lost by a
 // web process that died (or moved by a redrive of dead letters) is put right within minutes.
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { ingestQueries } from '../src/domain/errors/intake/queries.ts';
 import type { JobHandler } from '../src/worker.ts';
 

@@ -1,6 +1,6 @@
 // `errors.vacuum` (every minute): the intake's table vacuumed when autovacuum has not kept up
 // (domain/errors/intake/vacuum.ts).
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { vacuumIntake } from '../src/domain/errors/intake/vacuum.ts';
 import type { JobHandler } from '../src/worker.ts';
 

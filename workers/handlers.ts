@@ -1,6 +1,6 @@
 // Queue name → handler. The worker refuses to start unless this covers the registry exactly.
 import { longStatements } from '../src/db-timeouts.ts';
-import type { AppRegistry } from '../src/jobs.ts';
+import type { AppRegistry } from '../src/queues.ts';
 import type { Handlers, JobHandler } from '../src/worker.ts';
 import type { z } from 'zod';
 import { backupsCapture } from './backups-capture.ts';

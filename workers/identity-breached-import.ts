@@ -1,5 +1,5 @@
 // `identity.breached-import`: merges a staged import into the local breached-password store.
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { mergeImport } from '../src/domain/identity/breached/import.ts';
 import type { JobHandler } from '../src/worker.ts';
 

@@ -1,5 +1,5 @@
 // `identity.password-reset`: mails a reset link when the account exists (src/domain/identity/links.ts).
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { sendPasswordReset } from '../src/domain/identity/links/links.ts';
 import { createMailer } from '../src/mail/index.ts';
 import type { JobHandler } from '../src/worker.ts';

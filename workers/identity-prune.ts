@@ -1,6 +1,6 @@
 // `identity.prune` (daily cron): history past 90 days and ended sessions, tickets and links, and the
 // OAuth device requests and social sign-ins that can no longer complete.
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { pruneIdentity } from '../src/domain/identity/prune-queries.ts';
 import { oauthQueries } from '../src/domain/oauth/queries.ts';
 import { socialQueries } from '../src/domain/social/queries.ts';

@@ -1,5 +1,5 @@
 // `identity.sign-up`: hashes the sealed password, creates the user and mails (src/domain/identity/signup.ts).
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { processSignUp } from '../src/domain/identity/signup/signup.ts';
 import { createMailer } from '../src/mail/index.ts';
 import type { JobHandler } from '../src/worker.ts';

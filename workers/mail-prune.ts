@@ -1,5 +1,5 @@
 // `mail.prune` (hourly cron): outbox rows past their 7 days (src/mail/outbox.ts).
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { outboxQueries } from '../src/mail/outbox.ts';
 import type { JobHandler } from '../src/worker.ts';
 

@@ -1,6 +1,6 @@
 // `webhooks.prune` (daily cron): deliveries and their attempts kept 30 days (docs/api.md "Webhooks"),
 // then the messages no delivery needs, a bounded batch at a time.
-import type { queues } from '../src/jobs.ts';
+import type { queues } from '../src/queues.ts';
 import { webhookQueries } from '../src/domain/webhooks/queries.ts';
 import type { JobHandler } from '../src/worker.ts';
 

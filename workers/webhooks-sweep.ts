@@ -1,5 +1,5 @@
 // `webhooks.sweep` (every 10 minutes): deliveries whose job is gone, queued again (src/domain/webhooks/sweep.ts).
-import type { AppRegistry, queues } from '../src/jobs.ts';
+import type { AppRegistry, queues } from '../src/queues.ts';
 import { sweepDeliveries } from '../src/domain/webhooks/sweep.ts';
 import type { JobHandler } from '../src/worker.ts';
 

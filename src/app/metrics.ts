@@ -9,7 +9,7 @@ import type { Middleware } from 'koa';
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { readStatus } from '../domain/operations/status.ts';
 import { sha256 } from '../crypto.ts';
-import { queues } from '../jobs.ts';
+import { queues } from '../queues.ts';
 import type { AppDeps } from '../http/context.ts';
 import { clusterMetrics, joinClusterMetrics } from '../web-cluster.ts';
 

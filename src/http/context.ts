@@ -1,7 +1,7 @@
 // What every request handler can reach: the process's dependencies and the request's own state.
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
-import type { Jobs } from '../jobs.ts';
+import type { Jobs } from '../jobs/index.ts';
 import type { Logger } from '../log.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyBackupObject, restoreObject, verifyBackupObject } from '../../src/domain/backups/restore.ts';
 import { backupQueries, type BackupRow } from '../../src/domain/backups/queries.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queues } from '../../src/jobs.ts';
+import { queues } from '../../src/queues.ts';
 import { createLogger } from '../../src/log.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';

@@ -11,7 +11,7 @@ import { signDownload } from '../../src/domain/backups/download-links.ts';
 import { createKey } from '../../src/domain/tenancy/envs.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { newId } from '../../src/ids.ts';
-import { queues } from '../../src/jobs.ts';
+import { queues } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';

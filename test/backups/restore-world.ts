@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queues } from '../../src/jobs.ts';
+import { queues } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import type { ObjectStore } from '../../src/storage/object-store.ts';

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneExpired, scheduleSlot, slotOf } from '../../src/domain/backups/maintenance.ts';
 import { saveSettings } from '../../src/domain/backups/service.ts';
-import { createBoss, Jobs, queues } from '../../src/jobs.ts';
+import { createBoss, Jobs } from '../../src/jobs/index.ts';
+import { queues } from '../../src/queues.ts';
 import { createLogger } from '../../src/log.ts';
 import { newId } from '../../src/ids.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
@@ -186,7 +187,7 @@ describe('schedules', () => {
   });
 
   it('registers hourly cron slots in UTC, each taking the environments whose hour it is', async () => {
-    const { schedules } = await import('../../src/jobs.ts');
+    const { schedules } = await import('../../src/queues.ts');
     const mine = schedules.filter((s) => s.queue === 'backups.schedule').map((s) => [s.key, s.cron, s.data]);
     expect(mine).toEqual([
       ['daily', '0 * * * *', { type: 'daily' }],

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queues } from '../../src/jobs.ts';
+import { queues } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';

@@ -9,7 +9,7 @@ import { tenancyQueries } from '../../src/domain/tenancy/queries.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { queues } from '../../src/jobs.ts';
+import { queues } from '../../src/queues.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { encode } from '@jridgewell/sourcemap-codec';
 import { call, createTestEnv, type Harness } from '../support/harness.ts';

@@ -5,7 +5,7 @@
 // envelopes get the same 429, with X-Sentry-Rate-Limits.
 import { beforeAll, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queues, schedules } from '../../src/jobs.ts';
+import { queues, schedules } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';

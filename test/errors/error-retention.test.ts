@@ -9,7 +9,7 @@ import { newId } from '../../src/ids.ts';
 import { pruneErrors } from '../../src/domain/errors/retention/prune.ts';
 import { retentionQueries } from '../../src/domain/errors/retention/queries.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queues } from '../../src/jobs.ts';
+import { queues } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';

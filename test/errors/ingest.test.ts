@@ -23,7 +23,7 @@ import { sealPayload } from '../../src/domain/errors/intake/sealed-payload.ts';
 import { enqueueEvents } from '../../src/domain/errors/intake/writer.ts';
 import type { MapLoader } from '../../src/domain/errors/pipeline/symbolicate.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queues, type Jobs } from '../../src/jobs.ts';
+import { queues, type AppJobs as Jobs } from '../../src/queues.ts';
 import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vacuumIntake } from '../../src/domain/errors/intake/vacuum.ts';
 import { ingestQueries } from '../../src/domain/errors/intake/queries.ts';
-import { schedules, type Jobs } from '../../src/jobs.ts';
+import { schedules, type AppJobs as Jobs } from '../../src/queues.ts';
 import { createHarness, sqlNumber, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { testJobs } from './support.ts';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pendingCountHooks } from '../../src/domain/errors/intake/writer.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queues } from '../../src/jobs.ts';
+import { queues } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdRetentionDays, pruneEventIds } from '../../src/domain/errors/intake/event-ids.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { deadLetterName, queues, schedules, type Jobs } from '../../src/jobs.ts';
+import { deadLetterName } from '../../src/jobs/index.ts';
+import { queues, schedules, type AppJobs as Jobs } from '../../src/queues.ts';
 import { startWorker } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';

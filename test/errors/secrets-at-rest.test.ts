@@ -11,7 +11,7 @@ import { isCardNumber } from '../../src/domain/errors/scrubbing/rules.ts';
 import { createScrubber, defaultPolicy } from '../../src/domain/errors/scrubbing/scrub.ts';
 import { openPayload } from '../../src/domain/errors/intake/sealed-payload.ts';
 import type { Keyring } from '../../src/crypto.ts';
-import type { Jobs } from '../../src/jobs.ts';
+import type { AppJobs as Jobs } from '../../src/queues.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntakeWriter } from '../../src/domain/errors/intake/writer.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import type { Jobs } from '../../src/jobs.ts';
+import type { AppJobs as Jobs } from '../../src/queues.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { queuedEvents, sealedSample, testJobs } from './support.ts';
 

@@ -3,7 +3,7 @@
 import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { queues } from '../../src/jobs.ts';
+import { queues } from '../../src/queues.ts';
 import type { Logger } from '../../src/log.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';

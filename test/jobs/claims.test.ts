@@ -1,13 +1,13 @@
-// Claim locks and the gone-worker reaper (src/claims) on the real Postgres and pg-boss: a claim whose
+// Claim locks and the gone-worker reaper (src/jobs/claims) on the real Postgres and pg-boss: a claim whose
 // handler is working holds its lock and is left alone; a claim whose lock is free (its worker's
 // connection closed) is retried within a pass; a fresh claim is given its grace; several reapers at
 // once retry each orphan exactly once; the reaper wakes its workers when the retries are due.
 import { fromKnex, type PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { lockClaims } from '../../src/claims/queries.ts';
-import { startClaimReaper } from '../../src/claims/reaper.ts';
-import { createBoss, defineQueues, syncQueues } from '../../src/jobs.ts';
+import { lockClaims } from '../../src/jobs/claims/queries.ts';
+import { startClaimReaper } from '../../src/jobs/claims/reaper.ts';
+import { createBoss, defineQueues, syncQueues } from '../../src/jobs/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { createHarness, type Harness } from '../support/harness.ts';

@@ -3,7 +3,8 @@
 // without a handler for every queue refuses to start; a graceful stop finishes in-flight work.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createBoss, deadLetterName, defineQueues, queues, syncQueues } from '../../src/jobs.ts';
+import { createBoss, deadLetterName, defineQueues, syncQueues } from '../../src/jobs/index.ts';
+import { queues } from '../../src/queues.ts';
 import { assertHandlers, startWorker, type Handlers, type WorkerHandle } from '../../src/worker.ts';
 import { handlers as appHandlers } from '../../workers/handlers.ts';
 import { createHarness, type Harness } from '../support/harness.ts';

@@ -1,4 +1,4 @@
-// Worker liveness (src/claims/liveness.ts, takeover.ts) on the real Postgres and pg-boss: the jobs
+// Worker liveness (src/jobs/claims/liveness.ts, takeover.ts) on the real Postgres and pg-boss: the jobs
 // of a worker whose key is free are failed and made due at once, exactly once however many workers
 // look; a live worker's jobs are left alone, also after its liveness session was cut and taken
 // again; a key recorded for an earlier attempt never takes over a later one; a job no worker named
@@ -6,9 +6,9 @@
 import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startClaimReaper } from '../../src/claims/reaper.ts';
-import { workerQueries } from '../../src/claims/worker-queries.ts';
-import { createBoss, defineQueues, syncQueues } from '../../src/jobs.ts';
+import { startClaimReaper } from '../../src/jobs/claims/reaper.ts';
+import { workerQueries } from '../../src/jobs/claims/worker-queries.ts';
+import { createBoss, defineQueues, syncQueues } from '../../src/jobs/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { startWorker } from '../../src/worker.ts';
 import { createHarness, sqlNumber, type Harness } from '../support/harness.ts';

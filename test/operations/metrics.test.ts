@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeStatus, registerAdmin } from '../../src/cli/commands/admin.ts';
 import { createCliContext } from '../../src/cli/admin-context.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { queues } from '../../src/jobs.ts';
+import { queues } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open } from '../../src/crypto.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { createBoss } from '../../src/jobs.ts';
+import { createBoss } from '../../src/jobs/index.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey } from '../support/config.ts';
 import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';

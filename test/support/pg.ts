@@ -24,12 +24,20 @@ export async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>, base: 
   }
 }
 
-/** Changes to migrations or the job registry make a new template. */
+/**
+ * Changes to migrations or the job registry make a new template: the queue runtime (src/jobs/),
+ * the registry (src/queues.ts) and every feature's queue declarations (`queues.ts`).
+ */
 export function schemaFingerprint(): string {
   const hash = createHash('sha256');
   const dir = new URL('../../migrations/', import.meta.url);
   for (const file of readdirSync(dir).sort()) hash.update(file).update(readFileSync(new URL(file, dir)));
-  hash.update(readFileSync(new URL('../../src/jobs.ts', import.meta.url)));
+  const src = new URL('../../src/', import.meta.url);
+  const registry = readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.startsWith('jobs/') || file === 'queues.ts' || file.endsWith('/queues.ts'))
+    .filter((file) => file.endsWith('.ts'))
+    .sort();
+  for (const file of registry) hash.update(file).update(readFileSync(new URL(file, src)));
   return hash.digest('hex').slice(0, 12);
 }
 

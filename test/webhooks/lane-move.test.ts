@@ -10,7 +10,8 @@ import { moveQueued, settleLane } from '../../src/domain/webhooks/lanes.ts';
 import { keyringFromConfig, seal } from '../../src/crypto.ts';
 import { secretContext } from '../../src/domain/webhooks/endpoints.ts';
 import { webhookQueries } from '../../src/domain/webhooks/queries.ts';
-import { createBoss, Jobs, queues } from '../../src/jobs.ts';
+import { createBoss, Jobs } from '../../src/jobs/index.ts';
+import { queues } from '../../src/queues.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 
 let h: Harness;

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { queues, type AppRegistry } from '../../src/jobs.ts';
+import { queues, type AppRegistry } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type Handlers, type WorkerHandle } from '../../src/worker.ts';
 import type { SendOptions } from '../../src/domain/webhooks/send.ts';

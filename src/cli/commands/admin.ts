@@ -7,7 +7,8 @@ import { checkScopes, createEnvWithKeys, createKey, requireEnv, requireEnvPath }
 import { tenancyQueries } from '../../domain/tenancy/queries.ts';
 import { readStatus, type OperationalStatus } from '../../domain/operations/status.ts';
 import { pruneErrors } from '../../domain/errors/retention/prune.ts';
-import { createBoss, queues } from '../../jobs.ts';
+import { createBoss } from '../../jobs/index.ts';
+import { queues } from '../../queues.ts';
 import { CliError, type CliContext } from '../context.ts';
 import { createConsoleLink, type ConsoleLink } from '../../domain/console/links.ts';
 

@@ -3,7 +3,8 @@
 import { createReadStream } from 'node:fs';
 import { rangePrefixOf, type ImportFormat } from '../../domain/identity/breached/format.ts';
 import { stageImport } from '../../domain/identity/breached/import.ts';
-import { createBoss, Jobs, queues } from '../../jobs.ts';
+import { createBoss, Jobs } from '../../jobs/index.ts';
+import { queues } from '../../queues.ts';
 import { CliError, type Register } from '../context.ts';
 
 /** Wired under `cairn admin`: `cairn admin breached import FILE [--format hibp|plain]`. */

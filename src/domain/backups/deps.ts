@@ -1,7 +1,7 @@
 // What backup code needs from its process, and the small pure rules shared by its parts.
 import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
-import type { AnyJobs as Jobs } from '../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../jobs/index.ts';
 import type { Logger } from '../../log.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import type { BackupType, RetentionDays } from './queries.ts';

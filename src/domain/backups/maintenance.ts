@@ -1,6 +1,6 @@
 // The cron side of backups: one backup per environment per slot, retention pruning, and reaping
 // runs whose worker died.
-import type { Jobs } from '../../jobs.ts';
+import type { BackupJobs as Jobs } from './queues.ts';
 
 export type Enqueuer = Pick<Jobs, 'enqueue'>;
 import { newId } from '../../ids.ts';

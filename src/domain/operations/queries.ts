@@ -1,9 +1,9 @@
 // SQL for the operator's view of the pipeline: the error intake (accepted, not yet processed), its
 // dead letters, and backups whose latest drill failed. Read at scrape time by /metrics and by
 // `cairn admin status`; each is one aggregate over the queue's own partition of pg-boss's job
-// table (`errors.ingest` is partitioned, src/jobs.ts), read-only: pg-boss owns those rows.
+// table (`errors.ingest` is partitioned, errors/queues.ts), read-only: pg-boss owns those rows.
 import type { Db } from '../../db.ts';
-import { deadLetterName } from '../../jobs.ts';
+import { deadLetterName } from '../../jobs/index.ts';
 import { defaultErrorSettings } from '../errors/retention/queries.ts';
 
 export interface IntakeFigures {
@@ -62,7 +62,7 @@ export function operationsQueries(db: Db) {
       return rows.map((r) => ({ name: r.name, pending: Number(r.pending), max_pending: Number(r.max_pending) }));
     },
 
-    /** Dead-lettered events waiting for an operator (kept 30 days, src/jobs.ts). */
+    /** Dead-lettered events waiting for an operator (kept 30 days, src/jobs/sync.ts). */
     async deadLetters(): Promise<number> {
       const { rows } = await db.raw<{ rows: { n: string | null }[] }>(
         `select sum(jsonb_array_length(data->'events')) as n from pgboss.job where name = ? and state = 'created'`,

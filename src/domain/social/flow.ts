@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 import { keyringFromConfig, open, seal, sha256 } from '../../crypto.ts';
 import { AppError } from '../../app-error.ts';
-import type { AnyJobs as Jobs } from '../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../jobs/index.ts';
 import { allowedRedirect, isPortalPage } from '../identity/redirects.ts';
 import { createSession, envIdentity, type SignInContext } from '../identity/sessions/sessions.ts';
 import { issueTicket } from '../identity/tickets/tickets.ts';

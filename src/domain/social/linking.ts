@@ -8,7 +8,7 @@
 // 3. otherwise a new user is created; an unverified address that another user holds is refused.
 import type { Knex } from 'knex';
 import { AppError } from '../../app-error.ts';
-import type { AnyJobs as Jobs } from '../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../jobs/index.ts';
 import { emitUserCreated } from '../identity/users/events.ts';
 import { identityQueries } from '../identity/queries.ts';
 import { endAllAccess } from '../identity/revocation.ts';

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { keyringFromConfig, open, type Keyring } from '../../crypto.ts';
 import type { Config } from '../../config.ts';
-import type { AnyJobs as Jobs } from '../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../jobs/index.ts';
 import type { Logger } from '../../log.ts';
 import { targetRule } from '../../egress/target-rule.ts';
 import { enqueueAttempts } from './emit.ts';

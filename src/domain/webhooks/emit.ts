@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Db as BossDb } from 'pg-boss';
 import type { Db, SqlTx } from '../../db.ts';
 import { newId } from '../../ids.ts';
-import type { AnyJobs as Jobs } from '../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../jobs/index.ts';
 import { messageBody, type EventType, type WebhookEvent } from './catalogue.ts';
 import { outboxQueries, type Queued, type Ready } from './queries.ts';
 

@@ -93,7 +93,7 @@ export interface Queued extends Ready {
   slow: boolean;
 }
 
-/** The two lanes' queues (src/jobs.ts). */
+/** The two lanes' queues (queues.ts). */
 export const deliveryQueues = ['webhooks.deliver', 'webhooks.deliver-slow'];
 
 const matching = `e.env_id = x.env_id and e.state = 'enabled' and (e.event_types @> array[x.type] or e.event_types @> array['*'])`;

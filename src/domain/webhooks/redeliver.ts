@@ -3,7 +3,7 @@
 // back later messages about the same resource. A delivery still pending has an attempt coming.
 import type { Knex } from 'knex';
 import { AppError } from '../../app-error.ts';
-import type { AnyJobs as Jobs } from '../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../jobs/index.ts';
 import { enqueueAttempts } from './emit.ts';
 import { requireEndpoint } from './endpoints.ts';
 import { webhookQueries, type AttemptRow, type DeliveryRow } from './queries.ts';

@@ -6,7 +6,7 @@
 // released. Should a job turn up anyway, the attempt's number makes the second record nothing: at
 // worst one extra request with the same webhook-id.
 import type { Knex } from 'knex';
-import type { AnyJobs as Jobs } from '../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../jobs/index.ts';
 import { enqueueAttempts } from './emit.ts';
 import { webhookQueries } from './queries.ts';
 

@@ -4,7 +4,7 @@
 // environments without endpoints costs one statement.
 import type { Db as BossDb } from 'pg-boss';
 import { errorGroupEvent } from './present.ts';
-import type { AnyJobs as Jobs } from '../../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
 import { emit, wanted } from '../../webhooks/emit.ts';
 import type { ChangedGroup } from '../intake/queries.ts';
 import type { GroupRow } from './queries.ts';

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { fromKnex } from 'pg-boss';
 import { errorGroupEvent } from './present.ts';
 import { AppError } from '../../../app-error.ts';
-import type { AnyJobs as Jobs } from '../../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
 import { emit } from '../../webhooks/emit.ts';
 import { groupQueries, type GroupRow, type GroupState } from './queries.ts';
 

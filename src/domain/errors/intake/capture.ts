@@ -15,7 +15,7 @@ import { AppError } from '../../../app-error.ts';
 import { ingestQueries, type AcceptedRow } from './queries.ts';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { intakeWriter } from './writer.ts';
-import type { Jobs } from '../../../jobs.ts';
+import type { ErrorJobs as Jobs } from '../queues.ts';
 import { sealPayloadJson } from './sealed-payload.ts';
 
 export const newEventUid = (cell: string, now?: number): string => `err_${cell}${newUlid(now)}`;

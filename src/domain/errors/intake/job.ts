@@ -1,4 +1,4 @@
-// The `errors.ingest` job (src/jobs.ts): a group of accepted events, each sealed with the plain
+// The `errors.ingest` job (errors/queues.ts): a group of accepted events, each sealed with the plain
 // columns its seal is bound to (sealed-payload.ts). A capture request's events are packed into
 // jobs of at most `jobLimits` so that a worker's fetch of `batchSize` jobs is a bounded batch
 // (pg-boss fetches by job count, never by bytes): 4 jobs of at most 32 KB sealed is at most

@@ -181,7 +181,7 @@ export function ingestQueries(db: Db) {
     /**
      * Stores a processed batch (`eventsJson`: a JSON array of NewEvent) in one statement, on the
      * worker's transaction (`tx`), so it commits or vanishes as a whole, and only together with its
-     * jobs' settlement (src/jobs.ts `transactional`).
+     * jobs' settlement (errors/queues.ts `transactional`).
      *
      * Exactly once: a job runs again only when its first run did not commit (a killed worker), so a
      * uid is stored by at most one committed run. Two runs of one job at once (a claim that ran out

@@ -8,7 +8,7 @@
 // Named events (docs/api.md "Idempotent capture"): their ids are claimed and the winners' jobs
 // queued in one transaction, so an id is claimed exactly when its event is queued.
 import type { Knex } from 'knex';
-import type { Jobs } from '../../../jobs.ts';
+import type { ErrorJobs as Jobs } from '../queues.ts';
 import { packJobs } from './job.ts';
 import { fromKnex } from 'pg-boss';
 import { rawTransaction } from '../../../db.ts';

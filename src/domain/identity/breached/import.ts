@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { newId } from '../../../ids.ts';
-import type { Jobs } from '../../../jobs.ts';
+import type { IdentityJobs as Jobs } from '../queues.ts';
 import { breachedQueries } from './queries.ts';
 import { packSuffixes, parseImportLine, splitHash, unpackSuffixes, type ImportFormat } from './format.ts';
 

@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../../config.ts';
 import { AppError } from '../../../app-error.ts';
-import type { Jobs } from '../../../jobs.ts';
+import type { IdentityJobs as Jobs } from '../queues.ts';
 import { passwordResetMail } from '../../../mail/templates.ts';
 import type { Mailer } from '../../../mail/index.ts';
 import { breachedChecker } from '../breached/breached.ts';

@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import { fromKnex } from 'pg-boss';
 import { endUserCreatedEvent, endUserDeletedEvent } from '../present.ts';
-import type { AnyJobs as Jobs } from '../../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
 import { emit, wanted } from '../../webhooks/emit.ts';
 import { identityQueries } from '../queries.ts';
 

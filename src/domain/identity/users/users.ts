@@ -3,7 +3,7 @@
 // holding the secret key may know which addresses exist.
 import type { Knex } from 'knex';
 import { AppError } from '../../../app-error.ts';
-import type { AnyJobs as Jobs } from '../../../jobs.ts';
+import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
 import { emitUserCreated, emitUserDeleted } from './events.ts';
 import { breachedChecker } from '../breached/breached.ts';
 import { hashPassword, passwordProblem } from '../passwords.ts';

@@ -4,7 +4,7 @@
 // worker fetched) and made due at once, within about a second of the process dying instead of
 // after pg-boss's heartbeat (10 s at least, plus a supervisor pass) or expiry. Failing a job whose
 // worker is in fact alive (its liveness session was cut off, liveness.ts) runs it twice, which
-// every handler allows (src/jobs.ts).
+// every handler allows (queue.ts).
 import { fromKnex, type PgBoss } from 'pg-boss';
 import type { Knex } from 'knex';
 import { workerQueries, type WorkerClaim } from './worker-queries.ts';

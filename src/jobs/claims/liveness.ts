@@ -7,12 +7,12 @@
 //
 // When Postgres restarts (or the connection is cut), the lock goes with the session: the session
 // reconnects every second and takes its key again. Until then another worker may take this one's
-// jobs over while it still works them; every handler is safe run twice (src/jobs.ts), and
+// jobs over while it still works them; every handler is safe run twice (src/jobs/queue.ts), and
 // pg-boss fences this worker's late completion on the attempt it fetched.
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../log.ts';
 import { holdWorkerKey } from './worker-queries.ts';
 
 export interface Liveness {

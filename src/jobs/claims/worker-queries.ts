@@ -1,11 +1,11 @@
 // SQL for worker liveness: how a worker that is not transactional shows Postgres it is still
 // working the jobs it claimed, and how another worker finds the jobs of a worker that is gone.
 // Each worker process holds a session advisory lock on its own random key for its whole life
-// (src/claims/liveness.ts); a handler writes that key into its jobs' `output` as it starts them
+// (src/jobs/claims/liveness.ts); a handler writes that key into its jobs' `output` as it starts them
 // (pg-boss leaves an active job's output alone, and overwrites it when the job completes or
 // fails), so a free key names a process whose connection closed: a killed or crashed worker.
 import type pg from 'pg';
-import type { Db } from '../db.ts';
+import type { Db } from '../../db.ts';
 
 /** The advisory-lock space of worker keys (claims use 727307, backups/lock.ts 727306). */
 export const workerLockSpace = 727308;

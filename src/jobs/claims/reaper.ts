@@ -11,7 +11,7 @@
 // transactional handler's commit on the attempt it claimed, so the late handler rolls back.
 import { fromKnex, type PgBoss } from 'pg-boss';
 import type { Knex } from 'knex';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../log.ts';
 import { claimQueries } from './queries.ts';
 import { takeOverGoneWorkers } from './takeover.ts';
 

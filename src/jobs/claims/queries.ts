@@ -4,7 +4,7 @@
 // transaction that holds them: a commit, a rollback, or the connection closing when its process
 // dies). The same rule as GoodJob's and Que's advisory-lock liveness.
 import type { Db as BossDb } from 'pg-boss';
-import type { Db } from '../db.ts';
+import type { Db } from '../../db.ts';
 
 /** The advisory-lock space of job claims (src/domain/backups/lock.ts uses 727306). */
 const claimLockSpace = 727307;
