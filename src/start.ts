@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createDb } from './db.ts';
 import { startEmbeddedPostgres } from './embedded-cluster.ts';
 import { createEnvWithKeys, requireEnv } from './domain/tenancy/envs.ts';
@@ -129,7 +129,14 @@ async function readEnvFile(): Promise<Record<string, string>> {
   return out;
 }
 
-async function main(): Promise<void> {
+type Demo = { name: string; publishable_key: string; secret_key: string; dsn?: string };
+
+/**
+ * The process's environment with what this machine's embedded services need: the embedded
+ * Postgres started when no DATABASE_URL is set, the local object folder when no S3 is, and the
+ * encryption key kept in .data/cairn.env.
+ */
+async function prepareEnv(): Promise<{ env: Record<string, string | undefined>; embedded: boolean }> {
   await mkdir(dataDir, { recursive: true });
   const saved = await readEnvFile();
   const env: Record<string, string | undefined> = { ...process.env };
@@ -147,11 +154,16 @@ async function main(): Promise<void> {
   }
   // A stable key for this machine's data: generated once, kept beside the data it protects.
   env.CAIRN_ENCRYPTION_KEY ??= saved.CAIRN_ENCRYPTION_KEY ?? randomBytes(32).toString('base64');
-  const lines = Object.entries({
+  await writeEnvFile({
     DATABASE_URL: embedded ? env.DATABASE_URL : undefined,
     CAIRN_ENCRYPTION_KEY: env.CAIRN_ENCRYPTION_KEY,
     CAIRN_LOCAL_OBJECT_DIR: env.CAIRN_LOCAL_OBJECT_DIR,
-  })
+  });
+  return { env, embedded };
+}
+
+async function writeEnvFile(vars: Record<string, string | undefined>): Promise<void> {
+  const lines = Object.entries(vars)
     .filter(([, v]) => v)
     .map(([k, v]) => `${k}=${v}`);
   // Private from its first byte (it holds the database password and the encryption key): written
@@ -164,58 +176,42 @@ async function main(): Promise<void> {
     { mode: 0o600, flag: 'wx' },
   );
   await rename(aside, envFile);
+}
 
-  const config = loadConfig(env);
-  const log = createLogger({ name: 'cairn', level: config.LOG_LEVEL, destination: withReadableMail(process.stdout) });
-  phase = 'running the migrations';
-  say('Running migrations…');
-  await runMigrations(config, log);
-
-  let demo: { name: string; publishable_key: string; secret_key: string; dsn?: string } | undefined;
-  // With the demo environment, a fresh one-use console link each start: the banner's way into the
-  // console (docs/api.md "Console").
-  let consoleLink: string | undefined;
-  if (embedded) {
-    const db = createDb(config, { poolMax: 1 });
-    try {
-      if (existsSync(demoFile)) {
-        demo = JSON.parse(await readFile(demoFile, 'utf8')) as typeof demo;
-      } else {
-        const created = await createEnvWithKeys(db, demoEnvName, 'test', keyringFromConfig(config));
-        demo = {
-          name: created.env.name,
-          publishable_key: created.publishableKey,
-          secret_key: created.secretKey,
-          dsn: dsnFor(config.CAIRN_BASE_URL, created.clientKey.publicKey, created.clientKey.projectNumber),
-        };
-        // Holds the secret key: private from its first byte, as the env file above.
-        await writeFile(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
-        await chmod(demoFile, 0o600);
-      }
-      const env = await requireEnv(db, demo!.name);
-      consoleLink = (await createConsoleLink(db, config.CAIRN_BASE_URL, env.id, null)).url;
-    } finally {
-      await db.destroy();
+/**
+ * The demo environment (created on first run, its keys kept in .data/demo-keys.json) and, with it,
+ * a fresh one-use console link each start: the banner's way into the console (docs/api.md "Console").
+ */
+async function demoEnv(config: Config): Promise<{ demo: Demo; consoleLink: string }> {
+  const db = createDb(config, { poolMax: 1 });
+  try {
+    let demo: Demo;
+    if (existsSync(demoFile)) {
+      demo = JSON.parse(await readFile(demoFile, 'utf8')) as Demo;
+    } else {
+      const created = await createEnvWithKeys(db, demoEnvName, 'test', keyringFromConfig(config));
+      demo = {
+        name: created.env.name,
+        publishable_key: created.publishableKey,
+        secret_key: created.secretKey,
+        dsn: dsnFor(config.CAIRN_BASE_URL, created.clientKey.publicKey, created.clientKey.projectNumber),
+      };
+      // Holds the secret key: private from its first byte, as the env file.
+      await writeFile(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
+      await chmod(demoFile, 0o600);
     }
+    const env = await requireEnv(db, demo.name);
+    return { demo, consoleLink: (await createConsoleLink(db, config.CAIRN_BASE_URL, env.id, null)).url };
+  } finally {
+    await db.destroy();
   }
+}
 
-  // The same worker the Procfile runs.
-  phase = 'starting the worker';
-  const worker = await startWorker(config, queues, handlers, { log, schedules });
-  phase = 'starting the web server';
-  const web = await startWeb(config, { log });
-  onShutdown(log, async () => {
-    await web.stop();
-    await worker.stop();
-    await rm(pidFile, { force: true });
-    for (const stop of stops.reverse()) await stop();
-  });
-  await writeFile(pidFile, JSON.stringify({ pid: process.pid, url: config.CAIRN_BASE_URL }));
-
-  const base = config.CAIRN_BASE_URL;
+function printBanner(base: string, shown: { demo: Demo; consoleLink: string } | undefined): void {
   say('');
   say(`Cairn is running at ${base}`);
-  if (demo) {
+  if (shown) {
+    const { demo, consoleLink } = shown;
     say(`  environment:     ${demo.name}`);
     say(`  publishable key: ${demo.publishable_key}`);
     say(`  secret key:      ${demo.secret_key}`);
@@ -232,6 +228,30 @@ async function main(): Promise<void> {
     );
   }
   say(`  API description: ${base}/v1/openapi.json   stop: Ctrl-C`);
+}
+
+async function main(): Promise<void> {
+  const { env, embedded } = await prepareEnv();
+  const config = loadConfig(env);
+  const log = createLogger({ name: 'cairn', level: config.LOG_LEVEL, destination: withReadableMail(process.stdout) });
+  phase = 'running the migrations';
+  say('Running migrations…');
+  await runMigrations(config, log);
+  const shown = embedded ? await demoEnv(config) : undefined;
+
+  // The same worker the Procfile runs.
+  phase = 'starting the worker';
+  const worker = await startWorker(config, queues, handlers, { log, schedules });
+  phase = 'starting the web server';
+  const web = await startWeb(config, { log });
+  onShutdown(log, async () => {
+    await web.stop();
+    await worker.stop();
+    await rm(pidFile, { force: true });
+    for (const stop of stops.reverse()) await stop();
+  });
+  await writeFile(pidFile, JSON.stringify({ pid: process.pid, url: config.CAIRN_BASE_URL }));
+  printBanner(config.CAIRN_BASE_URL, shown);
 }
 
 main().catch(async (err: unknown) => {

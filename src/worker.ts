@@ -11,8 +11,8 @@ import { connectionShares, createDb } from './db.ts';
 import { startLiveness } from './jobs/claims/liveness.ts';
 import { lockClaims } from './jobs/claims/queries.ts';
 import { workerQueries } from './jobs/claims/worker-queries.ts';
-import { startClaimReaper, type ClaimReaperOptions } from './jobs/claims/reaper.ts';
-import { createBoss, Jobs, type Registry, type ScheduleDef } from './jobs/index.ts';
+import { startClaimReaper, type ClaimReaper, type ClaimReaperOptions } from './jobs/claims/reaper.ts';
+import { createBoss, Jobs, type QueueDef, type Registry, type ScheduleDef } from './jobs/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createObjectStore } from './storage/index.ts';
 import { inJobSpan, splitTrace } from './telemetry/jobs.ts';
@@ -84,6 +84,102 @@ export interface WorkerOptions {
   claimReaper?: Omit<ClaimReaperOptions, 'queues'>;
 }
 
+/** Names this worker on the jobs it fetched; returns those it could name (the others were taken over). */
+type NameJobs = <J extends { id: string; retryCount: number }>(name: string, inputs: J[]) => Promise<J[]>;
+
+function jobNamer(db: Knex, log: Logger, key: number): NameJobs {
+  return async (name, inputs) => {
+    const recorded = await workerQueries(db).record(name, inputs, key);
+    if (recorded.size < inputs.length)
+      log.warn({ queue: name, jobs: inputs.length - recorded.size }, 'jobs taken over before they started');
+    return inputs.filter((j) => recorded.has(j.id));
+  };
+}
+
+/** One fetched batch of a queue: parsed, its claim held or its worker named, then handled in a span. */
+function batchRunner<R extends Registry>(
+  name: string,
+  def: QueueDef,
+  handler: JobHandler,
+  ctx: WorkerContext<R>,
+  nameJobs: NameJobs,
+) {
+  return async (batch: JobWithMetadata<object>[], tx?: BossDb): Promise<void> => {
+    const started = performance.now();
+    const traced = batch.map((job) => ({ job, ...splitTrace(job.data) }));
+    const spanJobs = traced.map(({ job, carrier }) => ({ id: job.id, carrier }));
+    await inJobSpan(name, spanJobs, async () => {
+      const inputs = traced.map(({ job, data }) => ({
+        id: job.id,
+        data: def.schema.parse(data),
+        retryCount: job.retryCount,
+        retryLimit: job.retryLimit,
+        createdOn: job.createdOn,
+      }));
+      // First, so the claim is visibly held while the handler works (src/jobs/claims/reaper.ts), or
+      // its worker named on the jobs (src/jobs/claims/takeover.ts).
+      if (tx)
+        await lockClaims(
+          tx,
+          inputs.map((j) => j.id),
+        );
+      // A job this worker could not name is no longer its own (taken over as never named, by a
+      // worker that found it older than the takeover's grace): another attempt runs it.
+      const mine = tx ? inputs : await nameJobs(name, inputs);
+      if (mine.length > 0) await handler(mine, ctx, tx);
+    });
+    ctx.log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
+  };
+}
+
+/** Starts pg-boss's worker for one queue; returns its id. */
+async function workQueue(
+  boss: PgBoss,
+  name: string,
+  def: QueueDef,
+  run: (batch: JobWithMetadata<object>[], tx?: BossDb) => Promise<void>,
+  options: WorkerOptions,
+): Promise<string> {
+  const batchSize = def.batchSize ?? 1;
+  const work = {
+    batchSize,
+    localConcurrency: def.localConcurrency ?? 1,
+    ...(def.groupConcurrency ? { groupConcurrency: def.groupConcurrency } : {}),
+    includeMetadata: true,
+    pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+    notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 5,
+    burstWhenBatchFull: batchSize > 1,
+  } as const;
+  return def.transactional
+    ? await boss.work(name, { ...work, transactional: true }, (batch: JobWithMetadata<object>[], tx) => run(batch, tx))
+    : await boss.work(name, work, (batch: JobWithMetadata<object>[]) => run(batch));
+}
+
+/**
+ * The gone-worker reaper (src/jobs/claims/reaper.ts): transactional queues' claims are their locks,
+ * the others' are the worker named on them.
+ */
+function startReaper(
+  { db, boss, log }: { db: Knex; boss: PgBoss; log: Logger },
+  registry: Registry,
+  workers: { ids: Map<string, string>; key: number },
+  tuning: WorkerOptions['claimReaper'],
+): ClaimReaper {
+  const named = (transactional: boolean) =>
+    Object.entries(registry)
+      .filter(([, def]) => Boolean(def.transactional) === transactional)
+      .map(([name]) => name);
+  return startClaimReaper(db, boss, log, {
+    queues: named(true),
+    workers: { queues: named(false), key: workers.key },
+    wake: (queue) => {
+      const id = workers.ids.get(queue);
+      if (id) boss.notifyWorker(id);
+    },
+    ...tuning,
+  });
+}
+
 export async function startWorker<R extends Registry>(
   config: Config,
   registry: R,
@@ -106,75 +202,15 @@ export async function startWorker<R extends Registry>(
   const ctx: WorkerContext<R> = { config, db, jobs, log, store: createObjectStore(config), stopping: stopping.signal };
 
   const workerIds = new Map<string, string>();
-  const nameJobs = async <J extends { id: string; retryCount: number }>(name: string, inputs: J[]): Promise<J[]> => {
-    const recorded = await workerQueries(db).record(name, inputs, liveness.key);
-    if (recorded.size < inputs.length)
-      log.warn({ queue: name, jobs: inputs.length - recorded.size }, 'jobs taken over before they started');
-    return inputs.filter((j) => recorded.has(j.id));
-  };
+  const nameJobs = jobNamer(db, log, liveness.key);
   for (const [name, def] of Object.entries(registry)) {
-    const handler = handlers[name as keyof R] as JobHandler;
-    const batchSize = def.batchSize ?? 1;
-    const run = async (batch: JobWithMetadata<object>[], tx?: BossDb) => {
-      const started = performance.now();
-      const traced = batch.map((job) => ({ job, ...splitTrace(job.data) }));
-      const spanJobs = traced.map(({ job, carrier }) => ({ id: job.id, carrier }));
-      await inJobSpan(name, spanJobs, async () => {
-        const inputs = traced.map(({ job, data }) => ({
-          id: job.id,
-          data: def.schema.parse(data),
-          retryCount: job.retryCount,
-          retryLimit: job.retryLimit,
-          createdOn: job.createdOn,
-        }));
-        // First, so the claim is visibly held while the handler works (src/jobs/claims/reaper.ts), or
-        // its worker named on the jobs (src/jobs/claims/takeover.ts).
-        if (tx)
-          await lockClaims(
-            tx,
-            inputs.map((j) => j.id),
-          );
-        // A job this worker could not name is no longer its own (taken over as never named, by a
-        // worker that found it older than the takeover's grace): another attempt runs it.
-        const mine = tx ? inputs : await nameJobs(name, inputs);
-        if (mine.length > 0) await handler(mine, ctx, tx);
-      });
-      log.debug({ queue: name, jobs: batch.length, ms: Math.round(performance.now() - started) }, 'jobs done');
-    };
-    const work = {
-      batchSize,
-      localConcurrency: def.localConcurrency ?? 1,
-      ...(def.groupConcurrency ? { groupConcurrency: def.groupConcurrency } : {}),
-      includeMetadata: true,
-      pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
-      notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 5,
-      burstWhenBatchFull: batchSize > 1,
-    } as const;
-    workerIds.set(
-      name,
-      def.transactional
-        ? await boss.work(name, { ...work, transactional: true }, (batch: JobWithMetadata<object>[], tx) =>
-            run(batch, tx),
-          )
-        : await boss.work(name, work, (batch: JobWithMetadata<object>[]) => run(batch)),
-    );
+    const run = batchRunner(name, def, handlers[name as keyof R] as JobHandler, ctx, nameJobs);
+    workerIds.set(name, await workQueue(boss, name, def, run, options));
   }
   for (const s of options.schedules ?? []) {
     await boss.schedule(s.queue, s.cron, s.data, { tz: 'UTC', key: s.key });
   }
-  const named = (transactional: boolean) =>
-    Object.entries(registry)
-      .filter(([, def]) => Boolean(def.transactional) === transactional)
-      .map(([name]) => name);
-  const reaper = startClaimReaper(db, boss, log, {
-    queues: named(true),
-    workers: { queues: named(false), key: liveness.key },
-    wake: (queue) => {
-      const id = workerIds.get(queue);
-      if (id) boss.notifyWorker(id);
-    },
-    ...options.claimReaper,
-  });
+  const reaper = startReaper({ db, boss, log }, registry, { ids: workerIds, key: liveness.key }, options.claimReaper);
   log.info({ queues: Object.keys(registry).length }, 'worker started');
 
   return {
