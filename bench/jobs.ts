@@ -1,6 +1,6 @@
 // The job pipeline: pg-boss's defaults (poll every 2 s, one job per fetch, shared table) against
-// the settings of src/jobs.ts (LISTEN/NOTIFY wake-ups, batch fetch, a partitioned table), measured
-// in the same run on the same database: single-job latency and drain throughput.
+// the settings of src/jobs/ and the queues (LISTEN/NOTIFY wake-ups, batch fetch, a partitioned
+// table), measured in the same run on the same database: single-job latency and drain throughput.
 import type { PgBoss, WorkOptions } from 'pg-boss';
 import { createBoss } from '../src/jobs/index.ts';
 import { ms, quantile, report, scratchDatabase } from './support.ts';
