@@ -1,8 +1,8 @@
 // `backups.capture`: one backup. Idempotent on the backup id; throws only while the
 // environment is busy, so pg-boss retries it later.
 import type { queues } from '../src/queues.ts';
-import { captureBackup } from '../src/domain/backups/capture.ts';
-import { reapOrphans } from '../src/domain/backups/maintenance.ts';
+import { captureBackup } from '../src/domain/backups/capture/capture.ts';
+import { reapOrphans } from '../src/domain/backups/schedule/reap.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const backupsCapture: JobHandler<(typeof queues)['backups.capture']['schema']> = async (jobs, ctx) => {

@@ -1,7 +1,7 @@
 // `backups.restore`: one restore operation. Idempotent on the operation id.
 import type { queues } from '../src/queues.ts';
-import { reapOrphans } from '../src/domain/backups/maintenance.ts';
-import { runRestore } from '../src/domain/backups/restore.ts';
+import { reapOrphans } from '../src/domain/backups/schedule/reap.ts';
+import { runRestore } from '../src/domain/backups/restore/run.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const backupsRestore: JobHandler<(typeof queues)['backups.restore']['schema']> = async (jobs, ctx) => {

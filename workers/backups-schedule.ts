@@ -1,6 +1,6 @@
 // `backups.schedule`: a cron slot (daily, weekly or monthly) → one backup per environment.
 import type { queues } from '../src/queues.ts';
-import { scheduleSlot } from '../src/domain/backups/maintenance.ts';
+import { scheduleSlot } from '../src/domain/backups/schedule/slots.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const backupsSchedule: JobHandler<(typeof queues)['backups.schedule']['schema']> = async (jobs, ctx) => {

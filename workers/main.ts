@@ -1,6 +1,6 @@
 // Procfile `worker` (through bin/process.js), or `node workers/main.ts`.
 import { ConfigError, loadConfigOrExit } from '../src/config.ts';
-import { sweepTempDirs } from '../src/domain/backups/restore.ts';
+import { sweepTempDirs } from '../src/domain/backups/restore/fetch.ts';
 import { queues, schedules } from '../src/queues.ts';
 import { createLogger } from '../src/log.ts';
 import { onShutdown } from '../src/shutdown.ts';

@@ -1,7 +1,7 @@
 // The `cairn` program: the API commands every build has, and the run loop that turns a failure into
 // its cause and next step (errors.ts) and an exit code.
 import { Command, CommanderError } from 'commander';
-import { register as registerBackups } from './commands/backups.ts';
+import { register as registerBackups } from './commands/backups/index.ts';
 import { register as registerConsole } from './commands/console.ts';
 import { register as registerErrorGroups } from './commands/errors.ts';
 import { register as registerIdentity } from './commands/identity.ts';

@@ -6,15 +6,25 @@
 // is enabled an object is the `null` version in data/; once enabled, every write and delete marker
 // is a file pair under versions/<key>@v/<id>.{json,data}, ids are ULIDs (so newest sorts last), and
 // the `null` version stays as the oldest. Versioning cannot be suspended here, as in our API.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { AppError } from '../app-error.ts';
 import { newUlid } from '../ids.ts';
-import { diskKeyProblem, isAbsent, keyFault, refuseClash, tempSuffix } from './disk-keys.ts';
+import { diskKeyProblem, isAbsent, keyFault, refuseClash } from './disk-keys.ts';
+import {
+  isVersioned,
+  readVersionMetas,
+  removeFile,
+  storedKeys,
+  tempFiles,
+  writeTemp,
+  type Meta,
+  type VersionMeta,
+} from './disk-files.ts';
+import { restorable } from './versions.ts';
 import type {
   DeleteResult,
   GetResult,
@@ -26,29 +36,7 @@ import type {
   StreamPutOptions,
 } from './object-store.ts';
 
-interface Meta {
-  metadata: Record<string, string>;
-  contentType?: string;
-  etag: string;
-}
-
-interface VersionMeta extends Partial<Meta> {
-  versionId: string;
-  lastModified: string;
-  isDeleteMarker: boolean;
-  size: number;
-}
-
 const versionFile = /^([0-9a-z]{26})\.json$/;
-const isMissing = (err: unknown): boolean => (err as { code?: string }).code === 'ENOENT';
-
-/** Removes a file if one is there; a folder (other keys below this one) or a path through a file is no object of this key. */
-async function removeFile(path: string): Promise<void> {
-  await rm(path, { force: true }).catch((err: unknown) => {
-    const code = (err as { code?: string }).code;
-    if (!isAbsent(err) && code !== 'ERR_FS_EISDIR') throw err;
-  });
-}
 
 export class DiskObjectStore implements ObjectStore {
   readonly kind = 'disk' as const;
@@ -75,49 +63,6 @@ export class DiskObjectStore implements ObjectStore {
     return join(this.root, bucket, 'versions', `${key}@v`);
   }
 
-  private async isVersioned(bucket: string): Promise<boolean> {
-    try {
-      return (
-        (JSON.parse(await readFile(join(this.root, bucket, 'versioning.json'), 'utf8')) as { enabled?: boolean })
-          .enabled === true
-      );
-    } catch (err) {
-      if (isMissing(err)) return false;
-      throw err;
-    }
-  }
-
-  /** Streams into `<target>.tmp-…`, then calls `commit(tmp, etag, size)`; removes the temp file on any failure. */
-  private async writeTemp(
-    target: string,
-    source: Readable,
-    commit: (tmp: string, etag: string, size: number) => Promise<void>,
-  ): Promise<{ etag: string; size: number }> {
-    await mkdir(dirname(target), { recursive: true });
-    const tmp = `${target}.tmp-${randomBytes(6).toString('hex')}`;
-    const hash = createHash('md5');
-    let size = 0;
-    try {
-      await pipeline(
-        source,
-        async function* (chunks: AsyncIterable<Buffer>) {
-          for await (const chunk of chunks) {
-            hash.update(chunk);
-            size += chunk.length;
-            yield chunk;
-          }
-        },
-        createWriteStream(tmp),
-      );
-      const etag = `"${hash.digest('hex')}"`;
-      await commit(tmp, etag, size);
-      return { etag, size };
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
-    }
-  }
-
   private async write(
     bucket: string,
     key: string,
@@ -125,10 +70,10 @@ export class DiskObjectStore implements ObjectStore {
     options: PutOptions,
   ): Promise<PutResult & { size: number }> {
     const { data, meta } = this.paths(bucket, key);
-    if (await this.isVersioned(bucket)) {
+    if (await isVersioned(this.root, bucket)) {
       const versionId = newUlid();
       const dir = this.versionsDir(bucket, key);
-      const out = await this.writeTemp(join(dir, `${versionId}.data`), source, async (tmp, etag, size) => {
+      const out = await writeTemp(join(dir, `${versionId}.data`), source, async (tmp, etag, size) => {
         await rename(tmp, join(dir, `${versionId}.data`));
         const v: VersionMeta = {
           versionId,
@@ -152,7 +97,7 @@ export class DiskObjectStore implements ObjectStore {
     // failure at any step leaves the previous object whole, never metadata without data.
     try {
       await mkdir(dirname(meta), { recursive: true });
-      return await this.writeTemp(data, source, async (tmp, etag) => {
+      return await writeTemp(data, source, async (tmp, etag) => {
         const metaTmp = `${meta}.tmp-${randomBytes(6).toString('hex')}`;
         try {
           await writeFile(
@@ -212,26 +157,6 @@ export class DiskObjectStore implements ObjectStore {
     }
   }
 
-  private async readVersions(bucket: string, key: string): Promise<VersionMeta[]> {
-    const dir = this.versionsDir(bucket, key);
-    let names: string[];
-    try {
-      // Files only: a folder here named like a version is a path of another key (`a@v/<id>.json/b`).
-      names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
-    } catch (err) {
-      if (isAbsent(err)) return [];
-      throw err;
-    }
-    const ids = names
-      .map((n) => versionFile.exec(n)?.[1])
-      .filter((id): id is string => id !== undefined)
-      .sort()
-      .reverse();
-    return Promise.all(
-      ids.map(async (id) => JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8')) as VersionMeta),
-    );
-  }
-
   /** The object (or version) and the file holding its bytes; undefined for none or a delete marker. */
   private async locate(
     bucket: string,
@@ -248,7 +173,7 @@ export class DiskObjectStore implements ObjectStore {
         : undefined;
     };
     if (versionId === 'null') return nullVersion();
-    const versions = await this.readVersions(bucket, key);
+    const versions = await readVersionMetas(this.versionsDir(bucket, key));
     const v = versionId ? versions.find((x) => x.versionId === versionId) : versions[0];
     if (!v) return versionId ? undefined : nullVersion();
     if (v.isDeleteMarker) return undefined;
@@ -280,7 +205,7 @@ export class DiskObjectStore implements ObjectStore {
   async delete(bucket: string, key: string, options: { versionId?: string } = {}): Promise<DeleteResult> {
     const { data, meta } = this.paths(bucket, key);
     const dir = this.versionsDir(bucket, key);
-    if (options.versionId === 'null' || (!options.versionId && !(await this.isVersioned(bucket)))) {
+    if (options.versionId === 'null' || (!options.versionId && !(await isVersioned(this.root, bucket)))) {
       await removeFile(data);
       await removeFile(meta);
       return options.versionId ? { versionId: 'null' } : {};
@@ -309,7 +234,7 @@ export class DiskObjectStore implements ObjectStore {
   }
 
   async listVersions(bucket: string, key: string): Promise<ObjectVersion[]> {
-    const out: ObjectVersion[] = (await this.readVersions(bucket, key)).map((v) => ({
+    const out: ObjectVersion[] = (await readVersionMetas(this.versionsDir(bucket, key))).map((v) => ({
       key,
       versionId: v.versionId,
       lastModified: new Date(v.lastModified),
@@ -334,14 +259,7 @@ export class DiskObjectStore implements ObjectStore {
   }
 
   async restoreVersion(bucket: string, key: string, versionId: string): Promise<PutResult> {
-    const versions = await this.listVersions(bucket, key);
-    const version = versions.find((v) => v.versionId === versionId);
-    if (!version) throw new AppError('not_found', `no version ${versionId} of ${key}`);
-    if (version.isDeleteMarker)
-      throw new AppError(
-        'invalid_request',
-        `version ${versionId} of ${key} is a delete marker; choose a version with content`,
-      );
+    restorable(await this.listVersions(bucket, key), key, versionId);
     const found = (await this.locate(bucket, key, versionId))!;
     return this.put(bucket, key, createReadStream(found.file), {
       metadata: found.info.metadata,
@@ -349,32 +267,12 @@ export class DiskObjectStore implements ObjectStore {
     });
   }
 
-  private async tempFiles(bucket: string, prefix: string): Promise<{ key: string; file: string }[]> {
-    const out: { key: string; file: string }[] = [];
-    for (const tree of ['data', 'versions']) {
-      const base = join(this.root, bucket, tree);
-      let entries: string[];
-      try {
-        entries = (await readdir(base, { recursive: true })) as string[];
-      } catch (err) {
-        if (isMissing(err)) continue;
-        throw err;
-      }
-      for (const entry of entries) {
-        const rel = relative(base, join(base, entry)).split(sep).join('/');
-        const m = /^(.*?)(?:@v\/[0-9a-z]{26}\.data)?\.tmp-[0-9a-f]{12}$/.exec(rel);
-        if (m && m[1]!.startsWith(prefix)) out.push({ key: m[1]!, file: join(base, entry) });
-      }
-    }
-    return out;
-  }
-
   async listIncompleteUploads(bucket: string, prefix: string): Promise<string[]> {
-    return (await this.tempFiles(bucket, prefix)).map((t) => t.key);
+    return (await tempFiles(join(this.root, bucket), prefix)).map((t) => t.key);
   }
 
   async abortIncompleteUploads(bucket: string, prefix: string): Promise<number> {
-    const files = await this.tempFiles(bucket, prefix);
+    const files = await tempFiles(join(this.root, bucket), prefix);
     for (const t of files) await rm(t.file, { force: true });
     return files.length;
   }
@@ -385,25 +283,8 @@ export class DiskObjectStore implements ObjectStore {
   }
 
   async list(bucket: string, prefix: string): Promise<ObjectInfo[]> {
-    const keys = new Set<string>();
-    for (const tree of ['data', 'versions']) {
-      const base = join(this.root, bucket, tree);
-      let entries: string[];
-      try {
-        entries = (await readdir(base, { recursive: true })) as string[];
-      } catch (err) {
-        if (isMissing(err)) continue;
-        throw err;
-      }
-      for (const entry of entries) {
-        const rel = relative(base, join(base, entry)).split(sep).join('/');
-        if (tempSuffix.test(rel)) continue;
-        if (tree === 'data') keys.add(rel);
-        else if (rel.endsWith('@v')) keys.add(rel.slice(0, -2));
-      }
-    }
     const out: ObjectInfo[] = [];
-    for (const key of [...keys].sort()) {
+    for (const key of await storedKeys(join(this.root, bucket))) {
       if (!key.startsWith(prefix)) continue;
       const info = await this.head(bucket, key).catch(() => undefined);
       if (info) out.push(info);

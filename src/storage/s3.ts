@@ -3,29 +3,23 @@
 // upload on failure so no parts are left behind.
 import {
   AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
   CopyObjectCommand,
   CreateBucketCommand,
-  CreateMultipartUploadCommand,
   DeleteBucketCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
-  ListMultipartUploadsCommand,
   ListObjectsV2Command,
-  ListObjectVersionsCommand,
   PutBucketVersioningCommand,
   S3Client,
-  UploadPartCommand,
+  type HeadObjectCommandOutput,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.ts';
-import { AppError } from '../app-error.ts';
 import type {
   DeleteResult,
   GetResult,
@@ -36,7 +30,9 @@ import type {
   PutResult,
   StreamPutOptions,
 } from './object-store.ts';
-import { collectParts } from './parts.ts';
+import { incompleteUploads, allVersions, notFound } from './s3-listing.ts';
+import { multipartPut } from './s3-multipart.ts';
+import { restorable } from './versions.ts';
 
 type S3Config = Pick<
   Config,
@@ -58,15 +54,18 @@ export function createS3Client(config: S3Config): S3Client {
   return new S3Client(options);
 }
 
-const notFound = (err: unknown): boolean => {
-  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return (
-    e?.name === 'NoSuchKey' ||
-    e?.name === 'NotFound' ||
-    e?.name === 'NoSuchVersion' ||
-    e?.$metadata?.httpStatusCode === 404
-  );
-};
+/** An object's description from a GET's or a HEAD's answer. */
+function infoOf(key: string, out: HeadObjectCommandOutput): ObjectInfo {
+  return {
+    key,
+    size: out.ContentLength ?? 0,
+    lastModified: out.LastModified ?? new Date(0),
+    etag: out.ETag,
+    versionId: out.VersionId,
+    metadata: out.Metadata ?? {},
+    contentType: out.ContentType,
+  };
+}
 
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
@@ -112,16 +111,7 @@ export class S3ObjectStore implements ObjectStore {
       const out = await this.client.send(
         new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: options.versionId }),
       );
-      return {
-        key,
-        body: out.Body as Readable,
-        size: out.ContentLength ?? 0,
-        lastModified: out.LastModified ?? new Date(0),
-        etag: out.ETag,
-        versionId: out.VersionId,
-        metadata: out.Metadata ?? {},
-        contentType: out.ContentType,
-      };
+      return { ...infoOf(key, out), body: out.Body as Readable };
     } catch (err) {
       if (notFound(err)) return undefined;
       throw err;
@@ -133,15 +123,7 @@ export class S3ObjectStore implements ObjectStore {
       const out = await this.client.send(
         new HeadObjectCommand({ Bucket: bucket, Key: key, VersionId: options.versionId }),
       );
-      return {
-        key,
-        size: out.ContentLength ?? 0,
-        lastModified: out.LastModified ?? new Date(0),
-        etag: out.ETag,
-        versionId: out.VersionId,
-        metadata: out.Metadata ?? {},
-        contentType: out.ContentType,
-      };
+      return infoOf(key, out);
     } catch (err) {
       if (notFound(err)) return undefined;
       throw err;
@@ -182,102 +164,12 @@ export class S3ObjectStore implements ObjectStore {
     source: AsyncIterable<Buffer>,
     options: StreamPutOptions = {},
   ): Promise<PutResult & { size: number }> {
-    // Our own multipart loop rather than lib-storage: the upload exists from the first byte (so a
-    // killed writer's upload is findable by prefix and aborted), at most `queueSize` parts are in
-    // flight, and their buffers are reused, so memory is (queueSize + 1) parts whatever the length.
-    const partSize = Math.max(options.partSize ?? 8 * 1024 * 1024, 5 * 1024 * 1024);
-    const queueSize = 2;
-    const created = await this.client.send(
-      new CreateMultipartUploadCommand({
-        Bucket: bucket,
-        Key: key,
-        ContentType: options.contentType,
-        Metadata: options.metadata,
-      }),
-    );
-    const uploadId = created.UploadId!;
-    const parts: { PartNumber: number; ETag: string }[] = [];
-    const inFlight = new Set<Promise<void>>();
-    const free: Buffer[] = [];
-    // A part that fails while we read the source is remembered here, never left unhandled.
-    const failures: unknown[] = [];
-    let size = 0;
-    try {
-      let number = 0;
-      for await (const body of collectParts(source, partSize, () => free.pop() ?? Buffer.allocUnsafeSlow(partSize))) {
-        if (failures.length > 0) throw failures[0];
-        size += body.length;
-        const partNumber = ++number;
-        const md5 = createHash('md5').update(body).digest('base64');
-        const p: Promise<void> = this.client
-          .send(
-            new UploadPartCommand({
-              Bucket: bucket,
-              Key: key,
-              UploadId: uploadId,
-              PartNumber: partNumber,
-              Body: body,
-              ContentMD5: md5,
-            }),
-          )
-          .then(
-            (out) => {
-              parts.push({ PartNumber: partNumber, ETag: out.ETag! });
-              if (body.length === partSize) free.push(body);
-            },
-            (err: unknown) => {
-              failures.push(err);
-            },
-          )
-          .finally(() => inFlight.delete(p));
-        inFlight.add(p);
-        while (inFlight.size >= queueSize) await Promise.race(inFlight);
-        if (failures.length > 0) throw failures[0];
-      }
-      await Promise.all(inFlight);
-      if (failures.length > 0) throw failures[0];
-      parts.sort((a, b) => a.PartNumber - b.PartNumber);
-      const done = await this.client.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: bucket,
-          Key: key,
-          UploadId: uploadId,
-          MultipartUpload: { Parts: parts },
-        }),
-      );
-      return { etag: done.ETag || undefined, versionId: done.VersionId, size };
-    } catch (err) {
-      await Promise.allSettled(inFlight);
-      await this.client
-        .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }))
-        .catch(() => undefined);
-      throw err;
-    }
-  }
-
-  private async incompleteUploads(bucket: string, prefix: string): Promise<{ key: string; uploadId: string }[]> {
-    const out: { key: string; uploadId: string }[] = [];
-    let keyMarker: string | undefined;
-    let uploadIdMarker: string | undefined;
-    for (;;) {
-      const page = await this.client.send(
-        new ListMultipartUploadsCommand({
-          Bucket: bucket,
-          Prefix: prefix,
-          KeyMarker: keyMarker,
-          UploadIdMarker: uploadIdMarker,
-        }),
-      );
-      for (const u of page.Uploads ?? []) if (u.Key && u.UploadId) out.push({ key: u.Key, uploadId: u.UploadId });
-      if (!page.IsTruncated) return out;
-      keyMarker = page.NextKeyMarker;
-      uploadIdMarker = page.NextUploadIdMarker;
-    }
+    return multipartPut(this.client, bucket, key, source, options);
   }
 
   async listIncompleteUploads(bucket: string, prefix: string): Promise<string[]> {
     try {
-      return (await this.incompleteUploads(bucket, prefix)).map((u) => u.key);
+      return (await incompleteUploads(this.client, bucket, prefix)).map((u) => u.key);
     } catch (err) {
       if (notFound(err)) return [];
       throw err;
@@ -285,7 +177,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async abortIncompleteUploads(bucket: string, prefix: string): Promise<number> {
-    const uploads = await this.incompleteUploads(bucket, prefix).catch((err: unknown) => {
+    const uploads = await incompleteUploads(this.client, bucket, prefix).catch((err: unknown) => {
       if (notFound(err)) return [];
       throw err;
     });
@@ -301,63 +193,17 @@ export class S3ObjectStore implements ObjectStore {
     );
   }
 
-  private async allVersions(bucket: string, prefix: string): Promise<ObjectVersion[]> {
-    const out: ObjectVersion[] = [];
-    let keyMarker: string | undefined;
-    let versionIdMarker: string | undefined;
-    for (;;) {
-      const page = await this.client.send(
-        new ListObjectVersionsCommand({
-          Bucket: bucket,
-          Prefix: prefix,
-          KeyMarker: keyMarker,
-          VersionIdMarker: versionIdMarker,
-        }),
-      );
-      for (const v of page.Versions ?? []) {
-        out.push({
-          key: v.Key!,
-          versionId: v.VersionId ?? 'null',
-          lastModified: v.LastModified ?? new Date(0),
-          isLatest: v.IsLatest === true,
-          isDeleteMarker: false,
-          size: v.Size ?? 0,
-          etag: v.ETag,
-        });
-      }
-      for (const m of page.DeleteMarkers ?? []) {
-        out.push({
-          key: m.Key!,
-          versionId: m.VersionId ?? 'null',
-          lastModified: m.LastModified ?? new Date(0),
-          isLatest: m.IsLatest === true,
-          isDeleteMarker: true,
-          size: 0,
-        });
-      }
-      if (!page.IsTruncated) return out;
-      keyMarker = page.NextKeyMarker;
-      versionIdMarker = page.NextVersionIdMarker;
-    }
-  }
-
   async listVersions(bucket: string, key: string): Promise<ObjectVersion[]> {
     // The SDK splits versions and delete markers into two lists; S3 orders each newest first, so
     // merging by time (the latest first on a tie) restores the one history.
-    const mine = (await this.allVersions(bucket, key)).filter((v) => v.key === key);
+    const mine = (await allVersions(this.client, bucket, key)).filter((v) => v.key === key);
     return mine.sort(
       (a, b) => b.lastModified.getTime() - a.lastModified.getTime() || Number(b.isLatest) - Number(a.isLatest),
     );
   }
 
   async restoreVersion(bucket: string, key: string, versionId: string): Promise<PutResult> {
-    const version = (await this.listVersions(bucket, key)).find((v) => v.versionId === versionId);
-    if (!version) throw new AppError('not_found', `no version ${versionId} of ${key}`);
-    if (version.isDeleteMarker)
-      throw new AppError(
-        'invalid_request',
-        `version ${versionId} of ${key} is a delete marker; choose a version with content`,
-      );
+    restorable(await this.listVersions(bucket, key), key, versionId);
     const copySource = `${bucket}/${encodeURIComponent(key)}?versionId=${encodeURIComponent(versionId)}`;
     const out = await this.client.send(
       new CopyObjectCommand({ Bucket: bucket, Key: key, CopySource: copySource, MetadataDirective: 'COPY' }),
@@ -370,7 +216,7 @@ export class S3ObjectStore implements ObjectStore {
   async deleteBucket(bucket: string): Promise<void> {
     try {
       await this.abortIncompleteUploads(bucket, '');
-      const all = await this.allVersions(bucket, '');
+      const all = await allVersions(this.client, bucket, '');
       for (let i = 0; i < all.length; i += 1000) {
         const batch = all.slice(i, i + 1000).map((v) => ({ Key: v.key, VersionId: v.versionId }));
         await this.client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }));

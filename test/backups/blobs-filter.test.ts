@@ -3,7 +3,7 @@
 // place; COPY rows that spell pg_dump's header line by line pass through untouched.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blobsTransactionFilter } from '../../src/domain/backups/blobs-filter.ts';
+import { blobsTransactionFilter } from '../../src/domain/backups/format/blobs-filter.ts';
 
 const note = ' -- left out by Cairn: the restore is one transaction';
 const blobs = (name: string, oid: number, begin = 'BEGIN;', commit = 'COMMIT;') => `--

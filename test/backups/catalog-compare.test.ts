@@ -1,8 +1,8 @@
 // A drill's catalog comparison on its own (a pure function): each object that differs is named,
 // with the facet and both values, and nothing is said of objects that are equal.
 import { describe, expect, it } from 'vitest';
-import { catalogDifferences } from '../../src/domain/backups/catalog.ts';
-import { summarize } from '../../src/domain/backups/drill.ts';
+import { catalogDifferences } from '../../src/domain/backups/capture/catalog.ts';
+import { summarize } from '../../src/domain/backups/drills/compare.ts';
 
 const recorded = {
   'schema public': {

@@ -4,8 +4,8 @@
 // server older than the catalog query records none. Through the API and a real worker.
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { catalogSupported } from '../../src/domain/backups/catalog-queries.ts';
-import { noCatalog } from '../../src/domain/backups/drill.ts';
+import { catalogSupported } from '../../src/domain/backups/capture/catalog-queries.ts';
+import { noCatalog } from '../../src/domain/backups/drills/compare.ts';
 import { withAdmin } from '../support/pg.ts';
 import { roleName, useRestoreWorld, type Json } from './restore-world.ts';
 import { query, waitFor } from './support.ts';

@@ -2,7 +2,7 @@
 // target's tables with row estimates, never where its database lives), from the API's preview.
 import { Command } from 'commander';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { register } from '../../src/cli/commands/backups.ts';
+import { register } from '../../src/cli/commands/backups/index.ts';
 import { createCliContext } from '../../src/cli/admin-context.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { newId } from '../../src/ids.ts';

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signDownload } from '../../src/domain/backups/download-links.ts';
+import { signDownload } from '../../src/domain/backups/downloads/download-links.ts';
 import { createKey } from '../../src/domain/tenancy/envs.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { newId } from '../../src/ids.ts';

@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { register } from '../../src/cli/commands/backups.ts';
+import { register } from '../../src/cli/commands/backups/index.ts';
 import { createCliContext } from '../../src/cli/admin-context.ts';
-import { startDueDrills } from '../../src/domain/backups/drill.ts';
-import { reapOrphans } from '../../src/domain/backups/maintenance.ts';
+import { startDueDrills } from '../../src/domain/backups/drills/request.ts';
+import { reapOrphans } from '../../src/domain/backups/schedule/reap.ts';
 import { newId } from '../../src/ids.ts';
 import { createLogger } from '../../src/log.ts';
 import { backupQueries } from '../../src/domain/backups/queries.ts';

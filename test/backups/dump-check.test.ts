@@ -4,7 +4,7 @@
 // the rows but neither on their order nor on where the stream was split.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copyStatsScanner, dumpIncompleteReason } from '../../src/domain/backups/dump-check.ts';
+import { copyStatsScanner, dumpIncompleteReason } from '../../src/domain/backups/format/dump-check.ts';
 
 const closing = '--\n-- PostgreSQL database dump complete\n--\n\n';
 

@@ -3,7 +3,12 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BackupIntegrityError, decryptStream, encryptStream, makeHeader } from '../../src/domain/backups/format.ts';
+import {
+  BackupIntegrityError,
+  decryptStream,
+  encryptStream,
+  makeHeader,
+} from '../../src/domain/backups/format/format.ts';
 import { checkDumpVersion, parseServerVersionNum, parseToolVersion } from '../../src/domain/backups/pgtools.ts';
 import { collectParts } from '../../src/storage/parts.ts';
 

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { reapOrphans } from '../../src/domain/backups/maintenance.ts';
-import { reconcileRestore } from '../../src/domain/backups/restore.ts';
+import { reapOrphans } from '../../src/domain/backups/schedule/reap.ts';
+import { reconcileRestore } from '../../src/domain/backups/restore/reconcile.ts';
 import { newId } from '../../src/ids.ts';
 import { backupQueries, type OperationRow } from '../../src/domain/backups/queries.ts';
-import { requestRestore } from '../../src/domain/backups/service.ts';
+import { requestRestore } from '../../src/domain/backups/restore/request.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createBoss, Jobs } from '../../src/jobs/index.ts';
 import { queues } from '../../src/queues.ts';
@@ -71,7 +71,7 @@ beforeAll(async () => {
   // One backup of prod, taken by an in-process worker.
   const worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   try {
-    const { requestManualBackup } = await import('../../src/domain/backups/service.ts');
+    const { requestManualBackup } = await import('../../src/domain/backups/capture/request.ts');
     backupId = (await requestManualBackup({ config: h.config, db: h.db, jobs: new Jobs(boss, queues) }, prod.env.id))
       .id;
     await waitFor(

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptStream } from '../../src/domain/backups/format.ts';
-import { startDump } from '../../src/domain/backups/pipes.ts';
+import { encryptStream } from '../../src/domain/backups/format/format.ts';
+import { startDump } from '../../src/domain/backups/capture/dump.ts';
 import { findTool } from '../../src/domain/backups/pgtools.ts';
-import { replayStream } from '../../src/domain/backups/restore.ts';
+import { replayStream } from '../../src/domain/backups/restore/apply.ts';
 import { createAppDatabase, query, tableChecksums, type AppDatabase } from './support.ts';
 
 let source: AppDatabase;

@@ -6,11 +6,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encryptStream } from '../../src/domain/backups/format.ts';
+import { encryptStream } from '../../src/domain/backups/format/format.ts';
 import { findTool } from '../../src/domain/backups/pgtools.ts';
-import { IncompleteDumpError, startDump, startInspect, startReplay } from '../../src/domain/backups/pipes.ts';
-import { replayStream } from '../../src/domain/backups/restore.ts';
-import { wipePreamble } from '../../src/domain/backups/wipe.ts';
+import { IncompleteDumpError, startReplay } from '../../src/domain/backups/restore/replay.ts';
+import { startDump } from '../../src/domain/backups/capture/dump.ts';
+import { startInspect } from '../../src/domain/backups/capture/inspect.ts';
+import { replayStream } from '../../src/domain/backups/restore/apply.ts';
+import { wipePreamble } from '../../src/domain/backups/restore/wipe.ts';
 import { createAppDatabase, query, seedSource, tableChecksums, type AppDatabase } from './support.ts';
 
 let source: AppDatabase;

@@ -2,10 +2,12 @@
 // removes exactly what expired (object and row), nothing else.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneExpired, scheduleSlot, slotOf } from '../../src/domain/backups/maintenance.ts';
-import { saveSettings } from '../../src/domain/backups/service.ts';
+import { pruneExpired } from '../../src/domain/backups/schedule/prune.ts';
+import { scheduleSlot, slotOf } from '../../src/domain/backups/schedule/slots.ts';
+import { saveSettings } from '../../src/domain/backups/schedule/settings.ts';
 import { createBoss, Jobs } from '../../src/jobs/index.ts';
 import { queues } from '../../src/queues.ts';
+
 import { createLogger } from '../../src/log.ts';
 import { newId } from '../../src/ids.ts';
 import { createObjectStore } from '../../src/storage/index.ts';

@@ -2,8 +2,8 @@
 // statements it leaves out, that it reads nothing inside strings, dollar bodies, comments or COPY
 // rows, and that where the chunks split changes nothing.
 import { describe, expect, it } from 'vitest';
-import { roleStatementFilter, type RoleFilterOptions } from '../../src/domain/backups/role-filter.ts';
-import { sqlStatementSplitter } from '../../src/domain/backups/sql-statements.ts';
+import { roleStatementFilter, type RoleFilterOptions } from '../../src/domain/backups/restore/role-filter.ts';
+import { sqlStatementSplitter } from '../../src/domain/backups/restore/sql-statements.ts';
 
 function filtered(sql: string, options: RoleFilterOptions, size = 1 << 20) {
   const f = roleStatementFilter(options, sqlStatementSplitter);

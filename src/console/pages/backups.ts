@@ -1,10 +1,11 @@
 // /console/backups: the environment's backups, "Back up now" and "Restore" (views/backups.ts). A
 // restore leads to its operation's page (operation.ts). The checks and the work are the API's own
-// (domain/backups/service.ts); a refusal comes back on this page, saying why.
+// (domain/backups/capture/request.ts, restore/request.ts); a refusal comes back on this page, saying why.
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { backupQueries } from '../../domain/backups/queries.ts';
-import { requestManualBackup, requestRestore } from '../../domain/backups/service.ts';
+import { requestManualBackup } from '../../domain/backups/capture/request.ts';
+import { requestRestore } from '../../domain/backups/restore/request.ts';
 import { AppError } from '../../app-error.ts';
 import { form, seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';

@@ -1,7 +1,7 @@
 // /console/operations/{id}: a restore's (or drill's) progress until done (views/operation.ts),
 // with the page's own script refreshing it while it runs.
 import { z } from 'zod';
-import { getOperation } from '../../domain/backups/service.ts';
+import { getOperation } from '../../domain/backups/restore/request.ts';
 import { AppError } from '../../app-error.ts';
 import { defineRoute } from '../../http/route.ts';
 import { consolePage } from '../page.ts';

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 import type { AnyJobs as Jobs } from '../../jobs/index.ts';
+import type { BackupJobs } from './queues.ts';
 import type { Logger } from '../../log.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import type { BackupType, RetentionDays } from './queries.ts';
@@ -17,11 +18,20 @@ export interface BackupDeps {
   stopping?: AbortSignal;
 }
 
+/** What the API's requests need: they write rows and enqueue jobs, in one transaction. */
+export interface ServiceDeps {
+  config: Config;
+  db: Knex;
+  jobs: Enqueuer;
+}
+
+export type Enqueuer = Pick<BackupJobs, 'enqueue'>;
+
 export function retentionFor(days: RetentionDays, type: BackupType): number {
   return days[type];
 }
 
-/** SPEC "Backup": `backups/db/{appId}/{envId}/{timestamp}.sql.gz`, the timestamp in ISO 8601 (UTC). */
+/** docs/api.md "Resources", Backup: `backups/db/{appId}/{envId}/{timestamp}.sql.gz`, the timestamp in ISO 8601 (UTC). */
 export function backupObjectKey(appId: string, envId: string, at: Date): string {
   return `backups/db/${appId}/${envId}/${at.toISOString()}.sql.gz`;
 }

@@ -1,11 +1,10 @@
 // One backup or restore per environment at a time, across every worker: a session
 // advisory lock, held for the whole job on a connection of the worker's own pool. The lock dies with the
 // session, so a killed worker frees it at once, and a free lock on an environment whose row says
-// `running` proves that run is an orphan (see reap.ts).
+// `running` proves that run is an orphan (see schedule/reap.ts).
 import type { Knex } from 'knex';
 import type pg from 'pg';
-
-const lockSpace = 727306;
+import { advisoryUnlock, tryAdvisoryLock } from './queries.ts';
 
 export interface EnvLock {
   release(): Promise<void>;
@@ -81,11 +80,7 @@ export async function tryLockEnv(db: Knex, envId: string): Promise<EnvLock | und
   let ok: boolean;
   try {
     const client = await s.client;
-    const res = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as ok', [
-      lockSpace,
-      envId,
-    ]);
-    ok = res.rows[0]?.ok === true;
+    ok = await tryAdvisoryLock(client, envId);
   } catch (err) {
     s.held.delete(envId);
     await closeIfIdle(db, s, true);
@@ -100,7 +95,7 @@ export async function tryLockEnv(db: Knex, envId: string): Promise<EnvLock | und
     async release() {
       if (!s.held.delete(envId)) return;
       const client = await s.client;
-      const unlocked = await client.query('select pg_advisory_unlock($1, hashtext($2))', [lockSpace, envId]).then(
+      const unlocked = await advisoryUnlock(client, envId).then(
         () => true,
         () => false,
       );

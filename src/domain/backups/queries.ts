@@ -1,8 +1,9 @@
 // SQL for backups, restore operations and retention settings. Every read that answers a caller
 // is scoped by environment; the worker reads by id.
+import type pg from 'pg';
 import type { Db } from '../../db.ts';
-import type { TableFigures } from './dump-check.ts';
-import type { Skipped } from './role-filter.ts';
+import type { TableFigures } from './format/dump-check.ts';
+import type { Skipped } from './restore/role-filter.ts';
 
 export type BackupType = 'daily' | 'weekly' | 'monthly' | 'manual';
 export type BackupTrigger = 'schedule' | 'manual' | 'pre_restore';
@@ -102,7 +103,7 @@ export interface EnvTarget {
   database_url_enc: string | null;
 }
 
-export function backupQueries(db: Db) {
+function envQueries(db: Db) {
   return {
     async envTarget(envId: string): Promise<EnvTarget | undefined> {
       return db('envs').where({ id: envId }).first('id', 'name', 'project_id', 'mode', 'database_url_enc');
@@ -124,7 +125,11 @@ export function backupQueries(db: Db) {
     async lockEnvRow(envId: string): Promise<void> {
       await db.raw('select 1 from envs where id = ? for update', [envId]);
     },
+  };
+}
 
+function backupRowQueries(db: Db) {
+  return {
     async insertBackup(
       row: Pick<
         BackupRow,
@@ -137,6 +142,11 @@ export function backupQueries(db: Db) {
 
     async backup(id: string): Promise<BackupRow | undefined> {
       return db('backups').where({ id }).first();
+    },
+
+    /** The state a settling run decides on, its row locked until the transaction ends (settle.ts). */
+    async lockedBackupState(id: string): Promise<{ state: string; interruptions: number } | undefined> {
+      return db('backups').where({ id }).forUpdate().first('state', 'interruptions');
     },
 
     /** Newest first; ids are ULIDs, so id order is creation order. */
@@ -161,46 +171,6 @@ export function backupQueries(db: Db) {
         });
     },
 
-    /** Manual backups a user asked for since `since` (pre-restore copies are free and not counted). */
-    /** Manual backups made since `since`, those deleted since included (their record: deleted_backups). */
-    async countManualSince(envId: string, since: Date): Promise<number> {
-      const { rows } = await db.raw<{ rows: { n: string }[] }>(
-        `select (select count(*) from backups where env_id = ? and trigger = 'manual' and create_time >= ?)
-              + (select count(*) from deleted_backups where env_id = ? and trigger = 'manual' and create_time >= ?) as n`,
-        [envId, since, envId, since],
-      );
-      return Number(rows[0]?.n ?? 0);
-    },
-
-    async storedBytes(envId: string): Promise<number> {
-      const row = await db('backups')
-        .where({ env_id: envId, state: 'succeeded' })
-        .sum<{ s: string | null }[]>('size_bytes as s')
-        .first();
-      return Number(row?.s ?? 0);
-    },
-
-    /**
-     * The backup or restore of this environment that is queued or running, if any. Drills are not
-     * counted: they read a stored object and write only a scratch database, never the environment's.
-     */
-    async activeWork(envId: string): Promise<{ id: string } | undefined> {
-      const backup = await db('backups').where({ env_id: envId }).whereIn('state', ['pending', 'running']).first('id');
-      if (backup) return backup;
-      return db('backup_operations')
-        .where({ env_id: envId, kind: 'restore' })
-        .whereIn('state', ['pending', 'running'])
-        .first('id');
-    },
-
-    /** The drill of this environment that is queued or running, if any. */
-    async activeDrill(envId: string): Promise<{ id: string } | undefined> {
-      return db('backup_operations')
-        .where({ env_id: envId, kind: 'drill' })
-        .whereIn('state', ['pending', 'running'])
-        .first('id');
-    },
-
     /** The newest succeeded backup of the environment: what a drill restores. */
     async latestSucceeded(envId: string): Promise<BackupRow | undefined> {
       return db('backups').where({ env_id: envId, state: 'succeeded' }).orderBy('id', 'desc').first();
@@ -216,6 +186,14 @@ export function backupQueries(db: Db) {
       return Number(row?.n ?? 0);
     },
 
+    async deleteBackup(id: string): Promise<void> {
+      await db('backups').where({ id }).delete();
+    },
+  };
+}
+
+function operationQueries(db: Db) {
+  return {
     async insertOperation(
       row: Pick<OperationRow, 'id' | 'kind' | 'requester_env_id' | 'env_id' | 'backup_id'>,
     ): Promise<OperationRow> {
@@ -225,6 +203,13 @@ export function backupQueries(db: Db) {
 
     async operation(id: string): Promise<OperationRow | undefined> {
       return db('backup_operations').where({ id }).first();
+    },
+
+    /** The state a settling run decides on, its row locked until the transaction ends (settle.ts). */
+    async lockedOperationState(
+      id: string,
+    ): Promise<{ state: string; kind: string; restore_xid: string | null } | undefined> {
+      return db('backup_operations').where({ id }).forUpdate().first('state', 'kind', 'restore_xid');
     },
 
     async updateOperation(id: string, patch: Partial<Omit<OperationRow, 'error'>> & { error?: string }): Promise<void> {
@@ -244,136 +229,55 @@ export function backupQueries(db: Db) {
         .update({ restore_xid: xid, phase: 'committing', update_time: db.fn.now() });
       return n > 0;
     },
-
-    async settings(envId: string): Promise<BackupSettings> {
-      const row = await db('backup_settings').where({ env_id: envId }).first();
-      if (!row)
-        return {
-          schedule_enabled: true,
-          schedule_hour_utc: defaultScheduleHour,
-          retention_days: { ...defaultRetention },
-          drill_schedule: null,
-        };
-      return {
-        schedule_enabled: row.schedule_enabled,
-        schedule_hour_utc: row.schedule_hour,
-        retention_days: {
-          daily: row.daily_days,
-          weekly: row.weekly_days,
-          monthly: row.monthly_days,
-          manual: row.manual_days,
-        },
-        drill_schedule: row.drill_schedule,
-      };
-    },
-
-    async saveSettings(envId: string, s: BackupSettings): Promise<void> {
-      const row = {
-        env_id: envId,
-        schedule_enabled: s.schedule_enabled,
-        schedule_hour: s.schedule_hour_utc,
-        daily_days: s.retention_days.daily,
-        weekly_days: s.retention_days.weekly,
-        monthly_days: s.retention_days.monthly,
-        manual_days: s.retention_days.manual,
-        drill_schedule: s.drill_schedule,
-        update_time: db.fn.now(),
-      };
-      await db('backup_settings').insert(row).onConflict('env_id').merge();
-      // Retention applies to backups already taken, as Heroku's schedule changes do.
-      await db.raw(
-        `update backups set expire_time = coalesce(finish_time, create_time) + make_interval(days => case type
-           when 'daily' then ?::int when 'weekly' then ?::int when 'monthly' then ?::int else ?::int end)
-         where env_id = ?`,
-        [s.retention_days.daily, s.retention_days.weekly, s.retention_days.monthly, s.retention_days.manual, envId],
-      );
-    },
-
-    /**
-     * Envs with a database, schedules on, and their hour come by `hourUtc` of the slot's day
-     * without a backup of `type` in `slot` yet: the targets of a cron slot. A slot that ran late
-     * (a backlog, no worker over the hour) still takes the environments whose hour it missed.
-     */
-    async scheduledEnvs(hourUtc: number, type: string, slot: string): Promise<EnvTarget[]> {
-      return db('envs as e')
-        .leftJoin('backup_settings as s', 's.env_id', 'e.id')
-        .whereNotNull('e.database_url_enc')
-        .where((q) => q.whereNull('s.env_id').orWhere('s.schedule_enabled', true))
-        .whereRaw('coalesce(s.schedule_hour, ?) <= ?', [defaultScheduleHour, hourUtc])
-        .whereNotExists((q) =>
-          q
-            .select(db.raw('1'))
-            .from('backups as b')
-            .whereRaw('b.env_id = e.id')
-            .where({ 'b.type': type, 'b.slot': slot }),
-        )
-        .select('e.id', 'e.name', 'e.project_id', 'e.mode', 'e.database_url_enc');
-    },
-
-    /** Finished backups past their expiry that no pending or running restore still reads. */
-    async expired(now: Date, limit: number): Promise<BackupRow[]> {
-      return db('backups as b')
-        .whereIn('b.state', ['succeeded', 'failed'])
-        .where('b.expire_time', '<=', now)
-        .whereNotExists((q) =>
-          q
-            .select(db.raw('1'))
-            .from('backup_operations as o')
-            .whereRaw('o.backup_id = b.id')
-            .whereIn('o.state', ['pending', 'running']),
-        )
-        .orderBy('b.expire_time', 'asc')
-        .limit(limit)
-        .select('b.*');
-    },
-
-    /**
-     * Environments whose drill is due: a database, a succeeded backup, no drill queued or running,
-     * and a schedule (the mode's default where none is set) whose period has passed since the last.
-     */
-    async dueDrillEnvs(now: Date, limit: number): Promise<EnvTarget[]> {
-      const rows = await db.raw<{ rows: EnvTarget[] }>(
-        `select e.id, e.name, e.project_id, e.mode, e.database_url_enc
-           from envs e
-           left join backup_settings s on s.env_id = e.id
-          where e.database_url_enc is not null
-            and coalesce(s.drill_schedule, case e.mode when 'live' then 'off' else 'weekly' end) <> 'off'
-            and (s.last_drill_time is null or s.last_drill_time <= ?::timestamptz - case coalesce(s.drill_schedule, 'weekly')
-                   when 'daily' then interval '1 day' else interval '7 days' end)
-            and exists (select 1 from backups b where b.env_id = e.id and b.state = 'succeeded')
-            and not exists (select 1 from backup_operations o where o.env_id = e.id and o.kind = 'drill' and o.state in ('pending', 'running'))
-          order by s.last_drill_time nulls first, e.id
-          limit ?`,
-        [now, limit],
-      );
-      return rows.rows;
-    },
-
-    async markDrilled(envId: string, at: Date): Promise<void> {
-      await db('backup_settings')
-        .insert({ env_id: envId, last_drill_time: at })
-        .onConflict('env_id')
-        .merge(['last_drill_time']);
-    },
-
-    async deleteBackup(id: string): Promise<void> {
-      await db('backups').where({ id }).delete();
-    },
-
-    async runningEnvIds(): Promise<string[]> {
-      const rows = await db.raw<{ rows: { env_id: string }[] }>(
-        "select env_id from backups where state = 'running' union select env_id from backup_operations where state = 'running' and kind = 'restore'",
-      );
-      return rows.rows.map((r) => r.env_id);
-    },
-
-    async runningBackups(envId: string): Promise<BackupRow[]> {
-      return db('backups').where({ env_id: envId, state: 'running' }).select();
-    },
-
-    /** Running restores (drills hold no environment lock: their own job's heartbeat recovers them). */
-    async runningOperations(envId: string): Promise<OperationRow[]> {
-      return db('backup_operations').where({ env_id: envId, state: 'running', kind: 'restore' }).select();
-    },
   };
+}
+
+async function readSettings(db: Db, envId: string): Promise<BackupSettings> {
+  const row = await db('backup_settings').where({ env_id: envId }).first();
+  if (!row)
+    return {
+      schedule_enabled: true,
+      schedule_hour_utc: defaultScheduleHour,
+      retention_days: { ...defaultRetention },
+      drill_schedule: null,
+    };
+  return {
+    schedule_enabled: row.schedule_enabled,
+    schedule_hour_utc: row.schedule_hour,
+    retention_days: {
+      daily: row.daily_days,
+      weekly: row.weekly_days,
+      monthly: row.monthly_days,
+      manual: row.manual_days,
+    },
+    drill_schedule: row.drill_schedule,
+  };
+}
+
+/**
+ * The rows every part of backups reads and writes: environments, backups, operations and the
+ * settings. What one part alone asks sits in its folder's own query module.
+ */
+export function backupQueries(db: Db) {
+  return {
+    ...envQueries(db),
+    ...backupRowQueries(db),
+    ...operationQueries(db),
+    settings: (envId: string) => readSettings(db, envId),
+  };
+}
+
+const lockSpace = 727306;
+
+/** One environment's session advisory lock, without waiting (lock.ts); false when another session holds it. */
+export async function tryAdvisoryLock(client: pg.Client, envId: string): Promise<boolean> {
+  const res = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as ok', [
+    lockSpace,
+    envId,
+  ]);
+  return res.rows[0]?.ok === true;
+}
+
+export async function advisoryUnlock(client: pg.Client, envId: string): Promise<void> {
+  await client.query('select pg_advisory_unlock($1, hashtext($2))', [lockSpace, envId]);
 }

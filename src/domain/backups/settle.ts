@@ -23,8 +23,7 @@ export async function settleBackup(
 ): Promise<boolean> {
   return deps.db.transaction(async (trx) => {
     const q = backupQueries(trx);
-    const before = (await trx('backups').where({ id }).forUpdate().first('state', 'interruptions')) as
-      { state: string; interruptions: number } | undefined;
+    const before = await q.lockedBackupState(id);
     if (run !== undefined && before && before.interruptions !== run) return false;
     await q.updateBackup(id, patch);
     if (!before || settled(before.state)) return true;
@@ -47,13 +46,12 @@ export async function settleOperation(
 ): Promise<boolean> {
   return deps.db.transaction(async (trx) => {
     const q = backupQueries(trx);
-    const before = (await trx('backup_operations').where({ id }).forUpdate().first('state', 'kind', 'restore_xid')) as
-      { state: string; kind: string; restore_xid: string | null } | undefined;
+    const before = await q.lockedOperationState(id);
     if (options.unlessXid && before?.restore_xid) return false;
     await q.updateOperation(id, patch);
     if (!before || settled(before.state) || before.kind !== 'restore') return true;
     const op = (await q.operation(id))!;
-    const target = (await trx('envs').where({ id: op.env_id }).first('name')) as { name: string } | undefined;
+    const target = await q.envTarget(op.env_id);
     await emit(fromKnex(trx), deps.jobs, [restoreEvent(op, target?.name ?? '')]);
     return true;
   });

@@ -6,7 +6,7 @@
 import type { Db as BossDb } from 'pg-boss';
 import type { Db } from '../../db.ts';
 
-/** The advisory-lock space of job claims (src/domain/backups/lock.ts uses 727306). */
+/** The advisory-lock space of job claims (src/domain/backups/queries.ts uses 727306). */
 const claimLockSpace = 727307;
 
 /**

@@ -1,0 +1,83 @@
+// Restores and drills, and the operations that report on them.
+import { requestDrill } from '../../../domain/backups/drills/request.ts';
+import { getOperation, previewRestore, requestRestore } from '../../../domain/backups/restore/request.ts';
+import { defineRoute } from '../../../http/route.ts';
+import {
+  backupIdParams,
+  drillBody,
+  envParams,
+  operation,
+  operationParams,
+  restoreBody,
+  restorePreview,
+} from '../../../contract/backups.ts';
+import { backupResource, operationResource } from '../../../domain/backups/present.ts';
+import { envBase } from './backups.ts';
+
+export const restoreBackup = defineRoute({
+  method: 'post',
+  path: '/v1/backups/{backup_id}/restore',
+  operationId: 'restoreBackup',
+  summary: "Replace targetEnv's database with this backup (takes a pre-restore backup first)",
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:write',
+  params: backupIdParams,
+  body: restoreBody,
+  response: { status: 202, description: 'The restore operation; poll GET /v1/operations/{id}', schema: operation },
+  async handle({ principal, deps, params, body }) {
+    const { op, targetName } = await requestRestore(deps, principal.envId, params.backup_id, body.targetEnv);
+    return operationResource(op, targetName);
+  },
+});
+
+export const previewRestoreRoute = defineRoute({
+  method: 'post',
+  path: '/v1/backups/{backup_id}:previewRestore',
+  operationId: 'previewRestore',
+  summary: 'The checks of a restore, and what it would replace, without restoring (validate only)',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:write',
+  params: backupIdParams,
+  body: restoreBody,
+  response: { status: 200, description: 'What the restore would replace', schema: restorePreview },
+  async handle({ principal, deps, params, body }) {
+    const preview = await previewRestore(deps, principal.envId, params.backup_id, body.targetEnv);
+    return { ...preview, backup: backupResource(preview.backup) };
+  },
+});
+
+export const drillRoute = defineRoute({
+  method: 'post',
+  path: `${envBase}/backups:drill`,
+  operationId: 'drillBackup',
+  summary:
+    "Restore the latest succeeded backup into a scratch database now, and compare every table with the backup's record",
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:write',
+  params: envParams,
+  body: drillBody,
+  response: { status: 202, description: 'The drill operation; poll GET /v1/operations/{id}', schema: operation },
+  async handle({ principal, deps }) {
+    const { op, targetName } = await requestDrill(deps, principal.envId);
+    return operationResource(op, targetName);
+  },
+});
+
+export const getOperationRoute = defineRoute({
+  method: 'get',
+  path: '/v1/operations/{operation_id}',
+  operationId: 'getOperation',
+  summary: 'A long-running operation (restore), with its progress',
+  tags: ['Backups'],
+  auth: 'secret',
+  scope: 'backups:read',
+  params: operationParams,
+  response: { status: 200, description: 'The operation', schema: operation },
+  async handle({ principal, deps, params }) {
+    const { op, targetName, verification } = await getOperation(deps.db, principal.envId, params.operation_id);
+    return operationResource(op, targetName, verification);
+  },
+});
