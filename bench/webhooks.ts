@@ -56,11 +56,11 @@ import { errorEventInput } from '../src/contract/error-capture.ts';
 import { sealPayload } from '../src/domain/errors/intake/sealed-payload.ts';
 import { enqueueEvents } from '../src/domain/errors/intake/writer.ts';
 import { createEnvWithKeys, type CreatedEnv } from '../src/domain/tenancy/envs.ts';
-import { messageBody } from '../src/domain/webhooks/catalogue.ts';
-import { emit } from '../src/domain/webhooks/emit.ts';
-import { createEndpoint } from '../src/domain/webhooks/endpoints.ts';
-import { deliveryQueues } from '../src/domain/webhooks/queries.ts';
-import { signMessage } from '../src/domain/webhooks/sign.ts';
+import { messageBody } from '../src/domain/webhooks/outbox/catalogue.ts';
+import { emit } from '../src/domain/webhooks/outbox/emit.ts';
+import { createEndpoint } from '../src/domain/webhooks/endpoints/endpoints.ts';
+import { deliveryQueues } from '../src/domain/webhooks/outbox/queries.ts';
+import { signMessage } from '../src/domain/webhooks/endpoints/sign.ts';
 import { ms, procfileArgs, quantile, report, repoRoot, scratchDatabase, until } from './support.ts';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

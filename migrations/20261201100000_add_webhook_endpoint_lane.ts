@@ -1,4 +1,4 @@
-// Which lane an endpoint's attempts wait in (src/domain/webhooks/emit.ts): `slow` until an attempt
+// Which lane an endpoint's attempts wait in (src/domain/webhooks/outbox/emit.ts): `slow` until an attempt
 // answers 2xx within a second, and again after any attempt that fails or takes longer. New and
 // existing endpoints start slow and prove themselves with their first quick success.
 import type { Knex } from 'knex';

@@ -1,5 +1,5 @@
 // How many attempts in a row a slow-lane endpoint has answered 2xx within a second
-// (src/domain/webhooks/lanes.ts): it moves back to the fast lane, its queued attempts with it, at
+// (src/domain/webhooks/deliveries/lanes.ts): it moves back to the fast lane, its queued attempts with it, at
 // the third, and any failed or slow attempt sets the count back to 0.
 import type { Knex } from 'knex';
 

@@ -1,8 +1,8 @@
 // `mail.prune` (hourly cron): outbox rows past their 7 days (src/mail/outbox.ts).
 import type { queues } from '../src/queues.ts';
-import { outboxQueries } from '../src/mail/outbox.ts';
+import { pruneMail } from '../src/mail/outbox.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const mailPrune: JobHandler<(typeof queues)['mail.prune']['schema']> = async (_jobs, ctx) => {
-  ctx.log.info({ deleted: await outboxQueries(ctx.db).prune() }, 'mail outbox pruned');
+  ctx.log.info({ deleted: await pruneMail(ctx.db) }, 'mail outbox pruned');
 };

@@ -1,9 +1,9 @@
-// `webhooks.deliver`: one attempt of one delivery (src/domain/webhooks/deliver.ts). The sender and
+// `webhooks.deliver`: one attempt of one delivery (src/domain/webhooks/deliveries/deliver.ts). The sender and
 // its kept-alive sockets live as long as the worker; tests pass their own DNS and trust anchors.
 import type { AppRegistry, queues } from '../src/queues.ts';
-import { deliverAttempt } from '../src/domain/webhooks/deliver.ts';
-import type { LaneQueue } from '../src/domain/webhooks/lanes.ts';
-import { createSender, type Sender, type SendOptions } from '../src/domain/webhooks/send.ts';
+import { deliverAttempt } from '../src/domain/webhooks/deliveries/deliver.ts';
+import type { LaneQueue } from '../src/domain/webhooks/deliveries/lanes.ts';
+import { createSender, type Sender, type SendOptions } from '../src/domain/webhooks/deliveries/send.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 /** The handler of each lane, sharing one sender: `lane(queue)` is the one for that queue. */

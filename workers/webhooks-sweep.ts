@@ -1,6 +1,6 @@
-// `webhooks.sweep` (every 10 minutes): deliveries whose job is gone, queued again (src/domain/webhooks/sweep.ts).
+// `webhooks.sweep` (every 10 minutes): deliveries whose job is gone, queued again (src/domain/webhooks/outbox/sweep.ts).
 import type { AppRegistry, queues } from '../src/queues.ts';
-import { sweepDeliveries } from '../src/domain/webhooks/sweep.ts';
+import { sweepDeliveries } from '../src/domain/webhooks/outbox/sweep.ts';
 import type { JobHandler } from '../src/worker.ts';
 
 export const webhooksSweep: JobHandler<(typeof queues)['webhooks.sweep']['schema'], AppRegistry> = async (

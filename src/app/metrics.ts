@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { readStatus } from '../domain/operations/status.ts';
+import { readStatus, type OperationalStatus } from '../domain/operations/status.ts';
 import { sha256 } from '../crypto.ts';
 import { queues } from '../queues.ts';
 import type { AppDeps } from '../http/context.ts';
@@ -25,19 +25,8 @@ export function template(route: string): string {
   return route.replace(/(?<!\\):([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}').replace(/\\:/g, ':');
 }
 
-export function createMetrics(deps: AppDeps): Metrics {
-  // Per process (summed over a cluster's processes) and read from Postgres (this process's answer).
-  const registry = new Registry();
-  const fromDb = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'cairn_web_' });
-  joinClusterMetrics(registry);
-  const duration = new Histogram({
-    name: 'cairn_http_request_duration_seconds',
-    help: 'HTTP request duration, by method, route template and status class',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+/** The gauges read from Postgres at scrape time (operations/status.ts), registered in `fromDb`. */
+function statusGauges(fromDb: Registry) {
   const gauge = (name: string, help: string, labelNames: string[] = []) =>
     new Gauge({ name, help, labelNames, registers: [fromDb] });
   const pending = gauge('cairn_intake_pending', 'Error events accepted and not yet processed');
@@ -63,6 +52,44 @@ export function createMetrics(deps: AppDeps): Metrics {
   const active = gauge('cairn_jobs_active', 'Jobs running in each queue', ['queue']);
   const failed = gauge('cairn_jobs_failed', 'Failed jobs still retained in each queue', ['queue']);
   const drills = gauge('cairn_backup_drills_failed', 'Succeeded backups whose latest restore drill failed');
+  return { pending, oldest, envPending, envMax, leased, dead, queued, active, failed, drills };
+}
+
+/** Sets the gauges to one reading of the status. */
+function setGauges(g: ReturnType<typeof statusGauges>, s: OperationalStatus): void {
+  g.pending.set(s.intake.pending);
+  g.oldest.set(s.intake.oldest_seconds);
+  g.leased.set(s.intake.leased);
+  // Environments that drained leave the scrape (their series go stale) rather than read 0.
+  g.envPending.reset();
+  g.envMax.reset();
+  for (const e of s.environments) {
+    g.envPending.set({ env: e.name }, e.pending);
+    g.envMax.set({ env: e.name }, e.max_pending);
+  }
+  g.dead.set(s.dead_letters);
+  g.drills.set(s.backup_drills_failed);
+  for (const q of s.queues) {
+    g.queued.set({ queue: q.name }, q.queued);
+    g.active.set({ queue: q.name }, q.active);
+    g.failed.set({ queue: q.name }, q.failed);
+  }
+}
+
+export function createMetrics(deps: AppDeps): Metrics {
+  // Per process (summed over a cluster's processes) and read from Postgres (this process's answer).
+  const registry = new Registry();
+  const fromDb = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'cairn_web_' });
+  joinClusterMetrics(registry);
+  const duration = new Histogram({
+    name: 'cairn_http_request_duration_seconds',
+    help: 'HTTP request duration, by method, route template and status class',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const gauges = statusGauges(fromDb);
 
   const token = deps.config.CAIRN_METRICS_TOKEN;
   const expected = token ? sha256(Buffer.from(token)) : undefined;
@@ -103,23 +130,7 @@ export function createMetrics(deps: AppDeps): Metrics {
         return;
       }
       const status = await readStatus(deps.db, deps.jobs.boss, Object.keys(queues));
-      pending.set(status.intake.pending);
-      oldest.set(status.intake.oldest_seconds);
-      leased.set(status.intake.leased);
-      // Environments that drained leave the scrape (their series go stale) rather than read 0.
-      envPending.reset();
-      envMax.reset();
-      for (const e of status.environments) {
-        envPending.set({ env: e.name }, e.pending);
-        envMax.set({ env: e.name }, e.max_pending);
-      }
-      dead.set(status.dead_letters);
-      drills.set(status.backup_drills_failed);
-      for (const q of status.queues) {
-        queued.set({ queue: q.name }, q.queued);
-        active.set({ queue: q.name }, q.active);
-        failed.set({ queue: q.name }, q.failed);
-      }
+      setGauges(gauges, status);
       ctx.type = registry.contentType;
       ctx.body = `${await (clusterMetrics() ?? registry.metrics())}\n${await fromDb.metrics()}`;
     },

@@ -7,7 +7,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 import { keyringFromConfig } from '../crypto.ts';
 import type { Logger } from '../log.ts';
-import { outboxQueries } from './outbox.ts';
+import { storeOutboxMail } from './outbox.ts';
 
 export interface Mail {
   to: string;
@@ -50,7 +50,7 @@ export function createMailer(
   return {
     kind: 'outbox',
     async send(mail, env) {
-      const id = await outboxQueries(db).insert(keyring, env.envId, mail);
+      const id = await storeOutboxMail(db, keyring, env.envId, mail);
       if (env.mode === 'test')
         log.info(
           { mail_id: id, to: mail.to, subject: mail.subject, text: mail.text },

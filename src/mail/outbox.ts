@@ -2,57 +2,36 @@
 // dump or backup of the database shows no link and a body copied to another row does not open;
 // rows kept 7 days (the mail.prune job). Addressee and subject stay readable for support: neither
 // holds a token.
-import type { Knex } from 'knex';
 import { open, seal, type Keyring } from '../crypto.ts';
+import type { Db } from '../db.ts';
 import { newId } from '../ids.ts';
+import { outboxQueries, pruneOutbox, type OutboxRow } from './outbox-queries.ts';
 
 export const outboxRetentionDays = 7;
 
 const sealContext = (id: string): string => `mail_outbox:${id}`;
 
-export interface OutboxRow {
-  id: string;
-  env_id: string | null;
-  to: string;
-  subject: string;
-  body_sealed: string;
-  create_time: Date;
+/** Writes a mail to the outbox, its body sealed; answers its id. */
+export async function storeOutboxMail(
+  db: Db,
+  keyring: Keyring,
+  envId: string,
+  mail: { to: string; subject: string; text: string },
+): Promise<string> {
+  const id = newId('mail');
+  await outboxQueries(db).insert({
+    id,
+    env_id: envId,
+    to: mail.to,
+    subject: mail.subject,
+    body_sealed: seal(keyring, mail.text, sealContext(id)),
+  });
+  return id;
 }
 
-export function outboxQueries(db: Knex) {
-  return {
-    async insert(
-      keyring: Keyring,
-      envId: string,
-      mail: { to: string; subject: string; text: string },
-    ): Promise<string> {
-      const id = newId('mail');
-      await db('mail_outbox').insert({
-        id,
-        env_id: envId,
-        to: mail.to,
-        subject: mail.subject,
-        body_sealed: seal(keyring, mail.text, sealContext(id)),
-      });
-      return id;
-    },
-
-    /** An environment's mails, newest first. */
-    async list(envId: string, limit: number): Promise<OutboxRow[]> {
-      return db<OutboxRow>('mail_outbox').where({ env_id: envId }).orderBy('create_time', 'desc').limit(limit);
-    },
-
-    async get(envId: string, id: string): Promise<OutboxRow | undefined> {
-      return db<OutboxRow>('mail_outbox').where({ env_id: envId, id }).first();
-    },
-
-    /** Rows older than the retention; answers how many went. */
-    async prune(days: number = outboxRetentionDays): Promise<number> {
-      return db('mail_outbox')
-        .where('create_time', '<', db.raw('now() - make_interval(days => ?)', [days]))
-        .delete();
-    },
-  };
+/** Rows past their 7 days (the `mail.prune` job, hourly); answers how many went. */
+export async function pruneMail(db: Db): Promise<number> {
+  return pruneOutbox(db, outboxRetentionDays);
 }
 
 /** The body of a row, for an operator holding the service key. */

@@ -4,7 +4,7 @@
 import type { Context } from 'koa';
 import type { AppDeps } from '../http/context.ts';
 import { resolveSession } from '../domain/identity/sessions/sessions.ts';
-import type { EndUserRow } from '../domain/identity/queries.ts';
+import type { EndUserRow } from '../domain/identity/users/queries.ts';
 import { envIdentity, type EnvIdentity } from '../domain/identity/sessions/sessions.ts';
 import { hashKey, parseKey } from '../domain/tenancy/keys.ts';
 import { tenancyQueries } from '../domain/tenancy/queries.ts';

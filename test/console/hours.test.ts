@@ -3,7 +3,7 @@
 // it is), the console's daily counts read them by UTC day, and the daily prune deletes hours past
 // the environment's retention.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupQueries } from '../../src/domain/errors/groups/queries.ts';
+import { dailyCounts } from '../../src/domain/errors/groups/queries.ts';
 import { pruneErrors } from '../../src/domain/errors/retention/prune.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
@@ -54,7 +54,7 @@ describe('hourly counts', () => {
       { group_id: groupId, env_id: env.env.id, hour: new Date(midnight - 2 * day + 23 * 3_600_000), count: 4 },
       { group_id: groupId, env_id: env.env.id, hour: new Date(midnight - 14 * day), count: 100 },
     ]);
-    const daily = await groupQueries(h.db).dailyCounts(env.env.id, [groupId, 'eg_none'], today, 14);
+    const daily = await dailyCounts(h.db, env.env.id, [groupId, 'eg_none'], today, 14);
     const expected = new Array<number>(14).fill(0);
     expected[11] = 4;
     for (const r of rows) expected[13 - (midnight - Math.floor(r.hour.getTime() / day) * day) / day]! += r.count;
@@ -62,9 +62,7 @@ describe('hourly counts', () => {
     expect(daily.get('eg_none')).toEqual(new Array(14).fill(0));
     // Another environment's id reads nothing of this one.
     const other = await createTestEnv(h.db);
-    expect((await groupQueries(h.db).dailyCounts(other.env.id, [groupId], today, 14)).get(groupId)).toEqual(
-      new Array(14).fill(0),
-    );
+    expect((await dailyCounts(h.db, other.env.id, [groupId], today, 14)).get(groupId)).toEqual(new Array(14).fill(0));
 
     // The prune deletes the hours past retention (90 days by default), and keeps the others.
     await h.db('error_group_hours').insert({

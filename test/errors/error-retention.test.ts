@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
 import { pruneErrors } from '../../src/domain/errors/retention/prune.ts';
-import { retentionQueries } from '../../src/domain/errors/retention/queries.ts';
+import { listPartitions, putErrorSettings } from '../../src/domain/errors/retention/queries.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { queues } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
@@ -102,7 +102,7 @@ describe('error settings', () => {
 
 describe('the prune', () => {
   it('drops days no environment keeps, deletes what a shorter retention ended, and groups left empty', async () => {
-    await retentionQueries(h.db).putSettings(b.env.id, { retention_days: 7, max_pending: 100_000 });
+    await putErrorSettings(h.db, b.env.id, { retention_days: 7, max_pending: 100_000 });
     const aMixed = await group(a, [100, 100, 1]);
     const aOld = await group(a, [100]);
     const bMixed = await group(b, [10, 2]);
@@ -119,7 +119,7 @@ describe('the prune', () => {
       last_seen_time: new Date(),
     });
     const oldDay = new Date(Date.now() - 100 * day).toISOString().slice(0, 10).replace(/-/g, '');
-    const partitions = async () => (await retentionQueries(h.db).partitions()).map((p) => p.name);
+    const partitions = async () => (await listPartitions(h.db)).map((p) => p.name);
     expect(await partitions()).toContain(`error_events_${oldDay}`);
 
     const result = await pruneErrors(h.db, new Date());
@@ -170,7 +170,7 @@ describe('the prune', () => {
       await eventually(async () => (await h.db('error_events').where({ uid: res.body.uid }).first()) !== undefined, {
         timeoutMs: 30_000,
       });
-      expect((await retentionQueries(h.db).partitions()).map((p) => p.name)).toContain(today);
+      expect((await listPartitions(h.db)).map((p) => p.name)).toContain(today);
     } finally {
       await worker.stop();
     }

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vacuumIntake } from '../../src/domain/errors/intake/vacuum.ts';
-import { ingestQueries } from '../../src/domain/errors/intake/queries.ts';
+import { intakeGarbage } from '../../src/domain/errors/intake/queries.ts';
 import { schedules, type AppJobs as Jobs } from '../../src/queues.ts';
 import { createHarness, sqlNumber, type Harness } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
@@ -18,7 +18,7 @@ let table: string;
 beforeAll(async () => {
   h = await createHarness();
   jobs = await testJobs(h);
-  table = (await ingestQueries(h.db).intakeGarbage()).table;
+  table = (await intakeGarbage(h.db)).table;
 });
 afterAll(async () => {
   await jobs?.boss.stop({ graceful: false, close: true });
@@ -48,11 +48,11 @@ describe('the intake vacuum', () => {
 
   it('leaves a table with few dead jobs alone, and vacuums one with many so that its space is used again', async () => {
     await churn(200);
-    await eventually(async () => (await ingestQueries(h.db).intakeGarbage()).dead_jobs >= 200);
+    await eventually(async () => (await intakeGarbage(h.db)).dead_jobs >= 200);
     expect(await vacuumIntake(h.db)).toMatchObject({ vacuumed: false, table });
 
     await churn(1200);
-    await eventually(async () => (await ingestQueries(h.db).intakeGarbage()).dead_jobs >= 1000);
+    await eventually(async () => (await intakeGarbage(h.db)).dead_jobs >= 1000);
     const bloated = await size();
     expect(await vacuumIntake(h.db)).toMatchObject({ vacuumed: true, table });
     // The same churn again fits in the space the vacuum freed: the table does not grow past the

@@ -10,8 +10,8 @@ import {
   functionScopes,
   languagesFor,
   maxParsedLength,
-  type Scope,
 } from '../../src/domain/errors/source-maps/scopes.ts';
+import type { Scope } from '../../src/domain/errors/source-maps/scope-types.ts';
 import { heuristicScopes } from '../../src/domain/errors/source-maps/scopes-heuristic.ts';
 
 const dir = new URL('./fixtures/scopes/', import.meta.url).pathname;

@@ -4,7 +4,7 @@
 import { idleJobs } from '../support/jobs.ts';
 import argon2 from 'argon2';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pruneIdentity } from '../../src/domain/identity/prune-queries.ts';
+import { pruneIdentity } from '../../src/domain/identity/prune.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';

@@ -11,7 +11,7 @@ import { createCliContext } from '../../src/cli/admin-context.ts';
 import { registerOAuthAdmin } from '../../src/cli/commands/oauth.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import { decideDeviceRequest, findDeviceRequest } from '../../src/domain/oauth/device.ts';
-import { oauthQueries } from '../../src/domain/oauth/queries.ts';
+import { insertClient } from '../../src/domain/oauth/queries.ts';
 import { userCodeLimits } from '../../src/domain/oauth/limits.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
@@ -145,7 +145,7 @@ describe('device authorization endpoint', () => {
       status: 401,
       body: { error: 'invalid_client' },
     });
-    const other = await oauthQueries(h.db).insertClient({
+    const other = await insertClient(h.db, {
       id: 'cairn_client_nogrant',
       env_id: env.env.id,
       name: 'No grant',

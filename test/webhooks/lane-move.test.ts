@@ -6,10 +6,10 @@
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb } from '../../src/db.ts';
-import { moveQueued, settleLane } from '../../src/domain/webhooks/lanes.ts';
+import { moveQueued, settleLane } from '../../src/domain/webhooks/deliveries/lanes.ts';
 import { keyringFromConfig, seal } from '../../src/crypto.ts';
-import { secretContext } from '../../src/domain/webhooks/endpoints.ts';
-import { webhookQueries } from '../../src/domain/webhooks/queries.ts';
+import { secretContext } from '../../src/domain/webhooks/endpoints/endpoints.ts';
+import { insertEndpoint } from '../../src/domain/webhooks/endpoints/queries.ts';
 import { createBoss, Jobs } from '../../src/jobs/index.ts';
 import { queues } from '../../src/queues.ts';
 import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   h = await createHarness();
   env = (await createTestEnv(h.db)).env.id;
   for (const id of [endpoint, other])
-    await webhookQueries(h.db).insertEndpoint({
+    await insertEndpoint(h.db, {
       id,
       env_id: env,
       url: 'https://example.com/hook',

@@ -3,9 +3,9 @@
 import { fromKnex, type PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
-import { emit } from '../../src/domain/webhooks/emit.ts';
-import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts';
-import { sweepDeliveries } from '../../src/domain/webhooks/sweep.ts';
+import { emit } from '../../src/domain/webhooks/outbox/emit.ts';
+import { createEndpoint } from '../../src/domain/webhooks/endpoints/endpoints.ts';
+import { sweepDeliveries } from '../../src/domain/webhooks/outbox/sweep.ts';
 import { createBoss, Jobs } from '../../src/jobs/index.ts';
 import { queues } from '../../src/queues.ts';
 import type { WorkerHandle } from '../../src/worker.ts';

@@ -2,10 +2,10 @@
 // the `standardwebhooks` package's signer), the retry schedule and the message body.
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { messageBody } from '../../src/domain/webhooks/catalogue.ts';
-import { nextLane, quickSuccessesToFast } from '../../src/domain/webhooks/lanes.ts';
-import { maxAttempts, retryDelaySeconds } from '../../src/domain/webhooks/schedule.ts';
-import { newSecret, secretKey, signMessage } from '../../src/domain/webhooks/sign.ts';
+import { messageBody } from '../../src/domain/webhooks/outbox/catalogue.ts';
+import { nextLane, quickSuccessesToFast } from '../../src/domain/webhooks/deliveries/lanes.ts';
+import { maxAttempts, retryDelaySeconds } from '../../src/domain/webhooks/deliveries/schedule.ts';
+import { newSecret, secretKey, signMessage } from '../../src/domain/webhooks/endpoints/sign.ts';
 
 describe('signMessage', () => {
   it("matches the Standard Webhooks specification's example", () => {

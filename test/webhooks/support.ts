@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { queues, type AppRegistry } from '../../src/queues.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { startWorker, type Handlers, type WorkerHandle } from '../../src/worker.ts';
-import type { SendOptions } from '../../src/domain/webhooks/send.ts';
+import type { SendOptions } from '../../src/domain/webhooks/deliveries/send.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { webhooksDeliver } from '../../workers/webhooks-deliver.ts';
 import { call, createHarness, startTestWeb, type Answer, type Harness } from '../support/harness.ts';

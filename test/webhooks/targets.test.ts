@@ -6,9 +6,9 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEndpoint } from '../../src/domain/webhooks/endpoints.ts';
-import { createSender } from '../../src/domain/webhooks/send.ts';
-import { checkTarget } from '../../src/domain/webhooks/targets.ts';
+import { createEndpoint } from '../../src/domain/webhooks/endpoints/endpoints.ts';
+import { createSender } from '../../src/domain/webhooks/deliveries/send.ts';
+import { checkTarget } from '../../src/domain/webhooks/endpoints/targets.ts';
 import { deadlineResolver, hostRefused, type Resolver } from '../../src/egress/addresses.ts';
 import { targetRule } from '../../src/egress/target-rule.ts';
 import type { WebHandle } from '../../src/server.ts';

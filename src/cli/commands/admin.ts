@@ -57,9 +57,8 @@ const modeOption = (value: string): 'test' | 'live' => {
   return value;
 };
 
-export function registerAdmin(program: Command, ctx: CliContext): Command {
-  const admin = program.command('admin').description('operator commands; they use DATABASE_URL directly');
-
+/** `cairn admin env create` and `set-database`. */
+function registerEnv(admin: Command, ctx: CliContext): void {
   const env = admin.command('env').description('environments');
   env
     .command('create')
@@ -99,7 +98,10 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
       await tenancyQueries(db).setDatabaseUrl(row.id, seal(keyring(), url, `env-database:${row.id}`));
       ctx.progress(`database set for ${name}`);
     });
+}
 
+/** `cairn admin console-link`. */
+function registerConsoleLink(admin: Command, ctx: CliContext): void {
   admin
     .command('console-link')
     .description('print a one-use link (valid 5 minutes) that opens the console of an environment with every scope')
@@ -111,7 +113,10 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
       const link = await createConsoleLink(db, config.CAIRN_BASE_URL, row.id, null);
       ctx.print(link, Boolean(opts.json), (l: ConsoleLink) => l.url);
     });
+}
 
+/** `cairn admin status`. */
+function registerStatus(admin: Command, ctx: CliContext): void {
   admin
     .command('status')
     .description(
@@ -129,7 +134,10 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
         await boss.stop({ graceful: false, close: true });
       }
     });
+}
 
+/** `cairn admin errors prune`. */
+function registerErrorsPrune(admin: Command, ctx: CliContext): void {
   admin
     .command('errors')
     .description('error tracking')
@@ -153,8 +161,10 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
         (r: typeof result) => `deleted ${r.deleted_events} events and ${r.deleted_groups} groups`,
       );
     });
+}
 
-  const keys = admin.command('keys').description('API keys');
+/** `cairn admin keys create`. */
+function registerKeyCreate(keys: Command, ctx: CliContext): void {
   keys
     .command('create')
     .description('create a secret key (or, with --publishable, a publishable key)')
@@ -185,6 +195,10 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
         () => `${created.key.id}  ${created.token}\nscopes: ${created.key.scopes.join(' ')}\nShown once; store it now.`,
       );
     });
+}
+
+/** `cairn admin keys list` and `revoke`. */
+function registerKeyListing(keys: Command, ctx: CliContext): void {
   keys
     .command('list')
     .description('list the keys of an environment (hints only; keys are stored hashed)')
@@ -225,5 +239,16 @@ export function registerAdmin(program: Command, ctx: CliContext): Command {
         () => `revoked ${row.id}`,
       );
     });
+}
+
+export function registerAdmin(program: Command, ctx: CliContext): Command {
+  const admin = program.command('admin').description('operator commands; they use DATABASE_URL directly');
+  registerEnv(admin, ctx);
+  registerConsoleLink(admin, ctx);
+  registerStatus(admin, ctx);
+  registerErrorsPrune(admin, ctx);
+  const keys = admin.command('keys').description('API keys');
+  registerKeyCreate(keys, ctx);
+  registerKeyListing(keys, ctx);
   return admin;
 }

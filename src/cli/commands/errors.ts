@@ -8,7 +8,8 @@ import {
   type ErrorGroupState,
   type StackFrame,
 } from '../../sdk/errors.ts';
-import { CliError, pageText, type Register } from '../context.ts';
+import type { Command } from 'commander';
+import { CliError, pageText, type CliContext, type Register } from '../context.ts';
 
 interface Common {
   env?: string;
@@ -72,10 +73,7 @@ const eventDetail = (e: ErrorEvent) =>
       : []),
   ].join('\n');
 
-export const register: Register = (program, ctx) => {
-  const api = () => new ErrorGroupsApi(ctx.client());
-
-  const groups = program.command('error-groups').description('error groups: list, read and triage (secret key)');
+function registerGroupCommands(groups: Command, ctx: CliContext, api: () => ErrorGroupsApi): void {
   groups
     .command('list')
     .description('groups, most recently seen first')
@@ -125,7 +123,9 @@ export const register: Register = (program, ctx) => {
         ctx.print(await api().triage(ctx.envName(o.env), id, action, o.etag), Boolean(o.json), groupDetail);
       });
   }
+}
 
+function registerEventCommands(program: Command, ctx: CliContext, api: () => ErrorGroupsApi): void {
   const events = program
     .command('error-events')
     .description('occurrences of an error group (secret key, observability:read)');
@@ -156,7 +156,9 @@ export const register: Register = (program, ctx) => {
     .action(async (uid: string, o: Common & { group?: string }) => {
       ctx.print(await api().getEvent(ctx.envName(o.env), uid, o.group), Boolean(o.json), eventDetail);
     });
+}
 
+function registerSourceMapCommands(program: Command, ctx: CliContext, api: () => ErrorGroupsApi): void {
   const maps = program.command('source-maps').description('source maps per release, for symbolication (secret key)');
   maps
     .command('upload')
@@ -195,7 +197,9 @@ export const register: Register = (program, ctx) => {
           p.source_maps.map((m) => `${m.file}  ${m.size_bytes} B  ${m.create_time}`).join('\n') || 'no source maps',
       );
     });
+}
 
+function registerMinifiedCommands(program: Command, ctx: CliContext, api: () => ErrorGroupsApi): void {
   const minified = program
     .command('minified-sources')
     .description('minified files per release: function names when a map has no sourcesContent (secret key)');
@@ -237,4 +241,17 @@ export const register: Register = (program, ctx) => {
           'no minified files',
       );
     });
+}
+
+export const register: Register = (program, ctx) => {
+  const api = () => new ErrorGroupsApi(ctx.client());
+
+  const groups = program.command('error-groups').description('error groups: list, read and triage (secret key)');
+  registerGroupCommands(groups, ctx, api);
+
+  registerEventCommands(program, ctx, api);
+
+  registerSourceMapCommands(program, ctx, api);
+
+  registerMinifiedCommands(program, ctx, api);
 };

@@ -1,7 +1,8 @@
 // `cairn end-users …` and `cairn sessions list` over the HTTP API (docs/api.md "The operator
 // CLI").
 import { EndUsersApi, type EndUser, type Session } from '../../sdk/end-users.ts';
-import { CliError, pageText, type Register } from '../context.ts';
+import type { Command } from 'commander';
+import { CliError, pageText, type CliContext, type Register } from '../context.ts';
 
 const userLine = (u: EndUser) =>
   `${u.id}  ${u.email}${u.email_verified ? '' : ' (unverified)'}${u.totp_enabled ? ' [totp]' : ''}`;
@@ -18,10 +19,7 @@ interface Common {
   json?: boolean;
 }
 
-export const register: Register = (program, ctx) => {
-  const api = () => new EndUsersApi(ctx.client());
-  const users = program.command('end-users').description("the application's end users (secret key)");
-
+function registerUserReads(users: Command, ctx: CliContext, api: () => EndUsersApi): void {
   users
     .command('list')
     .description('list end users, newest first')
@@ -69,7 +67,9 @@ export const register: Register = (program, ctx) => {
       });
       ctx.print(user, Boolean(o.json), userLine);
     });
+}
 
+function registerUserWrites(users: Command, ctx: CliContext, api: () => EndUsersApi): void {
   users
     .command('delete')
     .description('delete an end user; every session ends at once')
@@ -91,7 +91,9 @@ export const register: Register = (program, ctx) => {
       const out = await api().revokeSessions(ctx.envName(o.env), id);
       ctx.print(out, Boolean(o.json), (r: typeof out) => `${r.revoked} session(s) revoked`);
     });
+}
 
+function registerSessionCommands(program: Command, ctx: CliContext, api: () => EndUsersApi): void {
   program
     .command('sessions')
     .description('end users\u2019 sessions (secret key)')
@@ -106,4 +108,13 @@ export const register: Register = (program, ctx) => {
       const page = await api().listSessions(ctx.envName(o.env), id, { pageSize: o.pageSize, pageToken: o.pageToken });
       ctx.print(page, Boolean(o.json), (p: typeof page) => p.sessions.map(sessionLine).join('\n') || 'no sessions');
     });
+}
+
+export const register: Register = (program, ctx) => {
+  const api = () => new EndUsersApi(ctx.client());
+  const users = program.command('end-users').description("the application's end users (secret key)");
+
+  registerUserReads(users, ctx, api);
+  registerUserWrites(users, ctx, api);
+  registerSessionCommands(program, ctx, api);
 };

@@ -3,7 +3,7 @@
 // public: the answer holds the client_id and no secret.
 import type { Command } from 'commander';
 import { clientResource, createOAuthClient } from '../../domain/oauth/clients.ts';
-import { oauthQueries } from '../../domain/oauth/queries.ts';
+import { listClients } from '../../domain/oauth/queries.ts';
 import { requireEnv } from '../../domain/tenancy/envs.ts';
 import type { CliContext } from '../context.ts';
 
@@ -46,7 +46,7 @@ export function registerOAuthAdmin(admin: Command, ctx: CliContext): void {
     .action(async (o: { env: string; json?: boolean }) => {
       const { db } = await ctx.admin();
       const env = await requireEnv(db, o.env);
-      const list = (await oauthQueries(db).listClients(env.id)).map(clientResource);
+      const list = (await listClients(db, env.id)).map(clientResource);
       ctx.print(
         { oauth_clients: list },
         Boolean(o.json),

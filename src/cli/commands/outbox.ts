@@ -3,7 +3,8 @@
 // mails are never shown: they carry one-use sign-in and reset links for real users (set SMTP_URL).
 import type { Command } from 'commander';
 import { requireEnv } from '../../domain/tenancy/envs.ts';
-import { openOutboxBody, outboxQueries, type OutboxRow } from '../../mail/outbox.ts';
+import { outboxQueries, type OutboxRow } from '../../mail/outbox-queries.ts';
+import { openOutboxBody } from '../../mail/outbox.ts';
 import { CliError, type CliContext } from '../context.ts';
 
 async function testEnv(ctx: CliContext, name: string) {

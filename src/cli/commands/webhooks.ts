@@ -2,6 +2,7 @@
 // API (docs/api.md "Webhooks", secret key with webhooks:read or webhooks:write).
 import { eventTypes, type EventType } from '../../contract/webhook-types.ts';
 import { WebhooksApi, type Delivery, type Endpoint, type EndpointUpdate } from '../../sdk/webhooks.ts';
+import type { Command } from 'commander';
 import { CliError, pageText, type CliContext, type Register } from '../context.ts';
 
 interface Common {
@@ -72,12 +73,7 @@ function printSecret(ctx: CliContext, e: Endpoint, json: boolean): void {
   if (json) ctx.progress('note: the secret is shown only once; store it now');
 }
 
-export const register: Register = (program, ctx) => {
-  const api = () => new WebhooksApi(ctx.client());
-  const hooks = program
-    .command('webhooks')
-    .description('webhook endpoints of an environment and their deliveries (secret key)');
-
+function registerEndpointReads(hooks: Command, ctx: CliContext, api: () => WebhooksApi): void {
   hooks
     .command('create')
     .description('add an endpoint; prints its signing secret, shown only this once')
@@ -118,7 +114,9 @@ export const register: Register = (program, ctx) => {
     .action(async (id: string, o: Common) => {
       ctx.print(await api().get(ctx.envName(o.env), id), Boolean(o.json), endpointDetail);
     });
+}
 
+function registerEndpointWrites(hooks: Command, ctx: CliContext, api: () => WebhooksApi): void {
   hooks
     .command('update')
     .description('change the URL, event types, description or state; only what is given changes')
@@ -159,7 +157,9 @@ export const register: Register = (program, ctx) => {
       await api().delete(ctx.envName(o.env), id);
       ctx.print({ deleted: id }, Boolean(o.json), () => `deleted ${id}`);
     });
+}
 
+function registerDeliveryCommands(hooks: Command, ctx: CliContext, api: () => WebhooksApi): void {
   hooks
     .command('rotate-secret')
     .description('a new signing secret, shown only this once; for 24 hours messages are signed with both')
@@ -198,4 +198,15 @@ export const register: Register = (program, ctx) => {
     .action(async (endpointId: string, messageId: string, o: Common) => {
       ctx.print(await api().redeliver(ctx.envName(o.env), endpointId, messageId), Boolean(o.json), deliveryLine);
     });
+}
+
+export const register: Register = (program, ctx) => {
+  const api = () => new WebhooksApi(ctx.client());
+  const hooks = program
+    .command('webhooks')
+    .description('webhook endpoints of an environment and their deliveries (secret key)');
+
+  registerEndpointReads(hooks, ctx, api);
+  registerEndpointWrites(hooks, ctx, api);
+  registerDeliveryCommands(hooks, ctx, api);
 };

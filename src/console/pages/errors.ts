@@ -3,7 +3,7 @@
 // occurrences of the last 14 days (from the hourly counts: never a scan of events).
 import { z } from 'zod';
 import { byTimeAndId } from '../../contract/pages.ts';
-import { groupQueries, type GroupRow } from '../../domain/errors/groups/queries.ts';
+import { dailyCounts, listGroups, type GroupRow } from '../../domain/errors/groups/queries.ts';
 import { seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
@@ -25,13 +25,12 @@ async function loadErrors(deps: AppDeps, principal: ConsolePrincipal, query: Err
   const state = errorStates.find(([id]) => id === query.state) ?? errorStates[0]!;
   const service = query.service || undefined;
   const filter = { ...(state[1] ? { state: state[1] } : {}), ...(service ? { service_name: service } : {}) };
-  const q = groupQueries(deps.db);
   const page = await pageFrom(deps, query.after, groupPages, (after, limit) =>
-    q.listGroups(principal.envId, filter, after, limit),
+    listGroups(deps.db, principal.envId, filter, after, limit),
   );
   const now = new Date();
   const ids = page.items.map((g) => g.id);
-  const daily = await q.dailyCounts(principal.envId, ids, now, chartDays);
+  const daily = await dailyCounts(deps.db, principal.envId, ids, now, chartDays);
   const groups = page.items.map((g) => ({ ...g, daily: daily.get(g.id)! }));
   return { state, service, groups, now, nextToken: page.next_page_token };
 }

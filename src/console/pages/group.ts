@@ -4,7 +4,7 @@
 // (groups/state.ts).
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { groupQueries, type GroupRow } from '../../domain/errors/groups/queries.ts';
+import { dailyCounts, getGroup, listEvents, type GroupRow } from '../../domain/errors/groups/queries.ts';
 import { triage } from '../../domain/errors/groups/state.ts';
 import { AppError } from '../../app-error.ts';
 import { form, seeOther } from '../../html/page-route.ts';
@@ -20,7 +20,7 @@ import { groupView, triageActions } from '../views/group.ts';
 const groupId = /^eg_[0-9a-z]{26}$/;
 
 async function readGroup(deps: AppDeps, principal: ConsolePrincipal, id: string): Promise<GroupRow> {
-  const group = groupId.test(id) ? await groupQueries(deps.db).getGroup(principal.envId, id) : undefined;
+  const group = groupId.test(id) ? await getGroup(deps.db, principal.envId, id) : undefined;
   if (!group) throw new AppError('not_found', 'There is no such error group in this environment.');
   return group;
 }
@@ -28,10 +28,9 @@ async function readGroup(deps: AppDeps, principal: ConsolePrincipal, id: string)
 /** Loads the group's chart and latest event, and answers its page (409 after a conflicting triage). */
 async function showGroup(ctx: Context, deps: AppDeps, principal: ConsolePrincipal, g: GroupRow, conflict = false) {
   const now = new Date();
-  const q = groupQueries(deps.db);
   const [[latest], daily] = await Promise.all([
-    q.listEvents(principal.envId, g.id, undefined, 1),
-    q.dailyCounts(principal.envId, [g.id], now, chartDays),
+    listEvents(deps.db, principal.envId, g.id, undefined, 1),
+    dailyCounts(deps.db, principal.envId, [g.id], now, chartDays),
   ]);
   const body = groupView({
     group: g,

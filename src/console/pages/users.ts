@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { sessionState } from '../../domain/identity/present.ts';
 import { byId } from '../../contract/pages.ts';
-import { identityQueries } from '../../domain/identity/queries.ts';
+import { sessionQueries } from '../../domain/identity/sessions/queries.ts';
+import { usersQueries } from '../../domain/identity/users/queries.ts';
 import { normaliseEmail } from '../../domain/identity/tokens.ts';
 import type { EndUserRow } from '../../domain/identity/users/queries.ts';
 import { requireEndUser, revokeEndUserSessions } from '../../domain/identity/users/users.ts';
@@ -41,7 +42,7 @@ export const consoleUsers = defineRoute({
   async handle({ query, principal, deps, ctx }) {
     const email = query.email?.trim() || undefined;
     const page = await pageFrom(deps, query.before, userPages, (before, limit) =>
-      identityQueries(deps.db).listUsers(principal.envId, { limit, before }, email && normaliseEmail(email)),
+      usersQueries(deps.db).listUsers(principal.envId, { limit, before }, email && normaliseEmail(email)),
     );
     const body = usersView({
       users: page.items,
@@ -65,10 +66,9 @@ export const consoleUser = defineRoute({
   query: z.looseObject({ revoked: text(12) }),
   async handle({ params, query, principal, deps, ctx }) {
     const user = await readUser(deps, principal, params.id);
-    const q = identityQueries(deps.db);
     const [sessions, signIns] = await Promise.all([
-      q.listSessions(user.id, { limit: historySize }),
-      q.listSignIns(user.id, { limit: historySize }),
+      sessionQueries(deps.db).listSessions(user.id, { limit: historySize }),
+      usersQueries(deps.db).listSignIns(user.id, { limit: historySize }),
     ]);
     const now = new Date();
     const body = userView({

@@ -2,7 +2,7 @@
 // list pages by, and the backup.* and restore.* webhook events, whose data is the same resource.
 import type { Backup, Operation, Verification } from '../../contract/backups.ts';
 import { byId } from '../../contract/pages.ts';
-import type { WebhookEvent } from '../webhooks/catalogue.ts';
+import type { WebhookEvent } from '../webhooks/outbox/catalogue.ts';
 import type { BackupRow, OperationRow } from './queries.ts';
 
 /** Backups page by id (ULIDs), newest first. */

@@ -4,7 +4,7 @@
 // because only the change from an unsettled state emits.
 import { fromKnex } from 'pg-boss';
 import { backupEvent, restoreEvent } from './present.ts';
-import { emit } from '../webhooks/emit.ts';
+import { emit } from '../webhooks/outbox/emit.ts';
 import type { BackupDeps } from './deps.ts';
 import { backupQueries, type BackupRow, type OperationRow } from './queries.ts';
 

@@ -164,3 +164,15 @@ export function consoleLinkQueries(db: Db) {
     },
   };
 }
+
+/** The console's sessions a week after they ended, and its sign-in links a day after they expired. */
+export async function pruneConsole(db: Db): Promise<{ console_sessions: number; console_links: number }> {
+  const ago = (days: number) => db.raw(`now() - make_interval(days => ?)`, [days]);
+  return {
+    console_sessions: await db('console_sessions')
+      .where('expire_time', '<', ago(7))
+      .orWhere('end_time', '<', ago(7))
+      .delete(),
+    console_links: await db('console_links').where('expire_time', '<', ago(1)).delete(),
+  };
+}

@@ -2,7 +2,7 @@
 // their lists page by, and the `end_user.*` webhook events, whose data is the same resource.
 import { byId } from '../../contract/pages.ts';
 import type { EndUser, Session, SessionState, SignIn } from '../../contract/identity.ts';
-import type { WebhookEvent } from '../webhooks/catalogue.ts';
+import type { WebhookEvent } from '../webhooks/outbox/catalogue.ts';
 import type { SessionRow } from './sessions/queries.ts';
 import type { EndUserRow, SignInRow } from './users/queries.ts';
 

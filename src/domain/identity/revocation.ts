@@ -10,17 +10,18 @@
 // or denied and creates nothing. Social sign-in keeps no per-user state before its callback, and
 // the callback is a fresh sign-in at the provider, so there is nothing of it to end here.
 import type { Db } from '../../db.ts';
-import { oauthQueries } from '../oauth/queries.ts';
-import { identityQueries } from './queries.ts';
+import { denyUncollected } from '../oauth/queries.ts';
+import { sessionQueries } from './sessions/queries.ts';
+import { ticketQueries } from './tickets/queries.ts';
 
 /** Tickets not yet redeemed and device approvals not yet collected; sessions are left alone. */
 export async function endPendingGrants(db: Db, endUserId: string): Promise<void> {
-  await identityQueries(db).deleteOutstandingTickets(endUserId);
-  await oauthQueries(db).denyUncollected(endUserId);
+  await ticketQueries(db).deleteOutstandingTickets(endUserId);
+  await denyUncollected(db, endUserId);
 }
 
 /** Everything: pending grants, then every session. Answers the number of sessions ended. Call in a transaction. */
 export async function endAllAccess(db: Db, endUserId: string): Promise<number> {
   await endPendingGrants(db, endUserId);
-  return identityQueries(db).revokeUserSessions(endUserId);
+  return sessionQueries(db).revokeUserSessions(endUserId);
 }

@@ -13,7 +13,8 @@ import type { Logger } from '../../log.ts';
 import { consumeLimit } from './limits.ts';
 import { identifierHash, withCheck } from './lockout/lockout.ts';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
-import { identityQueries, type EndUserRow, type SessionRow } from './queries.ts';
+import { type SessionRow } from './sessions/queries.ts';
+import { type EndUserRow, usersQueries } from './users/queries.ts';
 import { createSession, envIdentity, type SignInContext } from './sessions/sessions.ts';
 import { issueTicket } from './tickets/tickets.ts';
 import { checkFactorProofs, type FactorProof } from './factors/totp.ts';
@@ -45,7 +46,7 @@ const wrongCredentials = () => new AppError('unauthorized', 'the identifier or p
 
 export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn): Promise<SignInResult> {
   const { db } = deps;
-  const q = identityQueries(db);
+  const q = usersQueries(db);
   const identifier = normaliseEmail(input.identifier);
   const idHash = identifierHash(input.envId, identifier);
   const env = await envIdentity(db, input.envId);

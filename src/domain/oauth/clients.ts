@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import { AppError } from '../../app-error.ts';
 import { newUlid } from '../../ids.ts';
-import { oauthQueries, type OAuthClientRow } from './queries.ts';
+import { type OAuthClientRow, insertClient } from './queries.ts';
 
 export const grantTypes = { device_code: 'urn:ietf:params:oauth:grant-type:device_code' } as const;
 export type GrantName = keyof typeof grantTypes;
@@ -36,7 +36,7 @@ export async function createOAuthClient(
       'invalid_request',
       `unknown grant ${unknown.join(', ') || '(none)'}; supported: ${Object.keys(grantTypes).join(', ')}`,
     );
-  return oauthQueries(db).insertClient({
+  return insertClient(db, {
     id: `cairn_client_${newUlid()}`,
     env_id: envId,
     name,

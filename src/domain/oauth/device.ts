@@ -7,12 +7,19 @@ import type { Config } from '../../config.ts';
 import { randomBase62, sha256 } from '../../crypto.ts';
 import { AppError } from '../../app-error.ts';
 import { newId } from '../../ids.ts';
-import { identityQueries } from '../identity/queries.ts';
+import { usersQueries } from '../identity/users/queries.ts';
 import { createSession, envIdentity, type SignInContext } from '../identity/sessions/sessions.ts';
 import { grantTypes } from './clients.ts';
 import { OAuthError } from './errors.ts';
 import { assertMayGuess, countWrongGuess, type Guesser } from './limits.ts';
-import { oauthQueries, type DeviceRequest } from './queries.ts';
+import {
+  type DeviceRequest,
+  clientById,
+  decideDevice,
+  insertDevice,
+  pendingByUserCode,
+  pollDevice,
+} from './queries.ts';
 import { formatUserCode, newUserCode, normaliseUserCode } from './user-code.ts';
 
 export const deviceLifetimeSeconds = 600;
@@ -32,7 +39,7 @@ export interface DeviceAuthorizationAnswer {
 }
 
 async function requireClient(db: Knex, clientId: string | undefined) {
-  const client = clientId ? await oauthQueries(db).clientById(clientId) : undefined;
+  const client = clientId ? await clientById(db, clientId) : undefined;
   if (!client || client.revoke_time) throw new OAuthError('invalid_client', 'unknown or revoked client_id');
   if (!client.grant_types.includes('device_code'))
     throw new OAuthError('unauthorized_client', 'this client is not allowed the device authorization grant');
@@ -54,7 +61,7 @@ export async function startDeviceAuthorization(
   const deviceCode = `cairn_dvc_${randomBase62(32)}`;
   for (let attempt = 0; ; attempt++) {
     const userCode = newUserCode();
-    const inserted = await oauthQueries(db).insertDevice({
+    const inserted = await insertDevice(db, {
       id: newId('dev'),
       env_id: client.env_id,
       client_id: client.id,
@@ -102,7 +109,7 @@ export async function pollDeviceToken(
   // The poll's own writes (last poll time, a grown interval) must commit even when it is refused,
   // so the refusal is returned out of the transaction and thrown after it commits.
   const outcome = await db.transaction(async (trx): Promise<TokenAnswer | OAuthError> => {
-    const row = await oauthQueries(trx).poll(client.id, hashDeviceCode(deviceCode), pollSlackMs);
+    const row = await pollDevice(trx, client.id, hashDeviceCode(deviceCode), pollSlackMs);
     if (!row) return new OAuthError('invalid_grant', 'unknown device_code for this client');
     if (row.previous_state === 'redeemed') return new OAuthError('invalid_grant', 'this device_code was already used');
     if (row.too_fast)
@@ -112,11 +119,11 @@ export async function pollDeviceToken(
     if (row.previous_state === 'pending')
       return new OAuthError('authorization_pending', 'the user has not approved the request yet');
     const env = await envIdentity(trx, row.env_id);
-    const user = row.end_user_id ? await identityQueries(trx).userById(row.env_id, row.end_user_id) : undefined;
+    const user = row.end_user_id ? await usersQueries(trx).userById(row.env_id, row.end_user_id) : undefined;
     // Throwing here rolls the redeem back too: the user is gone, nothing is spent.
     if (!user) throw new OAuthError('invalid_grant', 'the approving user no longer exists');
     const { session, token } = await createSession(trx, env, user.id, 'device', input.from);
-    await identityQueries(trx).insertSignIn({
+    await usersQueries(trx).insertSignIn({
       env_id: row.env_id,
       end_user_id: user.id,
       method: 'device',
@@ -142,7 +149,7 @@ export function isDeviceGrant(grantType: string | undefined): boolean {
 export async function findDeviceRequest(db: Knex, input: string, who: Guesser): Promise<DeviceRequest> {
   await assertMayGuess(db, who);
   const code = normaliseUserCode(input);
-  const found = code ? await oauthQueries(db).pendingByUserCode(code) : undefined;
+  const found = code ? await pendingByUserCode(db, code) : undefined;
   if (!found) {
     await countWrongGuess(db, who);
     throw new AppError('not_found', 'that code is not valid or has expired; check it and try again');
@@ -156,7 +163,7 @@ export async function decideDeviceRequest(
   endUserId: string,
   approve: boolean,
 ): Promise<void> {
-  if (!(await oauthQueries(db).decide(request.id, request.env_id, endUserId, approve))) {
+  if (!(await decideDevice(db, request.id, request.env_id, endUserId, approve))) {
     throw new AppError('conflict', 'this request was already answered or has expired');
   }
 }

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../../app-error.ts';
 import type { AnyJobs as Jobs } from '../../jobs/index.ts';
 import { emitUserCreated } from '../identity/users/events.ts';
-import { identityQueries } from '../identity/queries.ts';
+import { usersQueries } from '../identity/users/queries.ts';
 import { endAllAccess } from '../identity/revocation.ts';
 import { normaliseEmail } from '../identity/tokens.ts';
 import { socialQueries } from './queries.ts';
@@ -24,7 +24,7 @@ export async function linkIdentity(
 ): Promise<string> {
   return db.transaction(async (trx) => {
     const sq = socialQueries(trx);
-    const iq = identityQueries(trx);
+    const iq = usersQueries(trx);
     const record = (userId: string) =>
       iq.insertSignIn({
         env_id: envId,

@@ -39,13 +39,13 @@ export interface IdentityRow {
   subject: string;
 }
 
+/** Social sign-ins never completed, once expired (the daily identity.prune). */
+export async function pruneSocialTransactions(db: Db): Promise<number> {
+  return db('social_transactions').where('expire_time', '<', db.fn.now()).delete();
+}
+
 export function socialQueries(db: Db) {
   return {
-    /** Social sign-ins never completed, once expired (the daily identity.prune). */
-    async prune(): Promise<number> {
-      return db('social_transactions').where('expire_time', '<', db.fn.now()).delete();
-    },
-
     async providers(envId: string): Promise<ProviderRow[]> {
       return db('social_providers').where({ env_id: envId }).orderBy('provider');
     },
@@ -113,10 +113,6 @@ export function socialQueries(db: Db) {
         .where({ id: endUserId })
         .whereNull('email_verified_time')
         .update({ password_hash: null, update_time: db.fn.now() });
-    },
-
-    async pruneTransactions(): Promise<number> {
-      return db('social_transactions').where('expire_time', '<', db.fn.now()).delete();
     },
   };
 }

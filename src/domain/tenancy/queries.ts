@@ -110,3 +110,13 @@ export function tenancyQueries(db: Db) {
     },
   };
 }
+
+/**
+ * Takes the environment's row lock, so that a count and an insert under it (a cap on the
+ * environment's endpoints or keys) cannot be passed by a parallel one. `no key update` leaves the
+ * environment's other writes (their foreign keys' key-share locks) free to go on.
+ */
+export async function lockEnv(db: Db, id: string, strength: 'update' | 'no key update'): Promise<void> {
+  const q = db('envs').where({ id });
+  await (strength === 'update' ? q.forUpdate() : q.forNoKeyUpdate()).first('id');
+}

@@ -2,7 +2,8 @@
 // their lists page by.
 import type { Delivery, Endpoint } from '../../contract/webhooks.ts';
 import { byId, type Keyset } from '../../contract/pages.ts';
-import type { AttemptRow, DeliveryRow, EndpointRow } from './queries.ts';
+import type { AttemptRow, DeliveryRow } from './deliveries/queries.ts';
+import type { EndpointRow } from './endpoints/queries.ts';
 
 export const endpointPages: Keyset<EndpointRow, string> = byId<EndpointRow>('webhook_endpoints');
 

@@ -1,5 +1,5 @@
 // POST /sign-out: ends the portal's session, then goes on to a page of the portal.
-import { identityQueries } from '../../domain/identity/queries.ts';
+import { sessionQueries } from '../../domain/identity/sessions/queries.ts';
 import { localPath } from '../../domain/identity/redirects.ts';
 import { resolveSession } from '../../domain/identity/sessions/sessions.ts';
 import { clearPortalSession, sessionCookie } from '../../http/cookies.ts';
@@ -22,7 +22,7 @@ export const signOut = defineRoute({
     const next = f.next ? localPath(deps.config, f.next) : undefined;
     const token = ctx.cookies.get(sessionCookie);
     const user = token ? await resolveSession(deps.db, token) : undefined;
-    if (user) await identityQueries(deps.db).revokeSession(user.session.id);
+    if (user) await sessionQueries(deps.db).revokeSession(user.session.id);
     clearPortalSession(ctx, deps.config);
     return seeOther(ctx, next ?? '/device');
   },

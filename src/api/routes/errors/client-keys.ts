@@ -4,6 +4,7 @@
 import { keyringFromConfig } from '../../../crypto.ts';
 import { createClientKey, presentClientKey } from '../../../domain/errors/sentry/client-keys.ts';
 import { clientKeyQueries } from '../../../domain/errors/sentry/queries.ts';
+import { lockEnv } from '../../../domain/tenancy/queries.ts';
 import { AppError } from '../../../app-error.ts';
 import { defineRoute } from '../../../http/route.ts';
 import {
@@ -55,7 +56,7 @@ export const createClientKeyRoute = defineRoute({
   async handle({ body, principal, deps }) {
     return deps.db.transaction(async (trx) => {
       // Counted under a lock on the environment's row, so parallel creates cannot pass the cap together.
-      await trx('envs').where({ id: principal.envId }).forUpdate().first('id');
+      await lockEnv(trx, principal.envId, 'update');
       if ((await clientKeyQueries(trx).list(principal.envId)).length >= maxKeys)
         throw new AppError('conflict', `this environment has ${maxKeys} client keys; revoke one before making another`);
       const { row } = await createClientKey(trx, keyringFromConfig(deps.config), principal.envId, body?.rate_limit);

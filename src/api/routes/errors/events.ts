@@ -1,6 +1,6 @@
 // Error events of a group, one event, and the AIP-159 wildcard read by uid (docs/api.md).
-import { groupQueries } from '../../../domain/errors/groups/queries.ts';
-import { ingestQueries } from '../../../domain/errors/intake/queries.ts';
+import * as groupQueries from '../../../domain/errors/groups/queries.ts';
+import { uidOfEventId } from '../../../domain/errors/intake/queries.ts';
 import { AppError } from '../../../app-error.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { eventList, eventParams, eventResource, eventsParams, pageQuery } from '../../../contract/errors.ts';
@@ -22,12 +22,11 @@ export const listEvents = defineRoute({
   query: pageQuery,
   response: { status: 200, description: 'A page of events', schema: eventList },
   async handle({ params, query, principal, deps }) {
-    const q = groupQueries(deps.db);
-    if (!(await q.getGroup(principal.envId, params.error_group))) {
+    if (!(await groupQueries.getGroup(deps.db, principal.envId, params.error_group))) {
       throw new AppError('not_found', `no error group ${params.error_group} in this environment`);
     }
     const page = await paginate(deps.config, query, eventPages, (after, limit) =>
-      q.listEvents(principal.envId, params.error_group, after, limit),
+      groupQueries.listEvents(deps.db, principal.envId, params.error_group, after, limit),
     );
     return {
       error_events: page.items.map((e) => eventView(principal.envName, e)),
@@ -51,8 +50,8 @@ export const getEvent = defineRoute({
     // A Sentry SDK's (or a capture's) event_id names the event as well as its uid does.
     const uid = params.error_event.startsWith('err_')
       ? params.error_event
-      : await ingestQueries(deps.db).uidOfEventId(principal.envId, params.error_event);
-    const e = uid ? await groupQueries(deps.db).getEvent(principal.envId, group, uid) : undefined;
+      : await uidOfEventId(deps.db, principal.envId, params.error_event);
+    const e = uid ? await groupQueries.getEvent(deps.db, principal.envId, group, uid) : undefined;
     if (!e)
       throw new AppError(
         'not_found',

@@ -1,6 +1,6 @@
 // Error groups: list, get, and the three triage calls (docs/api.md "Error tracking").
 import type { Context } from 'koa';
-import { groupQueries } from '../../../domain/errors/groups/queries.ts';
+import * as groupQueries from '../../../domain/errors/groups/queries.ts';
 import { triage, type TriageAction } from '../../../domain/errors/groups/state.ts';
 import { AppError } from '../../../app-error.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
@@ -23,7 +23,7 @@ export const listGroups = defineRoute({
   response: { status: 200, description: 'A page of groups', schema: groupList },
   async handle({ query, principal, deps }) {
     const page = await paginate(deps.config, query, groupPages, (after, limit) =>
-      groupQueries(deps.db).listGroups(principal.envId, query, after, limit),
+      groupQueries.listGroups(deps.db, principal.envId, query, after, limit),
     );
     return {
       error_groups: page.items.map((g) => groupView(principal.envName, g)),
@@ -43,7 +43,7 @@ export const getGroup = defineRoute({
   params: groupParams,
   response: { status: 200, description: 'The group, with its etag', schema: groupResource },
   async handle({ params, principal, deps }) {
-    const g = await groupQueries(deps.db).getGroup(principal.envId, params.error_group);
+    const g = await groupQueries.getGroup(deps.db, principal.envId, params.error_group);
     if (!g) throw new AppError('not_found', `no error group ${params.error_group} in this environment`);
     return groupView(principal.envName, g);
   },

@@ -1,7 +1,7 @@
 // The environment's error settings (docs/api.md "Retention", "Backpressure"): how many days events
 // are kept after their receipt, and how many accepted events may wait unprocessed. GET answers the
 // defaults until a PUT changes them; a PUT changes only the fields it sends.
-import { retentionQueries } from '../../../domain/errors/retention/queries.ts';
+import * as retentionQueries from '../../../domain/errors/retention/queries.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { envParams, errorSettingsBody, errorSettingsResource } from '../../../contract/errors.ts';
 import { errorSettingsView } from '../../../domain/errors/retention/present.ts';
@@ -19,7 +19,7 @@ export const getErrorSettings = defineRoute({
   params: envParams,
   response: { status: 200, description: 'The settings (the defaults until changed)', schema: errorSettingsResource },
   async handle({ principal, deps }) {
-    return errorSettingsView(principal.envName, await retentionQueries(deps.db).settings(principal.envId));
+    return errorSettingsView(principal.envName, await retentionQueries.errorSettings(deps.db, principal.envId));
   },
 });
 
@@ -35,13 +35,12 @@ export const putErrorSettings = defineRoute({
   body: errorSettingsBody,
   response: { status: 200, description: 'The settings as stored', schema: errorSettingsResource },
   async handle({ body, principal, deps }) {
-    const q = retentionQueries(deps.db);
-    const current = await q.settings(principal.envId);
+    const current = await retentionQueries.errorSettings(deps.db, principal.envId);
     const next = {
       retention_days: body.retention_days ?? current.retention_days,
       max_pending: body.max_pending ?? current.max_pending,
     };
-    const updateTime = await q.putSettings(principal.envId, next);
+    const updateTime = await retentionQueries.putErrorSettings(deps.db, principal.envId, next);
     return errorSettingsView(principal.envName, { ...next, update_time: updateTime });
   },
 });

@@ -7,7 +7,7 @@ import { acceptSignUp } from '../../../domain/identity/signup/signup.ts';
 import { confirmPasswordReset, requestPasswordReset, verifyEmail } from '../../../domain/identity/links/links.ts';
 import { consumeLimit } from '../../../domain/identity/limits.ts';
 import { signInWithPassword } from '../../../domain/identity/signin.ts';
-import { identityQueries } from '../../../domain/identity/queries.ts';
+import { sessionQueries } from '../../../domain/identity/sessions/queries.ts';
 import { redeemTicket } from '../../../domain/identity/tickets/tickets.ts';
 import type { SessionState } from './session-auth.ts';
 import { clientFrom } from '../../../http/client.ts';
@@ -156,7 +156,7 @@ export const signOut = defineRoute({
   summary: 'End the current session',
   response: { status: 200, description: 'Signed out', schema: z.object({ signed_out: z.literal(true) }) },
   async handle({ deps, ctx }) {
-    await identityQueries(deps.db).revokeSession(currentSession(ctx).session.id);
+    await sessionQueries(deps.db).revokeSession(currentSession(ctx).session.id);
     return { signed_out: true as const };
   },
 });

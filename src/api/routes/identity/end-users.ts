@@ -1,7 +1,8 @@
 // End users, sessions and sign-in history for the application's server (secret key, docs/api.md
 // "Identity"). Every query is scoped by the key's environment.
 import { z } from 'zod';
-import { identityQueries } from '../../../domain/identity/queries.ts';
+import { sessionQueries } from '../../../domain/identity/sessions/queries.ts';
+import { usersQueries } from '../../../domain/identity/users/queries.ts';
 import { normaliseEmail } from '../../../domain/identity/tokens.ts';
 import { resetTotp } from '../../../domain/identity/factors/totp.ts';
 import {
@@ -65,7 +66,7 @@ export const listEndUsers = defineRoute({
   async handle({ query, principal, deps }) {
     const email = query.email ? normaliseEmail(query.email) : undefined;
     const page = await paginate(deps.config, query, endUserPages, (before, limit) =>
-      identityQueries(deps.db).listUsers(principal.envId, { limit, before }, email),
+      usersQueries(deps.db).listUsers(principal.envId, { limit, before }, email),
     );
     return {
       end_users: page.items.map((u) => endUserResource(principal.envName, u)),
@@ -119,7 +120,7 @@ export const listSessions = defineRoute({
   async handle({ params, query, principal, deps }) {
     await requireEndUser(deps.db, principal.envId, params.end_user);
     const page = await paginate(deps.config, query, sessionPages, (before, limit) =>
-      identityQueries(deps.db).listSessions(params.end_user, { limit, before }),
+      sessionQueries(deps.db).listSessions(params.end_user, { limit, before }),
     );
     return {
       sessions: page.items.map((s) => sessionResource(principal.envName, s)),
@@ -157,7 +158,7 @@ export const listSignIns = defineRoute({
   async handle({ params, query, principal, deps }) {
     await requireEndUser(deps.db, principal.envId, params.end_user);
     const page = await paginate(deps.config, query, signInPages, (before, limit) =>
-      identityQueries(deps.db).listSignIns(params.end_user, { limit, before }),
+      usersQueries(deps.db).listSignIns(params.end_user, { limit, before }),
     );
     return { sign_ins: page.items.map(signInResource), next_page_token: page.next_page_token };
   },

@@ -23,9 +23,10 @@ import {
   requireEndpoint,
   rotateSecret,
   updateEndpoint,
-} from '../../../domain/webhooks/endpoints.ts';
-import { redeliver } from '../../../domain/webhooks/redeliver.ts';
-import { webhookQueries } from '../../../domain/webhooks/queries.ts';
+} from '../../../domain/webhooks/endpoints/endpoints.ts';
+import { redeliver } from '../../../domain/webhooks/deliveries/redeliver.ts';
+import * as deliveryQueries from '../../../domain/webhooks/deliveries/queries.ts';
+import * as endpointQueries from '../../../domain/webhooks/endpoints/queries.ts';
 import type { AppDeps } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
 
@@ -67,7 +68,7 @@ export const listEndpoints = defineRoute({
   response: { status: 200, description: 'A page of endpoints', schema: endpointList },
   async handle({ query, principal, deps }) {
     const page = await paginate(deps.config, query, endpointPages, (after, limit) =>
-      webhookQueries(deps.db).listEndpoints(principal.envId, after, limit),
+      endpointQueries.listEndpoints(deps.db, principal.envId, after, limit),
     );
     return { webhook_endpoints: page.items.map((e) => endpointView(e)), next_page_token: page.next_page_token };
   },
@@ -149,11 +150,11 @@ export const listDeliveries = defineRoute({
   response: { status: 200, description: 'A page of deliveries', schema: deliveryList },
   async handle({ params, query, principal, deps }) {
     const endpoint = await requireEndpoint(deps.db, principal.envId, params.endpoint_id);
-    const q = webhookQueries(deps.db);
     const page = await paginate(deps.config, query, deliveryPages, (before, limit) =>
-      q.listDeliveries(endpoint.id, before, limit),
+      deliveryQueries.listDeliveries(deps.db, endpoint.id, before, limit),
     );
-    const attempts = await q.attempts(
+    const attempts = await deliveryQueries.listAttempts(
+      deps.db,
       endpoint.id,
       page.items.map((d) => d.message_id),
     );

@@ -5,9 +5,9 @@
 import type { Db as BossDb } from 'pg-boss';
 import { errorGroupEvent } from './present.ts';
 import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
-import { emit, wanted } from '../../webhooks/emit.ts';
+import { emit, wanted } from '../../webhooks/outbox/emit.ts';
 import type { ChangedGroup } from '../intake/queries.ts';
-import type { GroupRow } from './queries.ts';
+import { groupsWithEnvName } from './queries.ts';
 
 export async function emitGroupEvents(tx: BossDb, jobs: Jobs, changed: readonly ChangedGroup[]): Promise<void> {
   if (changed.length === 0) return;
@@ -16,15 +16,11 @@ export async function emitGroupEvents(tx: BossDb, jobs: Jobs, changed: readonly 
   for (const c of changed) if (!byId.get(c.id)?.created) byId.set(c.id, c);
   const envIds = [...new Set(changed.map((c) => c.env_id))];
   if (!(await wanted(tx, envIds, ['error_group.created', 'error_group.reopened']))) return;
-  const { rows } = await tx.executeSql(
-    `select g.*, v.name as env_name from error_groups g join envs v on v.id = g.env_id
-     where g.id = any($1::text[]) order by g.id`,
-    [[...byId.keys()]],
-  );
+  const rows = await groupsWithEnvName(tx, [...byId.keys()]);
   await emit(
     tx,
     jobs,
-    (rows as (GroupRow & { env_name: string })[]).map((g) =>
+    rows.map((g) =>
       errorGroupEvent(
         { id: g.env_id, name: g.env_name },
         byId.get(g.id)!.created ? 'error_group.created' : 'error_group.reopened',

@@ -3,7 +3,7 @@
 // is the same resource.
 import type { ErrorGroup } from '../../../contract/errors.ts';
 import { byTimeAndId } from '../../../contract/pages.ts';
-import type { WebhookEvent } from '../../webhooks/catalogue.ts';
+import type { WebhookEvent } from '../../webhooks/outbox/catalogue.ts';
 import type { EventRow, GroupRow } from './queries.ts';
 
 /** Groups page by (last_seen_time, id), newest first; events by (event_time, uid). */

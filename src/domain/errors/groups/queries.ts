@@ -1,7 +1,7 @@
 // Reads of groups and events, and the triage update. The triage check and change are one
 // statement: of concurrent calls carrying one etag exactly one matches the row once it holds the
 // row lock, and the others see the new etag.
-import type { Db } from '../../../db.ts';
+import type { Db, SqlTx } from '../../../db.ts';
 import { ulidTime } from '../../../ids.ts';
 import { unpackBody } from '../pipeline/event-codec.ts';
 import type { EventBody } from '../pipeline/process.ts';
@@ -82,114 +82,134 @@ export interface TriageOutcome {
   changed?: GroupRow;
 }
 
-export function groupQueries(db: Db) {
-  return {
-    async listGroups(
-      envId: string,
-      f: GroupFilter,
-      after: { t: string; id: string } | undefined,
-      limit: number,
-    ): Promise<GroupRow[]> {
-      const q = db('error_groups')
-        .where({ env_id: envId })
-        .select(groupColumns)
-        .orderBy([
-          { column: 'last_seen_time', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .limit(limit);
-      if (f.state) q.where({ state: f.state });
-      if (f.service_name) q.where({ service_name: f.service_name });
-      if (f.last_seen_after) q.where('last_seen_time', '>=', f.last_seen_after);
-      if (f.last_seen_before) q.where('last_seen_time', '<', f.last_seen_before);
-      if (after) q.whereRaw('(last_seen_time, id) < (?::timestamptz, ?)', [after.t, after.id]);
-      return q;
-    },
+export async function listGroups(
+  db: Db,
+  envId: string,
+  f: GroupFilter,
+  after: { t: string; id: string } | undefined,
+  limit: number,
+): Promise<GroupRow[]> {
+  const q = db('error_groups')
+    .where({ env_id: envId })
+    .select(groupColumns)
+    .orderBy([
+      { column: 'last_seen_time', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit);
+  if (f.state) q.where({ state: f.state });
+  if (f.service_name) q.where({ service_name: f.service_name });
+  if (f.last_seen_after) q.where('last_seen_time', '>=', f.last_seen_after);
+  if (f.last_seen_before) q.where('last_seen_time', '<', f.last_seen_before);
+  if (after) q.whereRaw('(last_seen_time, id) < (?::timestamptz, ?)', [after.t, after.id]);
+  return q;
+}
 
-    /**
-     * Occurrences per UTC day of the groups, from `days` days before `today`'s day up to it, from
-     * their hourly counts (error_group_hours): at most 24 rows per group and day, never events.
-     * Answers group id → counts, oldest day first (a group without any: all zeros).
-     */
-    async dailyCounts(envId: string, groupIds: string[], today: Date, days: number): Promise<Map<string, number[]>> {
-      const start = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - days + 1));
-      const counts = new Map(groupIds.map((id) => [id, new Array<number>(days).fill(0)]));
-      if (groupIds.length === 0) return counts;
-      const { rows } = await db.raw<{ rows: { group_id: string; day: number; n: number }[] }>(
-        `select group_id, floor(extract(epoch from hour - ?::timestamptz) / 86400)::int as day, sum(count)::int as n
-           from error_group_hours
-          where env_id = ? and group_id = any(?::text[]) and hour >= ?::timestamptz and hour < ?::timestamptz + ? * interval '1 day'
-          group by 1, 2`,
-        [start, envId, groupIds, start, start, days],
-      );
-      for (const r of rows) counts.get(r.group_id)![r.day] = r.n;
-      return counts;
-    },
+/**
+ * Occurrences per UTC day of the groups, from `days` days before `today`'s day up to it, from
+ * their hourly counts (error_group_hours): at most 24 rows per group and day, never events.
+ * Answers group id → counts, oldest day first (a group without any: all zeros).
+ */
+export async function dailyCounts(
+  db: Db,
+  envId: string,
+  groupIds: string[],
+  today: Date,
+  days: number,
+): Promise<Map<string, number[]>> {
+  const start = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - days + 1));
+  const counts = new Map(groupIds.map((id) => [id, new Array<number>(days).fill(0)]));
+  if (groupIds.length === 0) return counts;
+  const { rows } = await db.raw<{ rows: { group_id: string; day: number; n: number }[] }>(
+    `select group_id, floor(extract(epoch from hour - ?::timestamptz) / 86400)::int as day, sum(count)::int as n
+         from error_group_hours
+        where env_id = ? and group_id = any(?::text[]) and hour >= ?::timestamptz and hour < ?::timestamptz + ? * interval '1 day'
+        group by 1, 2`,
+    [start, envId, groupIds, start, start, days],
+  );
+  for (const r of rows) counts.get(r.group_id)![r.day] = r.n;
+  return counts;
+}
 
-    async getGroup(envId: string, id: string): Promise<GroupRow | undefined> {
-      return db('error_groups').where({ env_id: envId, id }).first(groupColumns);
-    },
+export async function getGroup(db: Db, envId: string, id: string): Promise<GroupRow | undefined> {
+  return db('error_groups').where({ env_id: envId, id }).first(groupColumns);
+}
 
-    async listEvents(
-      envId: string,
-      groupId: string,
-      after: { t: string; id: string } | undefined,
-      limit: number,
-    ): Promise<EventRow[]> {
-      const q = db('error_events')
-        .where({ env_id: envId, group_id: groupId })
-        .select(eventColumns)
-        .orderBy([
-          { column: 'event_time', order: 'desc' },
-          { column: 'uid', order: 'desc' },
-        ])
-        .limit(limit);
-      if (after) q.whereRaw('(event_time, uid) < (?::timestamptz, ?)', [after.t, after.id]);
-      return (await q).map(eventRow);
-    },
+export async function listEvents(
+  db: Db,
+  envId: string,
+  groupId: string,
+  after: { t: string; id: string } | undefined,
+  limit: number,
+): Promise<EventRow[]> {
+  const q = db('error_events')
+    .where({ env_id: envId, group_id: groupId })
+    .select(eventColumns)
+    .orderBy([
+      { column: 'event_time', order: 'desc' },
+      { column: 'uid', order: 'desc' },
+    ])
+    .limit(limit);
+  if (after) q.whereRaw('(event_time, uid) < (?::timestamptz, ?)', [after.t, after.id]);
+  return (await q).map(eventRow);
+}
 
-    /** One event by uid; with a group id it must be in that group (`-` reads across groups). */
-    async getEvent(envId: string, groupId: string | undefined, uid: string): Promise<EventRow | undefined> {
-      const q = db('error_events').where({ env_id: envId, uid });
-      if (groupId !== undefined) q.where({ group_id: groupId });
-      // An event is received after its uid was made (capture.ts): only partitions from that day on
-      // are read. A minute's slack for clocks of several web processes.
-      const made = ulidTime(uid.slice(6));
-      if (made !== undefined) q.where('receive_time', '>=', new Date(made - 60_000));
-      const row = await q.first(eventColumns);
-      return row ? eventRow(row) : undefined;
-    },
+/** One event by uid; with a group id it must be in that group (`-` reads across groups). */
+export async function getEvent(
+  db: Db,
+  envId: string,
+  groupId: string | undefined,
+  uid: string,
+): Promise<EventRow | undefined> {
+  const q = db('error_events').where({ env_id: envId, uid });
+  if (groupId !== undefined) q.where({ group_id: groupId });
+  // An event is received after its uid was made (capture.ts): only partitions from that day on
+  // are read. A minute's slack for clocks of several web processes.
+  const made = ulidTime(uid.slice(6));
+  if (made !== undefined) q.where('receive_time', '>=', new Date(made - 60_000));
+  const row = await q.first(eventColumns);
+  return row ? eventRow(row) : undefined;
+}
 
-    async triage(
-      envId: string,
-      id: string,
-      etag: string,
-      from: readonly GroupState[],
-      to: GroupState,
-    ): Promise<TriageOutcome> {
-      const { rows } = await db.raw<{
-        rows: { prior_state: GroupState; prior_etag: string; changed: GroupRow | null }[];
-      }>(
-        `with target as (select id, state, etag from error_groups where env_id = ? and id = ?),
-         changed as (
-           update error_groups g set state = ?, etag = ${newEtagSql}, update_time = now(),
-             resolve_time = case when ? = 'resolved' then now() else null end
-           from target where g.id = target.id and g.etag = ? and g.state = any(?::text[])
-           returning ${groupColumns.map((c) => `g.${c}`).join(', ')}
-         )
-         select t.state as prior_state, t.etag as prior_etag, (select row_to_json(c) from changed c) as changed from target t`,
-        [envId, id, to, to, etag, [...from]],
-      );
-      const row = rows[0];
-      if (!row) return { found: false };
-      const changed = row.changed
-        ? {
-            ...row.changed,
-            first_seen_time: new Date(row.changed.first_seen_time),
-            last_seen_time: new Date(row.changed.last_seen_time),
-          }
-        : undefined;
-      return { found: true, prior: { state: row.prior_state, etag: row.prior_etag }, ...(changed ? { changed } : {}) };
-    },
-  };
+export async function triageGroup(
+  db: Db,
+  envId: string,
+  id: string,
+  etag: string,
+  from: readonly GroupState[],
+  to: GroupState,
+): Promise<TriageOutcome> {
+  const { rows } = await db.raw<{
+    rows: { prior_state: GroupState; prior_etag: string; changed: GroupRow | null }[];
+  }>(
+    `with target as (select id, state, etag from error_groups where env_id = ? and id = ?),
+       changed as (
+         update error_groups g set state = ?, etag = ${newEtagSql}, update_time = now(),
+           resolve_time = case when ? = 'resolved' then now() else null end
+         from target where g.id = target.id and g.etag = ? and g.state = any(?::text[])
+         returning ${groupColumns.map((c) => `g.${c}`).join(', ')}
+       )
+       select t.state as prior_state, t.etag as prior_etag, (select row_to_json(c) from changed c) as changed from target t`,
+    [envId, id, to, to, etag, [...from]],
+  );
+  const row = rows[0];
+  if (!row) return { found: false };
+  const changed = row.changed
+    ? {
+        ...row.changed,
+        first_seen_time: new Date(row.changed.first_seen_time),
+        last_seen_time: new Date(row.changed.last_seen_time),
+      }
+    : undefined;
+  return { found: true, prior: { state: row.prior_state, etag: row.prior_etag }, ...(changed ? { changed } : {}) };
+}
+
+/** Groups by id with their environment's name, on a job's transaction (webhook events: events.ts). */
+export async function groupsWithEnvName(tx: SqlTx, ids: string[]): Promise<(GroupRow & { env_name: string })[]> {
+  const { rows } = await tx.executeSql(
+    `select g.*, v.name as env_name from error_groups g join envs v on v.id = g.env_id
+     where g.id = any($1::text[]) order by g.id`,
+    [ids],
+  );
+  return rows as (GroupRow & { env_name: string })[];
 }

@@ -10,8 +10,8 @@ import { fromKnex } from 'pg-boss';
 import { errorGroupEvent } from './present.ts';
 import { AppError } from '../../../app-error.ts';
 import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
-import { emit } from '../../webhooks/emit.ts';
-import { groupQueries, type GroupRow, type GroupState } from './queries.ts';
+import { emit } from '../../webhooks/outbox/emit.ts';
+import { type GroupRow, type GroupState, triageGroup } from './queries.ts';
 
 export type TriageAction = 'acknowledge' | 'resolve' | 'reopen';
 
@@ -39,7 +39,7 @@ export async function triage(
 ): Promise<GroupRow> {
   const { from, to } = transitions[action];
   const outcome = await deps.db.transaction(async (trx) => {
-    const found = await groupQueries(trx).triage(env.id, groupId, etag, from, to);
+    const found = await triageGroup(trx, env.id, groupId, etag, from, to);
     const type = action === 'acknowledge' ? undefined : triageEvents[action];
     if (found.changed && type) await emit(fromKnex(trx), deps.jobs, [errorGroupEvent(env, type, found.changed)]);
     return found;

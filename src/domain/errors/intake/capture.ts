@@ -12,7 +12,7 @@ import { newUlid } from '../../../ids.ts';
 import { errorEventInput } from '../../../contract/error-capture.ts';
 import { storableJson, type CapturedEvent } from './captured-event.ts';
 import { AppError } from '../../../app-error.ts';
-import { ingestQueries, type AcceptedRow } from './queries.ts';
+import { type AcceptedRow, intakeBacklog } from './queries.ts';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { intakeWriter } from './writer.ts';
 import type { ErrorJobs as Jobs } from '../queues.ts';
@@ -56,7 +56,7 @@ async function refuseOverBacklog(db: Knex, envId: string, now = backlogClock.now
   if (!seen) backlogs.set(db, (seen = new Map()));
   let b = seen.get(envId);
   if (!b || now - b.at > backlogTtlMs) {
-    const { pending, max_pending } = await ingestQueries(db).backlog(envId);
+    const { pending, max_pending } = await intakeBacklog(db, envId);
     b = { at: now, over: pending >= max_pending, pending, max: max_pending };
     // Bounded: a process serving very many environments forgets them all at once, now and then.
     if (seen.size >= 10_000) seen.clear();

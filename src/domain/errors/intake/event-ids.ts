@@ -3,7 +3,7 @@
 // retention Sentry's plans offer; no SDK retries an event for longer. Small statements: a large
 // backlog never holds one long lock.
 import type { Db } from '../../../db.ts';
-import { ingestQueries } from './queries.ts';
+import { deleteEventIds } from './queries.ts';
 
 const batch = 5000;
 
@@ -15,7 +15,7 @@ export async function pruneEventIds(db: Db, now: Date): Promise<number> {
   const before = new Date(now.getTime() - eventIdRetentionDays * 24 * 3600 * 1000);
   let total = 0;
   for (;;) {
-    const n = await ingestQueries(db).pruneEventIds(before, batch);
+    const n = await deleteEventIds(db, before, batch);
     total += n;
     if (n < batch) return total;
   }

@@ -11,7 +11,7 @@ import { newId, ulidTime } from '../../../ids.ts';
 import { scrubbingQueries } from '../scrubbing/queries.ts';
 import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
 import { readQueuedCauses } from '../sentry/causes.ts';
-import { ingestQueries, type ChangedGroup, type NewEvent, type NewGroup } from './queries.ts';
+import { type ChangedGroup, type NewEvent, type NewGroup, storeEvents } from './queries.ts';
 import type { SqlTx } from '../../../db.ts';
 import { openPayload, UnopenablePayload, type SealedPayloadRow } from './sealed-payload.ts';
 import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from '../source-maps/queries.ts';
@@ -144,6 +144,37 @@ function debugIdMaps(db: Knex) {
   };
 }
 
+/** The event as the store takes it, and its group's candidate, from one processed job event. */
+function readyOf(row: JobEvent, processed: ProcessedEvent, eventId: string | null): Ready {
+  const b = processed.head;
+  const event: NewEvent = {
+    uid: row.uid,
+    env_id: row.env_id,
+    fingerprint: processed.fingerprint,
+    event_time: b.event_time,
+    // When it was accepted: its uid's moment (capture.ts), the same on every run of its job and
+    // after a re-queue, so a re-run meets the stored event on the key (uid, receive_time).
+    receive_time: new Date(ulidTime(row.uid.slice(6)) ?? row.receive_time).toISOString(),
+    release: b.release ?? '',
+    service_name: b.service_name ?? '',
+    body_deflated: processed.stored.toString('base64'),
+    event_id: eventId,
+  };
+  const json = JSON.stringify(event);
+  return {
+    env_id: row.env_id,
+    event_time: b.event_time,
+    json,
+    group: {
+      fingerprint: processed.fingerprint,
+      title: processed.title,
+      culprit: processed.culprit,
+      grouping: processed.grouping,
+      service_name: b.service_name ?? '',
+    },
+  };
+}
+
 /** Processes the events in order; `flush` is handed what is ready whenever it reaches `maxStoreBytes`, and at the end. */
 async function processAll(
   { db, keyring, load, caches }: IngestDeps,
@@ -183,34 +214,9 @@ async function processAll(
       if (!row.lastAttempt && unread) {
         throw new Error('a source map could not be read from the object store');
       }
-      const b = processed.head;
-      const event: NewEvent = {
-        uid: row.uid,
-        env_id: row.env_id,
-        fingerprint: processed.fingerprint,
-        event_time: b.event_time,
-        // When it was accepted: its uid's moment (capture.ts), the same on every run of its job and
-        // after a re-queue, so a re-run meets the stored event on the key (uid, receive_time).
-        receive_time: new Date(ulidTime(row.uid.slice(6)) ?? row.receive_time).toISOString(),
-        release: b.release ?? '',
-        service_name: b.service_name ?? '',
-        body_deflated: processed.stored.toString('base64'),
-        event_id: eventId,
-      };
-      const json = JSON.stringify(event);
-      ready.push({
-        env_id: row.env_id,
-        event_time: b.event_time,
-        json,
-        group: {
-          fingerprint: processed.fingerprint,
-          title: processed.title,
-          culprit: processed.culprit,
-          grouping: processed.grouping,
-          service_name: b.service_name ?? '',
-        },
-      });
-      bytes += json.length;
+      const next = readyOf(row, processed, eventId);
+      ready.push(next);
+      bytes += next.json.length;
     } catch (error) {
       // A payload that is not its event's will not open on any attempt: bury it now (its sealed
       // value stays for an operator) rather than retry it for ten minutes, or store it under this uid.
@@ -250,11 +256,10 @@ export async function ingestEvents(
   options: IngestOptions = ingestDefaults,
 ): Promise<IngestResult> {
   if (events.length === 0) return { stored: 0, failed: [], dropped: 0, changed: [] };
-  const q = ingestQueries(deps.db);
   let stored = 0;
   const changed: ChangedGroup[] = [];
   const { failed, dropped } = await processAll(deps, events, options, async (ready) => {
-    const r = await q.store(tx, `[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
+    const r = await storeEvents(deps.db, tx, `[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
     stored += r.stored;
     changed.push(...r.changed);
   });

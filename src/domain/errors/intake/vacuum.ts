@@ -6,7 +6,7 @@
 // and vacuums the table itself when it holds more dead jobs than `minDead` and autovacuum has not
 // run on it for two minutes. A plain VACUUM takes no lock that captures or workers wait on.
 import type { Db } from '../../../db.ts';
-import { ingestQueries } from './queries.ts';
+import { intakeGarbage, vacuumTable } from './queries.ts';
 
 export interface IntakeVacuum {
   vacuumed: boolean;
@@ -18,10 +18,9 @@ export async function vacuumIntake(
   db: Db,
   { minDead = 1000, autovacuumGraceMs = 120_000 } = {},
 ): Promise<IntakeVacuum> {
-  const q = ingestQueries(db);
-  const g = await q.intakeGarbage();
+  const g = await intakeGarbage(db);
   const recent = g.last_autovacuum !== null && Date.now() - g.last_autovacuum.getTime() < autovacuumGraceMs;
   if (g.dead_jobs < minDead || recent) return { vacuumed: false, table: g.table, dead_jobs: g.dead_jobs };
-  await q.vacuumTable(g.table);
+  await vacuumTable(db, g.table);
   return { vacuumed: true, table: g.table, dead_jobs: g.dead_jobs };
 }

@@ -8,7 +8,18 @@
 // (env_id, receive_time) index, in bounded statements. A group's lifetime occurrence_count stays
 // as it was when some of its events go (Sentry's "times seen" is a lifetime count too).
 import type { Db } from '../../../db.ts';
-import { defaultErrorSettings, retentionQueries, type EnvFilter } from './queries.ts';
+import {
+  type EnvFilter,
+  defaultErrorSettings,
+  deleteEmptyGroups,
+  deleteEvents,
+  deleteHours,
+  dropPartition,
+  makePartitions,
+  errorSettings,
+  listPartitions,
+  retentionsByDays,
+} from './queries.ts';
 
 const day = 86_400_000;
 const batch = 10_000;
@@ -32,30 +43,25 @@ const startOfDay = (t: number): Date => new Date(Math.floor(t / day) * day);
 /** Day partitions from `from` (default yesterday) to `partitionsAhead` days from now. */
 export async function ensurePartitions(db: Db, now: Date, from = new Date(now.getTime() - day)): Promise<void> {
   const first = startOfDay(Math.min(from.getTime(), now.getTime() - day));
-  await retentionQueries(db).ensurePartitions(
-    first,
-    Math.ceil((now.getTime() - first.getTime()) / day) + partitionsAhead + 1,
-  );
+  await makePartitions(db, first, Math.ceil((now.getTime() - first.getTime()) / day) + partitionsAhead + 1);
 }
 
 async function deleteAll(db: Db, filter: EnvFilter, before: Date, result: PruneResult): Promise<void> {
-  const q = retentionQueries(db);
-  for (let n = batch; n === batch; result.deleted_events += n) n = await q.deleteEvents(filter, before, batch);
-  for (let n = batch; n === batch; result.deleted_groups += n) n = await q.deleteEmptyGroups(filter, before, batch);
-  for (let n = batch; n === batch;) n = await q.deleteHours(filter, before, batch);
+  for (let n = batch; n === batch; result.deleted_events += n) n = await deleteEvents(db, filter, before, batch);
+  for (let n = batch; n === batch; result.deleted_groups += n) n = await deleteEmptyGroups(db, filter, before, batch);
+  for (let n = batch; n === batch;) n = await deleteHours(db, filter, before, batch);
 }
 
 export async function pruneErrors(db: Db, now: Date, options: PruneOptions = {}): Promise<PruneResult> {
-  const q = retentionQueries(db);
   const result: PruneResult = { deleted_events: 0, deleted_groups: 0 };
   await ensurePartitions(db, now);
   if (options.envId !== undefined) {
-    const days = (await q.settings(options.envId)).retention_days;
+    const days = (await errorSettings(db, options.envId)).retention_days;
     const before = new Date(now.getTime() - (options.olderThanMs ?? days * day));
     await deleteAll(db, { only: [options.envId] }, before, result);
     return result;
   }
-  const retentions = await q.retentions();
+  const retentions = await retentionsByDays(db);
   const others = [...retentions.values()].flat();
   // Cutoffs per retention: the default for every environment not named in error_settings.
   const cutoffs: [EnvFilter, Date][] =
@@ -70,8 +76,8 @@ export async function pruneErrors(db: Db, now: Date, options: PruneOptions = {})
         ];
   // A day every environment is done with goes whole: its end is before the earliest cutoff.
   const earliest = Math.min(...cutoffs.map(([, at]) => at.getTime()));
-  for (const p of await q.partitions()) {
-    if (p.day.getTime() + day <= earliest) result.deleted_events += await q.dropPartition(p.name);
+  for (const p of await listPartitions(db)) {
+    if (p.day.getTime() + day <= earliest) result.deleted_events += await dropPartition(db, p.name);
   }
   for (const [filter, before] of cutoffs) await deleteAll(db, filter, before, result);
   return result;

@@ -9,8 +9,8 @@
 import { TraceMap } from '@jridgewell/trace-mapping';
 import { debugIdOf } from './debug-ids.ts';
 import { decodeMappings, fromDecoded } from './mappings.ts';
-import type { MinifiedIndex } from './scope-naming.ts';
-import { functionScopes, type Scope } from './scopes.ts';
+import type { MinifiedIndex, Scope } from './scope-types.ts';
+import { functionScopes } from './scopes.ts';
 
 export interface OriginalPosition {
   source: string;

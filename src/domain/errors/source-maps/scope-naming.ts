@@ -7,17 +7,8 @@
 // This is getsentry/symbolicator's scope-based naming (its js-source-scopes crate: ScopeIndex,
 // NameResolver).
 import type { CompactMap } from './compact-map.ts';
-import { enclosingScope, functionScopes, type Scope } from './scopes.ts';
-
-/** A minified file reduced to what naming needs: line offsets and function scopes with name tokens. */
-export interface MinifiedIndex {
-  lineStarts: Int32Array;
-  scopes: Scope[];
-  /** The tokens' texts, by offset (the file's text itself is not kept). */
-  tokenText: Map<number, string>;
-  /** Approximate bytes held. */
-  bytes: number;
-}
+import type { MinifiedIndex } from './scope-types.ts';
+import { enclosingScope, functionScopes } from './scopes.ts';
 
 const identifier = /[\w$#]+/y;
 

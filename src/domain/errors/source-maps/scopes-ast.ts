@@ -6,7 +6,7 @@
 // and class members as `Class.member` (an anonymous class takes its variable's name). Anonymous
 // callbacks are no scope of their own: a frame in one is named after the function around it.
 import { createRequire } from 'node:module';
-import type { Scope } from './scopes.ts';
+import type { Scope } from './scope-types.ts';
 
 // The native parser is loaded on the first parse, not with this module: the web process imports
 // it too (map validation goes through CompactMap) but never parses a source, and loading the

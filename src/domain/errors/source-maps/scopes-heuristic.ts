@@ -4,7 +4,7 @@
 // before it (declaration, method, assigned function or arrow, class). Known misses: a `{` inside
 // parameters (TypeScript object types, destructuring), `${…}` in template literals, regex
 // literals holding quotes or braces, JSX text. A miss falls back to the map's own name.
-import type { Scope } from './scopes.ts';
+import type { Scope } from './scope-types.ts';
 
 const keywords = new Set([
   'if',

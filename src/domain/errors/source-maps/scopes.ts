@@ -6,18 +6,7 @@
 // (scopes-heuristic.ts) for what the parser refuses or what is too big to parse in the worker.
 import { astScopes, type Lang } from './scopes-ast.ts';
 import { heuristicScopes } from './scopes-heuristic.ts';
-
-export interface Scope {
-  name: string;
-  /** UTF-16 offsets in the source text, both inclusive. */
-  start: number;
-  end: number;
-  /**
-   * Where each part of the name stands in the text (`Class.member`: the class's name, then the
-   * member's): in minified code these are the tokens a source map names (scope-naming.ts).
-   */
-  tokens: number[];
-}
+import type { Scope } from './scope-types.ts';
 
 // A parse holds ~55 bytes of AST on the V8 heap per source character until it is walked (measured
 // with oxc-parser on 1 MB of TypeScript): 512 Ki characters is ~28 MB for a moment, which the

@@ -12,7 +12,8 @@ import type { Db } from '../../../db.ts';
 import { AppError } from '../../../app-error.ts';
 import { newId } from '../../../ids.ts';
 import { identifierHash, withCheck } from '../lockout/lockout.ts';
-import { identityQueries, type EndUserRow } from '../queries.ts';
+import { factorQueries } from './queries.ts';
+import { type EndUserRow } from '../users/queries.ts';
 import { endPendingGrants } from '../revocation.ts';
 
 export const totpPeriod = 30;
@@ -63,7 +64,7 @@ export async function enrollTotp(
   const secret = generateSecret();
   const id = newId('totp');
   const sealed = seal(keyringFromConfig(config), secret, sealContext(id));
-  if (!(await identityQueries(db).putPendingFactor({ id, end_user_id: user.id, secret_sealed: sealed }))) {
+  if (!(await factorQueries(db).putPendingFactor({ id, end_user_id: user.id, secret_sealed: sealed }))) {
     throw new AppError('conflict', 'a TOTP factor is already active; disable it first');
   }
   return { secret, otpauth_uri: generateURI({ issuer, label: user.email, secret, period: totpPeriod }) };
@@ -81,7 +82,7 @@ export async function activateTotp(
   code: string,
   now: Date = new Date(),
 ): Promise<string[]> {
-  const q = identityQueries(db);
+  const q = factorQueries(db);
   const factor = await q.factorOf(user.id);
   if (!factor)
     throw new AppError('not_found', 'no TOTP factor is being enrolled; start with POST /v1/client/factors/totp');
@@ -94,7 +95,7 @@ export async function activateTotp(
   }
   const codes = Array.from({ length: 10 }, newRecoveryCode);
   await db.transaction(async (trx) => {
-    await identityQueries(trx).replaceRecoveryCodes(user.id, codes.map(hashRecoveryCode));
+    await factorQueries(trx).replaceRecoveryCodes(user.id, codes.map(hashRecoveryCode));
     await endPendingGrants(trx, user.id);
   });
   return codes;
@@ -113,7 +114,7 @@ export async function checkFactorProofs(
   proofs: readonly FactorProof[],
   now: Date = new Date(),
 ): Promise<boolean> {
-  const q = identityQueries(db);
+  const q = factorQueries(db);
   for (const proof of proofs.slice(0, 3)) {
     if (proof.type === 'recovery_code') {
       if (await q.useRecoveryCode(userId, hashRecoveryCode(proof.code))) return true;
@@ -135,7 +136,7 @@ export async function checkFactorProofs(
 
 /** Turning the factor off needs a current proof, so a stolen session alone cannot remove it. */
 export async function disableTotp(db: Db, config: Config, user: EndUserRow, proof: FactorProof): Promise<void> {
-  const factor = await identityQueries(db).factorOf(user.id);
+  const factor = await factorQueries(db).factorOf(user.id);
   if (!factor?.activate_time) throw new AppError('not_found', 'no active TOTP factor');
   const idHash = identifierHash(user.env_id, user.email_normalized);
   // Guesses here count toward the sign-in lockout: a stolen session must not be a code oracle.
@@ -155,7 +156,7 @@ export async function resetTotp(db: Db, user: EndUserRow): Promise<void> {
 /** The factor and its recovery codes go, with what was issued under them (revocation.ts). */
 async function removeFactor(db: Db, endUserId: string): Promise<void> {
   await db.transaction(async (trx) => {
-    await identityQueries(trx).deleteFactor(endUserId);
+    await factorQueries(trx).deleteFactor(endUserId);
     await endPendingGrants(trx, endUserId);
   });
 }

@@ -10,7 +10,8 @@ import type { Mailer } from '../../../mail/index.ts';
 import { breachedChecker } from '../breached/breached.ts';
 import { consumeLimit } from '../limits.ts';
 import { hashPassword, passwordProblem } from '../passwords.ts';
-import { identityQueries } from '../queries.ts';
+import { linkQueries } from './queries.ts';
+import { usersQueries } from '../users/queries.ts';
 import { allowedRedirect, stillAllowed } from '../redirects.ts';
 import { endAllAccess } from '../revocation.ts';
 import { envIdentity, type EnvIdentity } from '../sessions/sessions.ts';
@@ -32,7 +33,7 @@ export async function issueEmailLink(
   redirectUrl: string | null,
 ): Promise<string> {
   const token = newToken('email');
-  await identityQueries(db).insertEmailToken({
+  await linkQueries(db).insertEmailToken({
     token_hash: hashToken(token),
     env_id: env.envId,
     end_user_id: endUserId,
@@ -50,13 +51,13 @@ export async function issueEmailLink(
 export async function verifyEmail(db: Knex, config: Config, token: string): Promise<string> {
   const portal = new URL(`${config.CAIRN_BASE_URL}/verify-email`);
   const used = isTokenShape('email', token)
-    ? await identityQueries(db).useEmailToken(hashToken(token), 'verify_email')
+    ? await linkQueries(db).useEmailToken(hashToken(token), 'verify_email')
     : undefined;
   if (!used) {
     portal.searchParams.set('status', 'invalid');
     return portal.toString();
   }
-  await identityQueries(db).markEmailVerified(used.end_user_id);
+  await usersQueries(db).markEmailVerified(used.end_user_id);
   // Checked again at use: a target stored under older rules or settings must not be followed.
   const target = new URL(
     stillAllowed(config, await envIdentity(db, used.env_id), used.redirect_url) ?? portal.toString(),
@@ -84,7 +85,7 @@ export async function sendPasswordReset(
   deps: { db: Knex; config: Config; mailer: Mailer },
   input: { env_id: string; email: string; redirect_url?: string | undefined },
 ): Promise<void> {
-  const user = await identityQueries(deps.db).userByEmail(input.env_id, normaliseEmail(input.email));
+  const user = await usersQueries(deps.db).userByEmail(input.env_id, normaliseEmail(input.email));
   if (!user) return;
   const env = await envIdentity(deps.db, input.env_id);
   // A job queued before the environment's settings changed is held to today's rule.
@@ -115,13 +116,16 @@ export async function confirmPasswordReset(db: Knex, envId: string, token: strin
   }
   const hash = await hashPassword(password);
   await db.transaction(async (trx) => {
-    const q = identityQueries(trx);
-    const used = isTokenShape('email', token) ? await q.useEmailToken(hashToken(token), 'reset_password') : undefined;
+    const tokens = linkQueries(trx);
+    const users = usersQueries(trx);
+    const used = isTokenShape('email', token)
+      ? await tokens.useEmailToken(hashToken(token), 'reset_password')
+      : undefined;
     if (!used || used.env_id !== envId)
       throw new AppError('unauthorized', 'the reset link is unknown, expired or already used');
-    await q.setPasswordHash(used.end_user_id, hash);
-    await q.markEmailVerified(used.end_user_id);
-    await q.spendEmailTokens(used.end_user_id, 'reset_password');
+    await users.setPasswordHash(used.end_user_id, hash);
+    await users.markEmailVerified(used.end_user_id);
+    await tokens.spendEmailTokens(used.end_user_id, 'reset_password');
     await endAllAccess(trx, used.end_user_id);
   });
 }

@@ -40,3 +40,10 @@ export function linkQueries(db: Db) {
     },
   };
 }
+
+/** Emailed links' tokens a day after they expired. */
+export async function pruneEmailTokens(db: Db): Promise<number> {
+  return db('end_user_email_tokens')
+    .where('expire_time', '<', db.raw(`now() - make_interval(days => ?)`, [1]))
+    .delete();
+}

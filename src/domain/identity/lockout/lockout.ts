@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { sha256 } from '../../../crypto.ts';
 import type { Db } from '../../../db.ts';
 import { AppError } from '../../../app-error.ts';
-import { identityQueries } from '../queries.ts';
+import { clearFailures, failReserved, lockoutState, releaseReserved, reserveAttempt } from './queries.ts';
 import { reserveSlot, slotFreed } from './waiting.ts';
 
 export const lockoutThreshold = 10;
@@ -51,16 +51,15 @@ export interface LockoutCheck {
 
 /** Waits for a slot among the identifier's checks; locked_out when locked, rate_limited after `checkWaitMs`. */
 function reserve(db: Db, envId: string, hash: Buffer, checkId: string): Promise<void> {
-  const q = identityQueries(db);
   const limits = { threshold: lockoutThreshold, lockSeconds: lockoutSeconds, checkSeconds };
   return reserveSlot(
     db,
     slotKey(envId, hash),
     checkId,
     {
-      reserve: (id) => q.reserveAttempt(envId, hash, id, limits),
+      reserve: (id) => reserveAttempt(db, envId, hash, id, limits),
       async look() {
-        const s = await q.lockoutState(envId, hash);
+        const s = await lockoutState(db, envId, hash);
         // Failures at the threshold lock (failReserved sets locked_until with the tenth).
         const lockedSeconds =
           s.lockedSeconds > 0 ? s.lockedSeconds : s.failures >= lockoutThreshold ? lockoutSeconds : 0;
@@ -85,7 +84,6 @@ export async function withCheck<T>(
 ): Promise<T> {
   const checkId = randomUUID();
   await reserve(db, envId, hash, checkId);
-  const q = identityQueries(db);
   let settled = false;
   const settle = () => {
     if (settled) throw new Error('a lockout check is settled once');
@@ -94,7 +92,7 @@ export async function withCheck<T>(
   const check: LockoutCheck = {
     async fail(otherwise) {
       settle();
-      const seconds = await q.failReserved(envId, hash, checkId, {
+      const seconds = await failReserved(db, envId, hash, checkId, {
         threshold: lockoutThreshold,
         lockSeconds: lockoutSeconds,
       });
@@ -102,17 +100,17 @@ export async function withCheck<T>(
     },
     async release() {
       settle();
-      await q.releaseReserved(envId, hash, checkId);
+      await releaseReserved(db, envId, hash, checkId);
     },
     async succeed() {
       settle();
-      await q.clearFailures(envId, hash, checkId);
+      await clearFailures(db, envId, hash, checkId);
     },
   };
   try {
     return await run(check);
   } finally {
-    if (!settled) await q.releaseReserved(envId, hash, checkId).catch(() => undefined);
+    if (!settled) await releaseReserved(db, envId, hash, checkId).catch(() => undefined);
     slotFreed(db, slotKey(envId, hash));
   }
 }

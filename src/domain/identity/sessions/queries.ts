@@ -89,3 +89,13 @@ export function sessionQueries(db: Db) {
     },
   };
 }
+
+/** Sessions a week after they expired or were revoked, so support can still see a recent sign-out. */
+export async function pruneSessions(db: Db): Promise<number> {
+  const weekAgo = db.raw(`now() - make_interval(days => ?)`, [7]);
+  return db('end_user_sessions')
+    .where('expire_time', '<', weekAgo)
+    .orWhere('revoke_time', '<', weekAgo)
+    .orWhere('idle_expire_time', '<', weekAgo)
+    .delete();
+}

@@ -7,7 +7,8 @@ import { AppError } from '../../../app-error.ts';
 import { newId } from '../../../ids.ts';
 import type { EnvMode } from '../../tenancy/keys.ts';
 import { tenancyQueries } from '../../tenancy/queries.ts';
-import { identityQueries, type EndUserRow, type SessionRow } from '../queries.ts';
+import { type SessionRow, sessionQueries } from './queries.ts';
+import { type EndUserRow, usersQueries } from '../users/queries.ts';
 import { identitySettings, type IdentitySettings } from '../settings.ts';
 import { hashToken, isTokenShape, newToken } from '../tokens.ts';
 
@@ -40,7 +41,7 @@ export async function createSession(
   from: SignInContext,
 ): Promise<{ session: SessionRow; token: string }> {
   const token = newToken('session');
-  const session = await identityQueries(db).insertSession({
+  const session = await sessionQueries(db).insertSession({
     id: newId('sess'),
     env_id: env.envId,
     end_user_id: endUserId,
@@ -66,11 +67,13 @@ export async function resolveSession(
   now: Date = new Date(),
 ): Promise<ResolvedSession | undefined> {
   if (!isTokenShape('session', token)) return undefined;
-  const q = identityQueries(db);
-  const session = await q.liveSession(hashToken(token));
+  const sessions = sessionQueries(db);
+  const users = usersQueries(db);
+  const session = await sessions.liveSession(hashToken(token));
   if (!session) return undefined;
-  const user = await q.userById(session.env_id, session.end_user_id);
+  const user = await users.userById(session.env_id, session.end_user_id);
   if (!user) return undefined;
-  if (now.getTime() - session.last_active_time.getTime() > touchEverySeconds * 1000) await q.touchSession(session.id);
+  if (now.getTime() - session.last_active_time.getTime() > touchEverySeconds * 1000)
+    await sessions.touchSession(session.id);
   return { session, user };
 }

@@ -33,3 +33,10 @@ export function signupQueries(db: Db) {
     },
   };
 }
+
+/** A sign-up whose job died (dead letter) keeps its sealed password no longer than a day. */
+export async function prunePendingSignups(db: Db): Promise<number> {
+  return db('identity_pending_signups')
+    .where('create_time', '<', db.raw(`now() - make_interval(days => ?)`, [1]))
+    .delete();
+}

@@ -19,7 +19,7 @@ import { issueEmailLink, appName } from '../links/links.ts';
 import { consumeLimit } from '../limits.ts';
 import { hashPassword, passwordProblem } from '../passwords.ts';
 import { signupQueries, type PendingRow } from './queries.ts';
-import { identityQueries } from '../queries.ts';
+import { usersQueries } from '../users/queries.ts';
 import { emitUserCreated } from '../users/events.ts';
 import { allowedRedirect, stillAllowed } from '../redirects.ts';
 import { envIdentity } from '../sessions/sessions.ts';
@@ -73,7 +73,7 @@ export async function processSignUp(
       pending.password_sealed ?? '',
       sealContext(pending.id),
     ).toString();
-    const q = identityQueries(db);
+    const q = usersQueries(db);
     const normalized = normaliseEmail(pending.email);
     let outcome: PendingRow['outcome'];
     let endUserId: string | null = null;
@@ -85,7 +85,7 @@ export async function processSignUp(
     else {
       const passwordHash = await hashPassword(password);
       const user = await db.transaction(async (trx) => {
-        const created = await identityQueries(trx).insertUser({
+        const created = await usersQueries(trx).insertUser({
           env_id: pending!.env_id,
           email: pending!.email,
           email_normalized: normalized,
@@ -109,7 +109,7 @@ export async function processSignUp(
   } else if (pending.outcome === 'exists') {
     // An address that never confirmed gets a fresh link instead: its owner lost the first mail.
     const existing = pending.end_user_id
-      ? await identityQueries(db).userById(pending.env_id, pending.end_user_id)
+      ? await usersQueries(db).userById(pending.env_id, pending.end_user_id)
       : undefined;
     if (existing && !existing.email_verified_time) {
       const link = await issueEmailLink(db, deps.config, env, existing.id, 'verify_email', redirect);

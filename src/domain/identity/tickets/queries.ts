@@ -41,3 +41,10 @@ export function ticketQueries(db: Db) {
     },
   };
 }
+
+/** Tickets a day after they expired. */
+export async function pruneTickets(db: Db): Promise<number> {
+  return db('end_user_tickets')
+    .where('expire_time', '<', db.raw(`now() - make_interval(days => ?)`, [1]))
+    .delete();
+}

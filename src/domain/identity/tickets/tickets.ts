@@ -3,7 +3,9 @@
 // and used tickets are all `unauthorized` with one message (docs/api.md), so none can be told apart.
 import type { Knex } from 'knex';
 import { AppError } from '../../../app-error.ts';
-import { identityQueries, type EndUserRow, type SessionRow } from '../queries.ts';
+import type { SessionRow } from '../sessions/queries.ts';
+import { ticketQueries } from './queries.ts';
+import { type EndUserRow, usersQueries } from '../users/queries.ts';
 import { createSession, envIdentity, type SignInContext } from '../sessions/sessions.ts';
 import { hashToken, isTokenShape, newToken } from '../tokens.ts';
 
@@ -17,7 +19,7 @@ export async function issueTicket(
   from: SignInContext,
 ): Promise<{ ticket: string; expires_at: string }> {
   const ticket = newToken('ticket');
-  const expires = await identityQueries(db).insertTicket({
+  const expires = await ticketQueries(db).insertTicket({
     token_hash: hashToken(ticket),
     env_id: envId,
     end_user_id: endUserId,
@@ -39,10 +41,11 @@ export async function redeemTicket(
   if (!isTokenShape('ticket', ticket)) throw refused;
   const env = await envIdentity(db, envId);
   return db.transaction(async (trx) => {
-    const q = identityQueries(trx);
-    const row = await q.redeemTicket(envId, hashToken(ticket));
+    const tickets = ticketQueries(trx);
+    const users = usersQueries(trx);
+    const row = await tickets.redeemTicket(envId, hashToken(ticket));
     if (!row) throw refused;
-    const user = await q.userById(envId, row.end_user_id);
+    const user = await users.userById(envId, row.end_user_id);
     if (!user) throw refused;
     const { session, token } = await createSession(trx, env, user.id, row.method, {
       ip: row.ip,

@@ -5,17 +5,18 @@ import type { Knex } from 'knex';
 import { fromKnex } from 'pg-boss';
 import { endUserCreatedEvent, endUserDeletedEvent } from '../present.ts';
 import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
-import { emit, wanted } from '../../webhooks/emit.ts';
-import { identityQueries } from '../queries.ts';
+import { emit, wanted } from '../../webhooks/outbox/emit.ts';
+import { tenancyQueries } from '../../tenancy/queries.ts';
+import { usersQueries } from './queries.ts';
 
 async function envName(trx: Knex.Transaction, envId: string): Promise<string> {
-  return ((await trx('envs').where({ id: envId }).first('name')) as { name: string }).name;
+  return (await tenancyQueries(trx).envById(envId))!.name;
 }
 
 export async function emitUserCreated(trx: Knex.Transaction, jobs: Jobs, envId: string, userId: string): Promise<void> {
   const tx = fromKnex(trx);
   if (!(await wanted(tx, [envId], ['end_user.created']))) return;
-  const user = await identityQueries(trx).userById(envId, userId);
+  const user = await usersQueries(trx).userById(envId, userId);
   if (user) await emit(tx, jobs, [endUserCreatedEvent({ id: envId, name: await envName(trx, envId) }, user)]);
 }
 

@@ -120,3 +120,10 @@ export function usersQueries(db: Db) {
     },
   };
 }
+
+/** Sign-in history is kept 90 days (the daily identity.prune). */
+export async function pruneSignIns(db: Db): Promise<number> {
+  return db('end_user_sign_ins')
+    .where('time', '<', db.raw(`now() - make_interval(days => ?)`, [90]))
+    .delete();
+}

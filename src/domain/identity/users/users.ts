@@ -7,7 +7,7 @@ import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
 import { emitUserCreated, emitUserDeleted } from './events.ts';
 import { breachedChecker } from '../breached/breached.ts';
 import { hashPassword, passwordProblem } from '../passwords.ts';
-import { identityQueries, type EndUserRow } from '../queries.ts';
+import { type EndUserRow, usersQueries } from './queries.ts';
 import { endAllAccess } from '../revocation.ts';
 import { envIdentity } from '../sessions/sessions.ts';
 import { normaliseEmail } from '../tokens.ts';
@@ -31,7 +31,7 @@ export async function createEndUser(
   }
   const email = input.email.trim();
   const user = await db.transaction(async (trx) => {
-    const created = await identityQueries(trx).insertUser({
+    const created = await usersQueries(trx).insertUser({
       env_id: envId,
       email,
       email_normalized: normaliseEmail(email),
@@ -49,7 +49,7 @@ export async function createEndUser(
 }
 
 export async function requireEndUser(db: Knex, envId: string, id: string): Promise<EndUserRow> {
-  const user = await identityQueries(db).userById(envId, id);
+  const user = await usersQueries(db).userById(envId, id);
   if (!user) throw new AppError('not_found', `no end user ${id} in this environment`);
   return user;
 }
@@ -57,7 +57,7 @@ export async function requireEndUser(db: Knex, envId: string, id: string): Promi
 /** Sessions, tickets and device approvals go with the row (ON DELETE CASCADE). */
 export async function deleteEndUser({ db, jobs }: { db: Knex; jobs: Jobs }, envId: string, id: string): Promise<void> {
   await db.transaction(async (trx) => {
-    if (!(await identityQueries(trx).deleteUser(envId, id)))
+    if (!(await usersQueries(trx).deleteUser(envId, id)))
       throw new AppError('not_found', `no end user ${id} in this environment`);
     await emitUserDeleted(trx, jobs, envId, id);
   });

@@ -3,16 +3,26 @@
 // create and rotate. A rotation keeps the previous secret for 24 hours: every message then carries
 // both signatures, so a receiver can switch secrets without refusing a message.
 import type { Knex } from 'knex';
-import { keyringFromConfig, seal } from '../../crypto.ts';
-import type { Config } from '../../config.ts';
-import { AppError } from '../../app-error.ts';
-import { newId } from '../../ids.ts';
-import type { EnvMode } from '../tenancy/keys.ts';
+import { keyringFromConfig, seal } from '../../../crypto.ts';
+import type { Config } from '../../../config.ts';
+import { AppError } from '../../../app-error.ts';
+import { newId } from '../../../ids.ts';
+import type { EnvMode } from '../../tenancy/keys.ts';
 import { newSecret } from './sign.ts';
-import type { Resolver } from '../../egress/addresses.ts';
-import { targetRule } from '../../egress/target-rule.ts';
+import type { Resolver } from '../../../egress/addresses.ts';
+import { targetRule } from '../../../egress/target-rule.ts';
 import { checkTarget } from './targets.ts';
-import { webhookQueries, type EndpointRow, type EndpointState } from './queries.ts';
+import { lockEnv } from '../../tenancy/queries.ts';
+import {
+  countEndpoints,
+  findEndpoint,
+  findEndpointForUpdate,
+  insertEndpoint,
+  patchEndpoint,
+  removeEndpoint,
+  type EndpointRow,
+  type EndpointState,
+} from './queries.ts';
 
 /** Endpoints per environment: Svix and Clerk stop near here too; a list with more is a mistake. */
 export const maxEndpoints = 50;
@@ -43,11 +53,10 @@ export async function createEndpoint(
   const row = await deps.db.transaction(async (trx) => {
     // Counted under the environment's row lock, so parallel creates cannot pass the cap together;
     // no key update, so the environment's other writes (their foreign keys' key-share) go on.
-    await trx('envs').where({ id: env.id }).forNoKeyUpdate().first('id');
-    const q = webhookQueries(trx);
-    if ((await q.countEndpoints(env.id)) >= maxEndpoints)
+    await lockEnv(trx, env.id, 'no key update');
+    if ((await countEndpoints(trx, env.id)) >= maxEndpoints)
       throw new AppError('conflict', `this environment has ${maxEndpoints} webhook endpoints; delete one first`);
-    return q.insertEndpoint({
+    return insertEndpoint(trx, {
       id,
       env_id: env.id,
       url,
@@ -60,7 +69,7 @@ export async function createEndpoint(
 }
 
 export async function requireEndpoint(db: Knex, envId: string, id: string): Promise<EndpointRow> {
-  const row = await webhookQueries(db).endpoint(envId, id);
+  const row = await findEndpoint(db, envId, id);
   if (!row) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
   return row;
 }
@@ -83,8 +92,7 @@ export async function updateEndpoint(
   const url =
     patch.url === undefined ? undefined : await checkTarget(patch.url, targetRule(deps.config, env.mode), deps.resolve);
   return deps.db.transaction(async (trx) => {
-    const q = webhookQueries(trx);
-    const current = await q.endpointForUpdate(env.id, id);
+    const current = await findEndpointForUpdate(trx, env.id, id);
     if (!current) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
     const changes: Partial<EndpointRow> = {};
     if (url !== undefined) changes.url = url;
@@ -96,7 +104,7 @@ export async function updateEndpoint(
     if (patch.state === 'disabled' && current.state !== 'disabled')
       Object.assign(changes, { state: 'disabled', disabled_reason: 'disabled through the API' });
     if (Object.keys(changes).length === 0) return current;
-    return (await q.updateEndpoint(env.id, id, changes))!;
+    return (await patchEndpoint(trx, env.id, id, changes))!;
   });
 }
 
@@ -108,12 +116,11 @@ export async function rotateSecret(
 ): Promise<{ row: EndpointRow; secret: string }> {
   const secret = newSecret();
   return deps.db.transaction(async (trx) => {
-    const q = webhookQueries(trx);
-    const current = await q.endpointForUpdate(envId, id);
+    const current = await findEndpointForUpdate(trx, envId, id);
     if (!current) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
     // The secret being replaced signs alongside for 24 hours. A second rotation within them
     // replaces the older one at once: a message carries two signatures at most.
-    const row = await q.updateEndpoint(envId, id, {
+    const row = await patchEndpoint(trx, envId, id, {
       secret_sealed: seal(keyringFromConfig(deps.config), secret, secretContext(id)),
       previous_secret_sealed: current.secret_sealed,
       previous_secret_expire_time: new Date(now.getTime() + rotationOverlapMs),
@@ -123,6 +130,6 @@ export async function rotateSecret(
 }
 
 export async function deleteEndpoint(db: Knex, envId: string, id: string): Promise<void> {
-  const deleted = await db.transaction((trx) => webhookQueries(trx).deleteEndpoint(envId, id));
+  const deleted = await db.transaction((trx) => removeEndpoint(trx, envId, id));
   if (!deleted) throw new AppError('not_found', `no webhook endpoint ${id} in this environment`);
 }

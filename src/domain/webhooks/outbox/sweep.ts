@@ -6,9 +6,10 @@
 // released. Should a job turn up anyway, the attempt's number makes the second record nothing: at
 // worst one extra request with the same webhook-id.
 import type { Knex } from 'knex';
-import type { AnyJobs as Jobs } from '../../jobs/index.ts';
+import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
 import { enqueueAttempts } from './emit.ts';
-import { webhookQueries } from './queries.ts';
+import { releaseNext } from '../deliveries/queries.ts';
+import { overdueDeliveries, stalledLanes } from './queries.ts';
 
 const overdueMs = 3600_000;
 const batch = 1000;
@@ -18,16 +19,14 @@ export async function sweepDeliveries(
   now: Date = new Date(),
 ): Promise<{ requeued: number; released: number }> {
   const before = new Date(now.getTime() - overdueMs);
-  const q = webhookQueries(deps.db);
-  const overdue = await q.overdue(before, batch);
+  const overdue = await overdueDeliveries(deps.db, before, batch);
   // The hour of the sweep tells its jobs apart from the first, and from each other's.
   await enqueueAttempts(deps.db, deps.jobs, overdue, undefined, `/sweep/${Math.floor(now.getTime() / overdueMs)}`);
   let released = 0;
-  for (const lane of await q.stalledLanes(before, batch)) {
+  for (const lane of await stalledLanes(deps.db, before, batch)) {
     await deps.db.transaction(async (trx) => {
-      const t = webhookQueries(trx);
       // Racing a settle's release of the same delivery, only one update finds it still waiting.
-      const next = await t.releaseNext(lane.endpoint_id, lane.subject);
+      const next = await releaseNext(trx, lane.endpoint_id, lane.subject);
       if (!next) return;
       released += 1;
       await enqueueAttempts(trx, deps.jobs, [next]);

@@ -1,7 +1,7 @@
 // SQL for moving an endpoint between the delivery lanes (lanes.ts): its lane, on the settling
 // transaction that holds the endpoint's row (queries.ts lockEndpoint), and its queued attempts,
 // after that transaction committed.
-import type { Db } from '../../db.ts';
+import type { Db } from '../../../db.ts';
 
 /** An endpoint's lane, as an attempt's settling reads it under the endpoint's row lock. */
 export interface LaneState {

@@ -1,7 +1,7 @@
 // Webhook events (docs/api.md "Webhooks"; the types are contract/webhook-types.ts). An
 // event's subject is the resource it is about: messages with one subject reach an endpoint in the
 // order the changes happened.
-import type { EventType } from '../../contract/webhook-types.ts';
+import type { EventType } from '../../../contract/webhook-types.ts';
 
 export type { EventType };
 

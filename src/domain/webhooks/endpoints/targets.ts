@@ -8,9 +8,9 @@
 // addresses are allowed, a name that does not resolve is refused with the same text as a private
 // one (egress/addresses.ts hostRefused), at creation and at delivery: otherwise the answers would tell
 // which of the service's internal names exist.
-import { AppError } from '../../app-error.ts';
-import { AddressRefused, deadlineResolver, resolvePublic, type Resolver } from '../../egress/addresses.ts';
-import type { TargetRule } from '../../egress/target-rule.ts';
+import { AppError } from '../../../app-error.ts';
+import { AddressRefused, deadlineResolver, resolvePublic, type Resolver } from '../../../egress/addresses.ts';
+import type { TargetRule } from '../../../egress/target-rule.ts';
 
 /** The host as a socket takes it: an IPv6 literal loses its brackets. */
 export const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');

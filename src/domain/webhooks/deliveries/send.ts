@@ -13,9 +13,9 @@ import {
   guardedLookup,
   resolvePublic,
   type Resolver,
-} from '../../egress/addresses.ts';
-import type { TargetRule } from '../../egress/target-rule.ts';
-import { bareHost, checkScheme } from './targets.ts';
+} from '../../../egress/addresses.ts';
+import type { TargetRule } from '../../../egress/target-rule.ts';
+import { bareHost, checkScheme } from '../endpoints/targets.ts';
 
 export const attemptTimeoutMs = 15_000;
 const maxAnswerBytes = 64 * 1024;

@@ -4,18 +4,27 @@
 // the Standard Webhooks way). Recording checks the attempt's number, so a job that ran twice
 // records once and queues its follow-up once.
 import type { Knex } from 'knex';
-import { keyringFromConfig, open, type Keyring } from '../../crypto.ts';
-import type { Config } from '../../config.ts';
-import type { AnyJobs as Jobs } from '../../jobs/index.ts';
-import type { Logger } from '../../log.ts';
-import { targetRule } from '../../egress/target-rule.ts';
-import { enqueueAttempts } from './emit.ts';
-import { webhookQueries, type AttemptContext, type Ready } from './queries.ts';
+import { keyringFromConfig, open, type Keyring } from '../../../crypto.ts';
+import type { Config } from '../../../config.ts';
+import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
+import type { Logger } from '../../../log.ts';
+import { targetRule } from '../../../egress/target-rule.ts';
+import { enqueueAttempts } from '../outbox/emit.ts';
+import type { Ready } from '../outbox/queries.ts';
+import {
+  attemptContext,
+  endpointFailed,
+  endpointSucceeded,
+  lockEndpoint,
+  recordAttempt,
+  releaseNext,
+  type AttemptContext,
+} from './queries.ts';
 import { disableAfterMs, maxAttempts, retryDelaySeconds } from './schedule.ts';
 import type { AttemptOutcome, Sender } from './send.ts';
-import { signMessage } from './sign.ts';
+import { signMessage } from '../endpoints/sign.ts';
 import { laneQueue, moveQueued, settleLane, type LaneMove, type LaneQueue } from './lanes.ts';
-import { secretContext } from './endpoints.ts';
+import { secretContext } from '../endpoints/endpoints.ts';
 
 /** An attempt that took longer than this, even a success, moves its endpoint to the slow lane. */
 export const slowAttemptMs = 1000;
@@ -44,8 +53,7 @@ export interface FetchedFrom {
 
 /** One attempt; `from`, the job it came in (unknown: run wherever it is). */
 export async function deliverAttempt(deps: DeliverDeps, job: Ready, from?: FetchedFrom): Promise<void> {
-  const q = webhookQueries(deps.db);
-  const c = await q.attemptContext(job.endpoint_id, job.message_id);
+  const c = await attemptContext(deps.db, job.endpoint_id, job.message_id);
   // Gone (endpoint deleted, pruned), settled, or an attempt already recorded: nothing to send.
   if (!c || c.delivery_state !== 'pending' || c.attempt_count !== job.attempt - 1) return;
   // In the other lane than its endpoint's (queued while a lane move ran, or left by a worker
@@ -91,15 +99,15 @@ async function settle(
   const quick = outcome.ok && outcome.durationMs < slowAttemptMs;
   let move: LaneMove | undefined;
   await deps.db.transaction(async (trx) => {
-    const q = webhookQueries(trx);
     // An attempt that changes its endpoint's failure record or lane takes the endpoint's row before
-    // its deliveries', the order a delete takes them in (queries.ts deleteEndpoint), so the two
+    // its deliveries', the order a delete takes them in (endpoints/queries.ts removeEndpoint), so the two
     // never deadlock. The usual success of a healthy endpoint touches only deliveries: concurrent
     // attempts to one endpoint then settle side by side, not one after another.
     const touchesEndpoint = !quick || c.failing_since !== null || c.slow;
-    const locked = touchesEndpoint ? await q.lockEndpoint(c.id) : undefined;
+    const locked = touchesEndpoint ? await lockEndpoint(trx, c.id) : undefined;
     if (touchesEndpoint && !locked) return;
-    const recorded = await q.recordAttempt(
+    const recorded = await recordAttempt(
+      trx,
       {
         endpoint_id: c.id,
         message_id: c.message_id,
@@ -118,9 +126,10 @@ async function settle(
     const slow = settled.slow;
     const lane = { env_id: c.env_id, slow };
     if (outcome.ok) {
-      if (touchesEndpoint) await q.endpointSucceeded(c.id);
+      if (touchesEndpoint) await endpointSucceeded(trx, c.id);
     } else if (c.state === 'enabled') {
-      const disabled = await q.endpointFailed(
+      const disabled = await endpointFailed(
+        trx,
         c.id,
         disableAfterMs,
         (since) =>
@@ -137,7 +146,7 @@ async function settle(
       );
     // Settled: the lane's next message may go (a redelivery never held it back).
     if (c.one_shot) return;
-    const released = await q.releaseNext(c.id, c.subject);
+    const released = await releaseNext(trx, c.id, c.subject);
     if (released) await enqueueAttempts(trx, deps.jobs, [released]);
   });
   // After the commit, in batches: the attempt is recorded however long the backlog (lanes.ts).

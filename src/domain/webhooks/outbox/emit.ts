@@ -4,11 +4,11 @@
 // and is delivered by the workers even if every web process dies the moment after.
 import { createHash } from 'node:crypto';
 import type { Db as BossDb } from 'pg-boss';
-import type { Db, SqlTx } from '../../db.ts';
-import { newId } from '../../ids.ts';
-import type { AnyJobs as Jobs } from '../../jobs/index.ts';
+import type { Db, SqlTx } from '../../../db.ts';
+import { newId } from '../../../ids.ts';
+import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
 import { messageBody, type EventType, type WebhookEvent } from './catalogue.ts';
-import { outboxQueries, type Queued, type Ready } from './queries.ts';
+import { anyEndpointTakes, insertMessages, lockLanes, matchEndpoints, type Queued, type Ready } from './queries.ts';
 
 /**
  * The events' messages and deliveries on `tx`, the action's transaction. Costs one statement
@@ -25,21 +25,18 @@ export async function emit(tx: SqlTx, jobs: Jobs, events: readonly WebhookEvent[
     subject: e.subject,
     body: messageBody(e, now),
   }));
-  const q = outboxQueries(tx);
-  const matches = await q.match(messages);
+  const matches = await matchEndpoints(tx, messages);
   if (matches.length === 0) return;
-  await q.lockLanes(matches.map((m) => ({ endpoint_id: m.endpoint_id, subject: messages[m.n]!.subject })));
-  await enqueueAttempts(tx, jobs, await q.insert(messages, matches));
+  await lockLanes(
+    tx,
+    matches.map((m) => ({ endpoint_id: m.endpoint_id, subject: messages[m.n]!.subject })),
+  );
+  await enqueueAttempts(tx, jobs, await insertMessages(tx, messages, matches));
 }
 
 /** Whether an enabled endpoint of these environments takes any of `types` (so building the data is worth it). */
 export async function wanted(tx: SqlTx, envIds: readonly string[], types: readonly EventType[]): Promise<boolean> {
-  const { rows } = await tx.executeSql(
-    `select exists (select 1 from webhook_endpoints where env_id = any($1::text[]) and state = 'enabled'
-       and (event_types && $2::text[] or event_types @> array['*'])) as yes`,
-    [envIds, types],
-  );
-  return (rows as { yes: boolean }[])[0]?.yes === true;
+  return anyEndpointTakes(tx, envIds, types);
 }
 
 /**

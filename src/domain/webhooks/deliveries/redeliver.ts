@@ -2,11 +2,11 @@
 // and body, signed anew. It is a single attempt, not a new retry schedule, and it does not hold
 // back later messages about the same resource. A delivery still pending has an attempt coming.
 import type { Knex } from 'knex';
-import { AppError } from '../../app-error.ts';
-import type { AnyJobs as Jobs } from '../../jobs/index.ts';
-import { enqueueAttempts } from './emit.ts';
-import { requireEndpoint } from './endpoints.ts';
-import { webhookQueries, type AttemptRow, type DeliveryRow } from './queries.ts';
+import { AppError } from '../../../app-error.ts';
+import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
+import { enqueueAttempts } from '../outbox/emit.ts';
+import { requireEndpoint } from '../endpoints/endpoints.ts';
+import { findDelivery, listAttempts, markRedelivery, type AttemptRow, type DeliveryRow } from './queries.ts';
 
 export async function redeliver(
   deps: { db: Knex; jobs: Jobs },
@@ -16,14 +16,13 @@ export async function redeliver(
 ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }> {
   const endpoint = await requireEndpoint(deps.db, envId, endpointId);
   await deps.db.transaction(async (trx) => {
-    const q = webhookQueries(trx);
-    const current = await q.delivery(endpoint.id, messageId);
+    const current = await findDelivery(trx, endpoint.id, messageId);
     if (!current) throw new AppError('not_found', `no delivery ${messageId} to endpoint ${endpoint.id}`);
     if (endpoint.state === 'disabled')
       throw new AppError('INVALID_STATE', 'the endpoint is disabled; enable it (PATCH state) before redelivering', {
         details: { state: 'disabled' },
       });
-    const count = await q.redeliver(endpoint.id, messageId);
+    const count = await markRedelivery(trx, endpoint.id, messageId);
     if (count === undefined)
       throw new AppError('INVALID_STATE', 'this delivery is pending: an attempt is still to come', {
         details: { state: 'pending' },
@@ -38,9 +37,8 @@ export async function redeliver(
       },
     ]);
   });
-  const q = webhookQueries(deps.db);
-  const delivery = await q.delivery(endpoint.id, messageId);
+  const delivery = await findDelivery(deps.db, endpoint.id, messageId);
   // The endpoint was deleted in the meantime.
   if (!delivery) throw new AppError('not_found', `no delivery ${messageId} to endpoint ${endpoint.id}`);
-  return { delivery, attempts: await q.attempts(endpoint.id, [messageId]) };
+  return { delivery, attempts: await listAttempts(deps.db, endpoint.id, [messageId]) };
 }
