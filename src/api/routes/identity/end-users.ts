@@ -1,6 +1,7 @@
 // End users, sessions and sign-in history for the application's server (secret key, docs/api.md
 // "Identity"). Every query is scoped by the key's environment.
 import { z } from 'zod';
+import type { Db } from '../../../db.ts';
 import { sessionQueries } from '../../../domain/identity/sessions/queries.ts';
 import { usersQueries } from '../../../domain/identity/users/queries.ts';
 import { normaliseEmail } from '../../../domain/identity/tokens.ts';
@@ -30,20 +31,35 @@ import {
   signInPages,
   signInResource,
 } from '../../../domain/identity/present.ts';
-import { paginate } from '../../../http/paginate.ts';
-import { defineRoute } from '../../../http/route.ts';
+import type { Keyset } from '../../../contract/pages.ts';
+import type { AppDeps, Principal } from '../../../http/context.ts';
+import { defineRoute, type Method } from '../../../http/route.ts';
+import { listPage, secretKey } from '../route-parts.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/end_users';
-const tags = ['End users'];
+const read = secretKey('End users', 'auth:read');
+const write = secretKey('End users', 'auth:write');
+
+/** A route on one end user: its method, what follows the end user's name, who may call it, its id. */
+const onEndUser = (method: Method, suffix: string, access: typeof read | typeof write, operationId: string) => ({
+  method,
+  operationId,
+  path: `${base}/{end_user}${suffix}`,
+  ...access,
+  params: endUserParams,
+});
+
+/** The end user as stored now; 404 for one of another environment. */
+async function endUserNow(deps: AppDeps, principal: Principal, id: string): Promise<z.input<typeof endUser>> {
+  return endUserResource(principal.envName, await requireEndUser(deps.db, principal.envId, id));
+}
 
 export const createEndUserRoute = defineRoute({
   method: 'post',
   path: base,
   operationId: 'createEndUser',
   summary: 'Create an end user, with or without a password',
-  tags,
-  auth: 'secret',
-  scope: 'auth:write',
+  ...write,
   params: envParams,
   body: z.object({ email, password: password.optional(), email_verified: z.boolean().optional() }),
   response: { status: 201, description: 'The new end user', schema: endUser },
@@ -57,48 +73,31 @@ export const listEndUsers = defineRoute({
   path: base,
   operationId: 'listEndUsers',
   summary: 'List end users, newest first; filter by email',
-  tags,
-  auth: 'secret',
-  scope: 'auth:read',
+  ...read,
   params: envParams,
   query: pageQuery.extend({ email: z.string().max(320).optional() }),
   response: { status: 200, description: 'A page of end users', schema: endUserList },
   async handle({ query, principal, deps }) {
     const email = query.email ? normaliseEmail(query.email) : undefined;
-    const page = await paginate(deps.config, query, endUserPages, (before, limit) =>
+    const present = (u: Parameters<typeof endUserResource>[1]) => endUserResource(principal.envName, u);
+    return listPage(deps, query, { collection: 'end_users', keyset: endUserPages, present }, (before, limit) =>
       usersQueries(deps.db).listUsers(principal.envId, { limit, before }, email),
     );
-    return {
-      end_users: page.items.map((u) => endUserResource(principal.envName, u)),
-      next_page_token: page.next_page_token,
-    };
   },
 });
 
 export const getEndUser = defineRoute({
-  method: 'get',
-  path: `${base}/{end_user}`,
-  operationId: 'getEndUser',
+  ...onEndUser('get', '', read, 'getEndUser'),
   summary: 'Get an end user',
-  tags,
-  auth: 'secret',
-  scope: 'auth:read',
-  params: endUserParams,
   response: { status: 200, description: 'The end user', schema: endUser },
   async handle({ params, principal, deps }) {
-    return endUserResource(principal.envName, await requireEndUser(deps.db, principal.envId, params.end_user));
+    return endUserNow(deps, principal, params.end_user);
   },
 });
 
 export const deleteEndUserRoute = defineRoute({
-  method: 'delete',
-  path: `${base}/{end_user}`,
-  operationId: 'deleteEndUser',
+  ...onEndUser('delete', '', write, 'deleteEndUser'),
   summary: 'Delete an end user: every session ends at once',
-  tags,
-  auth: 'secret',
-  scope: 'auth:write',
-  params: endUserParams,
   response: { status: 200, description: 'Deleted', schema: z.object({}) },
   async handle({ params, principal, deps }) {
     await deleteEndUser(deps, principal.envId, params.end_user);
@@ -106,78 +105,74 @@ export const deleteEndUserRoute = defineRoute({
   },
 });
 
-export const listSessions = defineRoute({
-  method: 'get',
-  path: `${base}/{end_user}/sessions`,
-  operationId: 'listEndUserSessions',
-  summary: "An end user's sessions, newest first",
-  tags,
-  auth: 'secret',
-  scope: 'auth:read',
-  params: endUserParams,
-  query: pageQuery,
-  response: { status: 200, description: 'A page of sessions', schema: sessionList },
-  async handle({ params, query, principal, deps }) {
-    await requireEndUser(deps.db, principal.envId, params.end_user);
-    const page = await paginate(deps.config, query, sessionPages, (before, limit) =>
-      sessionQueries(deps.db).listSessions(params.end_user, { limit, before }),
-    );
-    return {
-      sessions: page.items.map((s) => sessionResource(principal.envName, s)),
-      next_page_token: page.next_page_token,
-    };
-  },
-});
-
 export const revokeSessions = defineRoute({
-  method: 'post',
-  path: `${base}/{end_user}:revokeSessions`,
-  operationId: 'revokeEndUserSessions',
+  ...onEndUser('post', ':revokeSessions', write, 'revokeEndUserSessions'),
   summary: 'End every session of an end user at once',
-  tags,
-  auth: 'secret',
-  scope: 'auth:write',
-  params: endUserParams,
   response: { status: 200, description: 'How many sessions ended', schema: z.object({ revoked: z.number().int() }) },
   async handle({ params, principal, deps }) {
     return { revoked: await revokeEndUserSessions(deps.db, principal.envId, params.end_user) };
   },
 });
 
-export const listSignIns = defineRoute({
-  method: 'get',
-  path: `${base}/{end_user}/sign_ins`,
-  operationId: 'listEndUserSignIns',
-  summary: 'Sign-in history (kept 90 days), newest first',
-  tags,
-  auth: 'secret',
-  scope: 'auth:read',
-  params: endUserParams,
-  query: pageQuery,
-  response: { status: 200, description: 'A page of sign-ins', schema: signInList },
-  async handle({ params, query, principal, deps }) {
-    await requireEndUser(deps.db, principal.envId, params.end_user);
-    const page = await paginate(deps.config, query, signInPages, (before, limit) =>
-      usersQueries(deps.db).listSignIns(params.end_user, { limit, before }),
-    );
-    return { sign_ins: page.items.map(signInResource), next_page_token: page.next_page_token };
-  },
-});
-
 export const resetFactor = defineRoute({
-  method: 'delete',
-  path: `${base}/{end_user}/factors/totp`,
-  operationId: 'resetEndUserTotp',
+  ...onEndUser('delete', '/factors/totp', write, 'resetEndUserTotp'),
   summary: "Remove an end user's TOTP factor and recovery codes (lost device)",
-  tags,
-  auth: 'secret',
-  scope: 'auth:write',
-  params: endUserParams,
   response: { status: 200, description: 'Removed (or there was none)', schema: endUser },
   async handle({ params, principal, deps }) {
     await resetTotp(deps.db, await requireEndUser(deps.db, principal.envId, params.end_user));
-    return endUserResource(principal.envName, await requireEndUser(deps.db, principal.envId, params.end_user));
+    return endUserNow(deps, principal, params.end_user);
   },
+});
+
+/**
+ * A page of one end user's history, newest first, under the collection its keyset names; 404 for
+ * an end user of another environment.
+ */
+function endUserHistory<Row, Item>(o: {
+  operationId: string;
+  summary: string;
+  response: { description: string; schema: z.ZodType };
+  keyset: Keyset<Row, string>;
+  present: (row: Row, envName: string) => Item;
+  fetch: (db: Db, endUser: string, page: { limit: number; before?: string }) => Promise<Row[]>;
+}) {
+  return defineRoute({
+    method: 'get',
+    path: `${base}/{end_user}/${o.keyset.purpose}`,
+    operationId: o.operationId,
+    summary: o.summary,
+    ...read,
+    params: endUserParams,
+    query: pageQuery,
+    response: { status: 200, ...o.response },
+    async handle({ params, query, principal, deps }) {
+      await requireEndUser(deps.db, principal.envId, params.end_user);
+      const list = {
+        collection: o.keyset.purpose,
+        keyset: o.keyset,
+        present: (r: Row) => o.present(r, principal.envName),
+      };
+      return listPage(deps, query, list, (before, limit) => o.fetch(deps.db, params.end_user, { limit, before }));
+    },
+  });
+}
+
+export const listSessions = endUserHistory({
+  operationId: 'listEndUserSessions',
+  summary: "An end user's sessions, newest first",
+  response: { description: 'A page of sessions', schema: sessionList },
+  keyset: sessionPages,
+  present: (s, envName) => sessionResource(envName, s),
+  fetch: (db, endUser, page) => sessionQueries(db).listSessions(endUser, page),
+});
+
+export const listSignIns = endUserHistory({
+  operationId: 'listEndUserSignIns',
+  summary: 'Sign-in history (kept 90 days), newest first',
+  response: { description: 'A page of sign-ins', schema: signInList },
+  keyset: signInPages,
+  present: (r) => signInResource(r),
+  fetch: (db, endUser, page) => usersQueries(db).listSignIns(endUser, page),
 });
 
 export const endUserRoutes = [
