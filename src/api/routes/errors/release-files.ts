@@ -1,45 +1,86 @@
-// What source maps and minified files share as resources of a release: the paged list.
+// What source maps and minified files share as resources of a release: the upload and the paged list.
 import { z } from 'zod';
-import { releaseFileQueries, type ReleaseFileTable } from '../../../domain/errors/source-maps/queries.ts';
+import {
+  releaseFileQueries,
+  type ReleaseFileTable,
+  type SourceMapRow,
+} from '../../../domain/errors/source-maps/queries.ts';
+import { releaseFileMaxBytes } from '../../../domain/errors/source-maps/uploads.ts';
 import { pageQuery, releaseParams, type releaseFileResource } from '../../../contract/errors.ts';
 import { releaseFilePages, releaseFileView } from '../../../domain/errors/source-maps/present.ts';
 import { pageOf } from '../../../contract/pages.ts';
-import { paginate } from '../../../http/paginate.ts';
-import { defineRoute } from '../../../http/route.ts';
+import type { AppDeps } from '../../../http/context.ts';
+import { defineRoute, type RouteDef } from '../../../http/route.ts';
+import { listPage, secretKey } from '../route-parts.ts';
 
-/** `GET` on a release's collection: a page of its files, oldest upload first. */
-export function listReleaseFiles(o: {
-  path: string;
-  operationId: string;
-  summary: string;
-  table: ReleaseFileTable;
-  collection: string;
-  resource: ReturnType<typeof releaseFileResource>;
-}) {
-  const keyset = releaseFilePages(o.collection);
+type Collection = 'source_maps' | 'minified_sources';
+
+/** What a collection's upload takes: its summaries, its body (a `file` and its content) and how it is stored. */
+interface ReleaseFileKind<B extends z.ZodType<{ file: string }>> {
+  uploadSummary: string;
+  listSummary: string;
+  stored: string;
+  body: B;
+  store: (deps: AppDeps, envId: string, release: string, body: z.output<B>) => Promise<SourceMapRow>;
+}
+
+/**
+ * The two routes of a release's collection (`…/releases/{release}/<collection>`), named after its
+ * resource (`upload<Name>`, `list<Name>s`): `PUT` stores or replaces one file, named by `file`,
+ * and answers 201 with it; `GET` answers a page of its files, oldest upload first.
+ */
+export function releaseFileRoutes<B extends z.ZodType<{ file: string }>>(
+  collection: Collection,
+  name: string,
+  resource: ReturnType<typeof releaseFileResource>,
+  o: ReleaseFileKind<B>,
+): [upload: RouteDef, list: RouteDef] {
+  const path = `/v1/orgs/{org}/projects/{project}/envs/{env}/releases/{release}/${collection}`;
+  const upload = defineRoute({
+    method: 'put',
+    path,
+    operationId: `upload${name}`,
+    summary: o.uploadSummary,
+    ...secretKey('Error tracking', 'observability:write'),
+    params: releaseParams,
+    bodyLimit: releaseFileMaxBytes,
+    body: o.body,
+    response: { status: 201, description: o.stored, schema: resource },
+    async handle({ params, body, principal, deps }) {
+      const row = await o.store(deps, principal.envId, params.release, body as z.output<B>);
+      return releaseFileView(principal.envName, collection, row);
+    },
+  });
+  return [upload, listReleaseFiles(collection, path, `list${name}s`, o.listSummary, resource)];
+}
+
+function listReleaseFiles(
+  collection: Collection,
+  path: string,
+  operationId: string,
+  summary: string,
+  resource: ReturnType<typeof releaseFileResource>,
+): RouteDef {
+  const keyset = releaseFilePages(collection);
+  const table: ReleaseFileTable = `error_${collection}`;
   return defineRoute({
     method: 'get',
-    path: o.path,
-    operationId: o.operationId,
-    summary: o.summary,
-    tags: ['Error tracking'],
-    auth: 'secret',
-    scope: 'observability:read',
+    path,
+    operationId,
+    summary,
+    ...secretKey('Error tracking', 'observability:read'),
     params: releaseParams,
     query: pageQuery,
     response: {
       status: 200,
-      description: `A page of ${o.collection.replace('_', ' ')}`,
-      schema: pageOf(o.collection, o.resource),
+      description: `A page of ${collection.replace('_', ' ')}`,
+      schema: pageOf(collection, resource),
     },
     async handle({ params, query, principal, deps }) {
-      const page = await paginate(deps.config, query, keyset, (after, limit) =>
-        releaseFileQueries(deps.db, o.table).list(principal.envId, params.release, after, limit),
+      const present = (r: SourceMapRow) => releaseFileView(principal.envName, collection, r);
+      return listPage(deps, query, { collection, keyset, present }, (after, limit) =>
+        releaseFileQueries(deps.db, table).list(principal.envId, params.release, after, limit),
       );
-      return {
-        [o.collection]: page.items.map((r) => releaseFileView(principal.envName, o.collection, r)),
-        next_page_token: page.next_page_token,
-      } as z.input<ReturnType<typeof pageOf<string, typeof o.resource>>>;
     },
   });
 }

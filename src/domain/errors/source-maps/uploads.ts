@@ -40,6 +40,7 @@ export interface UploadDeps {
   config: Pick<Config, 'CAIRN_STORAGE_BUCKET_PREFIX'>;
 }
 
+/** A map as a PUT body brings it: checked (`checkSourceMapText`), then stored as its JSON text. */
 export async function uploadSourceMap(
   deps: UploadDeps,
   envId: string,
@@ -47,20 +48,9 @@ export async function uploadSourceMap(
   file: string,
   sourceMap: unknown,
 ): Promise<SourceMapRow> {
-  return uploadSourceMapText(deps, envId, release, file, JSON.stringify(sourceMap), debugIdOf(sourceMap));
-}
-
-/** A map as its JSON text, with the debug id it declares: checked (`checkSourceMapText`), then stored. */
-export async function uploadSourceMapText(
-  deps: UploadDeps,
-  envId: string,
-  release: string,
-  file: string,
-  json: string,
-  debugId: string | null,
-): Promise<SourceMapRow> {
+  const json = JSON.stringify(sourceMap);
   checkSourceMapText(json);
-  return storeCheckedSourceMap(deps, envId, release, file, json, debugId);
+  return storeCheckedSourceMap(deps, envId, release, file, json, debugIdOf(sourceMap));
 }
 
 /**
