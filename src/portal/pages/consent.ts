@@ -2,22 +2,15 @@
 import { decideDeviceRequest, findDeviceRequest } from '../../domain/oauth/device.ts';
 import { AppError } from '../../app-error.ts';
 import { clientFrom } from '../../http/client.ts';
-import { browserId, checkCsrf } from '../../http/csrf.ts';
-import { defineRoute } from '../../http/route.ts';
+import { browserId } from '../../http/csrf.ts';
+import { formPost } from './form-post.ts';
 import { envFromId, portalUser, render } from '../context.ts';
-import { form } from '../../html/page-route.ts';
-import { portalPage } from '../page.ts';
 import * as v from '../views.ts';
 
-export const consent = defineRoute({
-  ...portalPage,
-  method: 'post',
-  path: '/consent',
+export const consent = formPost('/consent', ['user_code', 'decision'], {
   operationId: 'consentForm',
   summary: 'Allow or deny a device request',
-  body: form('csrf', 'user_code', 'decision'),
-  async handle({ body: f, deps, ctx }) {
-    checkCsrf(ctx, deps.config, f.csrf);
+  async handle(f, deps, ctx) {
     const request = await findDeviceRequest(deps.db, f.user_code ?? '', {
       ip: clientFrom(ctx).ip,
       browser: browserId(ctx, deps.config),

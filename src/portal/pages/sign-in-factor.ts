@@ -1,23 +1,18 @@
 // POST /sign-in/factor: the TOTP (or recovery code) step of a portal sign-in. Who is signing in
 // travels sealed in the form (../sign-in.ts), so the step re-runs the whole check.
 import { AppError } from '../../app-error.ts';
-import { checkCsrf, csrfToken } from '../../http/csrf.ts';
-import { defineRoute } from '../../http/route.ts';
+import { csrfToken } from '../../http/csrf.ts';
+import { formPost } from './form-post.ts';
 import { envFromId, render } from '../context.ts';
-import { form, seeOther } from '../../html/page-route.ts';
-import { originOf, portalPage, showSignIn } from '../page.ts';
+import { seeOther } from '../../html/page-route.ts';
+import { originOf, showSignIn } from '../page.ts';
 import { openPending, portalSignIn, proofOf } from '../sign-in.ts';
 import * as v from '../views.ts';
 
-export const signInFactor = defineRoute({
-  ...portalPage,
-  method: 'post',
-  path: '/sign-in/factor',
+export const signInFactor = formPost('/sign-in/factor', ['state', 'code'], {
   operationId: 'signInFactorForm',
   summary: 'The second step of a portal sign-in: a TOTP or recovery code',
-  body: form('csrf', 'state', 'code'),
-  async handle({ body: f, deps, ctx }) {
-    checkCsrf(ctx, deps.config, f.csrf);
+  async handle(f, deps, ctx) {
     const pending = openPending(deps, f.state);
     const env = await envFromId(deps, pending.env);
     try {

@@ -1,10 +1,11 @@
 // /sign-in: the password form (with the social buttons), and its POST; a second factor continues
 // on /sign-in/factor (sign-in-factor.ts).
 import { AppError } from '../../app-error.ts';
-import { checkCsrf, browserId, csrfToken } from '../../http/csrf.ts';
+import { browserId, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
+import { formPost } from './form-post.ts';
 import { envFromId, render } from '../context.ts';
-import { form, seeOther, text } from '../../html/page-route.ts';
+import { seeOther, text } from '../../html/page-route.ts';
 import { envOf, originOf, portalPage, showSignIn } from '../page.ts';
 import { checkTarget, portalSignIn, sealPending } from '../sign-in.ts';
 import * as v from '../views.ts';
@@ -27,15 +28,10 @@ export const signInPage = defineRoute({
   },
 });
 
-export const signIn = defineRoute({
-  ...portalPage,
-  method: 'post',
-  path: '/sign-in',
+export const signIn = formPost('/sign-in', ['env', 'redirect_url', 'email', 'password'], {
   operationId: 'signInForm',
   summary: 'Sign in with email and password; a second factor continues on /sign-in/factor',
-  body: form('csrf', 'env', 'redirect_url', 'email', 'password'),
-  async handle({ body: f, deps, ctx }) {
-    checkCsrf(ctx, deps.config, f.csrf);
+  async handle(f, deps, ctx) {
     const env = await envFromId(deps, f.env);
     const redirectUrl = checkTarget(deps, env, f.redirect_url);
     const email = (f.email ?? '').slice(0, 320);

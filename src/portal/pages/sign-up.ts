@@ -4,10 +4,11 @@ import { minPasswordLength } from '../../domain/identity/passwords.ts';
 import { acceptSignUp } from '../../domain/identity/signup/signup.ts';
 import { AppError } from '../../app-error.ts';
 import { clientFrom } from '../../http/client.ts';
-import { browserId, checkCsrf, csrfToken } from '../../http/csrf.ts';
+import { browserId, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
+import { formPost } from './form-post.ts';
 import { envFromId, render } from '../context.ts';
-import { form, text } from '../../html/page-route.ts';
+import { text } from '../../html/page-route.ts';
 import { envOf, portalPage } from '../page.ts';
 import { checkTarget } from '../sign-in.ts';
 import * as v from '../views.ts';
@@ -39,15 +40,10 @@ export const signUpPage = defineRoute({
   },
 });
 
-export const signUp = defineRoute({
-  ...portalPage,
-  method: 'post',
-  path: '/sign-up',
+export const signUp = formPost('/sign-up', ['env', 'redirect_url', 'email', 'password'], {
   operationId: 'signUpForm',
   summary: 'Create an account; the answer is the same whether or not the address has one',
-  body: form('csrf', 'env', 'redirect_url', 'email', 'password'),
-  async handle({ body: f, deps, ctx }) {
-    checkCsrf(ctx, deps.config, f.csrf);
+  async handle(f, deps, ctx) {
     const env = await envFromId(deps, f.env);
     const email = (f.email ?? '').trim().slice(0, 320);
     try {
