@@ -11,6 +11,7 @@ import {
   captureResponse,
   envParams,
 } from '../../../contract/errors.ts';
+import { secretKey } from '../route-parts.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
 export const capture = defineRoute({
@@ -18,9 +19,7 @@ export const capture = defineRoute({
   path: `${base}:capture`,
   operationId: 'captureErrorEvent',
   summary: 'Capture one error event; it is processed and stored in the background',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:write',
+  ...secretKey('Error tracking', 'observability:write'),
   params: envParams,
   body: captureBody,
   bodyLimit: 256 * 1024,
@@ -49,9 +48,7 @@ export const batchCapture = defineRoute({
   path: `${base}:batchCapture`,
   operationId: 'batchCaptureErrorEvents',
   summary: 'Capture up to 1000 error events; each is accepted or refused on its own',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:write',
+  ...secretKey('Error tracking', 'observability:write'),
   params: envParams,
   body: batchCaptureBody,
   bodyLimit: 20 * 1024 * 1024,

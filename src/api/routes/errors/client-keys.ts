@@ -16,6 +16,7 @@ import {
 } from '../../../contract/sentry.ts';
 import type { AppDeps } from '../../../http/context.ts';
 import type { ClientKeyRow } from '../../../domain/errors/sentry/queries.ts';
+import { secretKey } from '../route-parts.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/client_keys';
 const maxKeys = 50;
@@ -31,9 +32,7 @@ export const listClientKeys = defineRoute({
   path,
   operationId: 'listClientKeys',
   summary: "The environment's Sentry client keys (DSNs) that are not revoked, oldest first",
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:read',
+  ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
   response: { status: 200, description: 'The keys', schema: clientKeyList },
   async handle({ principal, deps }) {
@@ -47,9 +46,7 @@ export const createClientKeyRoute = defineRoute({
   path,
   operationId: 'createClientKey',
   summary: 'A new Sentry client key (DSN), optionally with its own rate limit',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:write',
+  ...secretKey('Error tracking', 'observability:write'),
   params: envParams,
   body: clientKeyBody,
   response: { status: 201, description: 'The new key', schema: clientKeyResource },
@@ -71,9 +68,7 @@ export const revokeClientKey = defineRoute({
   path: `${path}/{client_key}`,
   operationId: 'revokeClientKey',
   summary: 'Revoke a client key: its events are refused (401) within 5 seconds',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:write',
+  ...secretKey('Error tracking', 'observability:write'),
   params: clientKeyParams,
   response: { status: 200, description: 'The revoked key', schema: clientKeyResource },
   async handle({ params, principal, deps }) {

@@ -7,6 +7,7 @@ import { eventList, eventParams, eventResource, eventsParams, pageQuery } from '
 import { eventView } from '../../../domain/errors/events/present.ts';
 import { eventPages } from '../../../domain/errors/groups/present.ts';
 import { paginate } from '../../../http/paginate.ts';
+import { secretKey } from '../route-parts.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups/{error_group}/error_events';
 
@@ -15,9 +16,7 @@ export const listEvents = defineRoute({
   path: base,
   operationId: 'listErrorEvents',
   summary: 'Occurrences of a group, newest event_time first',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:read',
+  ...secretKey('Error tracking', 'observability:read'),
   params: eventsParams,
   query: pageQuery,
   response: { status: 200, description: 'A page of events', schema: eventList },
@@ -40,9 +39,7 @@ export const getEvent = defineRoute({
   path: `${base}/{error_event}`,
   operationId: 'getErrorEvent',
   summary: 'One occurrence; use `-` as the group to read by uid alone (404 until processed)',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:read',
+  ...secretKey('Error tracking', 'observability:read'),
   params: eventParams,
   response: { status: 200, description: 'The stored occurrence; its name holds its group', schema: eventResource },
   async handle({ params, principal, deps }) {

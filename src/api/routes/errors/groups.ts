@@ -7,6 +7,7 @@ import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import { envParams, groupList, groupParams, groupResource, groupsQuery, triageBody } from '../../../contract/errors.ts';
 import { groupPages, groupView } from '../../../domain/errors/groups/present.ts';
 import { paginate } from '../../../http/paginate.ts';
+import { secretKey } from '../route-parts.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
 
@@ -15,9 +16,7 @@ export const listGroups = defineRoute({
   path: base,
   operationId: 'listErrorGroups',
   summary: 'Error groups, newest last_seen_time first',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:read',
+  ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
   query: groupsQuery,
   response: { status: 200, description: 'A page of groups', schema: groupList },
@@ -37,9 +36,7 @@ export const getGroup = defineRoute({
   path: `${base}/{error_group}`,
   operationId: 'getErrorGroup',
   summary: 'One error group',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:read',
+  ...secretKey('Error tracking', 'observability:read'),
   params: groupParams,
   response: { status: 200, description: 'The group, with its etag', schema: groupResource },
   async handle({ params, principal, deps }) {
@@ -70,9 +67,7 @@ const triageRoute = (action: TriageAction, summary: string): RouteDef =>
     path: `${base}/{error_group}:${action}`,
     operationId: `${action}ErrorGroup`,
     summary,
-    tags: ['Error tracking'],
-    auth: 'secret',
-    scope: 'observability:write',
+    ...secretKey('Error tracking', 'observability:write'),
     params: groupParams,
     body: triageBody,
     response: { status: 200, description: 'The updated group, with its new etag', schema: groupResource },

@@ -5,6 +5,7 @@ import { scrubbingPolicy } from '../../../contract/scrubbing.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { envParams, policyResource } from '../../../contract/errors.ts';
 import { policyView as view } from '../../../domain/errors/scrubbing/present.ts';
+import { secretKey } from '../route-parts.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/scrubbing_policy';
 
@@ -13,9 +14,7 @@ export const getPolicy = defineRoute({
   path,
   operationId: 'getScrubbingPolicy',
   summary: "The environment's scrubbing policy",
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:read',
+  ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
   response: { status: 200, description: 'The policy (the default until replaced)', schema: policyResource },
   async handle({ principal, deps }) {
@@ -29,9 +28,7 @@ export const putPolicy = defineRoute({
   path,
   operationId: 'putScrubbingPolicy',
   summary: 'Replace the scrubbing policy; applies to events processed from now on',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:write',
+  ...secretKey('Error tracking', 'observability:write'),
   params: envParams,
   body: z.strictObject({ policy: scrubbingPolicy }),
   response: { status: 200, description: 'The stored policy', schema: policyResource },

@@ -5,6 +5,7 @@ import * as retentionQueries from '../../../domain/errors/retention/queries.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { envParams, errorSettingsBody, errorSettingsResource } from '../../../contract/errors.ts';
 import { errorSettingsView } from '../../../domain/errors/retention/present.ts';
+import { secretKey } from '../route-parts.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_settings';
 
@@ -13,9 +14,7 @@ export const getErrorSettings = defineRoute({
   path,
   operationId: 'getErrorSettings',
   summary: "The environment's event retention and intake bound",
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:read',
+  ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
   response: { status: 200, description: 'The settings (the defaults until changed)', schema: errorSettingsResource },
   async handle({ principal, deps }) {
@@ -28,9 +27,7 @@ export const putErrorSettings = defineRoute({
   path,
   operationId: 'putErrorSettings',
   summary: 'Change the retention (1-400 days) or the intake bound (1,000-10,000,000 events)',
-  tags: ['Error tracking'],
-  auth: 'secret',
-  scope: 'observability:write',
+  ...secretKey('Error tracking', 'observability:write'),
   params: envParams,
   body: errorSettingsBody,
   response: { status: 200, description: 'The settings as stored', schema: errorSettingsResource },

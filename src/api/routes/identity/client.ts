@@ -23,6 +23,7 @@ import {
   sessionAnswer,
 } from '../../../contract/identity.ts';
 import { endUserResource, sessionResource } from '../../../domain/identity/present.ts';
+import { secretKey } from '../route-parts.ts';
 
 export function currentSession(ctx: Context): NonNullable<SessionState['identitySession']> {
   const resolved = (ctx.state as SessionState).identitySession;
@@ -112,9 +113,7 @@ export const redeem = defineRoute({
   method: 'post',
   path: '/v1/client/tickets:redeem',
   operationId: 'redeemTicket',
-  tags: ['Client'],
-  auth: 'secret',
-  scope: 'auth:write',
+  ...secretKey('Client', 'auth:write'),
   summary: "Redeem a ticket for a session, from the application's server (two minutes, one use)",
   body: z.object({ ticket: z.string().max(200) }),
   response: {

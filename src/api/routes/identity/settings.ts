@@ -5,6 +5,7 @@ import { envIdentity } from '../../../domain/identity/sessions/sessions.ts';
 import { identitySettingsSchema, saveIdentitySettings } from '../../../domain/identity/settings.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { envParams } from '../../../contract/tenancy.ts';
+import { secretKey } from '../route-parts.ts';
 
 const path = '/v1/orgs/{org}/projects/{project}/envs/{env}/identity_settings';
 const settings = identitySettingsSchema.meta({ id: 'IdentitySettings' });
@@ -14,9 +15,7 @@ export const getIdentitySettings = defineRoute({
   path,
   operationId: 'getIdentitySettings',
   summary: "The environment's sign-in settings",
-  tags: ['End users'],
-  auth: 'secret',
-  scope: 'auth:read',
+  ...secretKey('End users', 'auth:read'),
   params: envParams,
   response: { status: 200, description: 'The settings, defaults filled in', schema: settings },
   async handle({ principal, deps }) {
@@ -29,9 +28,7 @@ export const putIdentitySettings = defineRoute({
   path,
   operationId: 'replaceIdentitySettings',
   summary: "Replace the environment's sign-in settings",
-  tags: ['End users'],
-  auth: 'secret',
-  scope: 'auth:write',
+  ...secretKey('End users', 'auth:write'),
   params: envParams,
   body: identitySettingsSchema.strict(),
   response: { status: 200, description: 'The settings as stored', schema: settings },

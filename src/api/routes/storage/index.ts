@@ -28,6 +28,7 @@ import {
   writeResult,
 } from '../../../contract/storage.ts';
 import { bucketResource, versionResource } from '../../../domain/storage/present.ts';
+import { secretKey } from '../route-parts.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/buckets';
 
@@ -36,9 +37,7 @@ export const createBucketRoute = defineRoute({
   path: base,
   operationId: 'createBucket',
   summary: 'Create a storage bucket',
-  tags: ['Storage'],
-  auth: 'secret',
-  scope: 'storage:write',
+  ...secretKey('Storage', 'storage:write'),
   params: envParams,
   body: createBucketBody,
   response: { status: 201, description: 'The bucket', schema: bucket },
@@ -52,9 +51,7 @@ export const listBucketsRoute = defineRoute({
   path: base,
   operationId: 'listBuckets',
   summary: 'Storage buckets of the environment',
-  tags: ['Storage'],
-  auth: 'secret',
-  scope: 'storage:read',
+  ...secretKey('Storage', 'storage:read'),
   params: envParams,
   response: { status: 200, description: 'Buckets', schema: bucketList },
   async handle({ principal, deps }) {
@@ -67,9 +64,7 @@ export const enableVersioningRoute = defineRoute({
   path: `${base}/{bucket}:enableVersioning`,
   operationId: 'enableVersioning',
   summary: 'Keep every version of every object from now on',
-  tags: ['Storage'],
-  auth: 'secret',
-  scope: 'storage:write',
+  ...secretKey('Storage', 'storage:write'),
   params: bucketParams,
   response: { status: 200, description: 'The bucket', schema: bucket },
   async handle({ principal, deps, params }) {
@@ -82,9 +77,7 @@ export const listVersionsRoute = defineRoute({
   path: `${base}/{bucket}/objects/{key}:listVersions`,
   operationId: 'listObjectVersions',
   summary: 'Every version of an object, newest first',
-  tags: ['Storage'],
-  auth: 'secret',
-  scope: 'storage:read',
+  ...secretKey('Storage', 'storage:read'),
   params: objectParams,
   response: { status: 200, description: 'Versions and delete markers, newest first', schema: versionList },
   async handle({ principal, deps, params }) {
@@ -97,9 +90,7 @@ export const restoreVersionRoute = defineRoute({
   path: `${base}/{bucket}/objects/{key}:restoreVersion`,
   operationId: 'restoreObjectVersion',
   summary: 'Copy a version over the latest, as a new version',
-  tags: ['Storage'],
-  auth: 'secret',
-  scope: 'storage:write',
+  ...secretKey('Storage', 'storage:write'),
   params: objectParams,
   body: restoreVersionBody,
   response: { status: 200, description: 'The new latest version', schema: writeResult },
@@ -113,9 +104,7 @@ export const putObjectRoute = defineRoute({
   path: `${base}/{bucket}/objects/{key}`,
   operationId: 'putObject',
   summary: 'Write an object (the body is its content)',
-  tags: ['Storage'],
-  auth: 'secret',
-  scope: 'storage:write',
+  ...secretKey('Storage', 'storage:write'),
   params: objectParams,
   response: { status: 200, description: 'What was written', schema: writeResult },
   async handle({ principal, deps, params, ctx }) {
@@ -131,9 +120,7 @@ export const getObjectRoute = defineRoute({
   path: `${base}/{bucket}/objects/{key}`,
   operationId: 'getObject',
   summary: 'Read the latest object, or ?version_id=',
-  tags: ['Storage'],
-  auth: 'secret',
-  scope: 'storage:read',
+  ...secretKey('Storage', 'storage:read'),
   params: objectParams,
   query: versionQuery,
   response: { status: 200, description: 'The content', schema: z.unknown().meta({ description: 'the object bytes' }) },
@@ -152,9 +139,7 @@ export const deleteObjectRoute = defineRoute({
   path: `${base}/{bucket}/objects/{key}`,
   operationId: 'deleteObject',
   summary: 'Delete (a delete marker when versioned), or one version with ?version_id=',
-  tags: ['Storage'],
-  auth: 'secret',
-  scope: 'storage:write',
+  ...secretKey('Storage', 'storage:write'),
   params: objectParams,
   query: versionQuery,
   response: { status: 200, description: 'What was deleted', schema: writeResult },
