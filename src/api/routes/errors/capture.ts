@@ -14,16 +14,22 @@ import {
 import { secretKey } from '../route-parts.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
-export const capture = defineRoute({
+
+/** What both captures are: a POST of free-text events into an environment, by a writing key. */
+const intake = {
   method: 'post',
+  ...secretKey('Error tracking', 'observability:write'),
+  params: envParams,
+  freeText: true,
+} as const;
+
+export const capture = defineRoute({
+  ...intake,
   path: `${base}:capture`,
   operationId: 'captureErrorEvent',
   summary: 'Capture one error event; it is processed and stored in the background',
-  ...secretKey('Error tracking', 'observability:write'),
-  params: envParams,
   body: captureBody,
   bodyLimit: 256 * 1024,
-  freeText: true,
   response: {
     status: 202,
     description: 'Accepted; read it back with GET …/error_groups/-/error_events/{uid}',
@@ -44,16 +50,13 @@ export const capture = defineRoute({
 });
 
 export const batchCapture = defineRoute({
-  method: 'post',
+  ...intake,
   path: `${base}:batchCapture`,
   operationId: 'batchCaptureErrorEvents',
   summary: 'Capture up to 1000 error events; each is accepted or refused on its own',
-  ...secretKey('Error tracking', 'observability:write'),
-  params: envParams,
   body: batchCaptureBody,
   bodyLimit: 20 * 1024 * 1024,
   bodyItems: { key: 'error_events', max: limits.batch },
-  freeText: true,
   response: { status: 202, description: 'One result per event, in order', schema: batchCaptureResponse },
   async handle({ body, principal, deps }) {
     return { results: await acceptBatch(captureDeps(deps), principal.envId, body.error_events, itemValue) };
