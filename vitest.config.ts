@@ -51,6 +51,7 @@ const unit = [
   'test/identity/pure.test.ts',
   'test/ids.test.ts',
   'test/jobs/registry.test.ts',
+  'test/lint-layers.test.ts',
   'test/operations/telemetry-redact.test.ts',
   'test/operations/telemetry-settings.test.ts',
   'test/runtime.test.ts',
