@@ -3,7 +3,7 @@
 // observability:write, SENTRY_ORG and SENTRY_PROJECT the key's org and project. Chunks are kept
 // here; a bundle is assembled by a worker (`errors.assemble-bundle`), which the CLI need not wait for.
 import { z } from 'zod';
-import { bundleQueries } from '../../../domain/errors/sentry/cli/queries.ts';
+import { requestAssembly } from '../../../domain/errors/sentry/cli/request.ts';
 import { chunkUploadOptions, receiveChunks } from '../../../domain/errors/sentry/cli/chunks.ts';
 import { parseEnvName } from '../../../domain/tenancy/names.ts';
 import { AppError } from '../../../app-error.ts';
@@ -87,32 +87,7 @@ export const assembleRoute = defineRoute({
     const { project } = requireOrg(principal, params.org);
     if (body.projects.length > 0 && !body.projects.includes(project))
       throw new AppError('forbidden', `this key belongs to the project ${project}: set SENTRY_PROJECT=${project}`);
-    const q = bundleQueries(deps.db);
-    const known = await q.assembly(principal.envId, body.checksum);
-    // Known and not failed, or failed within the hold: its state is the answer (sentry-cli polls
-    // this until `ok` or `error`, and prints an error's detail).
-    if (known && (known.state !== 'error' || known.error_held))
-      return { state: known.state, missingChunks: [], detail: known.detail };
-    const missing = await q.missingChunks(principal.envId, body.chunks);
-    if (missing.length > 0) return { state: 'not_found' as const, missingChunks: missing, detail: null };
-    const row = await deps.db.transaction(async (trx) => {
-      const started = await bundleQueries(trx).startAssembly({
-        env_id: principal.envId,
-        checksum: body.checksum,
-        chunks: body.chunks,
-        release: body.version ?? null,
-        dist: body.dist ?? null,
-      });
-      // A bundle whose failure is older than the hold is tried again (its chunks may be new).
-      const retry =
-        !started.created &&
-        started.row.state === 'error' &&
-        (await bundleQueries(trx).restartAssembly(principal.envId, body.checksum));
-      if (started.created || retry)
-        await deps.jobs.enqueue(trx, 'errors.assemble-bundle', { env_id: principal.envId, checksum: body.checksum });
-      return retry ? { ...started.row, state: 'created' as const, detail: null } : started.row;
-    });
-    return { state: row.state, missingChunks: [], detail: row.detail };
+    return requestAssembly(deps, principal.envId, body);
   },
 });
 
