@@ -4,29 +4,14 @@ import { deleteBackup } from '../../../domain/backups/capture/delete.ts';
 import { backupUsage, getBackup, requestManualBackup } from '../../../domain/backups/capture/request.ts';
 import { backupQueries } from '../../../domain/backups/queries.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { paginate } from '../../../http/paginate.ts';
-import {
-  backup,
-  backupIdParams,
-  backupList,
-  createBackupBody,
-  envParams,
-  pageQuery,
-  usage,
-} from '../../../contract/backups.ts';
+import { listPage } from '../route-parts.ts';
+import { onBackup, onEnv, read, write } from './parts.ts';
+import { backup, backupList, createBackupBody, pageQuery, usage } from '../../../contract/backups.ts';
 import { backupPages, backupResource } from '../../../domain/backups/present.ts';
 
-export const envBase = '/v1/orgs/{org}/projects/{project}/envs/{env}';
-
 export const createBackup = defineRoute({
-  method: 'post',
-  path: `${envBase}/backups`,
-  operationId: 'createBackup',
+  ...onEnv('post', '/backups', write, 'createBackup'),
   summary: 'Take a manual backup (free up to 10 a day, then billable)',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:write',
-  params: envParams,
   body: createBackupBody,
   response: { status: 202, description: 'The backup, pending', schema: backup },
   async handle({ principal, deps }) {
@@ -35,33 +20,21 @@ export const createBackup = defineRoute({
 });
 
 export const listBackupsRoute = defineRoute({
-  method: 'get',
-  path: `${envBase}/backups`,
-  operationId: 'listBackups',
+  ...onEnv('get', '/backups', read, 'listBackups'),
   summary: 'Backups of the environment, newest first',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:read',
-  params: envParams,
   query: pageQuery,
   response: { status: 200, description: 'A page of backups', schema: backupList },
   async handle({ principal, deps, query }) {
-    const page = await paginate(deps.config, query, backupPages, (after, limit) =>
+    const list = { collection: 'backups', keyset: backupPages, present: backupResource } as const;
+    return listPage(deps, query, list, (after, limit) =>
       backupQueries(deps.db).listBackups(principal.envId, limit, after),
     );
-    return { backups: page.items.map(backupResource), next_page_token: page.next_page_token };
   },
 });
 
 export const getBackupRoute = defineRoute({
-  method: 'get',
-  path: '/v1/backups/{backup_id}',
-  operationId: 'getBackup',
+  ...onBackup('get', '', read, 'getBackup'),
   summary: 'One backup',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:read',
-  params: backupIdParams,
   response: { status: 200, description: 'The backup', schema: backup },
   async handle({ principal, deps, params }) {
     return backupResource(await getBackup(deps.db, principal.envId, params.backup_id));
@@ -69,14 +42,8 @@ export const getBackupRoute = defineRoute({
 });
 
 export const deleteBackupRoute = defineRoute({
-  method: 'delete',
-  path: '/v1/backups/{backup_id}',
-  operationId: 'deleteBackup',
+  ...onBackup('delete', '', write, 'deleteBackup'),
   summary: 'Delete a backup that has ended: its stored object and its record',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:write',
-  params: backupIdParams,
   response: { status: 204, description: 'Deleted', schema: z.undefined(), type: 'empty' },
   async handle({ principal, deps, params }) {
     await deleteBackup(deps, principal.envId, params.backup_id);
@@ -85,14 +52,8 @@ export const deleteBackupRoute = defineRoute({
 });
 
 export const getUsage = defineRoute({
-  method: 'get',
-  path: `${envBase}/backup_usage`,
-  operationId: 'getBackupUsage',
+  ...onEnv('get', '/backup_usage', read, 'getBackupUsage'),
   summary: 'Manual backups today, free left, stored GB and the monthly estimate',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:read',
-  params: envParams,
   response: { status: 200, description: 'Usage', schema: usage },
   async handle({ principal, deps }) {
     return backupUsage(deps.db, principal.envId);

@@ -15,6 +15,7 @@ import { AppError } from '../../../app-error.ts';
 import type { AppDeps } from '../../../http/context.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { backupIdParams } from '../../../contract/backups.ts';
+import { onBackup, read } from './parts.ts';
 
 /** The decrypted .sql.gz as the answer, streamed (the keyed download and the link's). */
 async function sendDecrypted(ctx: Context, deps: AppDeps, b: BackupRow): Promise<void> {
@@ -26,14 +27,8 @@ async function sendDecrypted(ctx: Context, deps: AppDeps, b: BackupRow): Promise
 }
 
 export const downloadBackup = defineRoute({
-  method: 'get',
-  path: '/v1/backups/{backup_id}:download',
-  operationId: 'downloadBackup',
+  ...onBackup('get', ':download', read, 'downloadBackup'),
   summary: 'The decrypted .sql.gz (application/gzip), streamed; with sealed=true the stored object as it is',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:read',
-  params: backupIdParams,
   query: z.object({
     sealed: z.enum(['true', 'false']).optional().meta({
       description:
@@ -62,14 +57,8 @@ export const downloadBackup = defineRoute({
 });
 
 export const backupUrlRoute = defineRoute({
-  method: 'post',
-  path: '/v1/backups/{backup_id}:url',
-  operationId: 'backupUrl',
+  ...onBackup('post', ':url', read, 'backupUrl'),
   summary: 'An expiring link to the decrypted .sql.gz that needs no key (for curl, CI, another host)',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:read',
-  params: backupIdParams,
   body: z
     .strictObject({
       expires_in_seconds: z.number().int().min(60).max(maxLinkSeconds).default(defaultLinkSeconds),

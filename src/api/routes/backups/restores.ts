@@ -2,27 +2,13 @@
 import { requestDrill } from '../../../domain/backups/drills/request.ts';
 import { getOperation, previewRestore, requestRestore } from '../../../domain/backups/restore/request.ts';
 import { defineRoute } from '../../../http/route.ts';
-import {
-  backupIdParams,
-  drillBody,
-  envParams,
-  operation,
-  operationParams,
-  restoreBody,
-  restorePreview,
-} from '../../../contract/backups.ts';
+import { drillBody, operation, operationParams, restoreBody, restorePreview } from '../../../contract/backups.ts';
 import { backupResource, operationResource } from '../../../domain/backups/present.ts';
-import { envBase } from './backups.ts';
+import { onBackup, onEnv, read, write } from './parts.ts';
 
 export const restoreBackup = defineRoute({
-  method: 'post',
-  path: '/v1/backups/{backup_id}/restore',
-  operationId: 'restoreBackup',
+  ...onBackup('post', '/restore', write, 'restoreBackup'),
   summary: "Replace targetEnv's database with this backup (takes a pre-restore backup first)",
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:write',
-  params: backupIdParams,
   body: restoreBody,
   response: { status: 202, description: 'The restore operation; poll GET /v1/operations/{id}', schema: operation },
   async handle({ principal, deps, params, body }) {
@@ -32,14 +18,8 @@ export const restoreBackup = defineRoute({
 });
 
 export const previewRestoreRoute = defineRoute({
-  method: 'post',
-  path: '/v1/backups/{backup_id}:previewRestore',
-  operationId: 'previewRestore',
+  ...onBackup('post', ':previewRestore', write, 'previewRestore'),
   summary: 'The checks of a restore, and what it would replace, without restoring (validate only)',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:write',
-  params: backupIdParams,
   body: restoreBody,
   response: { status: 200, description: 'What the restore would replace', schema: restorePreview },
   async handle({ principal, deps, params, body }) {
@@ -49,15 +29,9 @@ export const previewRestoreRoute = defineRoute({
 });
 
 export const drillRoute = defineRoute({
-  method: 'post',
-  path: `${envBase}/backups:drill`,
-  operationId: 'drillBackup',
+  ...onEnv('post', '/backups:drill', write, 'drillBackup'),
   summary:
     "Restore the latest succeeded backup into a scratch database now, and compare every table with the backup's record",
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:write',
-  params: envParams,
   body: drillBody,
   response: { status: 202, description: 'The drill operation; poll GET /v1/operations/{id}', schema: operation },
   async handle({ principal, deps }) {
@@ -71,9 +45,7 @@ export const getOperationRoute = defineRoute({
   path: '/v1/operations/{operation_id}',
   operationId: 'getOperation',
   summary: 'A long-running operation (restore), with its progress',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:read',
+  ...read,
   params: operationParams,
   response: { status: 200, description: 'The operation', schema: operation },
   async handle({ principal, deps, params }) {

@@ -1,18 +1,12 @@
 // Schedule, retention and drill settings of an environment's backups.
 import { getSettings, saveSettings } from '../../../domain/backups/schedule/settings.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { envParams, settings, settingsBody } from '../../../contract/backups.ts';
-import { envBase } from './backups.ts';
+import { settings, settingsBody } from '../../../contract/backups.ts';
+import { onEnv, read, write } from './parts.ts';
 
 export const getBackupSettings = defineRoute({
-  method: 'get',
-  path: `${envBase}/backup_settings`,
-  operationId: 'getBackupSettings',
+  ...onEnv('get', '/backup_settings', read, 'getBackupSettings'),
   summary: "Schedule and retention of the environment's backups",
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:read',
-  params: envParams,
   response: { status: 200, description: 'Settings', schema: settings },
   async handle({ principal, deps }) {
     return getSettings(deps.db, principal.envId);
@@ -20,14 +14,8 @@ export const getBackupSettings = defineRoute({
 });
 
 export const putBackupSettings = defineRoute({
-  method: 'put',
-  path: `${envBase}/backup_settings`,
-  operationId: 'updateBackupSettings',
+  ...onEnv('put', '/backup_settings', write, 'updateBackupSettings'),
   summary: 'Change schedule and retention (applies to existing backups too)',
-  tags: ['Backups'],
-  auth: 'secret',
-  scope: 'backups:write',
-  params: envParams,
   body: settingsBody,
   response: { status: 200, description: 'Settings', schema: settings },
   async handle({ principal, deps, body }) {

@@ -2,7 +2,6 @@
 // with a secret key holding webhooks:read or webhooks:write. Every query is scoped by the key's
 // environment; a delivery is found only through an endpoint of that environment.
 import { z } from 'zod';
-import { paginate } from '../../../http/paginate.ts';
 import {
   createEndpointBody,
   deliveryList,
@@ -27,11 +26,24 @@ import {
 import { redeliver } from '../../../domain/webhooks/deliveries/redeliver.ts';
 import * as deliveryQueries from '../../../domain/webhooks/deliveries/queries.ts';
 import * as endpointQueries from '../../../domain/webhooks/endpoints/queries.ts';
+import type { EndpointRow } from '../../../domain/webhooks/endpoints/queries.ts';
+import { paginate } from '../../../http/paginate.ts';
 import type { AppDeps } from '../../../http/context.ts';
-import { defineRoute } from '../../../http/route.ts';
+import { defineRoute, type Method } from '../../../http/route.ts';
+import { listPage, secretKey } from '../route-parts.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/webhook_endpoints';
-const tags = ['Webhooks'];
+const read = secretKey('Webhooks', 'webhooks:read');
+const write = secretKey('Webhooks', 'webhooks:write');
+
+/** A route on one endpoint: its method, what follows the endpoint's id, who may call it, its id. */
+const onEndpoint = (method: Method, suffix: string, access: typeof read | typeof write, operationId: string) => ({
+  method,
+  operationId,
+  path: `${base}/{endpoint_id}${suffix}`,
+  ...access,
+  params: endpointParams,
+});
 
 async function envOf(deps: AppDeps, envId: string) {
   const env = await tenancyQueries(deps.db).envById(envId);
@@ -43,9 +55,7 @@ export const createEndpointRoute = defineRoute({
   path: base,
   operationId: 'createWebhookEndpoint',
   summary: 'Add an endpoint; the answer holds its signing secret, shown this once',
-  tags,
-  auth: 'secret',
-  scope: 'webhooks:write',
+  ...write,
   params: envParams,
   body: createEndpointBody,
   response: { status: 201, description: 'The endpoint, with its secret', schema: endpointResource },
@@ -60,29 +70,25 @@ export const listEndpoints = defineRoute({
   path: base,
   operationId: 'listWebhookEndpoints',
   summary: "The environment's endpoints, oldest first",
-  tags,
-  auth: 'secret',
-  scope: 'webhooks:read',
+  ...read,
   params: envParams,
   query: pageQuery,
   response: { status: 200, description: 'A page of endpoints', schema: endpointList },
   async handle({ query, principal, deps }) {
-    const page = await paginate(deps.config, query, endpointPages, (after, limit) =>
+    const list = {
+      collection: 'webhook_endpoints',
+      keyset: endpointPages,
+      present: (e: EndpointRow) => endpointView(e),
+    } as const;
+    return listPage(deps, query, list, (after, limit) =>
       endpointQueries.listEndpoints(deps.db, principal.envId, after, limit),
     );
-    return { webhook_endpoints: page.items.map((e) => endpointView(e)), next_page_token: page.next_page_token };
   },
 });
 
 export const getEndpoint = defineRoute({
-  method: 'get',
-  path: `${base}/{endpoint_id}`,
-  operationId: 'getWebhookEndpoint',
+  ...onEndpoint('get', '', read, 'getWebhookEndpoint'),
   summary: 'An endpoint (without its secret)',
-  tags,
-  auth: 'secret',
-  scope: 'webhooks:read',
-  params: endpointParams,
   response: { status: 200, description: 'The endpoint', schema: endpointResource },
   async handle({ params, principal, deps }) {
     return endpointView(await requireEndpoint(deps.db, principal.envId, params.endpoint_id));
@@ -90,14 +96,8 @@ export const getEndpoint = defineRoute({
 });
 
 export const updateEndpointRoute = defineRoute({
-  method: 'patch',
-  path: `${base}/{endpoint_id}`,
-  operationId: 'updateWebhookEndpoint',
+  ...onEndpoint('patch', '', write, 'updateWebhookEndpoint'),
   summary: 'Change the URL, event types, description or state of an endpoint',
-  tags,
-  auth: 'secret',
-  scope: 'webhooks:write',
-  params: endpointParams,
   body: updateEndpointBody,
   response: { status: 200, description: 'The endpoint', schema: endpointResource },
   async handle({ params, body, principal, deps }) {
@@ -106,14 +106,8 @@ export const updateEndpointRoute = defineRoute({
 });
 
 export const deleteEndpointRoute = defineRoute({
-  method: 'delete',
-  path: `${base}/{endpoint_id}`,
-  operationId: 'deleteWebhookEndpoint',
+  ...onEndpoint('delete', '', write, 'deleteWebhookEndpoint'),
   summary: 'Delete an endpoint, its deliveries and their attempts; nothing more is sent to it',
-  tags,
-  auth: 'secret',
-  scope: 'webhooks:write',
-  params: endpointParams,
   response: { status: 204, description: 'Deleted', schema: z.undefined(), type: 'empty' },
   async handle({ params, principal, deps }) {
     await deleteEndpoint(deps.db, principal.envId, params.endpoint_id);
@@ -122,14 +116,8 @@ export const deleteEndpointRoute = defineRoute({
 });
 
 export const rotateSecretRoute = defineRoute({
-  method: 'post',
-  path: `${base}/{endpoint_id}:rotateSecret`,
-  operationId: 'rotateWebhookSecret',
+  ...onEndpoint('post', ':rotateSecret', write, 'rotateWebhookSecret'),
   summary: 'A new signing secret; for 24 hours every message carries signatures by both the new and the old',
-  tags,
-  auth: 'secret',
-  scope: 'webhooks:write',
-  params: endpointParams,
   response: { status: 200, description: 'The endpoint, with its new secret', schema: endpointResource },
   async handle({ params, principal, deps }) {
     const { row, secret } = await rotateSecret(deps, principal.envId, params.endpoint_id);
@@ -138,14 +126,8 @@ export const rotateSecretRoute = defineRoute({
 });
 
 export const listDeliveries = defineRoute({
-  method: 'get',
-  path: `${base}/{endpoint_id}/deliveries`,
-  operationId: 'listWebhookDeliveries',
+  ...onEndpoint('get', '/deliveries', read, 'listWebhookDeliveries'),
   summary: "An endpoint's deliveries of the last 30 days with their attempts, newest first",
-  tags,
-  auth: 'secret',
-  scope: 'webhooks:read',
-  params: endpointParams,
   query: pageQuery,
   response: { status: 200, description: 'A page of deliveries', schema: deliveryList },
   async handle({ params, query, principal, deps }) {
@@ -175,9 +157,7 @@ export const redeliverRoute = defineRoute({
   path: `${base}/{endpoint_id}/deliveries/{message_id}:redeliver`,
   operationId: 'redeliverWebhook',
   summary: 'One more attempt of a settled delivery, with the same webhook-id and body',
-  tags,
-  auth: 'secret',
-  scope: 'webhooks:write',
+  ...write,
   params: deliveryParams,
   response: { status: 202, description: 'The delivery, pending', schema: deliveryResource },
   async handle({ params, principal, deps }) {
