@@ -3,8 +3,9 @@
 // page; a key without the route's scope gets the section's 403 page, signed in; any other 4xx is a
 // page saying what went wrong. Posts declare `csrf: true`: the kernel checks the token
 // (http/csrf.ts) before the scope or the handler reads or changes anything.
+import { z } from 'zod';
 import type { SecretScope } from '../domain/tenancy/keys.ts';
-import { pageRoute } from '../html/page-route.ts';
+import { form, pageRoute } from '../html/page-route.ts';
 import type { ConsolePrincipal, PageErrors } from '../http/route.ts';
 import { render } from './render.ts';
 import { errorPageView, lacksScopeView } from './views/error-page.ts';
@@ -42,3 +43,26 @@ export const consolePage = { ...pageRoute, tags: ['Console'], auth: 'console', e
 
 /** The sign-in pages, sign-out and the stylesheet: no session needed. */
 export const consolePublicPage = { ...consolePage, auth: 'none' } as const;
+
+/** A signed-in page of one thing its path names by `{id}`, read with the scope given. */
+export const consoleItemPage = (path: string, operationId: string, scope: SecretScope) =>
+  ({
+    ...consolePage,
+    method: 'get',
+    path,
+    operationId,
+    scope,
+    params: z.object({ id: z.string().max(64) }),
+  }) as const;
+
+/** A sign-in form's post: no session needed, its CSRF token checked, then a 303 to the errors page. */
+export const consoleSignInPost = <F extends string>(path: string, operationId: string, field: F) =>
+  ({
+    ...consolePublicPage,
+    method: 'post',
+    path,
+    operationId,
+    csrf: true,
+    body: form<'csrf' | F>('csrf', field),
+    response: { ...consolePublicPage.response, status: 303, type: 'redirect', description: 'To the errors page' },
+  }) as const;

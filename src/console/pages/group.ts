@@ -12,7 +12,7 @@ import type { AppDeps } from '../../http/context.ts';
 import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
 import { can } from '../auth.ts';
-import { consolePage } from '../page.ts';
+import { consoleItemPage, consolePage } from '../page.ts';
 import { render } from '../render.ts';
 import { chartDays } from '../views/chart.ts';
 import { groupView, triageActions } from '../views/group.ts';
@@ -46,13 +46,8 @@ async function showGroup(ctx: Context, deps: AppDeps, principal: ConsolePrincipa
 }
 
 export const consoleGroup = defineRoute({
-  ...consolePage,
-  method: 'get',
-  path: '/console/errors/{id}',
-  operationId: 'consoleGroup',
+  ...consoleItemPage('/console/errors/{id}', 'consoleGroup', 'observability:read'),
   summary: 'One error group: its latest event, chart and triage',
-  scope: 'observability:read',
-  params: z.object({ id: z.string().max(64) }),
   async handle({ params, principal, deps, ctx }) {
     return showGroup(ctx, deps, principal, await readGroup(deps, principal, params.id));
   },

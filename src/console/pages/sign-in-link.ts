@@ -17,9 +17,9 @@ import {
 import type { AppDeps } from '../../http/context.ts';
 import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
-import { form, seeOther, text } from '../../html/page-route.ts';
+import { seeOther, text } from '../../html/page-route.ts';
 import { resolveConsole, startSession } from '../auth.ts';
-import { consolePublicPage } from '../page.ts';
+import { consoleSignInPost, consolePublicPage } from '../page.ts';
 import { render } from '../render.ts';
 import { linkGoneMessage, linkPage } from '../views/link.ts';
 import { showSignIn, withinSignInLimit } from './sign-in.ts';
@@ -52,14 +52,8 @@ export const consoleSignInLinkPage = defineRoute({
 });
 
 export const consoleSignInLink = defineRoute({
-  ...consolePublicPage,
-  method: 'post',
-  path: consoleLinkPath,
-  operationId: 'consoleSignInLink',
+  ...consoleSignInPost(consoleLinkPath, 'consoleSignInLink', 'token'),
   summary: 'Sign in to the console with a one-use link (the button of its page)',
-  csrf: true,
-  body: form('csrf', 'token'),
-  response: { ...consolePublicPage.response, status: 303, type: 'redirect', description: 'To the errors page' },
   async handle({ body: f, deps, ctx }) {
     if (!(await withinSignInLimit(ctx, deps))) return undefined;
     const token = f.token ?? '';

@@ -7,13 +7,13 @@ import { consumeConsoleSignIn } from '../../domain/console/limits.ts';
 import { openConsoleSession } from '../../domain/console/sessions.ts';
 import { principalOf } from '../../domain/tenancy/key-auth.ts';
 import { AppError } from '../../app-error.ts';
-import { form, seeOther, text } from '../../html/page-route.ts';
+import { seeOther, text } from '../../html/page-route.ts';
 import { clientFrom } from '../../http/client.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { browserId, csrfToken } from '../../http/csrf.ts';
 import { defineRoute } from '../../http/route.ts';
 import { resolveConsole, startSession } from '../auth.ts';
-import { consolePublicPage } from '../page.ts';
+import { consoleSignInPost, consolePublicPage } from '../page.ts';
 import { render } from '../render.ts';
 import { signInView } from '../views/sign-in.ts';
 
@@ -54,14 +54,8 @@ export const consoleSignInPage = defineRoute({
 });
 
 export const consoleSignIn = defineRoute({
-  ...consolePublicPage,
-  method: 'post',
-  path: '/console/sign-in',
-  operationId: 'consoleSignIn',
+  ...consoleSignInPost('/console/sign-in', 'consoleSignIn', 'key'),
   summary: 'Sign in to the console with a secret key',
-  csrf: true,
-  body: form('csrf', 'key'),
-  response: { ...consolePublicPage.response, status: 303, type: 'redirect', description: 'To the errors page' },
   async handle({ body: f, deps, ctx }) {
     if (!(await withinSignInLimit(ctx, deps))) return undefined;
     let key;

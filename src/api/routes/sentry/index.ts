@@ -39,35 +39,45 @@ const request = (ctx: Context, projectNumber: string, sentryKey: string | undefi
   publicKey: sentryKey ?? keyFromAuthHeader(sentryAuthHeader((name) => ctx.get(name))),
 });
 
-const common = {
-  method: 'post',
-  tags: ['Sentry compatibility'],
-  auth: 'none',
-  params,
-  query,
-  errors: 'api',
-} as const;
+/**
+ * A Sentry ingest route: POST, no Cairn key (the DSN's client key), the /v1 error body, and the
+ * event's id as the answer; only the path, the id and what reads the body differ.
+ */
+function ingestRoute(
+  route: { path: string; operationId: string; summary: string },
+  ingest: typeof ingestEnvelope | typeof ingestStore,
+) {
+  return defineRoute({
+    method: 'post',
+    tags: ['Sentry compatibility'],
+    auth: 'none',
+    params,
+    query,
+    errors: 'api',
+    ...route,
+    response: { status: 200, description: "The event's id", schema: ingestAnswer },
+    async handle({ params, query, deps, ctx }) {
+      return run(ctx, () => ingest(captureDeps(deps), request(ctx, params.project_id, query.sentry_key)));
+    },
+  });
+}
 
-export const envelopeRoute = defineRoute({
-  ...common,
-  path: '/api/{project_id}/envelope/',
-  operationId: 'sentryEnvelope',
-  summary: "A Sentry SDK's envelope: event items are captured, every other item is dropped",
-  response: { status: 200, description: "The event's id", schema: ingestAnswer },
-  async handle({ params, query, deps, ctx }) {
-    return run(ctx, () => ingestEnvelope(captureDeps(deps), request(ctx, params.project_id, query.sentry_key)));
+export const envelopeRoute = ingestRoute(
+  {
+    path: '/api/{project_id}/envelope/',
+    operationId: 'sentryEnvelope',
+    summary: "A Sentry SDK's envelope: event items are captured, every other item is dropped",
   },
-});
+  ingestEnvelope,
+);
 
-export const storeRoute = defineRoute({
-  ...common,
-  path: '/api/{project_id}/store/',
-  operationId: 'sentryStore',
-  summary: 'One Sentry event as JSON (the store endpoint of SDKs that predate envelopes)',
-  response: { status: 200, description: "The event's id", schema: ingestAnswer },
-  async handle({ params, query, deps, ctx }) {
-    return run(ctx, () => ingestStore(captureDeps(deps), request(ctx, params.project_id, query.sentry_key)));
+export const storeRoute = ingestRoute(
+  {
+    path: '/api/{project_id}/store/',
+    operationId: 'sentryStore',
+    summary: 'One Sentry event as JSON (the store endpoint of SDKs that predate envelopes)',
   },
-});
+  ingestStore,
+);
 
 export const sentryRoutes = [envelopeRoute, storeRoute, ...sentryCliRoutes];
