@@ -3,6 +3,7 @@
 // Clerk's and AIP-122's names.
 import { z } from 'zod';
 import { pageOf, pageQuery } from './pages.ts';
+import { resource } from './resource.ts';
 import { envParams } from './tenancy.ts';
 
 export { envParams, pageQuery };
@@ -22,49 +23,43 @@ export const endUserParams = envParams.extend({
   end_user: z.string().regex(/^eu_[0-9a-z]{26}$/, 'an end user id, eu_…'),
 });
 
-export const endUser = z
-  .object({
-    name: z.string().meta({ example: 'orgs/acme/projects/shop/envs/prod/end_users/eu_01jd…' }),
-    id: z.string(),
-    email: z.string(),
-    email_verified: z.boolean(),
-    has_password: z.boolean(),
-    totp_enabled: z.boolean(),
-    create_time: z.string(),
-    update_time: z.string(),
-    last_sign_in_time: z.string().nullable(),
-  })
-  .meta({ id: 'EndUser' });
+export const endUser = resource('EndUser', {
+  name: z.string().meta({ example: 'orgs/acme/projects/shop/envs/prod/end_users/eu_01jd…' }),
+  id: z.string(),
+  email: z.string(),
+  email_verified: z.boolean(),
+  has_password: z.boolean(),
+  totp_enabled: z.boolean(),
+  create_time: z.string(),
+  update_time: z.string(),
+  last_sign_in_time: z.string().nullable(),
+});
 
 const sessionStateSchema = z.enum(['active', 'revoked', 'expired']);
 
-export const session = z
-  .object({
-    name: z.string(),
-    id: z.string(),
-    end_user_id: z.string(),
-    state: sessionStateSchema,
-    method: z.string(),
-    ip: z.string().nullable(),
-    user_agent: z.string().nullable(),
-    create_time: z.string(),
-    last_active_time: z.string(),
-    idle_expire_time: z.string(),
-    expire_time: z.string(),
-    revoke_time: z.string().nullable(),
-  })
-  .meta({ id: 'Session' });
+export const session = resource('Session', {
+  name: z.string(),
+  id: z.string(),
+  end_user_id: z.string(),
+  state: sessionStateSchema,
+  method: z.string(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  create_time: z.string(),
+  last_active_time: z.string(),
+  idle_expire_time: z.string(),
+  expire_time: z.string(),
+  revoke_time: z.string().nullable(),
+});
 
-export const signIn = z
-  .object({
-    id: z.string(),
-    time: z.string(),
-    method: z.string(),
-    outcome: z.string(),
-    ip: z.string().nullable(),
-    user_agent: z.string().nullable(),
-  })
-  .meta({ id: 'SignIn' });
+export const signIn = resource('SignIn', {
+  id: z.string(),
+  time: z.string(),
+  method: z.string(),
+  outcome: z.string(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+});
 
 export const sessionAnswer = z
   .object({ session, user: endUser, session_token: z.string() })

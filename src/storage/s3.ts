@@ -20,16 +20,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.ts';
-import type {
-  DeleteResult,
-  GetResult,
-  ObjectInfo,
-  ObjectStore,
-  ObjectVersion,
-  PutOptions,
-  PutResult,
-  StreamPutOptions,
-} from './object-store.ts';
+import type * as Store from './object-store.ts';
 import { incompleteUploads, allVersions, notFound } from './s3-listing.ts';
 import { multipartPut } from './s3-multipart.ts';
 import { restorable } from './versions.ts';
@@ -55,7 +46,7 @@ export function createS3Client(config: S3Config): S3Client {
 }
 
 /** An object's description from a GET's or a HEAD's answer. */
-function infoOf(key: string, out: HeadObjectCommandOutput): ObjectInfo {
+function infoOf(key: string, out: HeadObjectCommandOutput): Store.ObjectInfo {
   return {
     key,
     size: out.ContentLength ?? 0,
@@ -67,7 +58,7 @@ function infoOf(key: string, out: HeadObjectCommandOutput): ObjectInfo {
   };
 }
 
-export class S3ObjectStore implements ObjectStore {
+export class S3ObjectStore implements Store.ObjectStore {
   readonly kind = 's3' as const;
   readonly client: S3Client;
 
@@ -93,8 +84,8 @@ export class S3ObjectStore implements ObjectStore {
     bucket: string,
     key: string,
     body: Buffer | string | Readable,
-    options: PutOptions = {},
-  ): Promise<PutResult> {
+    options: Store.PutOptions = {},
+  ): Promise<Store.PutResult> {
     const upload = new Upload({
       client: this.client,
       params: { Bucket: bucket, Key: key, Body: body, ContentType: options.contentType, Metadata: options.metadata },
@@ -106,7 +97,7 @@ export class S3ObjectStore implements ObjectStore {
     return { etag: out.ETag, versionId: out.VersionId };
   }
 
-  async get(bucket: string, key: string, options: { versionId?: string } = {}): Promise<GetResult | undefined> {
+  async get(bucket: string, key: string, options: { versionId?: string } = {}): Promise<Store.GetResult | undefined> {
     try {
       const out = await this.client.send(
         new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: options.versionId }),
@@ -118,7 +109,7 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async head(bucket: string, key: string, options: { versionId?: string } = {}): Promise<ObjectInfo | undefined> {
+  async head(bucket: string, key: string, options: { versionId?: string } = {}): Promise<Store.ObjectInfo | undefined> {
     try {
       const out = await this.client.send(
         new HeadObjectCommand({ Bucket: bucket, Key: key, VersionId: options.versionId }),
@@ -130,15 +121,15 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async delete(bucket: string, key: string, options: { versionId?: string } = {}): Promise<DeleteResult> {
+  async delete(bucket: string, key: string, options: { versionId?: string } = {}): Promise<Store.DeleteResult> {
     const out = await this.client.send(
       new DeleteObjectCommand({ Bucket: bucket, Key: key, VersionId: options.versionId }),
     );
     return { versionId: out.VersionId, deleteMarker: out.DeleteMarker };
   }
 
-  async list(bucket: string, prefix: string): Promise<ObjectInfo[]> {
-    const out: ObjectInfo[] = [];
+  async list(bucket: string, prefix: string): Promise<Store.ObjectInfo[]> {
+    const out: Store.ObjectInfo[] = [];
     let token: string | undefined;
     do {
       const page = await this.client.send(
@@ -162,8 +153,8 @@ export class S3ObjectStore implements ObjectStore {
     bucket: string,
     key: string,
     source: AsyncIterable<Buffer>,
-    options: StreamPutOptions = {},
-  ): Promise<PutResult & { size: number }> {
+    options: Store.StreamPutOptions = {},
+  ): Promise<Store.PutResult & { size: number }> {
     return multipartPut(this.client, bucket, key, source, options);
   }
 
@@ -193,7 +184,7 @@ export class S3ObjectStore implements ObjectStore {
     );
   }
 
-  async listVersions(bucket: string, key: string): Promise<ObjectVersion[]> {
+  async listVersions(bucket: string, key: string): Promise<Store.ObjectVersion[]> {
     // The SDK splits versions and delete markers into two lists; S3 orders each newest first, so
     // merging by time (the latest first on a tie) restores the one history.
     const mine = (await allVersions(this.client, bucket, key)).filter((v) => v.key === key);
@@ -202,7 +193,7 @@ export class S3ObjectStore implements ObjectStore {
     );
   }
 
-  async restoreVersion(bucket: string, key: string, versionId: string): Promise<PutResult> {
+  async restoreVersion(bucket: string, key: string, versionId: string): Promise<Store.PutResult> {
     restorable(await this.listVersions(bucket, key), key, versionId);
     const copySource = `${bucket}/${encodeURIComponent(key)}?versionId=${encodeURIComponent(versionId)}`;
     const out = await this.client.send(

@@ -5,7 +5,7 @@
 // workers sealed, in `errors.ingest` jobs (job.ts), never in a table of ours.
 import type { Db, SqlTx } from '../../../db.ts';
 import type { SealedPayloadRow } from './sealed-payload.ts';
-import { newEtagSql } from '../groups/queries.ts';
+import { newEtagSql, type GroupRow } from '../groups/queries.ts';
 import { reopenOnOccurrence as reopen } from '../groups/state.ts';
 import { defaultErrorSettings } from '../retention/queries.ts';
 
@@ -16,16 +16,10 @@ import { defaultErrorSettings } from '../retention/queries.ts';
 export type AcceptedRow = SealedPayloadRow & { event_id?: string | null };
 
 /** What a new group starts with: the batch's earliest occurrence of it. */
-export interface NewGroup {
-  id: string;
-  env_id: string;
-  fingerprint: string;
-  title: string;
-  culprit: string;
-  service_name: string;
-  etag: string;
-  grouping: unknown;
-}
+export type NewGroup = Pick<
+  GroupRow,
+  'id' | 'env_id' | 'fingerprint' | 'title' | 'culprit' | 'service_name' | 'etag' | 'grouping'
+>;
 
 export interface NewEvent {
   uid: string;
