@@ -6,10 +6,15 @@ import { drillBody, operation, operationParams, restoreBody, restorePreview } fr
 import { backupResource, operationResource } from '../../../domain/backups/present.ts';
 import { onBackup, onEnv, read, write } from './parts.ts';
 
-export const restoreBackup = defineRoute({
-  ...onBackup('post', '/restore', write, 'restoreBackup'),
-  summary: "Replace targetEnv's database with this backup (takes a pre-restore backup first)",
+/** A restore and its preview both read the backup from the path and the target from the body. */
+const restoreOf = (suffix: string, operationId: string) => ({
+  ...onBackup('post', suffix, write, operationId),
   body: restoreBody,
+});
+
+export const restoreBackup = defineRoute({
+  ...restoreOf('/restore', 'restoreBackup'),
+  summary: "Replace targetEnv's database with this backup (takes a pre-restore backup first)",
   response: { status: 202, description: 'The restore operation; poll GET /v1/operations/{id}', schema: operation },
   async handle({ principal, deps, params, body }) {
     const { op, targetName } = await requestRestore(deps, principal.envId, params.backup_id, body.targetEnv);
@@ -18,9 +23,8 @@ export const restoreBackup = defineRoute({
 });
 
 export const previewRestoreRoute = defineRoute({
-  ...onBackup('post', ':previewRestore', write, 'previewRestore'),
+  ...restoreOf(':previewRestore', 'previewRestore'),
   summary: 'The checks of a restore, and what it would replace, without restoring (validate only)',
-  body: restoreBody,
   response: { status: 200, description: 'What the restore would replace', schema: restorePreview },
   async handle({ principal, deps, params, body }) {
     const preview = await previewRestore(deps, principal.envId, params.backup_id, body.targetEnv);
