@@ -78,7 +78,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['env_id', 'state']);
   });
 
-  // Retention in days per type (SPEC "Limits"); a missing row means the defaults.
+  // Retention in days per type (docs/api.md "Limits"); a missing row means the defaults.
   await knex.schema.createTable('backup_settings', (t) => {
     t.text('env_id').primary().references('envs.id').onDelete('CASCADE');
     t.boolean('schedule_enabled').notNullable().defaultTo(true);

@@ -1,5 +1,5 @@
 // The hour (UTC) of an environment's scheduled backups, as Heroku's `pg:backups:schedule --at`
-// sets it. SPEC "Backup schedule" fixes 03:00 UTC, which stays the default; the cron fires every
+// sets it. docs/api.md "Limits" fixes 03:00 UTC, which stays the default; the cron fires every
 // hour and each environment is backed up at its own hour (domain/backups/maintenance.ts).
 import type { Knex } from 'knex';
 

@@ -1,5 +1,5 @@
 // A record of each backup deleted by request (DELETE /v1/backups/{id}): what it was, whether it was
-// billable, when it was made and deleted. The day's count of manual backups (10 free, SPEC
+// billable, when it was made and deleted. The day's count of manual backups (10 free, docs/api.md
 // "Limits") includes them, so deleting backups does not make new free ones, and a billable backup
 // stays on record after its object is gone.
 import type { Knex } from 'knex';

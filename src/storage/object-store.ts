@@ -28,7 +28,7 @@ export interface GetResult extends ObjectInfo {
   body: Readable;
 }
 
-/** One entry of a key's history (SPEC "Object version"); `null` is S3's id for pre-versioning objects. */
+/** One entry of a key's history (docs/api.md "Resources"); `null` is S3's id for pre-versioning objects. */
 export interface ObjectVersion {
   key: string;
   versionId: string;

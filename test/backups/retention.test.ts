@@ -154,7 +154,7 @@ describe('schedules', () => {
     expect(await sqlNumber(h.db, "select count(*) from pgboss.job where name = 'backups.capture'")).toBe(3);
   });
 
-  it("backs an environment up at its own hour (UTC), 03:00 by SPEC's default", async () => {
+  it('backs an environment up at its own hour (UTC), 03:00 by default', async () => {
     const early = await createTestEnv(h.db);
     const usual = await createTestEnv(h.db);
     for (const e of [early, usual]) await setEnvDatabase(h.db, h.config, e.env.id, 'postgres://127.0.0.1/none');

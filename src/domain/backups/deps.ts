@@ -36,9 +36,9 @@ export function backupObjectKey(appId: string, envId: string, at: Date): string 
   return `backups/db/${appId}/${envId}/${at.toISOString()}.sql.gz`;
 }
 
-/** SPEC "Limits": manual backups are free up to ten a day; restores are free. */
+/** docs/api.md "Limits": manual backups are free up to ten a day; restores are free. */
 export const freeManualPerDay = 10;
-/** SPEC "Limits": 0.025 USD per GB-month, GB = 2^30 bytes as S3 bills it. */
+/** docs/api.md "Limits": 0.025 USD per GB-month, GB = 2^30 bytes as S3 bills it. */
 export const usdPerGbMonth = 0.025;
 
 export function startOfUtcDay(now: Date): Date {

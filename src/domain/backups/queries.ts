@@ -81,12 +81,12 @@ export interface RetentionDays {
   manual: number;
 }
 
-/** SPEC "Backup schedule": 03:00 UTC. */
+/** docs/api.md "Limits": 03:00 UTC. */
 export const defaultScheduleHour = 3;
 
 export interface BackupSettings {
   schedule_enabled: boolean;
-  /** The UTC hour of the scheduled backups (SPEC's 03:00 unless changed). */
+  /** The UTC hour of the scheduled backups (03:00 unless changed: docs/api.md "Limits"). */
   schedule_hour_utc: number;
   retention_days: RetentionDays;
   /** null: the mode's default (drill.ts). */
