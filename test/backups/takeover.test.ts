@@ -25,6 +25,8 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createBoss, Jobs } from '../../src/jobs/index.ts';
 import { queues } from '../../src/queues.ts';
 import { createObjectStore } from '../../src/storage/index.ts';
+import { incompleteUploads } from '../../src/storage/s3-listing.ts';
+import type { S3ObjectStore } from '../../src/storage/s3.ts';
 import type { ObjectStore } from '../../src/storage/object-store.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { handlers } from '../../workers/handlers.ts';
@@ -112,8 +114,7 @@ function startChildWorker(): ChildProcess {
  * listing answers keys only, and the run taken over opens its upload under the same key).
  */
 async function uploadIds(key: string): Promise<string[]> {
-  const s3 = store as unknown as { incompleteUploads(b: string, p: string): Promise<{ uploadId: string }[]> };
-  return (await s3.incompleteUploads(bucket, key)).map((u) => u.uploadId);
+  return (await incompleteUploads((store as S3ObjectStore).client, bucket, key)).map((u) => u.uploadId);
 }
 
 /** Started once the child holds its job, so that the job is the child's; stopped after the test. */

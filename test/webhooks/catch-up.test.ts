@@ -136,8 +136,10 @@ describe('catching up', () => {
     console.log(
       `catch-up: ${backlog} messages delivered in ${seconds.toFixed(2)} s after the receiver came back (${(backlog / seconds).toFixed(1)}/s)`,
     );
-    // Left in the slow lane (one attempt per fetch, two per environment), this backlog took 26 s.
-    expect(seconds).toBeLessThan(10);
+    // Left in the slow lane (one attempt per fetch, two per environment), this backlog took 26 s on
+    // a quiet machine; the fast lane took 2.1 s there and 13.4 s beside two busy loops. 20 s tells
+    // the lanes apart with room for a loaded machine.
+    expect(seconds).toBeLessThan(20);
 
     // Each message once (by webhook-id), and per user its creation before its deletion.
     expect(delivered).toHaveLength(total);
