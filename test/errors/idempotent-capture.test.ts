@@ -4,55 +4,42 @@
 // mid-batch while its client retries with the same ids (the SDK's way) stores every event exactly
 // once. The SDK names every event and retries on connection errors.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { describe, expect, it } from 'vitest';
 import { CairnClient } from '../../src/sdk/client.ts';
 import { ErrorGroupsApi } from '../../src/sdk/errors.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { call } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { startSlowProxy } from '../support/slow-proxy.ts';
 import { spawnWeb } from '../support/web-process.ts';
-import { envBase, queuedEvents, sampleEvent, startStack, type Stack } from './support.ts';
+import { envBase, queuedEvents, sampleEvent, useStack } from './support.ts';
 
 type Json = Record<string, unknown>;
-let h: Harness;
-let s: Stack;
-let env: CreatedEnv;
-
-beforeAll(async () => {
-  h = await createHarness();
-  s = await startStack(h);
-  env = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await s?.stop();
-  await h?.close();
-});
+const t = useStack();
 
 const id = () => randomBytes(16).toString('hex');
 const capture = (base: string, event: Json) =>
-  call<Json>(base, 'POST', `${envBase(env)}/error_groups:capture`, {
-    key: env.secretKey,
+  call<Json>(base, 'POST', `${envBase(t.env)}/error_groups:capture`, {
+    key: t.env.secretKey,
     body: { error_event: event },
   });
 const stored = async (uids: string[]) =>
-  Number((await h.db('error_events').whereIn('uid', uids).count<{ n: string }[]>('* as n').first())!.n);
-const pending = async () => (await queuedEvents(h)).filter((q) => q.env_id === env.env.id).length;
+  Number((await t.h.db('error_events').whereIn('uid', uids).count<{ n: string }[]>('* as n').first())!.n);
+const pending = async () => (await queuedEvents(t.h)).filter((q) => q.env_id === t.env.env.id).length;
 
 describe('a named event', () => {
   it('is accepted once: a repeat, in hex or UUID form, answers the first uid and stores nothing new', async () => {
     const eventId = id();
     const uuid =
       `${eventId.slice(0, 8)}-${eventId.slice(8, 12)}-${eventId.slice(12, 16)}-${eventId.slice(16, 20)}-${eventId.slice(20)}`.toUpperCase();
-    const first = await capture(s.web.url, sampleEvent({ event_id: eventId }));
-    const again = await capture(s.web.url, sampleEvent({ event_id: eventId, message: 'a retry' }));
-    const asUuid = await capture(s.web.url, sampleEvent({ event_id: uuid }));
+    const first = await capture(t.s.web.url, sampleEvent({ event_id: eventId }));
+    const again = await capture(t.s.web.url, sampleEvent({ event_id: eventId, message: 'a retry' }));
+    const asUuid = await capture(t.s.web.url, sampleEvent({ event_id: uuid }));
     expect([first.status, again.status, asUuid.status]).toEqual([202, 202, 202]);
     expect(again.body.uid).toBe(first.body.uid);
     expect(asUuid.body.uid).toBe(first.body.uid);
     await eventually(async () => expect(await pending()).toBe(0));
     expect(await stored([String(first.body.uid)])).toBe(1);
-    const bad = await capture(s.web.url, sampleEvent({ event_id: 'not-an-id' }));
+    const bad = await capture(t.s.web.url, sampleEvent({ event_id: 'not-an-id' }));
     expect(bad).toMatchObject({
       status: 400,
       body: { code: 'invalid_request', message: expect.stringContaining('event_id') },
@@ -62,11 +49,11 @@ describe('a named event', () => {
   it('is the same uid for repeats inside one batch and across batches, each item answered in place', async () => {
     const [a, b] = [id(), id()];
     const first = await call<{ results: { uid: string }[] }>(
-      s.web.url,
+      t.s.web.url,
       'POST',
-      `${envBase(env)}/error_groups:batchCapture`,
+      `${envBase(t.env)}/error_groups:batchCapture`,
       {
-        key: env.secretKey,
+        key: t.env.secretKey,
         body: {
           error_events: [
             sampleEvent({ event_id: a }),
@@ -82,11 +69,11 @@ describe('a named event', () => {
     expect(r1!.uid).toBe(r0!.uid);
     expect(r2!.uid).not.toBe(r0!.uid);
     const second = await call<{ results: { uid: string }[] }>(
-      s.web.url,
+      t.s.web.url,
       'POST',
-      `${envBase(env)}/error_groups:batchCapture`,
+      `${envBase(t.env)}/error_groups:batchCapture`,
       {
-        key: env.secretKey,
+        key: t.env.secretKey,
         body: { error_events: [sampleEvent({ event_id: b }), sampleEvent({ event_id: id() })] },
       },
     );
@@ -96,12 +83,12 @@ describe('a named event', () => {
   });
 
   it('sent at once to two web processes, many times over, gets one uid and is stored once', async () => {
-    const other = await spawnWeb(h.config.DATABASE_URL);
+    const other = await spawnWeb(t.h.config.DATABASE_URL);
     try {
       const eventId = id();
       const answers = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          capture(i % 2 ? other.url : s.web.url, sampleEvent({ event_id: eventId })),
+          capture(i % 2 ? other.url : t.s.web.url, sampleEvent({ event_id: eventId })),
         ),
       );
       const uids = new Set(answers.map((a) => a.body.uid));
@@ -120,7 +107,7 @@ describe('a Sentry event', () => {
   // copies accepted at once by two web processes, and copies sent after it was stored, are
   // queued, and only the first stored counts.
   it('sent again and again, at once to two web processes and after it was stored, is stored once', async () => {
-    const other = await spawnWeb(h.config.DATABASE_URL);
+    const other = await spawnWeb(t.h.config.DATABASE_URL);
     try {
       const eventId = id();
       const body = [
@@ -129,24 +116,24 @@ describe('a Sentry event', () => {
         JSON.stringify({ event_id: eventId, exception: { values: [{ type: 'RetryError', value: 'sent twice' }] } }),
       ].join('\n');
       const send = (base: string) =>
-        fetch(`${base}/api/${env.clientKey.projectNumber}/envelope/?sentry_key=${env.clientKey.publicKey}`, {
+        fetch(`${base}/api/${t.env.clientKey.projectNumber}/envelope/?sentry_key=${t.env.clientKey.publicKey}`, {
           method: 'POST',
           body,
         }).then(async (r) => ({ status: r.status, body: (await r.json()) as Json }));
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 ? other.url : s.web.url)));
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 ? other.url : t.s.web.url)));
       expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
       expect(new Set(answers.map((a) => a.body.id))).toEqual(new Set([eventId]));
       await eventually(async () => expect(await pending()).toBe(0));
-      expect((await send(s.web.url)).status).toBe(200);
+      expect((await send(t.s.web.url)).status).toBe(200);
       await eventually(async () => expect(await pending()).toBe(0));
 
-      const claims = await h.db('error_event_ids').where({ env_id: env.env.id, event_id: eventId });
+      const claims = await t.h.db('error_event_ids').where({ env_id: t.env.env.id, event_id: eventId });
       expect(claims).toHaveLength(1);
       expect(await stored([claims[0].uid as string])).toBe(1);
-      const groups = await h.db('error_groups').where({ env_id: env.env.id, title: 'RetryError: sent twice' });
+      const groups = await t.h.db('error_groups').where({ env_id: t.env.env.id, title: 'RetryError: sent twice' });
       expect(groups.map((g) => Number(g.occurrence_count))).toEqual([1]);
-      const read = await call<Json>(s.web.url, 'GET', `${envBase(env)}/error_groups/-/error_events/${eventId}`, {
-        key: env.secretKey,
+      const read = await call<Json>(t.s.web.url, 'GET', `${envBase(t.env)}/error_groups/-/error_events/${eventId}`, {
+        key: t.env.secretKey,
       });
       expect(read.status).toBe(200);
       expect(String(read.body.name)).toContain(claims[0].uid as string);
@@ -158,7 +145,7 @@ describe('a Sentry event', () => {
 
 describe('a web process killed mid-batch', () => {
   it('loses nothing and stores nothing twice when the client retries with the same ids', async () => {
-    const victim = await spawnWeb(h.config.DATABASE_URL);
+    const victim = await spawnWeb(t.h.config.DATABASE_URL);
     // Answers are held back on their way to the client, so the victim commits batches whose
     // answers never arrive when it dies: exactly the requests a client must retry.
     const proxy = await startSlowProxy(new URL(victim.url), 2_000, 'answers');
@@ -168,8 +155,8 @@ describe('a web process killed mid-batch', () => {
       );
       const ids = batches.flat().map((e) => String(e.event_id));
       const send = (base: string, events: Json[]) =>
-        call<{ results: { uid: string }[] }>(base, 'POST', `${envBase(env)}/error_groups:batchCapture`, {
-          key: env.secretKey,
+        call<{ results: { uid: string }[] }>(base, 'POST', `${envBase(t.env)}/error_groups:batchCapture`, {
+          key: t.env.secretKey,
           body: { error_events: events },
         });
       const outcomes = batches.map((events) =>
@@ -179,9 +166,9 @@ describe('a web process killed mid-batch', () => {
         ),
       );
       const accepted = () =>
-        h
+        t.h
           .db('error_event_ids')
-          .where({ env_id: env.env.id })
+          .where({ env_id: t.env.env.id })
           .whereIn('event_id', ids)
           .count<{ n: string }[]>('* as n')
           .first()
@@ -196,7 +183,7 @@ describe('a web process killed mid-batch', () => {
       // The client retries every batch, same ids, on the surviving process.
       const uids: string[] = [];
       for (const events of batches) {
-        const answer = await send(s.web.url, events);
+        const answer = await send(t.s.web.url, events);
         expect(answer.status).toBe(202);
         uids.push(...answer.body.results.map((x) => x.uid));
       }
@@ -223,8 +210,8 @@ describe('the SDK', () => {
       if (calls === 1) throw new TypeError('fetch failed: connection reset');
       return res;
     };
-    const api = new ErrorGroupsApi(new CairnClient({ baseUrl: s.web.url, secretKey: env.secretKey, fetch: flaky }));
-    const { uid } = await api.capture(env.env.name, {
+    const api = new ErrorGroupsApi(new CairnClient({ baseUrl: t.s.web.url, secretKey: t.env.secretKey, fetch: flaky }));
+    const { uid } = await api.capture(t.env.env.name, {
       event_time: '2026-11-21T12:00:00Z',
       exception_type: 'Error',
       message: 'from the SDK',

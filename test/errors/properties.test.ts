@@ -1,25 +1,12 @@
 // Properties over HTTP (fast-check): no capture body, however malformed, gets a 500; a secret
 // planted anywhere the scrubber covers never comes back from any read.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { call } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
-import { envBase, groupIdOf, sampleEvent, startStack, type Stack } from './support.ts';
+import { envBase, groupIdOf, sampleEvent, useStack } from './support.ts';
 
-let h: Harness;
-let s: Stack;
-let env: CreatedEnv;
-
-beforeAll(async () => {
-  h = await createHarness();
-  s = await startStack(h);
-  env = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await s?.stop();
-  await h?.close();
-});
+const t = useStack();
 
 const fieldValue = fc.oneof(
   fc.jsonValue(),
@@ -60,8 +47,8 @@ describe('no capture body gives a 500', () => {
         ),
         async (body) => {
           const raw = typeof body === 'string' ? body : JSON.stringify(body);
-          const res = await call(s.web.url, 'POST', `${envBase(env)}/error_groups:capture`, {
-            key: env.secretKey,
+          const res = await call(t.s.web.url, 'POST', `${envBase(t.env)}/error_groups:capture`, {
+            key: t.env.secretKey,
             rawBody: raw,
             headers: { 'content-type': 'application/json' },
           });
@@ -75,8 +62,8 @@ describe('no capture body gives a 500', () => {
   it('batchCapture', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(eventLike, { minLength: 0, maxLength: 8 }), async (events) => {
-        const res = await call(s.web.url, 'POST', `${envBase(env)}/error_groups:batchCapture`, {
-          key: env.secretKey,
+        const res = await call(t.s.web.url, 'POST', `${envBase(t.env)}/error_groups:batchCapture`, {
+          key: t.env.secretKey,
           body: { error_events: events },
         });
         expect([202, 400]).toContain(res.status);
@@ -185,34 +172,38 @@ describe('a planted secret never comes back', () => {
             sampleEvent({ stack: undefined, ...plant(where, `${before} ${sec.text} ${after}`.trim()) }),
           );
           const res = await call<{ results: { uid: string }[] }>(
-            s.web.url,
+            t.s.web.url,
             'POST',
-            `${envBase(env)}/error_groups:batchCapture`,
-            { key: env.secretKey, body: { error_events: events } },
+            `${envBase(t.env)}/error_groups:batchCapture`,
+            { key: t.env.secretKey, body: { error_events: events } },
           );
           expect(res.status).toBe(202);
           for (const [i, { uid }] of res.body.results.entries()) {
             const value = plants[i]![0].value;
             const event = await eventually(async () => {
               const r = await call<{ name: string }>(
-                s.web.url,
+                t.s.web.url,
                 'GET',
-                `${envBase(env)}/error_groups/-/error_events/${uid}`,
-                { key: env.secretKey },
+                `${envBase(t.env)}/error_groups/-/error_events/${uid}`,
+                { key: t.env.secretKey },
               );
               return r.status === 200 ? r.body : undefined;
             });
             const group = groupIdOf(event.name);
             const reads = [
               event,
-              (await call(s.web.url, 'GET', `${envBase(env)}/error_groups/${group}`, { key: env.secretKey })).body,
+              (await call(t.s.web.url, 'GET', `${envBase(t.env)}/error_groups/${group}`, { key: t.env.secretKey }))
+                .body,
               (
-                await call(s.web.url, 'GET', `${envBase(env)}/error_groups/${group}/error_events?page_size=1000`, {
-                  key: env.secretKey,
+                await call(t.s.web.url, 'GET', `${envBase(t.env)}/error_groups/${group}/error_events?page_size=1000`, {
+                  key: t.env.secretKey,
                 })
               ).body,
-              (await call(s.web.url, 'GET', `${envBase(env)}/error_groups?page_size=1000`, { key: env.secretKey }))
-                .body,
+              (
+                await call(t.s.web.url, 'GET', `${envBase(t.env)}/error_groups?page_size=1000`, {
+                  key: t.env.secretKey,
+                })
+              ).body,
             ];
             for (const read of reads) expect(JSON.stringify(read)).not.toContain(value);
           }
