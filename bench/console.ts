@@ -86,6 +86,36 @@ try {
      select group_id, env_id, date_trunc('hour', receive_time, 'UTC'), count(*) from error_events where env_id = ? group by 1, 2, 3`,
     [envId],
   );
+  // The facets the worker keeps (error_group_tags, error_group_users): per group its release and
+  // level, three browsers, a plan and a region, and about 14 of the 10,000 users (each user in
+  // about 14 groups), so that a tag filter and `user:` find hundreds of groups among 10,000.
+  await db.raw(
+    `insert into error_group_tags (group_id, env_id, key, value, count, last_seen_time)
+     select g.id, g.env_id, t.key, t.value, greatest(1, g.occurrence_count / t.share), g.last_seen_time
+     from error_groups g, lateral (values
+       ('release', 'shop@1.0.0', 1),
+       ('level', case when g.fingerprint < '4' then 'warning' else 'error' end, 1),
+       ('browser', 'Chrome ' || (100 + ('x' || substr(g.fingerprint, 1, 4))::bit(16)::int % 30), 2),
+       ('browser', 'Firefox ' || (110 + ('x' || substr(g.fingerprint, 5, 4))::bit(16)::int % 20), 3),
+       ('browser', 'Safari 17', 6),
+       ('plan', 'pro', 1),
+       ('region', 'eu-' || (('x' || substr(g.fingerprint, 9, 2))::bit(8)::int % 50), 1)
+     ) as t(key, value, share)
+     where g.env_id = ?`,
+    [envId],
+  );
+  await db.raw(
+    `insert into error_group_users (group_id, env_id, user_key, user_id, email, count, first_seen_time, last_seen_time)
+     select g.id, g.env_id, 'id:' || u, u::text, 'user' || u || '@example.com', 1, g.first_seen_time, g.last_seen_time
+     from error_groups g, generate_series(0, 13) k, lateral (select 1 + (substr(g.id, 4)::int * 14 + k * 997) % 10000 as u) x
+     where g.env_id = ?`,
+    [envId],
+  );
+  await db.raw(
+    `update error_groups g set first_release = 'shop@1.0.0', user_count = (select count(*) from error_group_users u where u.group_id = g.id)
+     where g.env_id = ?`,
+    [envId],
+  );
   await db.raw(
     `insert into end_users (id, env_id, email, email_normalized, email_verified_time, create_time)
      select 'eu_' || lpad(u::text, 26, '0'), ?, 'user' || u || '@example.com', 'user' || u || '@example.com',
@@ -112,16 +142,33 @@ try {
         })
         .on('error', reject);
     });
-  const firstGroups = await db('error_groups').where({ env_id: envId }).orderBy('last_seen_time', 'desc').limit(250);
-  const fifthPage = firstGroups[199]!;
-  const cursor = Buffer.from(`${fifthPage.last_seen_time.toISOString()}|${fifthPage.id}`).toString('base64url');
+  // The 5th page's link, followed from the first as a person would (the links carry signed positions).
+  let fifth = '/console/errors?state=all';
+  for (let i = 0; i < 4; i++) {
+    const html = await (await fetch(`${web.url}${fifth}`, { headers: { cookie } })).text();
+    const next = /href="(\/console\/errors\?[^"]*after=[^"]+)"/.exec(html)?.[1];
+    if (!next) throw new Error(`no next-page link on ${fifth}`);
+    fifth = next.replaceAll('&amp;', '&');
+  }
   const pages: Record<string, (i: number) => string> = {
     'GET /healthz': () => '/healthz',
     '/console/errors (unresolved)': () => '/console/errors',
     '/console/errors?state=all': () => '/console/errors?state=all',
-    '/console/errors, 5th page': () => `/console/errors?state=all&after=${cursor}`,
+    '/console/errors, 5th page': () => fifth,
     '/console/errors?service=…': (i) => `/console/errors?state=all&service=svc-${i % 10}`,
     '/console/errors/{id}': (i) => `/console/errors/eg_${String((i * 7919) % groups).padStart(26, '0')}`,
+    '/console/errors?q=<words>': (i) =>
+      `/console/errors?state=all&q=${encodeURIComponent(`"number ${i % 97}" failure`)}`,
+    '/console/errors?q=browser:…': (i) =>
+      `/console/errors?state=all&q=${encodeURIComponent(`browser:"Chrome ${100 + (i % 30)}"`)}`,
+    '/console/errors?q=user:…': (i) => `/console/errors?state=all&q=user:${1 + ((i * 37) % 10000)}`,
+    '/console/errors?q=is:… !level:… region:…': (i) =>
+      `/console/errors?q=${encodeURIComponent(`is:unresolved !level:warning region:eu-${i % 50}`)}`,
+    '/console/errors?sort=first_seen': () => '/console/errors?state=all&sort=first_seen',
+    '/console/errors?sort=events': () => '/console/errors?state=all&sort=events',
+    '/console/errors?sort=users': () => '/console/errors?state=all&sort=users',
+    '/console/errors?q=…&sort=users': (i) =>
+      `/console/errors?state=all&sort=users&q=${encodeURIComponent(`browser:"Firefox ${110 + (i % 20)}"`)}`,
     '/console/users': () => '/console/users',
     '/console/users/{id}': (i) => `/console/users/eu_${String(1 + (i % 10000)).padStart(26, '0')}`,
     '/console/backups': () => '/console/backups',
