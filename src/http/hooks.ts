@@ -1,9 +1,9 @@
 // What the route kernel asks of the app: it knows how a request carries its credentials (an
-// Authorization bearer, a publishable key) and how errors are answered, but not what a key or a
-// session is, which scopes exist or how an environment is named. The app composition (src/app/)
-// hands the feature code's answers in when it mounts the routes.
+// Authorization bearer, a publishable key, a Sentry client key) and how errors are answered, but
+// not what a key or a session is, which scopes exist or how an environment is named. The app
+// composition (src/app/) hands the feature code's answers in when it mounts the routes.
 import type { Context, Middleware } from 'koa';
-import type { AppDeps, Principal, SessionPrincipal } from './context.ts';
+import type { AppDeps, ClientKeyPrincipal, Principal, SessionPrincipal } from './context.ts';
 import type { ConsolePrincipal } from './pages.ts';
 
 export type KeyKind = 'publishable' | 'secret';
@@ -14,6 +14,12 @@ export interface KernelHooks {
    * AppError (`unauthorized`: malformed, unknown, revoked; `forbidden`: wrong kind or scope).
    */
   key(deps: AppDeps, token: string, kind: KeyKind, scope?: string): Promise<Principal>;
+  /**
+   * The Sentry client key `publicKey` (`auth: 'client-key'`), live and of the DSN project
+   * `projectNumber`; throws an AppError (`unauthorized`: none, malformed, unknown, revoked;
+   * `forbidden`: another project's).
+   */
+  clientKey(deps: AppDeps, projectNumber: string, publicKey: string | undefined): Promise<ClientKeyPrincipal>;
   /** The principal of a session bearer's token, or undefined when no live session has it. */
   session(ctx: Context, deps: AppDeps, token: string): Promise<SessionPrincipal | undefined>;
   /** Every scope a route may require: a route naming another is refused when it is mounted. */

@@ -72,6 +72,8 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
       publishable: [{ publishableKey: [] }],
       session: [{ sessionBearer: [] }],
       console: [{ consoleSession: def.scope ? [def.scope] : [] }],
+      // Either scheme (OpenAPI: alternatives are separate requirement objects).
+      'client-key': [{ sentryKey: [] }, { sentryAuth: [] }],
     }[def.auth];
     (paths[def.path] ??= {})[def.method] = {
       operationId: def.operationId,
@@ -122,6 +124,19 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
           in: 'header',
           name: 'Cairn-Publishable-Key',
           description: 'A publishable key, cairn_pk_…; also accepted as the publishable_key query parameter',
+        },
+        sentryKey: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'sentry_key',
+          description: "A Sentry DSN's public key (a client key), as the JavaScript SDKs send it",
+        },
+        sentryAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Sentry-Auth',
+          description:
+            "Sentry sentry_key=<public key>, … (or Authorization: Sentry … without it); an envelope may name the key in its header line's dsn instead",
         },
       },
     },

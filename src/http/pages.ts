@@ -4,7 +4,7 @@
 // (`csrf: true`).
 import type { Context, Middleware } from 'koa';
 import { AppError } from '../app-error.ts';
-import type { AppDeps, Principal, RequestState } from './context.ts';
+import type { AppDeps, ClientKeyAuth, Principal, RequestState } from './context.ts';
 import { checkCsrf } from './csrf.ts';
 import type { KernelHooks } from './hooks.ts';
 import type { PageErrors, RouteDef } from './route.ts';
@@ -19,7 +19,9 @@ export interface ConsolePrincipal {
 }
 
 /** The request's state as the kernel fills it: the principal of the route's auth kind. */
-export type RouteState = Omit<RequestState, 'principal'> & { principal?: Principal | ConsolePrincipal };
+export type RouteState = Omit<RequestState, 'principal'> & {
+  principal?: Principal | ConsolePrincipal | ClientKeyAuth;
+};
 
 /** The console session's principal, through the app's hook (hooks.ts); signed out is `unauthorized`. */
 export async function consolePrincipal(ctx: Context, deps: AppDeps, hooks: KernelHooks): Promise<ConsolePrincipal> {

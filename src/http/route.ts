@@ -7,22 +7,23 @@
 import { trace } from '@opentelemetry/api';
 import type { Router, RouterMiddleware } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import { refuseUnstorable } from './unstorable.ts';
 import { itemsBody } from './middleware/items-body.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import { AppError } from '../app-error.ts';
-import type { AppDeps, Principal, RequestState, SessionPrincipal } from './context.ts';
+import type { AppDeps, ClientKeyAuth, Principal, RequestState, SessionPrincipal } from './context.ts';
 import type { KernelHooks } from './hooks.ts';
 import { authenticate } from './middleware/auth.ts';
+import { authenticateClientKey, type ClientKeyFrom } from './middleware/client-key.ts';
 import { authenticateSession } from './middleware/session-auth.ts';
 import { consolePrincipal, formChecks, pageErrors, type ConsolePrincipal, type RouteState } from './pages.ts';
+import { validateInput } from './validate.ts';
 
 export type { ConsolePrincipal } from './pages.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type AuthKind = 'none' | 'publishable' | 'secret' | 'session' | 'console';
+export type AuthKind = 'none' | 'publishable' | 'secret' | 'session' | 'console' | 'client-key';
 /** How the body arrives: JSON (the /v1 default), or form-encoded (OAuth, RFC 6749 §3.2; HTML forms). */
 export type BodyType = 'json' | 'form';
 
@@ -43,14 +44,19 @@ type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
 export type { SessionPrincipal };
 
-/** What a route's auth kind yields: nothing for public routes, the key or the session otherwise. */
+/**
+ * What a route's auth kind yields: nothing for public routes, the key or the session otherwise; a
+ * Sentry client key (`client-key`) with its resolver for a key the body names (client-key.ts).
+ */
 export type PrincipalFor<A extends AuthKind> = A extends 'none'
   ? undefined
   : A extends 'session'
     ? SessionPrincipal
     : A extends 'console'
       ? ConsolePrincipal
-      : Principal;
+      : A extends 'client-key'
+        ? ClientKeyAuth
+        : Principal;
 
 export interface HandlerInput<P, Q, B, A extends AuthKind = AuthKind> {
   params: Infer<P>;
@@ -77,6 +83,12 @@ export interface RouteDef<
   auth: A;
   /** Of the app's scopes (KernelHooks.scopes). */
   scope?: string;
+  /**
+   * `auth: 'client-key'`: the path parameter naming the DSN's project, and where the key may come
+   * from (`request`: the query or the auth header; `request-or-body`: also what the body names,
+   * which the handler checks through `principal.resolve`).
+   */
+  clientKey?: { projectParam: string; keyFrom: ClientKeyFrom };
   /** A page's form post: its `csrf` field must be the page's token (pages.ts, csrf.ts). */
   csrf?: boolean;
   params?: P;
@@ -139,21 +151,6 @@ export function koaPath(path: string): string {
     .replace(/\{(\w+)\}/g, ':$1');
 }
 
-function parsePart(
-  schema: Schema | undefined,
-  value: unknown,
-  where: string,
-  issues: { field: string; message: string }[],
-): unknown {
-  if (!schema) return undefined;
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  for (const issue of result.error.issues) {
-    issues.push({ field: [where, ...issue.path.map(String)].join('.'), message: issue.message });
-  }
-  return undefined;
-}
-
 /** Keys of one environment never reach another's data: the path's env must be the key's. */
 function checkEnvScope(hooks: KernelHooks, params: Record<string, string>, principal: Principal | undefined): void {
   if (!principal || params.org === undefined || params.project === undefined || params.env === undefined) return;
@@ -197,25 +194,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 function handlerFor(def: RouteDef, deps: AppDeps, checkResponses: boolean): Middleware {
   return async (ctx) => {
     const principal = (ctx.state as RouteState).principal;
-    const rawParams = (ctx as unknown as { params: Record<string, string> }).params ?? {};
-    refuseUnstorable({
-      path: rawParams,
-      query: ctx.query,
-      ...(def.freeText ? {} : { body: (ctx.request as { body?: unknown }).body }),
-    });
-    const issues: { field: string; message: string }[] = [];
-    const params = parsePart(def.params, rawParams, 'path', issues);
-    const query = parsePart(def.query, ctx.query, 'query', issues);
-    const body = parsePart(def.body, (ctx.request as { body?: unknown }).body, 'body', issues);
-    if (issues.length > 0) {
-      const summary = issues
-        .slice(0, 5)
-        .map((i) => `${i.field}: ${i.message}`)
-        .join('; ');
-      throw new AppError('invalid_request', `invalid request: ${summary}`, {
-        details: { fields: issues.slice(0, 50) },
-      });
-    }
+    const { params, query, body } = validateInput(def, ctx);
     const result = await def.handle({ params, query, body, principal, deps, ctx } as HandlerInput<
       Schema,
       Schema,
@@ -246,6 +225,32 @@ function nameSpan(def: RouteDef): Middleware {
   };
 }
 
+/**
+ * Authentication comes before the body is read, so an anonymous caller costs no parsing. A Sentry
+ * client key is checked against the DSN project its path names: path and query are validated
+ * first, so a malformed project id is a 400 whatever the key.
+ */
+function authStep(def: RouteDef, deps: AppDeps, hooks: KernelHooks): Middleware {
+  return async (ctx, next) => {
+    const state = ctx.state as RouteState;
+    if (def.auth === 'console') state.principal = await consolePrincipal(ctx, deps, hooks);
+    else if (def.auth === 'client-key') {
+      const { projectParam, keyFrom } = def.clientKey ?? { projectParam: '', keyFrom: 'request' };
+      const { params } = validateInput(def, ctx, false);
+      const projectNumber = String((params as Record<string, unknown>)[projectParam]);
+      state.principal = await authenticateClientKey(ctx, deps, hooks, projectNumber, keyFrom);
+    } else if (def.auth !== 'none') {
+      const principal =
+        def.auth === 'session'
+          ? await authenticateSession(ctx, deps, hooks)
+          : await authenticate(ctx, deps, hooks, def.auth, def.scope);
+      (ctx.state as RequestState).principal = principal;
+      checkEnvScope(hooks, (ctx as unknown as { params: Record<string, string> }).params ?? {}, principal);
+    }
+    await next();
+  };
+}
+
 export function mountRoutes(
   router: Router,
   routes: readonly RouteDef[],
@@ -256,23 +261,13 @@ export function mountRoutes(
   for (const def of routes) {
     if (def.scope !== undefined && !hooks.scopes.includes(def.scope))
       throw new Error(`${def.operationId} requires the scope ${def.scope}, which is not one of the app's`);
+    if (def.auth === 'client-key' && !def.clientKey?.projectParam)
+      throw new Error(`${def.operationId} takes a client key: it must name its project's path parameter`);
     const chain: Middleware[] = [nameSpan(def)];
     // Errors in the route's own style are answered here; `api` ones reach the app's error middleware.
     if (def.errors === 'oauth') chain.push(hooks.oauthErrors);
     else if (def.errors && def.errors !== 'api') chain.push(pageErrors(def.errors, deps));
-    // Authentication comes before the body is read, so an anonymous caller costs no parsing.
-    chain.push(async (ctx, next) => {
-      if (def.auth === 'console') (ctx.state as RouteState).principal = await consolePrincipal(ctx, deps, hooks);
-      else if (def.auth !== 'none') {
-        const principal =
-          def.auth === 'session'
-            ? await authenticateSession(ctx, deps, hooks)
-            : await authenticate(ctx, deps, hooks, def.auth, def.scope);
-        (ctx.state as RequestState).principal = principal;
-        checkEnvScope(hooks, (ctx as unknown as { params: Record<string, string> }).params ?? {}, principal);
-      }
-      await next();
-    });
+    chain.push(authStep(def, deps, hooks));
     const limit = def.bodyLimit ?? defaultBodyLimit;
     if (def.bodyType === 'form') chain.push(formOnly, formBody(limit));
     else if (def.body && def.bodyItems) chain.push(itemsBody(def.bodyItems, limit, jsonBody(limit)));

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { keyFromAuthHeader, parseAuthHeader, sentryAuthHeader } from '../../../src/domain/errors/sentry/auth.ts';
+import { keyFromAuthHeader, parseAuthHeader, sentryAuthHeader } from '../../../src/http/middleware/client-key.ts';
 import { eventLevel } from '../../../src/domain/errors/sentry/level.ts';
 import { readLegacyEvent } from '../../../src/domain/errors/sentry/legacy.ts';
 import { inflateRavenBody, isRavenBody } from '../../../src/domain/errors/sentry/raven-body.ts';

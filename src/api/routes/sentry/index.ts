@@ -1,12 +1,14 @@
 // The Sentry ingest routes (docs/api.md "Sentry compatibility"): what every Sentry SDK posts to
-// once its DSN points at Cairn. The client key is the SDK's; errors keep the /v1 body, and a 429
-// also says `X-Sentry-Rate-Limits`, which the SDKs read to back off.
+// once its DSN points at Cairn. The client key is the SDK's, checked by the route kernel
+// (`auth: 'client-key'`) before the body is read; an envelope may name it in its `dsn` header
+// instead, checked as soon as that line is read. Errors keep the /v1 body, and a 429 also says
+// `X-Sentry-Rate-Limits`, which the SDKs read to back off.
 import { z } from 'zod';
 import { ingestAnswer } from '../../../contract/sentry.ts';
 import { captureDeps } from '../../../domain/errors/intake/capture.ts';
-import { keyFromAuthHeader, sentryAuthHeader } from '../../../domain/errors/sentry/auth.ts';
-import { ingestEnvelope, ingestStore, type SentryRequest } from '../../../domain/errors/sentry/ingest.ts';
+import { ingestEnvelope, ingestStore, type SentryBodyReader } from '../../../domain/errors/sentry/ingest.ts';
 import { AppError } from '../../../app-error.ts';
+import type { ClientKeyFrom } from '../../../http/middleware/client-key.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { readSentryBody } from './body.ts';
 import { sentryCliRoutes } from './cli.ts';
@@ -33,31 +35,29 @@ async function run<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
   }
 }
 
-const request = (ctx: Context, projectNumber: string, sentryKey: string | undefined): SentryRequest => ({
-  read: (sink, limits) => readSentryBody(ctx.req, sink, limits),
-  projectNumber,
-  publicKey: sentryKey ?? keyFromAuthHeader(sentryAuthHeader((name) => ctx.get(name))),
-});
-
 /**
- * A Sentry ingest route: POST, no Cairn key (the DSN's client key), the /v1 error body, and the
- * event's id as the answer; only the path, the id and what reads the body differ.
+ * A Sentry ingest route: POST, the DSN's client key for the path's project (`keyFrom`: only the
+ * query or header, or an envelope's `dsn` header too), the /v1 error body, and the event's id as
+ * the answer; only the path, the id and what reads the body differ.
  */
 function ingestRoute(
   route: { path: string; operationId: string; summary: string },
+  keyFrom: ClientKeyFrom,
   ingest: typeof ingestEnvelope | typeof ingestStore,
 ) {
   return defineRoute({
     method: 'post',
     tags: ['Sentry compatibility'],
-    auth: 'none',
+    auth: 'client-key',
+    clientKey: { projectParam: 'project_id', keyFrom },
     params,
     query,
     errors: 'api',
     ...route,
     response: { status: 200, description: "The event's id", schema: ingestAnswer },
-    async handle({ params, query, deps, ctx }) {
-      return run(ctx, () => ingest(captureDeps(deps), request(ctx, params.project_id, query.sentry_key)));
+    async handle({ principal, deps, ctx }) {
+      const read: SentryBodyReader = (sink, limits) => readSentryBody(ctx.req, sink, limits);
+      return run(ctx, () => ingest(captureDeps(deps), { read, auth: principal }));
     },
   });
 }
@@ -68,6 +68,7 @@ export const envelopeRoute = ingestRoute(
     operationId: 'sentryEnvelope',
     summary: "A Sentry SDK's envelope: event items are captured, every other item is dropped",
   },
+  'request-or-body',
   ingestEnvelope,
 );
 
@@ -77,6 +78,7 @@ export const storeRoute = ingestRoute(
     operationId: 'sentryStore',
     summary: 'One Sentry event as JSON (the store endpoint of SDKs that predate envelopes)',
   },
+  'request',
   ingestStore,
 );
 

@@ -1,14 +1,16 @@
-// Sentry ingestion (docs/api.md "Sentry compatibility"): as thin as capture. Authenticate the
-// client key, read the body as it streams (the route's reader) keeping only event items, map each event to a
-// capture (event.ts), count it against the key's rate limit, and accept it: sealed and queued like
-// any capture, so the worker's pipeline (symbolication, scrubbing, grouping) is the same. The
-// SDK's event id is the capture's idempotency key, so an SDK's retry stores nothing twice; it is
-// claimed when the event is stored, since the answer is that id either way (capture.ts `ClaimAt`).
+// Sentry ingestion (docs/api.md "Sentry compatibility"): as thin as capture. The route has checked
+// the client key (or, for an envelope whose key is only in its `dsn` header, hands over the means
+// to check it); read the body as it streams (the route's reader) keeping only event items, map
+// each event to a capture (event.ts), count it against the key's rate limit, and accept it: sealed
+// and queued like any capture, so the worker's pipeline (symbolication, scrubbing, grouping) is the
+// same. The SDK's event id is the capture's idempotency key, so an SDK's retry stores nothing
+// twice; it is claimed when the event is stored, since the answer is that id either way
+// (capture.ts `ClaimAt`).
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../../app-error.ts';
 import { isHexId } from '../../../ids.ts';
 import { acceptEvents, type CaptureDeps } from '../intake/capture.ts';
-import { authenticateClientKey, consumeKeyLimit, keyFromDsn } from './auth.ts';
+import { consumeKeyLimit, keyFromDsn, type ClientKeyGrant } from './auth.ts';
 import { EnvelopeReader } from './envelope.ts';
 import { fromSentryEvent, parseSentryJson, type SentryEventInput } from './event.ts';
 import { readLegacyEvent } from './legacy.ts';
@@ -26,11 +28,20 @@ export type SentryBodyReader = (
   limits?: { compressed: number; decoded: number },
 ) => Promise<void>;
 
+/**
+ * The request's client key as its route checked it (the kernel's `client-key` auth, through
+ * `authenticateClientKey`): the key of the query or `X-Sentry-Auth`, checked before the body is
+ * read; without one, `resolve` checks the key an envelope names in its `dsn` header, for the path's
+ * project (undefined: no key at all, 401).
+ */
+export interface SentryKeyAuth {
+  key: ClientKeyGrant | undefined;
+  resolve(fromBody?: string): Promise<ClientKeyGrant>;
+}
+
 export interface SentryRequest {
   read: SentryBodyReader;
-  projectNumber: string;
-  /** From the query (`sentry_key`) or `X-Sentry-Auth`; an envelope may carry it in its `dsn` header instead. */
-  publicKey: string | undefined;
+  auth: SentryKeyAuth;
 }
 
 const eventIdOf = (input: SentryEventInput): string => (input.event_id ??= randomBytes(16).toString('hex'));
@@ -44,8 +55,8 @@ export const maxEnvelopeItems = 1000;
 
 /** POST /api/{n}/envelope/: the id of the envelope's event, or of the envelope when it holds none. */
 export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string | null }> {
-  // A key in the query or header is checked before the body is read: a wrong one costs nothing.
-  let key = r.publicKey ? await authenticateClientKey(deps.db, r.projectNumber, r.publicKey) : undefined;
+  // A key in the query or header was checked before the body was read: a wrong one costs nothing.
+  let key = r.auth.key;
   // One event per envelope, as relay reads them: what a request holds is then one event (1 MiB).
   let events = 0;
   const keep = (type: string) => {
@@ -60,12 +71,12 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
     const nl = chunk.indexOf(0x0a);
     reader.push(nl < 0 ? chunk : chunk.subarray(0, nl + 1));
     if (nl < 0) return;
-    key = await authenticateClientKey(deps.db, r.projectNumber, keyFromDsn(reader.headers?.dsn));
+    key = await r.auth.resolve(keyFromDsn(reader.headers?.dsn));
     reader.push(chunk.subarray(nl + 1));
   };
   await r.read((chunk) => (key ? reader.push(chunk) : untilKeyed(chunk)));
   const envelope = reader.end();
-  key ??= await authenticateClientKey(deps.db, r.projectNumber, keyFromDsn(envelope.headers.dsn));
+  key ??= await r.auth.resolve(keyFromDsn(envelope.headers.dsn));
   const now = new Date();
   const headerId = typeof envelope.headers.event_id === 'string' ? envelope.headers.event_id : undefined;
   const inputs = envelope.items.map((i, n) =>
@@ -76,13 +87,13 @@ export async function ingestEnvelope(deps: CaptureDeps, r: SentryRequest): Promi
   if (typeof traceId === 'string' && isHexId(traceId, 32)) for (const input of inputs) input.trace_id ??= traceId;
   await consumeKeyLimit(deps.db, key, inputs.length);
   const ids = inputs.map(eventIdOf);
-  await acceptEvents(deps, key.env_id, inputs, 'store');
+  await acceptEvents(deps, key.envId, inputs, 'store');
   return { id: ids[0] ?? headerId?.replace(/-/g, '').toLowerCase() ?? null };
 }
 
 /** POST /api/{n}/store/: one event as the body (the SDKs before envelopes), JSON or raven's base64 form. */
 export async function ingestStore(deps: CaptureDeps, r: SentryRequest): Promise<{ id: string }> {
-  const key = await authenticateClientKey(deps.db, r.projectNumber, r.publicKey);
+  const key = await r.auth.resolve();
   const parts: Buffer[] = [];
   await r.read((chunk) => void parts.push(Buffer.from(chunk)), {
     compressed: maxEventBytes,
@@ -95,6 +106,6 @@ export async function ingestStore(deps: CaptureDeps, r: SentryRequest): Promise<
   const input = fromSentryEvent(readLegacyEvent(parseSentryJson(body, 'event')), new Date());
   await consumeKeyLimit(deps.db, key, 1);
   const id = eventIdOf(input);
-  await acceptEvents(deps, key.env_id, [input], 'store');
+  await acceptEvents(deps, key.envId, [input], 'store');
   return { id };
 }
