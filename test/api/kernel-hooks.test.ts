@@ -37,4 +37,20 @@ describe('route scopes', () => {
       "probeUnknownScope requires the scope observability:wirte, which is not one of the app's",
     );
   });
+
+  it('refuses a client-key route that names no path parameter for its project', () => {
+    const unnamed = defineRoute({
+      method: 'post',
+      path: '/api/{project_id}/probe/',
+      operationId: 'probeClientKey',
+      summary: 'test probe',
+      tags: ['Test'],
+      auth: 'client-key',
+      response: { status: 200, description: 'ok', schema: z.object({}) },
+      handle: () => ({}),
+    });
+    expect(() => mountRoutes(new Router(), [unnamed], deps, { hooks: kernelHooks })).toThrow(
+      "probeClientKey takes a client key: it must name its project's path parameter",
+    );
+  });
 });
