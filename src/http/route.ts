@@ -235,6 +235,7 @@ function authStep(def: RouteDef, deps: AppDeps, hooks: KernelHooks): Middleware 
     const state = ctx.state as RouteState;
     if (def.auth === 'console') state.principal = await consolePrincipal(ctx, deps, hooks);
     else if (def.auth === 'client-key') {
+      // Always declared: mountRoutes refuses a client-key route without it.
       const { projectParam, keyFrom } = def.clientKey ?? { projectParam: '', keyFrom: 'request' };
       const { params } = validateInput(def, ctx, false);
       const projectNumber = String((params as Record<string, unknown>)[projectParam]);
