@@ -1,44 +1,23 @@
 // Capture and batchCapture over HTTP (docs/api.md "Error tracking"): validation naming the field,
 // body limits, uids, 202, the wildcard read after processing, and the scopes.
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { createKey } from '../../src/domain/tenancy/envs.ts';
+import { call } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
-import {
-  capture,
-  envBase,
-  groupIdOf,
-  queuedEvents,
-  readStored,
-  sampleEvent,
-  startStack,
-  type Stack,
-} from './support.ts';
+import { capture, envBase, groupIdOf, queuedEvents, readStored, sampleEvent, useStack } from './support.ts';
 
-let h: Harness;
-let s: Stack;
-let env: CreatedEnv;
+const t = useStack({}, { CAIRN_CELL: 'k7' });
 
-beforeAll(async () => {
-  h = await createHarness({ CAIRN_CELL: 'k7' });
-  s = await startStack(h);
-  env = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await s?.stop();
-  await h?.close();
-});
-
-const post = (path: string, body: unknown, key = env.secretKey) =>
-  call(s.web.url, 'POST', `${envBase(env)}/error_groups${path}`, { key, body });
+const post = (path: string, body: unknown, key = t.env.secretKey) =>
+  call(t.s.web.url, 'POST', `${envBase(t.env)}/error_groups${path}`, { key, body });
 
 describe('capture', () => {
   it('accepts an event with 202 and a uid in the configured cell, readable once processed', async () => {
     const res = await post(':capture', { error_event: sampleEvent() });
     expect(res.status).toBe(202);
     expect(res.body.uid).toMatch(/^err_k7[0-9a-z]{26}$/);
-    const stored = await readStored(s.web, env, res.body.uid as string);
+    const stored = await readStored(t.s.web, t.env, res.body.uid as string);
     expect(stored.body).toMatchObject({
       uid: res.body.uid,
       exception_type: 'TypeError',
@@ -46,14 +25,14 @@ describe('capture', () => {
       event_time: '2026-11-21T12:00:00.000Z',
     });
     expect(stored.body.name).toMatch(
-      new RegExp(`^${env.env.name}/error_groups/eg_[0-9a-z]{26}/error_events/${res.body.uid as string}$`),
+      new RegExp(`^${t.env.env.name}/error_groups/eg_[0-9a-z]{26}/error_events/${res.body.uid as string}$`),
     );
     const frames = stored.body.stack_frames as { function: string; in_app: boolean; unmapped_reason?: string }[];
     expect(frames.map((f) => f.function)).toEqual(['Layer.handle', 'handle', 'renderUser']);
     expect(frames.map((f) => f.in_app)).toEqual([false, true, true]);
     expect(frames[0]!.unmapped_reason).toBe('no_release');
-    const group = await call(s.web.url, 'GET', `${envBase(env)}/error_groups/${groupIdOf(stored.body.name)}`, {
-      key: env.secretKey,
+    const group = await call(t.s.web.url, 'GET', `${envBase(t.env)}/error_groups/${groupIdOf(stored.body.name)}`, {
+      key: t.env.secretKey,
     });
     expect(group.body).toMatchObject({
       state: 'unresolved',
@@ -107,7 +86,7 @@ describe('capture', () => {
   });
 
   it('needs observability:write', async () => {
-    const narrow = await createKey(h.db, env.env, 'secret', ['observability:read']);
+    const narrow = await createKey(t.h.db, t.env.env, 'secret', ['observability:read']);
     const res = await post(':capture', { error_event: sampleEvent() }, narrow.token);
     expect(res).toMatchObject({ status: 403, body: { code: 'forbidden' } });
   });
@@ -126,7 +105,7 @@ describe('batchCapture', () => {
     });
     expect(results[2]).toEqual({ uid: expect.stringMatching(/^err_k7/) });
     expect(results[3]).toMatchObject({ error: { code: 'invalid_request' } });
-    const second = await readStored(s.web, env, (results[2] as { uid: string }).uid);
+    const second = await readStored(t.s.web, t.env, (results[2] as { uid: string }).uid);
     expect(second.body.message).toBe('second');
   });
 
@@ -138,40 +117,40 @@ describe('batchCapture', () => {
   });
 
   it('stores nothing when the request fails: uids and jobs are written together', async () => {
-    const before = (await queuedEvents(h)).length;
+    const before = (await queuedEvents(t.h)).length;
     const res = await post(':batchCapture', { error_events: 'not a list' });
     expect(res.status).toBe(400);
-    const after = (await queuedEvents(h)).length;
+    const after = (await queuedEvents(t.h)).length;
     expect(after).toEqual(before);
   });
 
   it('stores nothing when one event of the body is not JSON, and says the body is not JSON', async () => {
-    const before = (await queuedEvents(h)).length;
+    const before = (await queuedEvents(t.h)).length;
     const good = JSON.stringify(sampleEvent());
     for (const raw of [
       `{"error_events":[${good},${good.slice(0, -1)},${good}]}`,
       `{"error_events":[${good},{"__proto__":{"polluted":true}}]}`,
       `{"error_events":[${good},]}`,
     ]) {
-      const res = await call(s.web.url, 'POST', `${envBase(env)}/error_groups:batchCapture`, {
-        key: env.secretKey,
+      const res = await call(t.s.web.url, 'POST', `${envBase(t.env)}/error_groups:batchCapture`, {
+        key: t.env.secretKey,
         rawBody: raw,
         headers: { 'content-type': 'application/json' },
       });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'invalid_request', message: 'the request body is not valid JSON' });
     }
-    expect((await queuedEvents(h)).length).toEqual(before);
+    expect((await queuedEvents(t.h)).length).toEqual(before);
   });
 
   it('answers other shapes of body as the schema says, and reads a gzip body', async () => {
     const extra = await post(':batchCapture', { error_events: [sampleEvent()], extra: 1 });
     expect(extra.status).toBe(400);
     expect(JSON.stringify(extra.body)).toMatch(/extra/);
-    const res = await fetch(`${s.web.url}${envBase(env)}/error_groups:batchCapture`, {
+    const res = await fetch(`${t.s.web.url}${envBase(t.env)}/error_groups:batchCapture`, {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${env.secretKey}`,
+        authorization: `Bearer ${t.env.secretKey}`,
         'content-type': 'application/json',
         'content-encoding': 'gzip',
       },
@@ -193,11 +172,11 @@ describe('batchCapture', () => {
     const uids = results.map((r) => r.body.uid as string);
     expect(new Set(uids).size).toBe(120);
     await eventually(
-      async () => Number((await h.db('error_events').whereIn('uid', uids).count({ n: '*' }).first())?.n) === 120,
+      async () => Number((await t.h.db('error_events').whereIn('uid', uids).count({ n: '*' }).first())?.n) === 120,
     );
-    const group = await h
+    const group = await t.h
       .db('error_groups')
-      .where({ env_id: env.env.id })
+      .where({ env_id: t.env.env.id })
       .whereLike('title', 'ConcurrentError%')
       .first('occurrence_count');
     expect(Number(group.occurrence_count)).toBe(120);
@@ -220,7 +199,7 @@ describe('batchCapture', () => {
       const uids = (answer.body.results as { uid: string }[]).map((r) => r.uid);
       expect(uids).toHaveLength(120);
       for (const i of [0, 59, 119]) {
-        const stored = await readStored(s.web, env, uids[i]!);
+        const stored = await readStored(t.s.web, t.env, uids[i]!);
         expect(stored.body.message).toBe(`batch ${b} event ${i}`);
       }
     }
@@ -232,6 +211,6 @@ describe('batchCapture', () => {
     });
     const uids = (res.body.results as { uid: string }[]).map((r) => r.uid);
     expect(new Set(uids).size).toBe(500);
-    expect(await capture(s.web, env, sampleEvent())).toMatch(/^err_k7/);
+    expect(await capture(t.s.web, t.env, sampleEvent())).toMatch(/^err_k7/);
   });
 });

@@ -7,30 +7,25 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register } from '../../src/cli/commands/errors.ts';
 import { createCliContext } from '../../src/cli/admin-context.ts';
-import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
-import { capture, groupIdOf, readStored, sampleEvent, startStack, type Stack } from './support.ts';
+import { capture, groupIdOf, readStored, sampleEvent, useStack } from './support.ts';
 
-let h: Harness;
-let s: Stack;
-let env: CreatedEnv;
+const t = useStack();
 let tmp: string;
 
 beforeAll(async () => {
-  h = await createHarness();
-  s = await startStack(h);
-  env = await createTestEnv(h.db);
   tmp = mkdtempSync(join(tmpdir(), 'cairn-cli-'));
 });
 afterAll(async () => {
-  await s?.stop();
-  await h?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
 
 /** Runs `cairn <args>` in process and answers what it printed on stdout. */
 async function cairn(args: string[]): Promise<string> {
-  const ctx = createCliContext({ CAIRN_API_URL: s.web.url, CAIRN_SECRET_KEY: env.secretKey, CAIRN_ENV: env.env.name });
+  const ctx = createCliContext({
+    CAIRN_API_URL: t.s.web.url,
+    CAIRN_SECRET_KEY: t.env.secretKey,
+    CAIRN_ENV: t.env.env.name,
+  });
   const program = new Command('cairn').exitOverride();
   register(program, ctx);
   let out = '';
@@ -50,8 +45,8 @@ async function cairn(args: string[]): Promise<string> {
 
 describe('cairn error-groups, error-events, source-maps', () => {
   it('lists, reads and triages with --etag, with --json', async () => {
-    const uid = await capture(s.web, env, sampleEvent());
-    const group = groupIdOf((await readStored(s.web, env, uid)).body.name);
+    const uid = await capture(t.s.web, t.env, sampleEvent());
+    const group = groupIdOf((await readStored(t.s.web, t.env, uid)).body.name);
     const list = JSON.parse(await cairn(['error-groups', 'list', '--json'])) as {
       error_groups: { uid: string; etag: string }[];
     };
@@ -78,21 +73,21 @@ describe('cairn error-groups, error-events, source-maps', () => {
       '}',
     ].join('\n');
     const uid = await capture(
-      s.web,
-      env,
+      t.s.web,
+      t.env,
       sampleEvent({ exception_type: 'Error', message: 'outer', stack: `${stack}\nnot a frame` }),
     );
-    await readStored(s.web, env, uid);
+    await readStored(t.s.web, t.env, uid);
     const printed = await cairn(['error-events', 'get', uid]);
     expect(printed).toContain('    at f (/srv/app/a.js:1:2)');
     expect(printed).toContain('  [cause]: TypeError: inner\n      at g (/srv/app/b.js:3:4)');
     expect(printed).toContain('1 line(s) of the stack not understood: "not a frame"');
     const plain = await capture(
-      s.web,
-      env,
+      t.s.web,
+      t.env,
       sampleEvent({ stack: 'TypeError: x\n    at f (/srv/app/a.js:1:2)\n    at ???' }),
     );
-    await readStored(s.web, env, plain);
+    await readStored(t.s.web, t.env, plain);
     expect(await cairn(['error-events', 'get', plain])).toContain('1 line(s) of the stack not understood: "at ???"');
   });
 

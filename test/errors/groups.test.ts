@@ -1,10 +1,10 @@
 // Reads and triage over HTTP: lists newest first with filters and signed page tokens, the state
 // table with etags (ETAG_MISMATCH and INVALID_STATE change nothing), concurrent triage with one
 // etag (exactly one wins), reopen by a new occurrence but not by a late one (sentry#30371).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
-import { capture, envBase, groupIdOf, readStored, sampleEvent, startStack, type Stack } from './support.ts';
+import { call, createTestEnv } from '../support/harness.ts';
+import { capture, envBase, groupIdOf, readStored, sampleEvent, useStack } from './support.ts';
 
 interface Group {
   name: string;
@@ -16,39 +16,30 @@ interface Group {
   last_seen_time: string;
 }
 
-let h: Harness;
-let s: Stack;
-let env: CreatedEnv;
+const t = useStack();
 let other: CreatedEnv;
 let groupA: string;
 let groupB: string;
 
-const get = <T = Record<string, unknown>>(path: string, key = env.secretKey) =>
-  call<T>(s.web.url, 'GET', `${envBase(env)}${path}`, { key });
+const get = <T = Record<string, unknown>>(path: string, key = t.env.secretKey) =>
+  call<T>(t.s.web.url, 'GET', `${envBase(t.env)}${path}`, { key });
 const post = <T = Record<string, unknown>>(path: string, body: unknown, headers: Record<string, string> = {}) =>
-  call<T>(s.web.url, 'POST', `${envBase(env)}${path}`, { key: env.secretKey, body, headers });
+  call<T>(t.s.web.url, 'POST', `${envBase(t.env)}${path}`, { key: t.env.secretKey, body, headers });
 const group = async (id: string) => (await get<Group>(`/error_groups/${id}`)).body;
 
 /** Captures and waits until stored; answers the group id. */
 async function occur(event: Record<string, unknown>): Promise<string> {
-  const uid = await capture(s.web, env, event);
-  return groupIdOf((await readStored(s.web, env, uid)).body.name);
+  const uid = await capture(t.s.web, t.env, event);
+  return groupIdOf((await readStored(t.s.web, t.env, uid)).body.name);
 }
 
 beforeAll(async () => {
-  h = await createHarness();
-  s = await startStack(h);
-  env = await createTestEnv(h.db);
-  other = await createTestEnv(h.db);
+  other = await createTestEnv(t.h.db);
   groupA = await occur(sampleEvent({ event_time: '2026-11-01T10:00:00Z', release: 'r1', service_name: 'api' }));
   await occur(sampleEvent({ event_time: '2026-11-01T11:00:00Z', release: 'r2', service_name: 'api' }));
   groupB = await occur(
     sampleEvent({ exception_type: 'RangeError', event_time: '2026-11-02T10:00:00Z', service_name: 'jobs' }),
   );
-});
-afterAll(async () => {
-  await s?.stop();
-  await h?.close();
 });
 
 describe('reads', () => {
@@ -97,7 +88,7 @@ describe('reads', () => {
 
   it('keeps environments apart', async () => {
     expect((await get(`/error_groups/${groupA}`, other.secretKey)).status).toBe(403);
-    const theirs = await call(s.web.url, 'GET', `${envBase(other)}/error_groups/${groupA}`, { key: other.secretKey });
+    const theirs = await call(t.s.web.url, 'GET', `${envBase(other)}/error_groups/${groupA}`, { key: other.secretKey });
     expect(theirs.status).toBe(404);
   });
 });

@@ -43,13 +43,18 @@ export async function startStack(h: Harness, options: { worker?: boolean } = {})
 
 /**
  * A test file's database, web, worker and environment, made before its tests and stopped after
- * them (read them inside tests).
+ * them (read them inside tests). `worker: false` leaves the worker out, for tests that look at what
+ * is queued rather than at its processing; `env` sets configuration variables (createHarness), as
+ * useWeb's does. Registered before a file's own beforeAll, it runs first, so that one can use it.
  */
-export function useStack(): { h: Harness; s: Stack; env: CreatedEnv } {
+export function useStack(
+  options: { worker?: boolean } = {},
+  env: Record<string, string> = {},
+): { h: Harness; s: Stack; env: CreatedEnv } {
   const t = {} as { h: Harness; s: Stack; env: CreatedEnv };
   beforeAll(async () => {
-    t.h = await createHarness();
-    t.s = await startStack(t.h);
+    t.h = await createHarness(env);
+    t.s = await startStack(t.h, options);
     t.env = await createTestEnv(t.h.db);
   });
   afterAll(async () => {

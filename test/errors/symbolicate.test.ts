@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { StackFrame } from '../../src/domain/errors/pipeline/symbolicate.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../support/harness.ts';
-import { capture, envBase, groupIdOf, readStored, startStack, type Stack } from './support.ts';
+import { call } from '../support/harness.ts';
+import { capture, envBase, groupIdOf, readStored, useStack } from './support.ts';
 
 interface Bundle {
   url: string;
@@ -22,9 +21,7 @@ interface Bundle {
 
 const appDir = new URL('./fixtures/app/src/', import.meta.url).pathname;
 let tmp: string;
-let h: Harness;
-let s: Stack;
-let env: CreatedEnv;
+const t = useStack();
 const bundles: Bundle[] = [];
 
 /** Bundles `srcDir` with esbuild, runs it, and keeps the frames of the bundle from V8's stack. */
@@ -71,12 +68,9 @@ beforeAll(async () => {
   }
   bundles.push(await bundle(appDir, 'https://shop.example.com/assets/main.1a2b3c4d.js'));
   bundles.push(await bundle(join(tmp, 'src'), 'https://shop.example.com/assets/main.9f8e7d6c.js'));
-  h = await createHarness();
-  s = await startStack(h);
-  env = await createTestEnv(h.db);
   const put = (release: string, file: string, map: unknown) =>
-    call(s.web.url, 'PUT', `${envBase(env)}/releases/${release}/source_maps`, {
-      key: env.secretKey,
+    call(t.s.web.url, 'PUT', `${envBase(t.env)}/releases/${release}/source_maps`, {
+      key: t.env.secretKey,
       body: { file, source_map: map },
     });
   expect((await put('1.0.0', bundles[0]!.url, bundles[0]!.map)).status).toBe(201);
@@ -84,8 +78,6 @@ beforeAll(async () => {
   expect((await put('2.0.0', '/assets/main.9f8e7d6c.js', bundles[1]!.map)).status).toBe(201);
 });
 afterAll(async () => {
-  await s?.stop();
-  await h?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -98,14 +90,14 @@ describe('symbolication', () => {
   it('maps frames to the original file, line, enclosing function and context, and groups both releases as one', async () => {
     const stored = [];
     for (const [i, release] of ['1.0.0', '2.0.0'].entries()) {
-      const uid = await capture(s.web, env, {
+      const uid = await capture(t.s.web, t.env, {
         event_time: '2026-11-21T12:00:00Z',
         exception_type: 'TypeError',
         message: 'not a price: abc',
         stack: bundles[i]!.stack,
         release,
       });
-      stored.push((await readStored(s.web, env, uid)).body);
+      stored.push((await readStored(t.s.web, t.env, uid)).body);
     }
     const [one, two] = stored as [
       Record<string, unknown> & { name: string },
@@ -125,8 +117,8 @@ describe('symbolication', () => {
     const top2 = frames(two).at(-1)!;
     expect(top2).toMatchObject({ function: 'parsePrice', line: 5 + 6 });
     expect(groupIdOf(two.name)).toBe(groupIdOf(one.name));
-    const group = await call(s.web.url, 'GET', `${envBase(env)}/error_groups/${groupIdOf(one.name)}`, {
-      key: env.secretKey,
+    const group = await call(t.s.web.url, 'GET', `${envBase(t.env)}/error_groups/${groupIdOf(one.name)}`, {
+      key: t.env.secretKey,
     });
     expect(group.body).toMatchObject({
       occurrence_count: 2,
@@ -159,30 +151,30 @@ describe('symbolication', () => {
       ],
     ];
     for (const [e, reason] of cases) {
-      const stored = await readStored(s.web, env, await capture(s.web, env, e));
+      const stored = await readStored(t.s.web, t.env, await capture(t.s.web, t.env, e));
       expect(frames(stored.body)[0]!.unmapped_reason).toBe(reason);
     }
   });
 
   it("lists a release's maps, and refuses a map that is not one", async () => {
     const list = await call<{ source_maps: { file: string; size_bytes: number }[] }>(
-      s.web.url,
+      t.s.web.url,
       'GET',
-      `${envBase(env)}/releases/1.0.0/source_maps`,
-      { key: env.secretKey },
+      `${envBase(t.env)}/releases/1.0.0/source_maps`,
+      { key: t.env.secretKey },
     );
     expect(list.body.source_maps).toEqual([
       expect.objectContaining({ file: bundles[0]!.url, size_bytes: expect.any(Number) }),
     ]);
-    const bad = await call(s.web.url, 'PUT', `${envBase(env)}/releases/1.0.0/source_maps`, {
-      key: env.secretKey,
+    const bad = await call(t.s.web.url, 'PUT', `${envBase(t.env)}/releases/1.0.0/source_maps`, {
+      key: t.env.secretKey,
       body: { file: 'x.js', source_map: { version: 3, mappings: 5 } },
     });
     expect(bad).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
     // A name of 2,000 characters that take 3 bytes each: 400, not the 500 of an index row Postgres refuses.
     const wide = Array.from({ length: 2000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('');
-    const long = await call(s.web.url, 'PUT', `${envBase(env)}/releases/1.0.0/source_maps`, {
-      key: env.secretKey,
+    const long = await call(t.s.web.url, 'PUT', `${envBase(t.env)}/releases/1.0.0/source_maps`, {
+      key: t.env.secretKey,
       body: { file: wide, source_map: { version: 3, sources: ['a.ts'], names: [], mappings: 'AAAA' } },
     });
     expect(long).toMatchObject({ status: 400, body: { code: 'invalid_request' } });

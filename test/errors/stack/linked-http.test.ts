@@ -7,17 +7,14 @@ import { inspect } from 'node:util';
 import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { StackFrame } from '../../../src/domain/errors/pipeline/symbolicate.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../../support/harness.ts';
-import { capture, envBase, groupIdOf, readStored, startStack, type Stack } from '../support.ts';
+import { call } from '../../support/harness.ts';
+import { capture, envBase, groupIdOf, readStored, useStack } from '../support.ts';
 
 const appDir = new URL('../fixtures/app/src/', import.meta.url).pathname;
 const url = 'https://shop.example.com/assets/main.5e6f7a8b.js';
-let h: Harness;
-let s: Stack;
-let env: CreatedEnv;
+const t = useStack();
 let printed: string;
 
 interface Linked {
@@ -53,32 +50,24 @@ beforeAll(async () => {
   const outer = new Error('checkout failed for jane@example.com', { cause });
   Object.assign(outer, { order: 42 });
   printed = inspect(outer);
-  h = await createHarness();
-  s = await startStack(h);
-  env = await createTestEnv(h.db);
-  const put = await call(s.web.url, 'PUT', `${envBase(env)}/releases/r1/source_maps`, {
-    key: env.secretKey,
+  const put = await call(t.s.web.url, 'PUT', `${envBase(t.env)}/releases/r1/source_maps`, {
+    key: t.env.secretKey,
     body: { file: url, source_map: map },
   });
   expect(put.status).toBe(201);
 }, 60_000);
 
-afterAll(async () => {
-  await s?.stop();
-  await h?.close();
-});
-
 describe('linked exceptions over HTTP', () => {
   it('reads the cause of a printed error as a linked exception, mapped and scrubbed; the outer exception is grouped', async () => {
     expect(printed).toContain('[cause]: ');
-    const uid = await capture(s.web, env, {
+    const uid = await capture(t.s.web, t.env, {
       event_time: '2026-11-25T10:00:00Z',
       exception_type: 'Error',
       message: 'checkout failed for jane@example.com',
       stack: printed,
       release: 'r1',
     });
-    const event = (await readStored(s.web, env, uid)).body;
+    const event = (await readStored(t.s.web, t.env, uid)).body;
     const linked = event.linked_exceptions as Linked[];
     expect(linked).toHaveLength(1);
     expect(linked[0]).toMatchObject({ source: 'cause', unparsed_line_count: 0 });
@@ -91,10 +80,10 @@ describe('linked exceptions over HTTP', () => {
     const outerFrames = event.stack_frames as StackFrame[];
     expect(outerFrames.some((f) => f.file?.endsWith('linked-http.test.ts'))).toBe(true);
     const group = await call<{ grouping: { frames: { file?: string }[] } }>(
-      s.web.url,
+      t.s.web.url,
       'GET',
-      `${envBase(env)}/error_groups/${groupIdOf(event.name)}`,
-      { key: env.secretKey },
+      `${envBase(t.env)}/error_groups/${groupIdOf(event.name)}`,
+      { key: t.env.secretKey },
     );
     expect(group.body.grouping.frames.every((f) => !f.file?.includes('main.5e6f7a8b'))).toBe(true);
     expect(String(event.stack)).not.toContain('jane@example.com');
@@ -107,13 +96,13 @@ describe('linked exceptions over HTTP', () => {
       '    at the gate: token=s3cr3t-value',
       '    at g (/srv/app/a.js:3:4)',
     ].join('\n');
-    const uid = await capture(s.web, env, {
+    const uid = await capture(t.s.web, t.env, {
       event_time: '2026-11-25T10:00:00Z',
       exception_type: 'Error',
       message: 'x',
       stack,
     });
-    const event = (await readStored(s.web, env, uid)).body;
+    const event = (await readStored(t.s.web, t.env, uid)).body;
     expect(event.unparsed_line_count).toBe(1);
     expect(event.unparsed_lines).toEqual(['    at the gate: token=[Filtered]']);
     expect((event.stack_frames as StackFrame[]).map((f) => f.function)).toEqual(['g', 'f']);

@@ -4,11 +4,9 @@
 // which swallowed every frame after it.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import type { StackFrame } from '../../../src/domain/errors/pipeline/symbolicate.ts';
 import { launchChromium } from '../../support/chromium.ts';
-import { createHarness, createTestEnv, type Harness } from '../../support/harness.ts';
-import { capture, readStored, startStack, type Stack } from '../support.ts';
+import { capture, readStored, useStack } from '../support.ts';
 
 const app = [
   'function onRequest(req) {',
@@ -30,9 +28,7 @@ interface Thrown {
   message: string;
 }
 
-let h: Harness;
-let s: Stack;
-let env: CreatedEnv;
+const t = useStack();
 let server: Server;
 let base: string;
 let thrown: Thrown[];
@@ -52,14 +48,9 @@ beforeAll(async () => {
   } finally {
     await browser.close();
   }
-  h = await createHarness();
-  s = await startStack(h);
-  env = await createTestEnv(h.db);
 }, 60_000);
 
 afterAll(async () => {
-  await s?.stop();
-  await h?.close();
   server?.close();
 });
 
@@ -76,13 +67,13 @@ describe('a Chromium error whose message spans lines, over HTTP', () => {
     const e = thrown[i]!;
     expect(e.message.split('\n').length).toBeGreaterThan(3);
     expect(e.stack.startsWith(`${e.name}: ${e.message}\n    at `)).toBe(true);
-    const uid = await capture(s.web, env, {
+    const uid = await capture(t.s.web, t.env, {
       event_time: '2026-11-25T10:00:00Z',
       exception_type: e.name,
       message: e.message,
       stack: e.stack,
     });
-    const event = (await readStored(s.web, env, uid)).body;
+    const event = (await readStored(t.s.web, t.env, uid)).body;
     const frames = (event.stack_frames as StackFrame[]).map((f) => ({
       function: f.function,
       file: f.file,
