@@ -9,26 +9,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dsnFor } from '../../src/domain/errors/sentry/client-keys.ts';
-import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
-import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
 import { dumpDatabase } from '../support/pg.ts';
-import { capture, readStored, sampleEvent, startStack, type Stack } from '../errors/support.ts';
+import { capture, readStored, sampleEvent, useStack } from '../errors/support.ts';
 
-let h: Harness;
-let stack: Stack;
-let env: CreatedEnv;
-
-beforeAll(async () => {
-  h = await createHarness();
-  stack = await startStack(h);
-  env = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await stack?.stop();
-  await h?.close();
-});
+const t = useStack();
 
 /** Every secret planted, by where it was put: none may appear in any answer or table. */
 const planted: string[] = [];
@@ -54,14 +40,14 @@ interface Stored {
   sentry?: Record<string, Record<string, unknown>>;
 }
 
-const read = async (id: string): Promise<Stored> => (await readStored<Stored>(stack.web, env, id, 60_000)).body;
+const read = async (id: string): Promise<Stored> => (await readStored<Stored>(t.s.web, t.env, id, 60_000)).body;
 
 function expectNoSecret(where: string, text: string): void {
   for (const s of planted) expect(text, `${s} in ${where}`).not.toContain(s);
 }
 
 const post = async (path: string, body: string, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${stack.web.url}${path}`, { method: 'POST', headers, body });
+  const res = await fetch(`${t.s.web.url}${path}`, { method: 'POST', headers, body });
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()) as { id: string };
 };
@@ -154,9 +140,9 @@ describe('secrets nested in events', () => {
       },
       tags: { 'django.version': '5.1', url: '/accounts/login/' },
     };
-    const auth = `Sentry sentry_version=7, sentry_client=sentry.python/2.19.0, sentry_key=${env.clientKey.publicKey}`;
+    const auth = `Sentry sentry_version=7, sentry_client=sentry.python/2.19.0, sentry_key=${t.env.clientKey.publicKey}`;
     expect(
-      await post(`/api/${env.clientKey.projectNumber}/store/`, JSON.stringify(event), { 'x-sentry-auth': auth }),
+      await post(`/api/${t.env.clientKey.projectNumber}/store/`, JSON.stringify(event), { 'x-sentry-auth': auth }),
     ).toEqual({ id });
 
     const stored = await read(id);
@@ -209,7 +195,7 @@ describe('secrets nested in events', () => {
     const child = spawn(process.execPath, ['test/security/fixtures/nested-secrets-node-app.mjs'], {
       env: {
         ...process.env,
-        SENTRY_DSN: dsnFor(stack.web.url, env.clientKey.publicKey, env.clientKey.projectNumber),
+        SENTRY_DSN: dsnFor(t.s.web.url, t.env.clientKey.publicKey, t.env.clientKey.projectNumber),
         SECRETS: JSON.stringify(secrets),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -332,7 +318,7 @@ describe('secrets nested in events', () => {
       JSON.stringify({ type: 'event' }),
       JSON.stringify(event),
     ].join('\n');
-    const path = `/api/${env.clientKey.projectNumber}/envelope/?sentry_key=${env.clientKey.publicKey}&sentry_version=7&sentry_client=sentry.javascript.browser%2F11.12.0`;
+    const path = `/api/${t.env.clientKey.projectNumber}/envelope/?sentry_key=${t.env.clientKey.publicKey}&sentry_version=7&sentry_client=sentry.javascript.browser%2F11.12.0`;
     expect(await post(path, body, { 'content-type': 'text/plain;charset=UTF-8' })).toEqual({ id });
 
     const stored = await read(id);
@@ -361,8 +347,8 @@ describe('secrets nested in events', () => {
 
   it('a native capture: breadcrumb data holding a JSON body and a form body, and tags', async () => {
     const uid = await capture(
-      stack.web,
-      env,
+      t.s.web,
+      t.env,
       sampleEvent({
         breadcrumbs: [
           {
@@ -385,7 +371,7 @@ describe('secrets nested in events', () => {
 
   // Last: every event above has been stored by now.
   it('leaves no secret in any table: stored bodies (inflated), groups, ids, the queue', async () => {
-    const dump = await dumpDatabase(h.db);
+    const dump = await dumpDatabase(t.h.db);
     // The bodies were read (inflated): what sat beside the secrets is there.
     expect(dump.text).toContain('eu-west-1');
     expectNoSecret('the database', dump.text);

@@ -14,15 +14,12 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import { launchChromium } from '../../support/chromium.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../../support/harness.ts';
+import { call } from '../../support/harness.ts';
 import { eventually } from '../../support/probes.ts';
-import { envBase, startStack, type Stack } from '../support.ts';
+import { envBase, useStack } from '../support.ts';
 
-let h: Harness;
-let stack: Stack;
-let env: CreatedEnv;
+const t = useStack();
 let browser: Browser;
 let site: Server;
 let siteUrl: string;
@@ -42,9 +39,6 @@ const bundle = (outfile: string) =>
   });
 
 beforeAll(async () => {
-  h = await createHarness();
-  stack = await startStack(h);
-  env = await createTestEnv(h.db);
   await bundle(join(dir, 'app.min.js'));
   // The second build, given debug ids by the real sentry-cli (in the bundle and in its map).
   mkdirSync(join(dir, 'static'));
@@ -73,15 +67,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await new Promise<void>((r) => (site ? site.close(() => r()) : r()));
-  await stack?.stop();
-  await h?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 // Cairn as `localhost`, the page as 127.0.0.1: two origins, so the SDK's request is cross-origin.
 const dsn = () => {
-  const url = new URL(stack.web.url);
-  return `http://${env.clientKey.publicKey}@localhost:${url.port}/${env.clientKey.projectNumber}`;
+  const url = new URL(t.s.web.url);
+  return `http://${t.env.clientKey.publicKey}@localhost:${url.port}/${t.env.clientKey.projectNumber}`;
 };
 
 interface Frame {
@@ -111,8 +103,8 @@ async function clickAndRead(path: string): Promise<{ event: StoredEvent; answers
   const event = await eventually(
     async () => {
       for (const id of ids) {
-        const res = await call<StoredEvent>(stack.web.url, 'GET', `${envBase(env)}/error_groups/-/error_events/${id}`, {
-          key: env.secretKey,
+        const res = await call<StoredEvent>(t.s.web.url, 'GET', `${envBase(t.env)}/error_groups/-/error_events/${id}`, {
+          key: t.env.secretKey,
         });
         if (res.status === 200) return res.body;
       }
@@ -139,8 +131,8 @@ interface StoredEvent {
 describe('@sentry/browser', () => {
   it("reports a minified bundle's error across origins, mapped through the map uploaded for its URL", async () => {
     const map = JSON.parse(readFileSync(join(dir, 'app.min.js.map'), 'utf8')) as { version: 3 };
-    const uploaded = await call(stack.web.url, 'PUT', `${envBase(env)}/releases/${release}/source_maps`, {
-      key: env.secretKey,
+    const uploaded = await call(t.s.web.url, 'PUT', `${envBase(t.env)}/releases/${release}/source_maps`, {
+      key: t.env.secretKey,
       body: { file: `${siteUrl}/app.min.js`, source_map: map },
     });
     expect(uploaded.status).toBe(201);
@@ -171,8 +163,8 @@ describe('@sentry/browser', () => {
     };
     expect(map.debugId).toMatch(/^[0-9a-f-]{36}$/);
     // Uploaded under another release and another file name than the page serves.
-    const uploaded = await call(stack.web.url, 'PUT', `${envBase(env)}/releases/build-7/source_maps`, {
-      key: env.secretKey,
+    const uploaded = await call(t.s.web.url, 'PUT', `${envBase(t.env)}/releases/build-7/source_maps`, {
+      key: t.env.secretKey,
       body: { file: 'https://cdn.example/unrelated.min.js', source_map: map },
     });
     expect(uploaded.status).toBe(201);

@@ -4,33 +4,24 @@
 // dropped, and nothing queued for a refused request.
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
-import { call, createHarness, createTestEnv, sqlNumber, type Harness } from '../../support/harness.ts';
+import { call, createTestEnv, sqlNumber } from '../../support/harness.ts';
 import { eventually } from '../../support/probes.ts';
-import { envBase, queuedEvents, startStack, type Stack } from '../support.ts';
+import { envBase, queuedEvents, useStack } from '../support.ts';
 import { keyringFromConfig } from '../../../src/crypto.ts';
 import { openPayload } from '../../../src/domain/errors/intake/sealed-payload.ts';
 
-let h: Harness;
-let stack: Stack;
-let env: CreatedEnv;
+// No worker: these tests look at what is accepted (queued), not at processing.
+const t = useStack({ worker: false });
 let other: CreatedEnv;
 
 beforeAll(async () => {
-  h = await createHarness();
-  // No worker: these tests look at what is accepted (queued), not at processing.
-  stack = await startStack(h, { worker: false });
-  env = await createTestEnv(h.db);
-  other = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await stack?.stop();
-  await h?.close();
+  other = await createTestEnv(t.h.db);
 });
 
-const key = (e: CreatedEnv = env) => e.clientKey.publicKey;
-const n = (e: CreatedEnv = env) => e.clientKey.projectNumber;
+const key = (e: CreatedEnv = t.env) => e.clientKey.publicKey;
+const n = (e: CreatedEnv = t.env) => e.clientKey.projectNumber;
 const hex32 = () => crypto.randomUUID().replace(/-/g, '');
 
 const sentryEvent = (id = hex32(), extra: Record<string, unknown> = {}) => ({
@@ -56,20 +47,20 @@ async function post(
   body: Buffer | string,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
-  const res = await fetch(`${stack.web.url}${path}`, { method: 'POST', headers, body });
+  const res = await fetch(`${t.s.web.url}${path}`, { method: 'POST', headers, body });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-const envelopePath = (e: CreatedEnv = env, query = `?sentry_key=${key(e)}&sentry_version=7`) =>
+const envelopePath = (e: CreatedEnv = t.env, query = `?sentry_key=${key(e)}&sentry_version=7`) =>
   `/api/${n(e)}/envelope/${query}`;
 
 /** The SDK ids of the events queued for the environment (claimed only when stored: capture.ts `ClaimAt`). */
-const acceptedIds = async (e: CreatedEnv = env) =>
-  (await queuedEvents(h))
+const acceptedIds = async (e: CreatedEnv = t.env) =>
+  (await queuedEvents(t.h))
     .filter((r) => r.env_id === e.env.id)
-    .map((r) => openPayload(keyringFromConfig(h.config), r).event_id);
-const queued = () => sqlNumber(h.db, "select count(*) from pgboss.job where name = 'errors.ingest'");
+    .map((r) => openPayload(keyringFromConfig(t.h.config), r).event_id);
+const queued = () => sqlNumber(t.h.db, "select count(*) from pgboss.job where name = 'errors.ingest'");
 
 describe('authentication', () => {
   it('takes the key from the query, X-Sentry-Auth, or the envelope header dsn', async () => {
@@ -77,21 +68,23 @@ describe('authentication', () => {
     expect((await post(envelopePath(), envelope([eventItem(sentryEvent(a))]))).body).toEqual({ id: a });
     const header = `Sentry sentry_version=7, sentry_client=sentry.python/2.0, sentry_key=${key()}`;
     expect(
-      (await post(envelopePath(env, ''), envelope([eventItem(sentryEvent(b))]), { 'x-sentry-auth': header })).status,
+      (await post(envelopePath(t.env, ''), envelope([eventItem(sentryEvent(b))]), { 'x-sentry-auth': header })).status,
     ).toBe(200);
     const dsn = `http://${key()}@example.com/${n()}`;
-    expect((await post(envelopePath(env, ''), envelope([eventItem(sentryEvent(c))], { dsn }))).body).toEqual({ id: c });
+    expect((await post(envelopePath(t.env, ''), envelope([eventItem(sentryEvent(c))], { dsn }))).body).toEqual({
+      id: c,
+    });
     expect(await acceptedIds()).toEqual(expect.arrayContaining([a, b, c]));
   });
 
   it('answers 401 without a key or with an unknown one, 403 for another environment, and queues nothing', async () => {
     const before = await queued();
     const body = envelope([eventItem(sentryEvent())]);
-    const none = await post(envelopePath(env, ''), body);
+    const none = await post(envelopePath(t.env, ''), body);
     expect(none.status).toBe(401);
     expect(none.body.message).toMatch(/sentry_key/);
-    expect((await post(envelopePath(env, `?sentry_key=${'0'.repeat(32)}`), body)).status).toBe(401);
-    expect((await post(envelopePath(env, '?sentry_key=not-hex'), body)).status).toBe(401);
+    expect((await post(envelopePath(t.env, `?sentry_key=${'0'.repeat(32)}`), body)).status).toBe(401);
+    expect((await post(envelopePath(t.env, '?sentry_key=not-hex'), body)).status).toBe(401);
     const wrong = await post(`/api/${n(other)}/envelope/?sentry_key=${key()}`, body);
     expect(wrong.status).toBe(403);
     expect(wrong.body.message).toContain(`belongs to project ${n()}`);
@@ -101,16 +94,16 @@ describe('authentication', () => {
 
   it('refuses a revoked key within 5 seconds', async () => {
     const made = await call<{ id: string; public_key: string; dsn: string }>(
-      stack.web.url,
+      t.s.web.url,
       'POST',
-      `${envBase(env)}/client_keys`,
-      { key: env.secretKey, body: {} },
+      `${envBase(t.env)}/client_keys`,
+      { key: t.env.secretKey, body: {} },
     );
     expect(made.status).toBe(201);
     const path = `/api/${n()}/envelope/?sentry_key=${made.body.public_key}`;
     expect((await post(path, envelope([eventItem(sentryEvent())]))).status).toBe(200);
-    const revoked = await call(stack.web.url, 'DELETE', `${envBase(env)}/client_keys/${made.body.id}`, {
-      key: env.secretKey,
+    const revoked = await call(t.s.web.url, 'DELETE', `${envBase(t.env)}/client_keys/${made.body.id}`, {
+      key: t.env.secretKey,
     });
     expect(revoked.status).toBe(200);
     const at = Date.now();
@@ -228,7 +221,7 @@ describe('bodies', () => {
 
 describe('browsers and limits', () => {
   it('answers the preflight and exposes the rate-limit headers to pages', async () => {
-    const pre = await fetch(`${stack.web.url}${envelopePath()}`, {
+    const pre = await fetch(`${t.s.web.url}${envelopePath()}`, {
       method: 'OPTIONS',
       headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
     });
@@ -251,10 +244,10 @@ describe('browsers and limits', () => {
 
   it("holds a key to its own rate limit, shared by the web's requests, with X-Sentry-Rate-Limits", async () => {
     const made = await call<{ public_key: string; rate_limit: unknown }>(
-      stack.web.url,
+      t.s.web.url,
       'POST',
-      `${envBase(env)}/client_keys`,
-      { key: env.secretKey, body: { rate_limit: { count: 3, window_seconds: 60 } } },
+      `${envBase(t.env)}/client_keys`,
+      { key: t.env.secretKey, body: { rate_limit: { count: 3, window_seconds: 60 } } },
     );
     expect(made.body.rate_limit).toEqual({ count: 3, window_seconds: 60 });
     const path = `/api/${n()}/envelope/?sentry_key=${made.body.public_key}`;
@@ -285,9 +278,9 @@ describe('trace ids', () => {
     const oddHeader = { event_id: odd, trace: { trace_id: 'not-hex' } };
     expect((await post(envelopePath(), envelope([eventItem(sentryEvent(odd))], oddHeader))).status).toBe(200);
     const traces = new Map(
-      (await queuedEvents(h))
-        .filter((r) => r.env_id === env.env.id)
-        .map((r) => openPayload(keyringFromConfig(h.config), r))
+      (await queuedEvents(t.h))
+        .filter((r) => r.env_id === t.env.env.id)
+        .map((r) => openPayload(keyringFromConfig(t.h.config), r))
         .map((p) => [p.event_id, p.trace_id]),
     );
     expect(traces.get(bare)).toBe(dsc);

@@ -11,40 +11,33 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../../src/server.ts';
-import { createHarness, createTestEnv, sqlNumber, type Harness } from '../../support/harness.ts';
-import { deadLetters, queuedEvents, readStored, startStack, type Stack } from '../support.ts';
+import { createTestEnv, sqlNumber } from '../../support/harness.ts';
+import { deadLetters, queuedEvents, readStored, useStack } from '../support.ts';
 
-let h: Harness;
-let stack: Stack;
+const t = useStack();
 let web: WebHandle;
-let env: CreatedEnv;
 /** An environment that is only ever sent what is refused. */
 let quiet: CreatedEnv;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  h = await createHarness();
-  stack = await startStack(h);
   // A second web process whose every log line (down to trace) is kept, to look for the secret in.
   const sink = new Writable({ write: (chunk: Buffer, _enc, done) => (logLines.push(chunk.toString()), done()) });
-  web = await startWeb(h.config, { host: '127.0.0.1', port: 0, log: pino({ level: 'trace' }, sink) });
-  env = await createTestEnv(h.db);
-  quiet = await createTestEnv(h.db);
+  web = await startWeb(t.h.config, { host: '127.0.0.1', port: 0, log: pino({ level: 'trace' }, sink) });
+  quiet = await createTestEnv(t.h.db);
 });
 afterAll(async () => {
   await web?.stop();
-  await stack?.stop();
-  await h?.close();
 });
 
 const fixture = (name: string) =>
   JSON.parse(readFileSync(new URL(`fixtures/raven/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 const hex32 = () => crypto.randomUUID().replace(/-/g, '');
-const storePath = (e = env) => `/api/${e.clientKey.projectNumber}/store/`;
-const authHeader = (e = env) =>
+const storePath = (e = t.env) => `/api/${e.clientKey.projectNumber}/store/`;
+const authHeader = (e = t.env) =>
   `Sentry sentry_version=7, sentry_client=raven-js/1.1.22, sentry_key=${e.clientKey.publicKey}`;
 
-async function store(body: Buffer | string, headers?: Record<string, string>, e = env) {
+async function store(body: Buffer | string, headers?: Record<string, string>, e = t.env) {
   headers ??= { 'x-sentry-auth': authHeader(e) };
   const res = await fetch(`${web.url}${storePath(e)}`, { method: 'POST', headers, body });
   const text = await res.text();
@@ -52,7 +45,7 @@ async function store(body: Buffer | string, headers?: Record<string, string>, e 
 }
 
 type Stored = Record<string, unknown>;
-const read = async (id: string): Promise<Stored> => (await readStored<Stored>(stack.web, env, id)).body;
+const read = async (id: string): Promise<Stored> => (await readStored<Stored>(t.s.web, t.env, id)).body;
 
 /**
  * The environment's events queued, stored or dead-lettered: for `quiet`, which is sent only what is
@@ -60,8 +53,8 @@ const read = async (id: string): Promise<Stored> => (await readStored<Stored>(st
  */
 async function keptFor(e: CreatedEnv): Promise<number> {
   const mine = (rows: { env_id: string }[]) => rows.filter((r) => r.env_id === e.env.id).length;
-  const stored = await sqlNumber(h.db, `select count(*) from error_events where env_id = '${e.env.id}'`);
-  return mine(await queuedEvents(h)) + mine(await deadLetters(h)) + stored;
+  const stored = await sqlNumber(t.h.db, `select count(*) from error_events where env_id = '${e.env.id}'`);
+  return mine(await queuedEvents(t.h)) + mine(await deadLetters(t.h)) + stored;
 }
 
 /** The stored event without what differs between any two events: names, ids and times. */
@@ -183,7 +176,7 @@ describe("raven-python's own requests", () => {
         const headers = { ...r.headers };
         headers['X-Sentry-Auth'] = headers['X-Sentry-Auth']!.replace(
           /sentry_key=\w+/,
-          `sentry_key=${env.clientKey.publicKey}`,
+          `sentry_key=${t.env.clientKey.publicKey}`,
         );
         expect(headers['X-Sentry-Auth']).toContain(`sentry_secret=${secret}`);
         const res = await fetch(`${web.url}${storePath()}`, {
@@ -210,7 +203,7 @@ describe("raven-python's own requests", () => {
 
 describe('auth header forms', () => {
   it('reads the key from Authorization: Sentry, quoted values and loose spacing', async () => {
-    const key = env.clientKey.publicKey;
+    const key = t.env.clientKey.publicKey;
     const forms: Record<string, string>[] = [
       { authorization: `Sentry sentry_key=${key}, sentry_secret=00ff, sentry_version=5` },
       { 'x-sentry-auth': `Sentry sentry_version=7,sentry_client="an-old-client/1.0",sentry_key="${key}"` },

@@ -4,28 +4,15 @@
 // scrubbed, the frames keep their files and functions.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { call } from '../../support/harness.ts';
 import { dsnFor } from '../../../src/domain/errors/sentry/client-keys.ts';
-import { envBase, readStored, startStack, type Stack } from '../support.ts';
+import { envBase, readStored, useStack } from '../support.ts';
 import { eventually } from '../../support/probes.ts';
 
-let h: Harness;
-let stack: Stack;
-let env: CreatedEnv;
+const t = useStack();
 
-beforeAll(async () => {
-  h = await createHarness();
-  stack = await startStack(h);
-  env = await createTestEnv(h.db);
-});
-afterAll(async () => {
-  await stack?.stop();
-  await h?.close();
-});
-
-const dsn = () => dsnFor(stack.web.url, env.clientKey.publicKey, env.clientKey.projectNumber);
+const dsn = () => dsnFor(t.s.web.url, t.env.clientKey.publicKey, t.env.clientKey.projectNumber);
 
 interface StoredEvent {
   name: string;
@@ -46,7 +33,7 @@ interface StoredEvent {
 
 /** An event the SDK says it sent, by its `event_id`, from the envelopes Cairn answered. */
 const readBySdkId = async (id: string): Promise<StoredEvent> =>
-  (await readStored<StoredEvent>(stack.web, env, id)).body;
+  (await readStored<StoredEvent>(t.s.web, t.env, id)).body;
 
 describe('@sentry/node', () => {
   it('sends handled errors, messages and uncaught exceptions that Cairn stores, scrubbed and grouped', async () => {
@@ -63,7 +50,7 @@ describe('@sentry/node', () => {
 
     // Sentry's event ids are claimed as their events are stored (intake/capture.ts `ClaimAt`).
     const claimed = async () =>
-      (await h.db('error_event_ids').where({ env_id: env.env.id }).pluck('event_id')) as string[];
+      (await t.h.db('error_event_ids').where({ env_id: t.env.env.id }).pluck('event_id')) as string[];
     await eventually(async () => expect(await claimed()).toHaveLength(4), { timeoutMs: 20_000 });
     const ids = await claimed();
     const events = await Promise.all(ids.map(readBySdkId));
@@ -101,11 +88,11 @@ describe('@sentry/node', () => {
 
     // Four groups, one per kind of error.
     const groups = await call<{ error_groups: { title: string }[] }>(
-      stack.web.url,
+      t.s.web.url,
       'GET',
-      `${envBase(env)}/error_groups`,
+      `${envBase(t.env)}/error_groups`,
       {
-        key: env.secretKey,
+        key: t.env.secretKey,
       },
     );
     expect(groups.body.error_groups.map((g) => g.title).sort()).toEqual([

@@ -11,27 +11,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encode } from '@jridgewell/sourcemap-codec';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { StackFrame } from '../../../src/contract/errors.ts';
-import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import { dsnFor } from '../../../src/domain/errors/sentry/client-keys.ts';
-import { call, createHarness, createTestEnv, type Harness } from '../../support/harness.ts';
-import { envBase, readStored, startStack, type Stack } from '../support.ts';
+import { call } from '../../support/harness.ts';
+import { envBase, readStored, useStack } from '../support.ts';
 import { browserErrorEvent, bundleFrame, pageFrame } from './fixtures/browser-event.ts';
 
-let h: Harness;
-let stack: Stack;
-let env: CreatedEnv;
+const t = useStack();
 const dir = mkdtempSync(join(tmpdir(), 'cairn-sdk-context-'));
 
-beforeAll(async () => {
-  h = await createHarness();
-  stack = await startStack(h);
-  env = await createTestEnv(h.db);
-});
 afterAll(async () => {
-  await stack?.stop();
-  await h?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -56,7 +46,7 @@ interface SentFrame {
   post_context?: string[];
 }
 
-const read = async (id: string) => (await readStored<StoredEvent>(stack.web, env, id)).body;
+const read = async (id: string) => (await readStored<StoredEvent>(t.s.web, t.env, id)).body;
 const context = (f: SentFrame | StackFrame) => ({
   pre_context: f.pre_context,
   context_line: f.context_line,
@@ -69,7 +59,7 @@ describe('@sentry/node', () => {
     const child = spawn(process.execPath, ['test/errors/sentry/fixtures/node-context-app.mjs'], {
       env: {
         ...process.env,
-        SENTRY_DSN: dsnFor(stack.web.url, env.clientKey.publicKey, env.clientKey.projectNumber),
+        SENTRY_DSN: dsnFor(t.s.web.url, t.env.clientKey.publicKey, t.env.clientKey.projectNumber),
         SENT_EVENTS: sentFile,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -137,8 +127,8 @@ describe('a browser SDK event from sentry-javascript fixtures', () => {
   };
 
   it('answers its contexts, user, request and level, the page frame as sent and the mapped frame with its map', async () => {
-    const put = await call(stack.web.url, 'PUT', `${envBase(env)}/releases/frontend@22.11.0/source_maps`, {
-      key: env.secretKey,
+    const put = await call(t.s.web.url, 'PUT', `${envBase(t.env)}/releases/frontend@22.11.0/source_maps`, {
+      key: t.env.secretKey,
       body: { file: bundleFrame.filename, source_map: checkoutMap },
     });
     expect(put.status).toBe(201);
@@ -147,8 +137,8 @@ describe('a browser SDK event from sentry-javascript fixtures', () => {
     const body = [JSON.stringify({ event_id: id }), JSON.stringify({ type: 'event' }), JSON.stringify(event)].join(
       '\n',
     );
-    const path = `/api/${env.clientKey.projectNumber}/envelope/?sentry_key=${env.clientKey.publicKey}&sentry_version=7`;
-    const res = await fetch(`${stack.web.url}${path}`, { method: 'POST', body });
+    const path = `/api/${t.env.clientKey.projectNumber}/envelope/?sentry_key=${t.env.clientKey.publicKey}&sentry_version=7`;
+    const res = await fetch(`${t.s.web.url}${path}`, { method: 'POST', body });
     expect(res.status).toBe(200);
     const stored = await read(id);
 

@@ -12,20 +12,15 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../../src/domain/tenancy/envs.ts';
 import { parseEnvName } from '../../../src/domain/tenancy/names.ts';
-import { call, createHarness, createTestEnv, sqlNumber, type Harness } from '../../support/harness.ts';
+import { call, sqlNumber } from '../../support/harness.ts';
 import { eventually } from '../../support/probes.ts';
-import { envBase, readStored, startStack, type Stack } from '../support.ts';
+import { envBase, readStored, useStack } from '../support.ts';
 
 const run = promisify(execFile);
-let h: Harness;
-let stack: Stack;
-let env: CreatedEnv;
+const t = useStack();
 const dir = mkdtempSync(join(tmpdir(), 'cairn-sentry-cli-'));
 
 beforeAll(async () => {
-  h = await createHarness();
-  stack = await startStack(h);
-  env = await createTestEnv(h.db);
   await build({
     entryPoints: ['test/errors/sentry/fixtures/browser-app.js'],
     bundle: true,
@@ -37,21 +32,19 @@ beforeAll(async () => {
   });
 }, 60_000);
 afterAll(async () => {
-  await stack?.stop();
-  await h?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 const names = (e: CreatedEnv) => parseEnvName(e.env.name)!;
 
 async function sentryCli(args: string[], token: string, over: Record<string, string> = {}) {
-  const { org, project } = names(env);
+  const { org, project } = names(t.env);
   try {
     const out = await run('node_modules/.bin/sentry-cli', args, {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: dir,
-        SENTRY_URL: stack.web.url,
+        SENTRY_URL: t.s.web.url,
         SENTRY_AUTH_TOKEN: token,
         SENTRY_ORG: org,
         SENTRY_PROJECT: project,
@@ -68,11 +61,11 @@ async function sentryCli(args: string[], token: string, over: Record<string, str
 const listFiles = async (release: string, kind: 'source_maps' | 'minified_sources') =>
   (
     await call<Record<string, { file: string }[]>>(
-      stack.web.url,
+      t.s.web.url,
       'GET',
-      `${envBase(env)}/releases/${release}/${kind}`,
+      `${envBase(t.env)}/releases/${release}/${kind}`,
       {
-        key: env.secretKey,
+        key: t.env.secretKey,
       },
     )
   ).body[kind] ?? [];
@@ -95,17 +88,17 @@ async function eventAt(file: string, release: string | undefined, debugMeta?: un
   };
   const body = `{}\n{"type":"event"}\n${JSON.stringify(event)}`;
   const res = await fetch(
-    `${stack.web.url}/api/${env.clientKey.projectNumber}/envelope/?sentry_key=${env.clientKey.publicKey}`,
+    `${t.s.web.url}/api/${t.env.clientKey.projectNumber}/envelope/?sentry_key=${t.env.clientKey.publicKey}`,
     { method: 'POST', body },
   );
   expect(res.status).toBe(200);
   type Frame = { file?: string; line?: number; function?: string; unmapped_reason?: string };
-  return (await readStored<{ stack_frames: Frame[] }>(stack.web, env, eventId)).body.stack_frames[0];
+  return (await readStored<{ stack_frames: Frame[] }>(t.s.web, t.env, eventId)).body.stack_frames[0];
 }
 
 describe('sentry-cli sourcemaps upload', () => {
   it('uploads a release whose maps then serve frames from any host', async () => {
-    const up = await sentryCli(['sourcemaps', 'upload', '--release', 'shop@3.0.0', dir], env.secretKey);
+    const up = await sentryCli(['sourcemaps', 'upload', '--release', 'shop@3.0.0', dir], t.env.secretKey);
     expect(up.code, up.out).toBe(0);
     expect(up.out).toMatch(/~\/assets\/app\.min\.js/);
     const maps = await eventually(async () => {
@@ -115,7 +108,7 @@ describe('sentry-cli sourcemaps upload', () => {
     expect(maps.map((m) => m.file)).toEqual(['~/assets/app.min.js']);
     expect((await listFiles('shop@3.0.0', 'minified_sources')).map((m) => m.file)).toEqual(['~/assets/app.min.js']);
     // The chunks are spent once the bundle is stored.
-    expect(await sqlNumber(h.db, 'select count(*) from sentry_chunks where env_id = ?', [env.env.id])).toBe(0);
+    expect(await sqlNumber(t.h.db, 'select count(*) from sentry_chunks where env_id = ?', [t.env.env.id])).toBe(0);
 
     const frame = await eventAt('https://cdn.example.com/assets/app.min.js', 'shop@3.0.0');
     expect(frame).toMatchObject({
@@ -129,7 +122,7 @@ describe('sentry-cli sourcemaps upload', () => {
     const inject = await run('node_modules/.bin/sentry-cli', ['sourcemaps', 'inject', join(dir, 'assets')]);
     expect(inject.stdout).toMatch(/debug id/i);
     const map = JSON.parse(readFileSync(join(dir, 'assets', 'app.min.js.map'), 'utf8')) as { debugId: string };
-    const up = await sentryCli(['sourcemaps', 'upload', join(dir, 'assets')], env.secretKey);
+    const up = await sentryCli(['sourcemaps', 'upload', join(dir, 'assets')], t.env.secretKey);
     expect(up.code, up.out).toBe(0);
     await eventually(async () => (await listFiles('debug-ids', 'source_maps')).length > 0);
     const frame = await eventAt('https://elsewhere.example/x/bundle.js', undefined, {
@@ -139,33 +132,37 @@ describe('sentry-cli sourcemaps upload', () => {
   });
 
   it('refuses another org, a publishable key and a made-up token, and stores nothing', async () => {
-    const before = await sqlNumber(h.db, 'select count(*) from sentry_chunks');
-    const wrongOrg = await sentryCli(['sourcemaps', 'upload', '--release', 'x1', join(dir, 'assets')], env.secretKey, {
-      SENTRY_ORG: 'someone-else',
-    });
+    const before = await sqlNumber(t.h.db, 'select count(*) from sentry_chunks');
+    const wrongOrg = await sentryCli(
+      ['sourcemaps', 'upload', '--release', 'x1', join(dir, 'assets')],
+      t.env.secretKey,
+      {
+        SENTRY_ORG: 'someone-else',
+      },
+    );
     expect(wrongOrg.code).not.toBe(0);
     expect(wrongOrg.out).toMatch(/403|forbidden|permission/i);
-    for (const token of [env.publishableKey, 'cairn_sk_test_' + 'x'.repeat(32)]) {
+    for (const token of [t.env.publishableKey, 'cairn_sk_test_' + 'x'.repeat(32)]) {
       const r = await sentryCli(['sourcemaps', 'upload', '--release', 'x2', join(dir, 'assets')], token);
       expect(r.code).not.toBe(0);
     }
-    const options = await call(stack.web.url, 'GET', `/api/0/organizations/${names(env).org}/chunk-upload/`, {
-      key: env.publishableKey,
+    const options = await call(t.s.web.url, 'GET', `/api/0/organizations/${names(t.env).org}/chunk-upload/`, {
+      key: t.env.publishableKey,
     });
     expect([401, 403]).toContain(options.status);
-    expect(await sqlNumber(h.db, 'select count(*) from sentry_chunks')).toBe(before);
+    expect(await sqlNumber(t.h.db, 'select count(*) from sentry_chunks')).toBe(before);
   });
 
   it('answers a chunk that is not what its name says with 400, and keeps nothing', async () => {
     const form = new FormData();
     form.append('file', new Blob([Buffer.from('not the named bytes')]), 'a'.repeat(40));
-    const res = await fetch(`${stack.web.url}/api/0/organizations/${names(env).org}/chunk-upload/`, {
+    const res = await fetch(`${t.s.web.url}/api/0/organizations/${names(t.env).org}/chunk-upload/`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${env.secretKey}` },
+      headers: { authorization: `Bearer ${t.env.secretKey}` },
       body: form,
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toMatch(/not named by the SHA-1 of its bytes/);
-    expect(await sqlNumber(h.db, 'select count(*) from sentry_chunks where sha1 = ?', ['a'.repeat(40)])).toBe(0);
+    expect(await sqlNumber(t.h.db, 'select count(*) from sentry_chunks where sha1 = ?', ['a'.repeat(40)])).toBe(0);
   });
 });
