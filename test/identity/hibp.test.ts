@@ -8,7 +8,7 @@ import { sha1Hex } from '../../src/domain/identity/breached/format.ts';
 import { createHibpClient, useHibpClient } from '../../src/domain/identity/breached/hibp.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 const listed = 'only the api knows this one 1';
 const padded = 'padding entry, count zero 22';
@@ -21,7 +21,9 @@ let h: Harness;
 let web: WebHandle;
 let env: CreatedEnv;
 
+const stack = useWeb();
 beforeAll(async () => {
+  ({ h, web } = stack);
   api = createServer((req, res) => {
     requests.push({ path: req.url ?? '', padding: req.headers['add-padding'] as string | undefined });
     if (answer === 'hang') return; // never answers: the client's timeout must fire
@@ -36,16 +38,12 @@ beforeAll(async () => {
   api.listen(0, '127.0.0.1');
   await once(api, 'listening');
   apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-  h = await createHarness();
-  web = await startTestWeb(h);
   env = await createTestEnv(h.db);
 });
 afterAll(async () => {
   useHibpClient(undefined);
   api?.closeAllConnections();
   await new Promise((r) => api?.close(r));
-  await web?.stop();
-  await h?.close();
 });
 
 describe('HIBP range client', () => {

@@ -12,8 +12,7 @@ import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import { createOAuthClient } from '../../src/domain/oauth/clients.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createTestEnv, type Harness } from '../support/harness.ts';
-import { harnessWithWeb } from '../social/support.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { linkIn, startIdentityWorker, startMailServer, strongPassword, type MailServer } from '../identity/support.ts';
 
 let h: Harness;
@@ -25,7 +24,14 @@ let userCount = 0;
 
 beforeAll(async () => {
   mail = await startMailServer();
-  ({ h, web } = await harnessWithWeb({ SMTP_URL: mail.url }));
+});
+afterAll(async () => {
+  await mail?.close();
+});
+// At its CAIRN_BASE_URL, as the links it mails name it.
+const stack = useWeb({ atBaseUrl: true }, () => ({ SMTP_URL: mail.url }));
+beforeAll(async () => {
+  ({ h, web } = stack);
   worker = await startIdentityWorker(h);
   env = await createTestEnv(h.db);
   const generous = { points: 100_000, seconds: 60 };
@@ -40,9 +46,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker?.stop();
-  await web?.stop();
-  await h?.close();
-  await mail?.close();
 });
 
 const pk = () => ({ 'cairn-publishable-key': env.publishableKey });

@@ -5,9 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createTestEnv, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { locationOf, readForm, startOidcProvider, UserAgent, type OidcProvider } from '../support/oidc-provider.ts';
-import { harnessWithWeb } from './support.ts';
 
 const account = { sub: 'op-user-1', email: 'margaret@example.com', email_verified: true, name: 'Margaret Hamilton' };
 const clientId = 'cairn-interop-client';
@@ -33,22 +32,23 @@ beforeAll(async () => {
     tokenEndpointAuthMethod: 'client_secret_post',
     conformIdTokenClaims: true,
   });
-  ({ h, web } = await harnessWithWeb({
-    CAIRN_GOOGLE_CLIENT_ID: clientId,
-    CAIRN_GOOGLE_CLIENT_SECRET: clientSecret,
-    CAIRN_GOOGLE_ISSUER: op.issuer,
-  }));
+});
+afterAll(async () => {
+  await op?.close();
+});
+const stack = useWeb({ atBaseUrl: true }, () => ({
+  CAIRN_GOOGLE_CLIENT_ID: clientId,
+  CAIRN_GOOGLE_CLIENT_SECRET: clientSecret,
+  CAIRN_GOOGLE_ISSUER: op.issuer,
+}));
+beforeAll(async () => {
+  ({ h, web } = stack);
   expect(web.url).toBe(h.config.CAIRN_BASE_URL);
   env = await createTestEnv(h.db);
   const put = (path: string, body: unknown) =>
     call(web.url, 'PUT', `/v1/${env.env.name}/${path}`, { key: env.secretKey, body });
   expect((await put('identity_settings', { redirect_urls: [app] })).status).toBe(200);
   expect((await put('social_providers/google', {})).status).toBe(200);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
-  await op?.close();
 });
 
 describe('social sign-in against oidc-provider', () => {

@@ -11,10 +11,10 @@ import { createCliContext } from '../../src/cli/admin-context.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createTestEnv, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { startIdp, type Breakage, type Idp } from '../support/idp.ts';
 import { strongPassword } from '../identity/support.ts';
-import { deliver, followProvider, harnessWithWeb, type CallbackRequest } from './support.ts';
+import { deliver, followProvider, type CallbackRequest } from './support.ts';
 
 let h: Harness;
 let web: WebHandle;
@@ -35,11 +35,18 @@ beforeAll(async () => {
       name: 'Ada Lovelace',
     }),
   ]);
-  ({ h, web } = await harnessWithWeb({
-    CAIRN_GOOGLE_CLIENT_ID: google.clientId,
-    CAIRN_GOOGLE_CLIENT_SECRET: google.clientSecret,
-    CAIRN_GOOGLE_ISSUER: google.url,
-  }));
+});
+afterAll(async () => {
+  await Promise.all([google, github, apple].map((i) => i?.close()));
+});
+// The providers call back at Cairn's CAIRN_BASE_URL, and Cairn's config names Google's issuer.
+const stack = useWeb({ atBaseUrl: true }, () => ({
+  CAIRN_GOOGLE_CLIENT_ID: google.clientId,
+  CAIRN_GOOGLE_CLIENT_SECRET: google.clientSecret,
+  CAIRN_GOOGLE_ISSUER: google.url,
+}));
+beforeAll(async () => {
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   const put = (path: string, body: unknown) =>
     call(web.url, 'PUT', `/v1/${env.env.name}/${path}`, { key: env.secretKey, body });
@@ -65,11 +72,6 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(200);
-});
-afterAll(async () => {
-  await web?.stop();
-  await h?.close();
-  await Promise.all([google, github, apple].map((i) => i?.close()));
 });
 
 async function start(provider: string, query: Record<string, string> = {}) {

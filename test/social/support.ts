@@ -1,18 +1,5 @@
-// Social sign-in test helpers: a web process whose CAIRN_BASE_URL is its real address (the
-// providers must call back to it), and one full trip start → provider → callback.
-import { startWeb, type WebHandle } from '../../src/server.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { freePort } from '../support/own-postgres.ts';
-
-export { freePort };
-
-export async function harnessWithWeb(overrides: Record<string, string> = {}): Promise<{ h: Harness; web: WebHandle }> {
-  const port = await freePort();
-  const h = await createHarness({ CAIRN_BASE_URL: `http://127.0.0.1:${port}`, ...overrides });
-  const web = await startWeb(h.config, { host: '127.0.0.1', port });
-  return { h, web };
-}
-
+// Social sign-in test helpers: one full trip start → provider → callback. (A web process whose
+// CAIRN_BASE_URL is its real address, for providers to call back to: useWeb({ atBaseUrl: true }).)
 export interface CallbackRequest {
   method: 'GET' | 'POST';
   url: string;
