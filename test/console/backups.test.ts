@@ -21,8 +21,7 @@ import {
   waitFor,
   type AppDatabase,
 } from '../backups/support.ts';
-import { harnessWithWeb } from '../social/support.ts';
-import { createTestEnv, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { audit, launchBrowser, newPage, shots, signIn } from './support.ts';
 
 const bucket = `cairn-console-${randomBytes(5).toString('hex')}`;
@@ -36,8 +35,10 @@ let prod: CreatedEnv;
 let staging: CreatedEnv;
 let browser: Browser;
 
+// At its CAIRN_BASE_URL: the console's forms are refused from any other origin (csrf.ts).
+const stack = useWeb({ atBaseUrl: true }, { CAIRN_BACKUP_BUCKET: bucket });
 beforeAll(async () => {
-  ({ h, web } = await harnessWithWeb({ CAIRN_BACKUP_BUCKET: bucket }));
+  ({ h, web } = stack);
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   [source, target] = await Promise.all([
     createAppDatabase(seedSource),
@@ -52,13 +53,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await worker?.stop();
-  await web?.stop();
   await createObjectStore(h.config)
     .deleteBucket(bucket)
     .catch(() => undefined);
   await source?.drop();
   await target?.drop();
-  await h?.close();
 });
 
 const leftovers = async () =>

@@ -12,9 +12,8 @@ import { handlers } from '../../workers/handlers.ts';
 import { queues } from '../../src/queues.ts';
 import { startWorker, type WorkerHandle } from '../../src/worker.ts';
 import { encode } from '@jridgewell/sourcemap-codec';
-import { call, createTestEnv, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { capture, envBase, groupIdOf, readStored, sampleEvent } from '../errors/support.ts';
-import { harnessWithWeb } from '../social/support.ts';
 import { pageFrame } from '../errors/sentry/fixtures/browser-event.ts';
 import { audit, launchBrowser, newPage as openPage, sessionCookie, shots, signIn as signInAs } from './support.ts';
 
@@ -51,8 +50,10 @@ const checkoutEvent = () =>
     breadcrumbs: [{ timestamp: '2026-11-21T11:59:58Z', category: 'ui.click', message: 'clicked Apply coupon' }],
   });
 
+// At its CAIRN_BASE_URL: the console's forms are refused from any other origin (csrf.ts).
+const stack = useWeb({ atBaseUrl: true });
 beforeAll(async () => {
-  ({ h, web } = await harnessWithWeb());
+  ({ h, web } = stack);
   worker = await startWorker(h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
   env = await createTestEnv(h.db);
   for (const e of [
@@ -71,8 +72,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await worker?.stop();
-  await web?.stop();
-  await h?.close();
 });
 
 const newPage = () => openPage(browser);

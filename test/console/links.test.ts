@@ -9,8 +9,7 @@ import { sha256 } from '../../src/crypto.ts';
 import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { tenancyQueries } from '../../src/domain/tenancy/queries.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { harnessWithWeb } from '../social/support.ts';
-import { createTestEnv, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { runCairn } from '../support/cli.ts';
 import { audit, fetchForm, launchBrowser, newPage, postForm, sessionCookie, shots } from './support.ts';
 
@@ -19,15 +18,15 @@ let web: WebHandle;
 let env: CreatedEnv;
 let browser: Browser;
 
+// At its CAIRN_BASE_URL: the console's forms are refused from any other origin (csrf.ts).
+const stack = useWeb({ atBaseUrl: true });
 beforeAll(async () => {
-  ({ h, web } = await harnessWithWeb());
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await web?.stop();
-  await h?.close();
 });
 
 const viaApi = async (key: string) => {

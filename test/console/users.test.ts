@@ -9,8 +9,7 @@ import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { strongPassword } from '../identity/support.ts';
-import { harnessWithWeb } from '../social/support.ts';
-import { call, createTestEnv, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { audit, launchBrowser, newPage, shots, signIn } from './support.ts';
 
 let h: Harness;
@@ -28,8 +27,10 @@ const signInAsUser = (identifier: string, password: string) =>
 const sessionWorks = async (token: string) =>
   (await call(web.url, 'GET', '/v1/client/session', { key: token })).status === 200;
 
+// At its CAIRN_BASE_URL: the console's forms are refused from any other origin (csrf.ts).
+const stack = useWeb({ atBaseUrl: true });
 beforeAll(async () => {
-  ({ h, web } = await harnessWithWeb());
+  ({ h, web } = stack);
   env = await createTestEnv(h.db);
   ada = (
     await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
@@ -50,8 +51,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await web?.stop();
-  await h?.close();
 });
 
 describe('the Users page in Chromium', () => {

@@ -36,7 +36,7 @@ import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
 import { testEncryptionKey, testKeyring } from '../support/config.ts';
 import { launchChromium } from '../support/chromium.ts';
-import { createHarness, createTestEnv, startTestWeb, type Harness } from '../support/harness.ts';
+import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -56,7 +56,9 @@ let web: WebHandle;
 let env: CreatedEnv;
 let tarballs: { sdk: string; cli: string };
 
+const stack = useWeb();
 beforeAll(async () => {
+  ({ h, web } = stack);
   tarballs = await buildPackages(join(dir, 'tarballs'));
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
@@ -64,14 +66,10 @@ beforeAll(async () => {
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarballs.sdk, tarballs.cli], {
     cwd: project,
   });
-  h = await createHarness();
-  web = await startTestWeb(h);
   env = await createTestEnv(h.db);
 }, 180_000);
 
 afterAll(async () => {
-  await web?.stop();
-  await h?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

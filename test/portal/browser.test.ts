@@ -14,10 +14,9 @@ import { createEndUser } from '../../src/domain/identity/users/users.ts';
 import { createOAuthClient } from '../../src/domain/oauth/clients.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import type { WebHandle } from '../../src/server.ts';
-import { call, createTestEnv, type Harness } from '../support/harness.ts';
+import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts';
 import { startIdp, type Idp } from '../support/idp.ts';
 import { strongPassword } from '../identity/support.ts';
-import { harnessWithWeb } from '../social/support.ts';
 
 const shots = 'test-results/portal';
 let h: Harness;
@@ -37,11 +36,18 @@ beforeAll(async () => {
     name: 'Hedy Lamarr',
   });
   google.interactive = true;
-  ({ h, web } = await harnessWithWeb({
-    CAIRN_GOOGLE_CLIENT_ID: google.clientId,
-    CAIRN_GOOGLE_CLIENT_SECRET: google.clientSecret,
-    CAIRN_GOOGLE_ISSUER: google.url,
-  }));
+});
+afterAll(async () => {
+  await google?.close();
+});
+// At its CAIRN_BASE_URL: the browser follows its links and the provider calls it back there.
+const stack = useWeb({ atBaseUrl: true }, () => ({
+  CAIRN_GOOGLE_CLIENT_ID: google.clientId,
+  CAIRN_GOOGLE_CLIENT_SECRET: google.clientSecret,
+  CAIRN_GOOGLE_ISSUER: google.url,
+}));
+beforeAll(async () => {
+  ({ h, web } = stack);
   // The application: its sign-in return page only says it got a ticket.
   appServer = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
@@ -61,9 +67,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await web?.stop();
-  await h?.close();
-  await google?.close();
   await new Promise<void>((r) => (appServer ? appServer.close(() => r()) : r()));
 });
 
