@@ -7,6 +7,7 @@ import { runCairn } from './support/cli.ts';
 
 let h: Harness;
 
+// A database only, not useWeb(): the one web is started inside the test that reads what the CLI created.
 beforeAll(async () => {
   h = await createHarness();
 });

@@ -13,6 +13,7 @@ let own: OwnPostgres;
 let postgres: EmbeddedPostgres;
 let web: WebHandle;
 
+// Not useWeb(): the web runs on a Postgres of its own, which the tests stop and start.
 beforeAll(async () => {
   own = await startOwnPostgres();
   postgres = own.server;

@@ -31,6 +31,8 @@ export function useRestoreWorld(roles: Record<string, string | null>) {
   const databases: AppDatabase[] = [];
   let envs = 0;
 
+  // Its own pair, not useStack(): the bucket, app databases and roles must go after the worker and
+  // web stop and before the database closes, and useStack stops and closes in one afterAll.
   beforeAll(async () => {
     h = await createHarness({ CAIRN_BACKUP_BUCKET: bucket });
     store = createObjectStore(h.config);

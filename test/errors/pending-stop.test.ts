@@ -14,6 +14,7 @@ let h: Harness;
 let web: WebHandle;
 let env: CreatedEnv;
 
+// Not useWeb(): the test stops the web itself (the stop is what it tests), so no afterAll stops it again.
 beforeAll(async () => {
   h = await createHarness();
   web = await startTestWeb(h);

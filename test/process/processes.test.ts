@@ -13,6 +13,7 @@ import { createGate, probeRoutes } from '../support/probes.ts';
 import { procfileArgs } from '../support/procfile.ts';
 
 let h: Harness;
+// A database only, not useWeb(): each test starts and stops its own web or worker, the stop being what it tests.
 beforeAll(async () => {
   h = await createHarness();
 });

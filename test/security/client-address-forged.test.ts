@@ -21,6 +21,7 @@ import { strongPassword } from '../identity/support.ts';
 let h: Harness;
 const stops: (() => Promise<void>)[] = [];
 
+// Not useWeb(): each test starts webs with its own proxy-hop configuration on this database.
 beforeAll(async () => {
   h = await createHarness();
 });

@@ -14,6 +14,7 @@ let h: Harness;
 let env: CreatedEnv;
 const webs: WebHandle[] = [];
 
+// Not useWeb(): the tests start one web per trusted proxy-hop count on this database.
 beforeAll(async () => {
   h = await createHarness();
   env = await createTestEnv(h.db);

@@ -23,6 +23,7 @@ let env: CreatedEnv;
 let web: WebHandle;
 const disk = mkdtempSync(join(tmpdir(), 'cairn-disk-paths-'));
 
+// Not useWeb(): the web's config drops AWS_ENDPOINT_URL_S3 for a local directory store, which createHarness cannot unset.
 beforeAll(async () => {
   h = await createHarness();
   env = await createTestEnv(h.db);

@@ -24,6 +24,7 @@ let h: Harness;
 let env: CreatedEnv;
 const disk = mkdtempSync(join(tmpdir(), 'cairn-disk-store-'));
 
+// Not useWeb(): the tests start webs on different object stores (S3, a local directory) on this database.
 beforeAll(async () => {
   h = await createHarness({ CAIRN_STORAGE_BUCKET_PREFIX: `cairn-hw-${randomBytes(3).toString('hex')}-` });
   env = await createTestEnv(h.db);

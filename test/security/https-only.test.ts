@@ -28,6 +28,7 @@ async function web(overrides: Record<string, string>): Promise<WebHandle> {
   return startWeb(testConfig(h.database.url, overrides), { host: '127.0.0.1', port: 0 });
 }
 
+// Not useWeb(): three webs with different HTTPS and proxy configuration share this database.
 beforeAll(async () => {
   h = await createHarness();
   env = await createTestEnv(h.db);

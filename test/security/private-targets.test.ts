@@ -44,6 +44,7 @@ async function trap(host: string): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+// Not useWeb(): four webs with different CAIRN_PRIVATE_TARGETS and NODE_ENV (one a child process) share this database.
 beforeAll(async () => {
   h = await createHarness();
   const local = { host: '127.0.0.1', port: 0 };
