@@ -23,6 +23,7 @@ const unit = [
   'test/crypto.test.ts',
   'test/errors/compact-map.test.ts',
   'test/errors/deflate.test.ts',
+  'test/errors/facets.test.ts',
   'test/errors/minified/jquery-names.test.ts',
   'test/errors/parser.test.ts',
   'test/errors/process-memo.test.ts',

@@ -9,6 +9,7 @@ import { createBoss, syncQueues, type Registry } from './jobs/index.ts';
 import { queues } from './queues.ts';
 import { createLogger, type Logger } from './log.ts';
 import { ensurePartitions } from './domain/errors/retention/prune.ts';
+import { queueFacetsBackfill } from './domain/errors/facets/backfill.ts';
 
 /**
  * Before the first release, migrations were folded into one per area; knex refuses a database that
@@ -42,6 +43,8 @@ export async function runMigrations(
     await boss.start();
     try {
       await syncQueues(boss, registry);
+      // Groups' tags and users of events stored before the store kept them, until that is done.
+      if (registry === queues) await queueFacetsBackfill(db, boss);
     } finally {
       await boss.stop({ graceful: false, close: true });
     }

@@ -11,6 +11,7 @@ import { backupsReap } from './backups-reap.ts';
 import { backupsRestore } from './backups-restore.ts';
 import { backupsSchedule } from './backups-schedule.ts';
 import { errorsAssembleBundle } from './errors-assemble-bundle.ts';
+import { errorsBackfillFacets } from './errors-backfill-facets.ts';
 import { errorsIngest } from './errors-ingest.ts';
 import { errorsPrune } from './errors-prune.ts';
 import { errorsReconcilePending } from './errors-reconcile-pending.ts';
@@ -41,6 +42,7 @@ export const handlers: Handlers<AppRegistry> = {
   'errors.ingest': errorsIngest(),
   'errors.assemble-bundle': errorsAssembleBundle,
   'errors.prune': long(errorsPrune),
+  'errors.backfill-facets': errorsBackfillFacets,
   'errors.vacuum': long(errorsVacuum),
   'errors.reconcile-pending': long(errorsReconcilePending),
   'identity.sign-up': identitySignUp,

@@ -51,6 +51,16 @@ export const errorQueues = {
     expireInSeconds: 600,
     deleteAfterSeconds: 3600,
   }),
+  // Once, after the release that made the store keep groups' tags and users: those of events
+  // stored before (domain/errors/facets/backfill.ts). Queued by each release until it is done;
+  // batches commit with their cursor, so a run stopped or killed midway is retried from there.
+  ...defineQueue('errors.backfill-facets', z.object({}), {
+    retryLimit: 20,
+    retryDelay: 10,
+    expireInSeconds: 6 * 3600,
+    heartbeatSeconds: 30,
+    deleteAfterSeconds: 3600,
+  }),
   // Every minute (pg-boss's clock sends each cron job once, whatever the number of workers): the
   // intake's table vacuumed when autovacuum has left it (intake/vacuum.ts).
   ...defineQueue('errors.vacuum', z.object({}), { retryLimit: 0, expireInSeconds: 600, deleteAfterSeconds: 3600 }),

@@ -6,7 +6,7 @@ import type { Db as BossDb } from 'pg-boss';
 import { errorGroupEvent } from './present.ts';
 import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
 import { emit, wanted } from '../../webhooks/outbox/emit.ts';
-import type { ChangedGroup } from '../intake/queries.ts';
+import type { ChangedGroup } from '../intake/store-queries.ts';
 import { groupsWithEnvName } from './queries.ts';
 
 export async function emitGroupEvents(tx: BossDb, jobs: Jobs, changed: readonly ChangedGroup[]): Promise<void> {

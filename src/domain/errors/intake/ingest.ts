@@ -11,7 +11,8 @@ import { newId, ulidTime } from '../../../ids.ts';
 import { scrubbingQueries } from '../scrubbing/queries.ts';
 import { processEvent, type ProcessedEvent } from '../pipeline/process.ts';
 import { readQueuedCauses } from '../sentry/causes.ts';
-import { type ChangedGroup, type NewEvent, type NewGroup, storeEvents } from './queries.ts';
+import { type ChangedGroup, type NewEvent, type NewGroup, storeEvents } from './store-queries.ts';
+import { facetsOf } from '../pipeline/facets.ts';
 import type { SqlTx } from '../../../db.ts';
 import { openPayload, UnopenablePayload, type SealedPayloadRow } from './sealed-payload.ts';
 import { minifiedSourceQueries, sourceMapQueries, type SourceMapRow } from '../source-maps/queries.ts';
@@ -144,6 +145,14 @@ function debugIdMaps(db: Knex) {
   };
 }
 
+/** The store's facet members of an event (NewEvent `tags`, `user_key`…). */
+function facetsRow(
+  head: ProcessedEvent['head'],
+): Pick<NewEvent, 'tags' | 'user_key' | 'user_id' | 'email' | 'username'> {
+  const { tags, user } = facetsOf(head);
+  return { tags, ...user };
+}
+
 /** The event as the store takes it, and its group's candidate, from one processed job event. */
 function readyOf(row: JobEvent, processed: ProcessedEvent, eventId: string | null): Ready {
   const b = processed.head;
@@ -159,6 +168,8 @@ function readyOf(row: JobEvent, processed: ProcessedEvent, eventId: string | nul
     service_name: b.service_name ?? '',
     body_deflated: processed.stored.toString('base64'),
     event_id: eventId,
+    // From the scrubbed event (its head), as the body is stored: no secret reaches a facet.
+    ...facetsRow(processed.head),
   };
   const json = JSON.stringify(event);
   return {

@@ -6,7 +6,9 @@
 // environment's retention has passed is dropped whole, in milliseconds whatever it holds; only
 // environments keeping events for less than the longest retention have rows deleted, by the
 // (env_id, receive_time) index, in bounded statements. A group's lifetime occurrence_count stays
-// as it was when some of its events go (Sentry's "times seen" is a lifetime count too).
+// as it was when some of its events go (Sentry's "times seen" is a lifetime count too), and so do
+// its tags' counts; a tag or user row goes once its last event is past retention, and the group's
+// `user_count` with it.
 import type { Db } from '../../../db.ts';
 import {
   type EnvFilter,
@@ -14,6 +16,8 @@ import {
   deleteEmptyGroups,
   deleteEvents,
   deleteHours,
+  deleteTags,
+  deleteUsers,
   dropPartition,
   makePartitions,
   errorSettings,
@@ -50,6 +54,9 @@ async function deleteAll(db: Db, filter: EnvFilter, before: Date, result: PruneR
   for (let n = batch; n === batch; result.deleted_events += n) n = await deleteEvents(db, filter, before, batch);
   for (let n = batch; n === batch; result.deleted_groups += n) n = await deleteEmptyGroups(db, filter, before, batch);
   for (let n = batch; n === batch;) n = await deleteHours(db, filter, before, batch);
+  // Tags and users no stored event carries any longer (their times are their events' receipts).
+  for (let n = batch; n === batch;) n = await deleteTags(db, filter, before, batch);
+  for (let n = 1; n > 0;) n = await deleteUsers(db, filter, before, 1000);
 }
 
 export async function pruneErrors(db: Db, now: Date, options: PruneOptions = {}): Promise<PruneResult> {

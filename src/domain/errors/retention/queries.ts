@@ -1,5 +1,5 @@
 // Retention's SQL: the environment's error settings, the day partitions of error_events, and the
-// deletes of what outlived its retention.
+// deletes of what outlived its retention (events, hours, empty groups, and the groups' tags and users).
 import type { Db } from '../../../db.ts';
 
 export interface ErrorSettings {
@@ -131,4 +131,52 @@ export async function deleteEmptyGroups(db: Db, filter: EnvFilter, before: Date,
     [before, env.ids, before, limit],
   );
   return result.rowCount ?? 0;
+}
+
+/**
+ * At most `limit` tag rows (error_group_tags) not seen since `before`: every event that carried
+ * the tag is past retention (a row's time is its last event's receipt). Locked in the store's
+ * order, (group_id, key, value), so a prune and a store never deadlock; a row a store has just
+ * seen again is re-checked on its new version and kept.
+ */
+export async function deleteTags(db: Db, filter: EnvFilter, before: Date, limit: number): Promise<number> {
+  const env = envClause(filter);
+  const result = await db.raw(
+    `delete from error_group_tags where (group_id, key, value) in (
+         select group_id, key, value from error_group_tags where ${env.sql} and last_seen_time < ?
+          order by group_id, key, value limit ? for update)
+       and last_seen_time < ?`,
+    [env.ids, before, limit, before],
+  );
+  return result.rowCount ?? 0;
+}
+
+/**
+ * User rows (error_group_users) not seen since `before`, of at most `limit` of them's groups, and
+ * those groups' `user_count` counted again. The groups are locked first, in the store's order
+ * ((env_id, fingerprint), then their user rows): a store changes a group's user rows only under
+ * its group's lock, so under it the count reads every committed row, and nothing deadlocks.
+ */
+export async function deleteUsers(db: Db, filter: EnvFilter, before: Date, limit: number): Promise<number> {
+  const env = envClause(filter);
+  return db.transaction(async (trx) => {
+    const { rows } = await trx.raw<{ rows: { id: string }[] }>(
+      `select id from error_groups where id in (
+           select group_id from error_group_users where ${env.sql} and last_seen_time < ? limit ?)
+         order by env_id, fingerprint for update`,
+      [env.ids, before, limit],
+    );
+    if (rows.length === 0) return 0;
+    const ids = rows.map((r) => r.id);
+    const deleted = await trx.raw(
+      'delete from error_group_users where group_id = any(?::text[]) and last_seen_time < ?',
+      [ids, before],
+    );
+    await trx.raw(
+      `update error_groups g set user_count = (select count(*) from error_group_users u where u.group_id = g.id)
+        where g.id = any(?::text[])`,
+      [ids],
+    );
+    return deleted.rowCount ?? 0;
+  });
 }
