@@ -71,12 +71,13 @@ async function refuseOverBacklog(db: Knex, envId: string, now = backlogClock.now
 }
 
 /**
- * When a named event's id is claimed (docs/api.md "Idempotent capture"): `accept` claims it in the
- * acceptance's own transaction, so the answer can be the uid it was first accepted with (capture
- * answers uids); `store` leaves the claim to the worker's store (queries.ts `store`), which keeps
- * the first stored copy and drops the others. Sentry's routes answer the SDK's own id whatever
- * happens, so they claim on `store`, as relay leaves deduplication to its pipeline: an envelope is
- * then one INSERT instead of a transaction of four round trips (~13% of its rate, bench/errors.ts).
+ * When a named event's id is claimed (docs/api.md "Idempotent capture"): `accept` claims it in
+ * the acceptance's own transaction, so the answer can be the uid it was first accepted with
+ * (capture answers uids); `store` leaves the claim to the worker's store (store-queries.ts
+ * `storeEvents`), which keeps the first stored copy and drops the others. Sentry's routes answer
+ * the SDK's own id whatever happens, so they claim on `store`, as relay leaves deduplication to
+ * its pipeline: an envelope is then one INSERT instead of a transaction of four round trips
+ * (~13% of its rate, bench/errors.ts).
  */
 export type ClaimAt = 'accept' | 'store';
 

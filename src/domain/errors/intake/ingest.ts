@@ -1,10 +1,10 @@
 // Stores a batch of accepted events (worker steps 1-5). The batch is a fetch of `errors.ingest`
 // jobs (job.ts); each event is processed on its own and the processed batch is stored on the
-// worker's transaction, which commits only with the jobs' settlement, so a re-run (a killed worker,
-// a claim that ran out) stores nothing twice (queries.ts `store`). An event whose processing throws
-// goes on alone: it is retried as a job of its own, and after its last attempt it is dead-lettered;
-// the rest of its batch is stored. Payloads arrive sealed and are opened one at a time, as each
-// event's turn comes (sealed-payload.ts).
+// worker's transaction, which commits only with the jobs' settlement, so a re-run (a killed
+// worker, a claim that ran out) stores nothing twice (store-queries.ts `storeEvents`). An event
+// whose processing throws goes on alone: it is retried as a job of its own, and after its last
+// attempt it is dead-lettered; the rest of its batch is stored. Payloads arrive sealed and are
+// opened one at a time, as each event's turn comes (sealed-payload.ts).
 import type { Knex } from 'knex';
 import { randomBase62, type Keyring } from '../../../crypto.ts';
 import { newId, ulidTime } from '../../../ids.ts';

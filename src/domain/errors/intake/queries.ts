@@ -1,8 +1,9 @@
-// SQL for captures and their storage. Bulk statements take their rows as one JSON parameter, so a
-// batch of 100 or 1000 is one round trip with every value bound, through jsonb_to_recordset (the
-// batch is parsed once). Stored bodies travel deflated, as base64 text, and are stored as bytea
-// (event-codec.ts): Postgres never parses or compresses a body. Captured payloads wait for the
-// workers sealed, in `errors.ingest` jobs (job.ts), never in a table of ours.
+// SQL for captures, their claims and pending counts (the store's statement is store-queries.ts).
+// Bulk statements take their rows as one JSON parameter, so a batch of 100 or 1000 is one round
+// trip with every value bound, through jsonb_to_recordset (the batch is parsed once). Stored
+// bodies travel deflated, as base64 text, and are stored as bytea (event-codec.ts): Postgres
+// never parses or compresses a body. Captured payloads wait for the workers sealed, in
+// `errors.ingest` jobs (job.ts), never in a table of ours.
 import type { Db, SqlTx } from '../../../db.ts';
 import type { SealedPayloadRow } from './sealed-payload.ts';
 import { defaultErrorSettings } from '../retention/queries.ts';

@@ -119,7 +119,7 @@ export async function deleteHours(db: Db, filter: EnvFilter, before: Date, limit
  * At most `limit` groups left without events, untouched since `before`. The outer condition on
  * update_time is checked again on a row a concurrent store has just updated (READ COMMITTED
  * re-checks a changed row), so a group that gets a new occurrence meanwhile is never deleted
- * with it: every stored occurrence sets its group's update_time (intake/queries.ts).
+ * with it: every stored occurrence sets its group's update_time (intake/store-queries.ts).
  */
 export async function deleteEmptyGroups(db: Db, filter: EnvFilter, before: Date, limit: number): Promise<number> {
   const env = envClause(filter);
