@@ -69,13 +69,14 @@ try {
      from generate_series(0, ?::int - 1) g`,
     [envId, now / 1000, now / 1000, events, groups, groups],
   );
-  // Events spread evenly over the groups and the 14 days, all with one body.
+  // Events spread evenly over the groups and the 14 days, all with one body, their facets kept
+  // (below) as the store keeps them, so the facets backfill has nothing of them to add.
   const body = sampleBody();
   const step = 100_000;
   for (let from = 0; from < events; from += step) {
     await db.raw(
-      `insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body_deflated)
-       select 'err_c0' || lpad(e::text, 26, '0'), ?, 'eg_' || lpad((e % ?::int)::text, 26, '0'), t, t, 'shop@1.0.0', 'svc-' || (e % ?::int % 10), ?
+      `insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body_deflated, facets_kept)
+       select 'err_c0' || lpad(e::text, 26, '0'), ?, 'eg_' || lpad((e % ?::int)::text, 26, '0'), t, t, 'shop@1.0.0', 'svc-' || (e % ?::int % 10), ?, true
        from generate_series(?::bigint, ?::bigint) e, lateral (select to_timestamp(?::float8) - (e % 20160) * interval '1 minute' as t) x`,
       [envId, groups, groups, body, from, Math.min(events, from + step) - 1, now / 1000],
     );
