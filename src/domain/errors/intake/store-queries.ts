@@ -12,6 +12,7 @@ export type NewGroup = Pick<
   'id' | 'env_id' | 'fingerprint' | 'title' | 'culprit' | 'service_name' | 'etag' | 'grouping'
 >;
 
+/** An event as the store takes it; its user (`user_key`…, pipeline/facets.ts) when it names one. */
 export interface NewEvent extends Partial<EventUser> {
   uid: string;
   env_id: string;
@@ -24,7 +25,7 @@ export interface NewEvent extends Partial<EventUser> {
   body_deflated: string;
   /** The client's name for it, if any: its claim (error_event_ids) is checked or made in the store. */
   event_id: string | null;
-  /** Its facets' tags (pipeline/facets.ts), read from the scrubbed event; its user is `user_key`… */
+  /** Its tags as its group's facets count them (pipeline/facets.ts), read from the scrubbed event. */
   tags: [string, string][];
 }
 
