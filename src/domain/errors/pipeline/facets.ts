@@ -6,8 +6,8 @@
 // Tags are the client's, each (key, value) once, then two built-ins that give way to nothing, as
 // Sentry's do: `release` (when the event has one) and `level`, the Sentry level the SDK sent, else
 // `error`, the level relay gives an event that names none (a capture is an error). A tag whose key
-// or value is out of bounds is dropped rather than cut, as relay drops a tag too long to store: a
-// cut value would match values it is not. The bounds are capture's own (contract/error-capture.ts:
+// or value is empty or out of bounds is dropped rather than cut, as relay's `normalize_event_tags`
+// drops it (relay-event-normalization): a cut value would match values it is not. The bounds are capture's own (contract/error-capture.ts:
 // 64 tags, keys 32 and values 200 characters), so every tag a capture may carry is searchable;
 // they guard what scrubbing lengthened (a replaced value) and events stored before them.
 //

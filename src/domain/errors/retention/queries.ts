@@ -1,5 +1,5 @@
 // Retention's SQL: the environment's error settings, the day partitions of error_events, and the
-// deletes of what outlived its retention (events, hours, empty groups, and the groups' tags and users).
+// deletes of what outlived its retention (events, hours, empty groups, groups' tags and users).
 import type { Db } from '../../../db.ts';
 
 export interface ErrorSettings {
