@@ -15,7 +15,9 @@ import { enqueueEvents } from '../../src/domain/errors/intake/writer.ts';
 import { eventually } from '../support/probes.ts';
 import { capture, queuedEvents, readStored, sampleEvent, testJobs, useStack } from './support.ts';
 import { facetsOfGroup, fetchedSdkEvent, sdkEvent, tally } from './facets-support.ts';
-import type { AppJobs } from '../../src/queues.ts';
+import { queues, type AppJobs } from '../../src/queues.ts';
+import { startWorker } from '../../src/worker.ts';
+import { handlers } from '../../workers/handlers.ts';
 
 const t = useStack();
 let deps: IngestDeps;
@@ -156,6 +158,29 @@ describe('the store step', () => {
       });
       expect(f.users).toEqual(tally(mine.map((i) => `id:user-${i % 7}`)));
       expect(f.user_count).toBe(Object.keys(f.users).length);
+    }
+  });
+
+  it('counts exactly once when two real workers drain many jobs of the same groups at once', async () => {
+    const second = await startWorker(t.h.config, queues, handlers, { pollingIntervalSeconds: 0.5 });
+    try {
+      const rows = batchOf('FacetWorkers', 600, 0).map(({ job: _j, receive_time: _r, lastAttempt: _l, ...r }) => r);
+      // Jobs of 20 events each, queued at once: both workers' fetches hold events of every group.
+      for (let i = 0; i < rows.length; i += 20) await enqueueEvents(t.h.db, jobs, rows.slice(i, i + 20));
+      await eventually(async () => (await queuedEvents(t.h)).length === 0, { timeoutMs: 60_000 });
+    } finally {
+      await second.stop();
+    }
+    for (const g of [0, 1, 2]) {
+      const mine = Array.from({ length: 600 }, (_, i) => i).filter((i) => i % 3 === g);
+      const f = await facets(`FacetWorkers${g}`);
+      expect(f.tags).toEqual({
+        ...tally(mine.map((i) => `color=c${i % 4}`)),
+        ...tally(mine.map((i) => `shard=s${i % 5}`)),
+        'level=error': mine.length,
+      });
+      expect(f.users).toEqual(tally(mine.map((i) => `id:user-${i % 7}`)));
+      expect(f.user_count).toBe(7);
     }
   });
 
