@@ -2,7 +2,7 @@
 // processes (test/errors/fixtures/ingest-worker.ts: the real worker, its supervisor looking
 // every second) are killed while they hold claimed jobs; once their heartbeat stops, the jobs are
 // retried and a fresh worker takes them over, and every accepted event is stored exactly once,
-// with the group counts to match.
+// with the group counts (and the groups' tag counts) to match.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +175,12 @@ describe('a worker killed with SIGKILL mid-batch', () => {
       const n = await h.db('error_events').where({ group_id: g.id }).count({ n: '*' }).first();
       expect(Number(g.occurrence_count)).toBe(Number(n?.n));
       expect(Number(g.occurrence_count)).toBe(accepted.length / types.length);
+      // Its facets with it: every stored event carries the built-in level tag, counted once.
+      const level = await h
+        .db('error_group_tags')
+        .where({ group_id: g.id, key: 'level', value: 'error' })
+        .first('count');
+      expect(Number(level?.count)).toBe(Number(n?.n));
     }
     expect(await operationsQueries(h.db).deadLetters()).toBe(0);
 
