@@ -65,16 +65,16 @@ export function eventsSection(o: {
 }): Html {
   const rows = o.events.map((e) =>
     tableRow([
-      html`<a href="${eventHref(o.groupId, e.uid)}">${timeTag(e.event_time)}</a>`,
-      { value: excerpt(e.body.exception_type, e.body.message), className: 'message' },
-      { value: userLabel(e.body.sentry?.user), className: 'message' },
+      html`<a href="${eventHref(o.groupId, e.uid)}">${timeTag(e.event_time)}</a>
+<div class="message">${excerpt(e.body.exception_type, e.body.message)}</div>`,
+      userLabel(e.body.sentry?.user),
       e.body.release ? html`<code>${e.body.release}</code>` : '',
     ]),
   );
   const list =
     rows.length === 0
       ? html`<p class="muted">No events${o.firstPage ? '' : ' on this page'}.</p>`
-      : table({ columns: ['Time', 'Error', 'User', 'Release'], rows, className: 'wrap' });
+      : table({ columns: ['Event', 'User', 'Release'], rows, className: 'wrap' });
   return html`<h2 id="events">Events</h2>
 ${list}
 ${eventsPager(o.groupId, o.nextToken, o.firstPage)}`;
