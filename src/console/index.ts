@@ -5,6 +5,7 @@
 // kernel (`auth: 'console'`, through `resolveConsole`, which the app passes to mountRoutes).
 import { consoleErrors, consoleHome } from './pages/errors.ts';
 import { consoleGroup, consoleTriage } from './pages/group.ts';
+import { consoleGroupEvent } from './pages/group-event.ts';
 import { consoleBackUpNow, consoleBackups, consoleRestore } from './pages/backups.ts';
 import { consoleOperation } from './pages/operation.ts';
 import { consoleRevokeSessions, consoleUser, consoleUsers } from './pages/users.ts';
@@ -25,6 +26,7 @@ export const consoleRoutes = [
   consoleErrors,
   consoleGroup,
   consoleTriage,
+  consoleGroupEvent,
   consoleBackups,
   consoleBackUpNow,
   consoleRestore,

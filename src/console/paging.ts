@@ -9,15 +9,16 @@ import type { AppDeps } from '../http/context.ts';
 /** Rows on a page of a console list. */
 export const consolePageSize = 50;
 
-/** One page of a list from the position `token` carries (none: the first page). */
+/** One page of a list from the position `token` carries (none: the first page), `size` rows. */
 export async function pageFrom<Row, P>(
   deps: AppDeps,
   token: string | undefined,
   keyset: Keyset<Row, P>,
   fetch: (after: P | undefined, limit: number) => Promise<Row[]>,
+  size = consolePageSize,
 ): Promise<Page<Row>> {
   try {
-    return await paginate(deps.config, { page_size: consolePageSize, page_token: token }, keyset, fetch);
+    return await paginate(deps.config, { page_size: size, page_token: token }, keyset, fetch);
   } catch (err) {
     // paginate's message names the API's page_token; a page link is said as one.
     if (!(err instanceof AppError) || err.code !== 'invalid_request') throw err;

@@ -7,6 +7,8 @@ import { html } from '../../src/html/html.ts';
 import { backupsView, type BackupsData } from '../../src/console/views/backups.ts';
 import { errorPageView, lacksScopeView } from '../../src/console/views/error-page.ts';
 import { errorStates, errorsView, type ErrorsData } from '../../src/console/views/errors.ts';
+import { eventPageView } from '../../src/console/views/event-page.ts';
+import { stackFrames } from '../../src/console/views/frames.ts';
 import { groupView, type GroupData } from '../../src/console/views/group.ts';
 import { layout } from '../../src/console/views/layout.ts';
 import { linkPage } from '../../src/console/views/link.ts';
@@ -49,6 +51,13 @@ const errorsData: ErrorsData = {
 };
 
 const frames: StackFrame[] = [
+  {
+    function: 'processTicksAndRejections',
+    file: 'node:internal/process/task_queues',
+    line: 95,
+    column: 5,
+    in_app: false,
+  },
   { function: 'vendorInit', file: 'https://shop.example.com/vendor.js', line: 1, column: 99, in_app: false },
   {
     function: 'applyCoupon',
@@ -62,6 +71,14 @@ const frames: StackFrame[] = [
     generated: { function: 'a', file: 'https://shop.example.com/min.js', line: 1, column: 15 },
   },
   {
+    function: 'renderWithHooks',
+    file: 'node_modules/react-dom/cjs/react-dom.development.js',
+    line: 14985,
+    column: 18,
+    in_app: false,
+    generated: { function: 'Ua', file: 'https://shop.example.com/min.js', line: 1, column: 802 },
+  },
+  {
     function: undefined,
     file: 'https://shop.example.com/other.js',
     line: 1,
@@ -70,6 +87,39 @@ const frames: StackFrame[] = [
     unmapped_reason: 'no_map_for_file',
   },
 ] as StackFrame[];
+
+/** A server's stack with no release: nothing mapped, for one reason; no frame in app. */
+const serverFrames: StackFrame[] = [
+  {
+    function: 'Layer.handle',
+    file: '/srv/app/node_modules/express/lib/router/layer.js',
+    line: 95,
+    column: 5,
+    in_app: false,
+    unmapped_reason: 'no_release',
+  },
+  {
+    function: 'handle',
+    file: '/srv/app/src/server.js',
+    line: 42,
+    column: 7,
+    in_app: false,
+    unmapped_reason: 'no_release',
+    pre_context: [],
+    context_line: '    return renderUser(req.user);',
+  },
+] as StackFrame[];
+
+const userEvent = (n: number, user: Record<string, unknown> | undefined) => ({
+  uid: `err_c001jdq00000000000000000${n}a`,
+  event_time: t(`2026-11-26T1${4 - n}:00:00Z`),
+  body: {
+    exception_type: 'CheckoutError',
+    message: 'coupon SPRING is unknown',
+    release: n === 2 ? undefined : 'shop@1.0.0',
+    sentry: user ? { user } : undefined,
+  },
+});
 
 const groupData: GroupData = {
   group: {
@@ -87,8 +137,10 @@ const groupData: GroupData = {
   daily: counts,
   now,
   latest: {
+    uid: 'err_c001jdq00000000000000000aa',
     event_time: t('2026-11-26T14:00:00Z'),
     body: {
+      sentry: { user: { id: 42, email: 'ada@example.com', username: 'ada', ip_address: '203.0.113.7', segment: 'x' } },
       exception_type: 'CheckoutError',
       message: 'coupon SPRING is unknown',
       release: 'shop@1.0.0',
@@ -109,6 +161,25 @@ const groupData: GroupData = {
       ],
     },
   },
+  tags: [
+    {
+      key: 'browser',
+      total: 12,
+      values: [
+        { value: 'Chrome 131', count: 7 },
+        { value: 'Firefox <133>', count: 3 },
+        { value: 'Safari 18', count: 1 },
+      ],
+    },
+    { key: 'plan', total: 400, values: [{ value: 'pro', count: 399 }] },
+  ],
+  events: [
+    userEvent(0, { id: 42, email: 'ada@example.com' }),
+    userEvent(1, { ip_address: '203.0.113.7' }),
+    userEvent(2, undefined),
+  ],
+  nextToken: 'eyJ0IjoiMjAyNi0xMS0yNlQxMjowMDowMC4wMDBaIiwiaWQiOiJlcnJfYyJ9.c2ln',
+  firstPage: true,
   csrf,
   writable: true,
   conflict: false,
@@ -237,7 +308,29 @@ describe('console views', () => {
         conflict: true,
       }),
     );
-    view('group-pruned', groupView({ ...groupData, latest: undefined }));
+    view('group-pruned', groupView({ ...groupData, latest: undefined, tags: [], events: [], nextToken: undefined }));
+    view('group-older-events', groupView({ ...groupData, nextToken: undefined, firstPage: false }));
+  });
+
+  it('frames: library runs folded, the reasons they were not mapped said once; a stack with none in app whole', () => {
+    view('frames', stackFrames(frames));
+    view('frames-server', stackFrames(serverFrames));
+    // Mixed reasons are counted, and an unmapped frame among mapped ones is marked.
+    const mixed = [...frames, { ...serverFrames[0]!, unmapped_reason: 'no_maps_for_release' as const }];
+    expect(stackFrames(mixed).value).toContain(
+      '<p class="muted unmapped">2 of 6 frames not mapped: no source map of this release is for this file (1); no source maps were uploaded for this release (1).</p>',
+    );
+    expect(stackFrames(mixed).value.match(/class="tag">not mapped</g)).toHaveLength(2);
+  });
+
+  it('event page: the event with its user, newer and older links; the newest, with only an IP address', () => {
+    const group = groupData.group;
+    view('event-page', eventPageView({ group, event: groupData.latest!, newer: 'err_c0n', older: 'err_c0o' }));
+    const event = {
+      ...groupData.latest!,
+      body: { ...groupData.latest!.body, sentry: { user: { ip_address: '203.0.113.7' } }, stack_frames: serverFrames },
+    };
+    view('event-page-newest', eventPageView({ group, event, newer: undefined, older: 'err_c0o' }));
   });
 
   it('backups: the list with restore forms and a notice; read-only and empty with a refusal', () => {
@@ -300,10 +393,11 @@ describe('console views', () => {
   });
 
   it('escapes every value it is given', () => {
-    const out = errorsView(errorsData).value + usersView(usersData).value;
+    const out = errorsView(errorsData).value + usersView(usersData).value + groupView(groupData).value;
     expect(out).toContain('cannot read &#60;properties&#62; of undefined');
     expect(out).toContain('billing &#38; co');
     expect(out).toContain('bob+&#34;quotes&#34;@example.com');
-    expect(out).not.toMatch(/<properties>|"quotes"/);
+    expect(out).toContain('Firefox &#60;133&#62;');
+    expect(out).not.toMatch(/<properties>|"quotes"|<133>/);
   });
 });

@@ -1,42 +1,70 @@
-// /console/errors/{id}: one error group (views/group.ts). "Acknowledge", "Resolve" and "Reopen"
-// post the etag the page was rendered with; a stale one changes nothing and the page comes back
-// with the group as it is now and "Conflict" in an alert (409), as the API's ETAG_MISMATCH
-// (groups/state.ts).
+// /console/errors/{id}: one error group (views/group.ts): its chart, tag summary, latest event and
+// its events 20 a page (`?after=` the signed position of the last one shown, as the console's
+// lists page). "Acknowledge", "Resolve" and "Reopen" post the etag the page was rendered with; a
+// stale one changes nothing and the page comes back with the group as it is now and "Conflict" in
+// an alert (409), as the API's ETAG_MISMATCH (groups/state.ts).
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { dailyCounts, getGroup, listEvents, type GroupRow } from '../../domain/errors/groups/queries.ts';
+import { byTimeAndId } from '../../contract/pages.ts';
+import { dailyCounts, getGroup, listEvents, type EventRow, type GroupRow } from '../../domain/errors/groups/queries.ts';
+import { tagSummary } from '../../domain/errors/groups/tag-queries.ts';
 import { triage } from '../../domain/errors/groups/state.ts';
 import { AppError } from '../../app-error.ts';
-import { form, seeOther } from '../../html/page-route.ts';
+import { form, seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
 import { can } from '../auth.ts';
 import { consoleItemPage, consolePage } from '../page.ts';
+import { pageFrom } from '../paging.ts';
 import { render } from '../render.ts';
 import { chartDays } from '../views/chart.ts';
 import { groupView, triageActions } from '../views/group.ts';
 
 const groupId = /^eg_[0-9a-z]{26}$/;
 
-async function readGroup(deps: AppDeps, principal: ConsolePrincipal, id: string): Promise<GroupRow> {
+/** A group's events page by (event_time, uid), as the API's, under the console's own purpose. */
+const eventPages = byTimeAndId<EventRow>('console_error_events', (e) => ({ t: e.event_time.toISOString(), id: e.uid }));
+const eventsPerPage = 20;
+/** The tag summary's bounds: Sentry's shows a key's top values; clients may send many keys. */
+const tagLimits = { maxKeys: 30, perKey: 5 };
+
+export async function readGroup(deps: AppDeps, principal: ConsolePrincipal, id: string): Promise<GroupRow> {
   const group = groupId.test(id) ? await getGroup(deps.db, principal.envId, id) : undefined;
   if (!group) throw new AppError('not_found', 'There is no such error group in this environment.');
   return group;
 }
 
-/** Loads the group's chart and latest event, and answers its page (409 after a conflicting triage). */
-async function showGroup(ctx: Context, deps: AppDeps, principal: ConsolePrincipal, g: GroupRow, conflict = false) {
+/**
+ * Loads the group's chart, tags, latest event and a page of its events (from `after`), and answers
+ * its page (409 after a conflicting triage).
+ */
+async function showGroup(
+  ctx: Context,
+  deps: AppDeps,
+  principal: ConsolePrincipal,
+  g: GroupRow,
+  o: { conflict?: boolean; after?: string | undefined } = {},
+) {
   const now = new Date();
-  const [[latest], daily] = await Promise.all([
-    listEvents(deps.db, principal.envId, g.id, undefined, 1),
-    dailyCounts(deps.db, principal.envId, [g.id], now, chartDays),
+  const env = principal.envId;
+  const [page, daily, tags] = await Promise.all([
+    pageFrom(deps, o.after, eventPages, (after, limit) => listEvents(deps.db, env, g.id, after, limit), eventsPerPage),
+    dailyCounts(deps.db, env, [g.id], now, chartDays),
+    tagSummary(deps.db, env, g.id, tagLimits),
   ]);
+  // The first page starts with the latest event; a later one does not.
+  const [latest] = o.after ? await listEvents(deps.db, env, g.id, undefined, 1) : page.items;
+  const conflict = o.conflict ?? false;
   const body = groupView({
     group: g,
     daily: daily.get(g.id)!,
     now,
     latest,
+    tags,
+    events: page.items,
+    nextToken: page.next_page_token,
+    firstPage: !o.after,
     csrf: csrfToken(ctx, deps.config),
     writable: can(principal, 'observability:write'),
     conflict,
@@ -47,9 +75,11 @@ async function showGroup(ctx: Context, deps: AppDeps, principal: ConsolePrincipa
 
 export const consoleGroup = defineRoute({
   ...consoleItemPage('/console/errors/{id}', 'consoleGroup', 'observability:read'),
-  summary: 'One error group: its latest event, chart and triage',
-  async handle({ params, principal, deps, ctx }) {
-    return showGroup(ctx, deps, principal, await readGroup(deps, principal, params.id));
+  summary: 'One error group: its chart, tags, latest event, events and triage',
+  query: z.looseObject({ after: text(512) }),
+  async handle({ params, query, principal, deps, ctx }) {
+    const group = await readGroup(deps, principal, params.id);
+    return showGroup(ctx, deps, principal, group, { after: query.after || undefined });
   },
 });
 
@@ -72,7 +102,7 @@ export const consoleTriage = defineRoute({
       await triage(deps, { id: principal.envId, name: principal.envName }, params.id, action, f.etag ?? '');
     } catch (err) {
       if (!(err instanceof AppError) || (err.code !== 'ETAG_MISMATCH' && err.code !== 'INVALID_STATE')) throw err;
-      return showGroup(ctx, deps, principal, await readGroup(deps, principal, params.id), true);
+      return showGroup(ctx, deps, principal, await readGroup(deps, principal, params.id), { conflict: true });
     }
     return seeOther(ctx, `/console/errors/${params.id}`);
   },

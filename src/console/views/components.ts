@@ -45,11 +45,17 @@ export const tableRow = (cells: readonly Cell[]): Html => html`<tr>${cells.map(t
 /** A column heading; `num` right-aligns numbers. */
 export type Column = string | { label: string; num: true };
 
-export function table(o: { caption?: Part; columns: readonly Column[]; rows: readonly Html[] }): Html {
+/** A table; `className` styles it (`wrap`: long values break anywhere rather than widen the page). */
+export function table(o: {
+  caption?: Part;
+  columns: readonly Column[];
+  rows: readonly Html[];
+  className?: string;
+}): Html {
   const th = (c: Column) =>
     typeof c === 'string' ? html`<th scope="col">${c}</th>` : html`<th scope="col" class="num">${c.label}</th>`;
   const caption = o.caption === undefined ? '' : html`<caption class="muted">${o.caption}</caption>`;
-  return html`<table>${caption}
+  return html`<table${o.className ? html` class="${o.className}"` : ''}>${caption}
 <thead><tr>${o.columns.map(th)}</tr></thead>
 <tbody>${o.rows}</tbody></table>`;
 }

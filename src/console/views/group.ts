@@ -1,14 +1,15 @@
 // One error group's page: title, culprit, state and counts, the triage buttons (posting the etag
-// the page was rendered with), the last 14 days, and the latest event: frames, causes, tags and
-// breadcrumbs. A stale triage comes back here with "Conflict" in an alert.
-import type { EventBody } from '../../contract/error-event.ts';
+// the page was rendered with), the last 14 days, the most common tag values over its events, the
+// latest event (views/event.ts: frames, causes, user, tags and breadcrumbs), and its events a page
+// at a time (views/group-sections.ts). A stale triage comes back here with "Conflict" in an alert.
 import type { GroupRow } from '../../domain/errors/groups/queries.ts';
 import { transitions, type TriageAction } from '../../domain/errors/groups/state.ts';
 import { html, type Html } from '../../html/html.ts';
 import { plural, timeTag } from '../format.ts';
 import { chartDays, chartSizes, occurrenceChart } from './chart.ts';
-import { alert, badge, disabledIf, dotted, postForm, readOnlyNote, table, tableRow } from './components.ts';
-import { stackFrames } from './frames.ts';
+import { alert, badge, disabledIf, dotted, postForm, readOnlyNote } from './components.ts';
+import { eventDetails, type ShownEvent } from './event.ts';
+import { eventHref, eventsSection, tagSummary, type ListedEvent, type TagSummary } from './group-sections.ts';
 
 export const triageActions: readonly [TriageAction, string][] = [
   ['acknowledge', 'Acknowledge'],
@@ -30,21 +31,20 @@ export type GroupViewRow = Pick<
   | 'last_release'
 >;
 
-export interface LatestEvent {
-  event_time: Date;
-  body: Pick<
-    EventBody,
-    'exception_type' | 'message' | 'release' | 'stack_frames' | 'linked_exceptions' | 'tags' | 'breadcrumbs'
-  >;
-}
-
 export interface GroupData {
   group: GroupViewRow;
   /** Events per UTC day, the last being `now`'s. */
   daily: readonly number[];
   now: Date;
   /** Undefined once the group's events are pruned. */
-  latest: LatestEvent | undefined;
+  latest: ShownEvent | undefined;
+  /** The most common values of each tag over the group's events (error_group_tags). */
+  tags: readonly TagSummary[];
+  /** A page of the group's events, newest first, and the token of the next (older) one. */
+  events: readonly ListedEvent[];
+  nextToken: string | undefined;
+  /** The events shown are the newest (no token was given). */
+  firstPage: boolean;
   csrf: string;
   /** The key has observability:write. */
   writable: boolean;
@@ -67,37 +67,13 @@ ${writable ? '' : readOnlyNote('observability:write')}`,
   });
 }
 
-const excerpt = (type: string, message: string | undefined) => `${type}${message ? `: ${message}` : ''}`;
-
-function tagsTable(tags: Record<string, string>): Html {
-  const rows = Object.entries(tags).map(([k, v]) => html`<tr><td><code>${k}</code></td><td>${v}</td></tr>`);
-  return rows.length === 0 ? html`<p class="muted">No tags.</p>` : table({ columns: ['Tag', 'Value'], rows });
-}
-
-function breadcrumbsTable(crumbs: LatestEvent['body']['breadcrumbs']): Html {
-  if (crumbs.length === 0) return html`<p class="muted">No breadcrumbs.</p>`;
-  const rows = crumbs.map((c) =>
-    tableRow([c.timestamp ?? '', c.category ?? c.type ?? '', { value: c.message ?? '', className: 'message' }]),
-  );
-  return table({ columns: ['Time', 'Category', 'Message'], rows });
-}
-
-function latestEvent(e: LatestEvent | undefined): Html {
-  if (!e) return html`<p class="muted">The events of this group have been pruned.</p>`;
-  const b = e.body;
-  const release = b.release ? html` · release <code>${b.release}</code>` : '';
-  const causes = (b.linked_exceptions ?? []).map(
-    (l) =>
-      html`<h3>Caused by (${l.source}): ${excerpt(l.exception_type, l.message)}</h3>${stackFrames(l.stack_frames)}`,
-  );
+function latestEvent(e: ShownEvent | undefined, groupId: string): Html {
+  if (!e)
+    return html`<h2>Latest event</h2>
+<p class="muted">The events of this group have been pruned.</p>`;
   return html`<h2>Latest event</h2>
-<p class="muted">${excerpt(b.exception_type, b.message)} · ${timeTag(e.event_time)}${release}</p>
-${stackFrames(b.stack_frames)}
-${causes}
-<h2>Tags</h2>
-${tagsTable(b.tags)}
-<h2>Breadcrumbs</h2>
-${breadcrumbsTable(b.breadcrumbs)}`;
+<p><a href="${eventHref(groupId, e.uid)}">Open this event</a></p>
+${eventDetails(e)}`;
 }
 
 const conflictAlert = (state: string): Html =>
@@ -131,5 +107,7 @@ ${summary(g)}
 ${triageForm(g, d.csrf, d.writable)}
 <h2>Last ${chartDays} days</h2>
 ${occurrenceChart(d.daily, d.now, chartSizes.large)}
-${latestEvent(d.latest)}`;
+${tagSummary(d.tags)}
+${latestEvent(d.latest, g.id)}
+${eventsSection({ groupId: g.id, events: d.events, nextToken: d.nextToken, firstPage: d.firstPage })}`;
 }

@@ -171,6 +171,30 @@ export async function getEvent(
   return row ? eventRow(row) : undefined;
 }
 
+/**
+ * The uids of the events just newer and just older than one of the group's, in the order its
+ * events list (event_time, then uid: several events may share a time), each one index read of
+ * error_events_group_time_idx.
+ */
+export async function adjacentEvents(
+  db: Db,
+  envId: string,
+  groupId: string,
+  at: { event_time: Date; uid: string },
+): Promise<{ newer: string | undefined; older: string | undefined }> {
+  const next = (op: '>' | '<', order: 'asc' | 'desc') =>
+    db('error_events')
+      .where({ env_id: envId, group_id: groupId })
+      .whereRaw(`(event_time, uid) ${op} (?::timestamptz, ?)`, [at.event_time, at.uid])
+      .orderBy([
+        { column: 'event_time', order },
+        { column: 'uid', order },
+      ])
+      .first<{ uid: string } | undefined>('uid');
+  const [newer, older] = await Promise.all([next('>', 'asc'), next('<', 'desc')]);
+  return { newer: newer?.uid, older: older?.uid };
+}
+
 export async function triageGroup(
   db: Db,
   envId: string,
