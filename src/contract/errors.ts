@@ -98,6 +98,117 @@ export const eventList = pageOf('error_events', eventResource);
 
 export const triageBody = z.strictObject({ etag: z.string().min(1).max(128).optional() }).optional();
 
+/** The most groups one `:batchUpdate` changes (docs/api.md "Bulk triage"). */
+export const batchTriageMax = 100;
+
+/** A group as a batch names it: its id, or its full resource name (`orgs/…/error_groups/eg_…`). */
+const groupRef = z
+  .string()
+  .regex(/^(?:orgs\/[^/]+\/projects\/[^/]+\/envs\/[^/]+\/error_groups\/)?eg_[0-9a-z]{26}$/, {
+    message: 'an error group id such as eg_01j…, or its name orgs/…/envs/…/error_groups/eg_01j…',
+  })
+  .meta({ description: "The group's id, or its resource name", example: 'eg_01jd8x2k3m4n5p6q7r8s9t0v1w' });
+
+/** The id a batch item names, whichever form it was written in. */
+export const groupIdOfRef = (ref: string): string => ref.slice(ref.lastIndexOf('/') + 1);
+
+export const batchTriageBody = z
+  .strictObject({
+    groups: z
+      .array(
+        z.strictObject({
+          name: groupRef,
+          etag: z
+            .string()
+            .min(1)
+            .max(128)
+            .meta({ description: 'The etag read from the group; the group changes only while it still matches' }),
+        }),
+      )
+      .min(1)
+      .max(batchTriageMax)
+      .meta({ description: `1 to ${batchTriageMax} groups, each named once` }),
+    action: z.enum(['acknowledge', 'resolve', 'reopen']).meta({ description: 'The triage call applied to each group' }),
+  })
+  .superRefine((b, ctx) => {
+    // A group named twice would be triaged against its own first result: refused whole, as a typo.
+    const seen = new Map<string, number>();
+    b.groups.forEach((g, i) => {
+      const id = groupIdOfRef(g.name);
+      const first = seen.get(id);
+      if (first === undefined) seen.set(id, i);
+      else ctx.addIssue({ code: 'custom', path: ['groups', i, 'name'], message: `names the group of groups.${first}` });
+    });
+  })
+  .meta({
+    id: 'BatchTriageRequest',
+    examples: [
+      {
+        groups: [
+          { name: 'eg_01jd8x2k3m4n5p6q7r8s9t0v1w', etag: '3f9a1c0b7d2e4a58' },
+          {
+            name: 'orgs/acme/projects/shop/envs/prod/error_groups/eg_01jd8x2k3m4n5p6q7r8s9t0v1x',
+            etag: 'a1b2c3d4e5f60718',
+          },
+        ],
+        action: 'resolve',
+      },
+    ],
+  });
+
+/** Why one group of a batch did not change: the code the single triage call answers with. */
+export const batchTriageError = z
+  .object({
+    error: z.object({
+      code: z.enum(['ETAG_MISMATCH', 'INVALID_STATE', 'not_found']),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({
+    id: 'BatchTriageError',
+    description: 'ETAG_MISMATCH (the group changed since its etag was read), INVALID_STATE, or not_found',
+  });
+
+export const batchTriageResponse = z
+  .object({
+    results: z
+      .array(z.union([groupResource, batchTriageError]))
+      .meta({ description: 'One per group sent, in the order sent: the changed group with its new etag, or why not' }),
+  })
+  .meta({
+    id: 'BatchTriageResult',
+    examples: [
+      {
+        results: [
+          {
+            name: 'orgs/acme/projects/shop/envs/prod/error_groups/eg_01jd8x2k3m4n5p6q7r8s9t0v1w',
+            uid: 'eg_01jd8x2k3m4n5p6q7r8s9t0v1w',
+            fingerprint: '5d41402abc4b2a76b9719d911017c592',
+            title: 'TypeError: cart.items is undefined',
+            culprit: 'applyCoupon (src/checkout.ts)',
+            service_name: 'web',
+            state: 'resolved',
+            first_seen_time: '2026-11-01T10:00:00.000Z',
+            last_seen_time: '2026-11-02T09:30:00.000Z',
+            occurrence_count: 42,
+            last_release: 'shop@1.4.2',
+            etag: '9c8b7a6f5e4d3c2b',
+            resolve_time: '2026-11-02T10:00:00.000Z',
+            grouping: { method: 'in_app_frames', frames: [{ function: 'applyCoupon', file: 'src/checkout.ts' }] },
+          },
+          {
+            error: {
+              code: 'ETAG_MISMATCH',
+              message: 'the group changed since you read it; read it again and retry with its current etag',
+              details: { current_state: 'acknowledged' },
+            },
+          },
+        ],
+      },
+    ],
+  });
+
 export type ErrorGroupState = z.output<typeof errorGroupState>;
 export type StackFrame = StoredFrame;
 export type LinkedException = LinkedExceptionBody;
@@ -106,6 +217,8 @@ export type ErrorEvent = z.output<typeof eventResource>;
 /** What an application sends: `event_id` is optional, the SDK makes one when absent. */
 export type CaptureEvent = z.input<typeof errorEventInput>;
 export type BatchResult = z.output<typeof batchCaptureResponse>['results'][number];
+export type BatchTriageAction = z.output<typeof batchTriageBody>['action'];
+export type BatchTriageResult = z.output<typeof batchTriageResponse>['results'][number];
 /** A scrubbing policy as stored and answered; a PUT may leave out any field (its default applies). */
 export type ScrubbingPolicy = z.output<typeof scrubbingPolicy>;
 export type ScrubbingPolicyResource = z.output<typeof policyResource>;

@@ -5,6 +5,8 @@ import { CairnConnectionError, envPath, type CairnClient } from './client.ts';
 import type { ErrorSettingsResource, ScrubbingPolicy } from '../contract/errors.ts';
 import type {
   BatchResult,
+  BatchTriageAction,
+  BatchTriageResult,
   CaptureEvent,
   ErrorEvent,
   ErrorGroup,
@@ -16,6 +18,8 @@ import type {
 
 export type {
   BatchResult,
+  BatchTriageAction,
+  BatchTriageResult,
   CaptureEvent,
   ErrorEvent,
   ErrorGroup,
@@ -124,6 +128,19 @@ export class ErrorGroupsApi {
 
   reopen(env: string, id: string, etag: string): Promise<ErrorGroup> {
     return this.triage(env, id, 'reopen', etag);
+  }
+
+  /**
+   * One triage call over up to 100 groups (`name`: an id or a resource name, with the etag read
+   * from it). Each result, in the order sent, is the changed group or `{error: {code, message}}`:
+   * ETAG_MISMATCH (changed since read: left as it is), INVALID_STATE or not_found.
+   */
+  batchUpdate(
+    env: string,
+    action: BatchTriageAction,
+    groups: { name: string; etag: string }[],
+  ): Promise<{ results: BatchTriageResult[] }> {
+    return this.client.request('POST', `${this.groups(env)}:batchUpdate`, { body: { groups, action } });
   }
 
   listEvents(

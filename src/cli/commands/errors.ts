@@ -1,4 +1,4 @@
-// `cairn error-groups list|get|acknowledge|resolve|reopen --etag`, `cairn error-events list|get`
+// `cairn error-groups list|get|acknowledge|resolve|reopen --etag|batch-update`, `cairn error-events list|get`
 // `cairn source-maps upload|list` and `cairn minified-sources upload|list` over the HTTP API (docs/api.md "The operator CLI").
 import { readFile } from 'node:fs/promises';
 import {
@@ -6,6 +6,7 @@ import {
   type ErrorEvent,
   type ErrorGroup,
   type ErrorGroupState,
+  type BatchTriageResult,
   type StackFrame,
 } from '../../sdk/errors.ts';
 import type { Command } from 'commander';
@@ -123,6 +124,37 @@ function registerGroupCommands(groups: Command, ctx: CliContext, api: () => Erro
         ctx.print(await api().triage(ctx.envName(o.env), id, action, o.etag), Boolean(o.json), groupDetail);
       });
   }
+}
+
+/** `<id>=<etag>`: a name holds no `=`, so the first one ends it (the etag is opaque). */
+const etagPair = (arg: string): { name: string; etag: string } => {
+  const at = arg.indexOf('=');
+  if (at < 1 || at === arg.length - 1) throw new CliError(`${arg}: write each group as <id>=<etag>`);
+  return { name: arg.slice(0, at), etag: arg.slice(at + 1) };
+};
+const resultLine = (name: string, r: BatchTriageResult) =>
+  'error' in r ? `${name}  left as it is: ${r.error.code}: ${r.error.message}` : groupLine(r);
+
+function registerBatchCommand(groups: Command, ctx: CliContext, api: () => ErrorGroupsApi): void {
+  groups
+    .command('batch-update')
+    .description('acknowledge, resolve or reopen up to 100 groups, each only while its etag matches')
+    .argument('<id=etag...>', 'each group as eg_…=<etag from `get` or `list`>')
+    .requiredOption('--action <action>', 'acknowledge, resolve or reopen')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (args: string[], o: Common & { action: string }) => {
+      if (o.action !== 'acknowledge' && o.action !== 'resolve' && o.action !== 'reopen')
+        throw new CliError('--action is acknowledge, resolve or reopen');
+      const pairs = args.map(etagPair);
+      const answer = await api().batchUpdate(ctx.envName(o.env), o.action, pairs);
+      ctx.print(answer, Boolean(o.json), (a: typeof answer) =>
+        a.results.map((r, i) => resultLine(pairs[i]!.name, r)).join('\n'),
+      );
+      // A group left as it was is the caller's to look at again: the exit status says so.
+      const left = answer.results.filter((r) => 'error' in r).length;
+      if (left > 0) throw new CliError(`${left} of ${pairs.length} groups were left as they are`);
+    });
 }
 
 function registerEventCommands(program: Command, ctx: CliContext, api: () => ErrorGroupsApi): void {
@@ -248,6 +280,7 @@ export const register: Register = (program, ctx) => {
 
   const groups = program.command('error-groups').description('error groups: list, read and triage (secret key)');
   registerGroupCommands(groups, ctx, api);
+  registerBatchCommand(groups, ctx, api);
 
   registerEventCommands(program, ctx, api);
 

@@ -2,9 +2,19 @@
 import type { Context } from 'koa';
 import * as groupQueries from '../../../domain/errors/groups/queries.ts';
 import { triage, type TriageAction } from '../../../domain/errors/groups/state.ts';
+import { batchTriage } from '../../../domain/errors/groups/batch.ts';
 import { AppError } from '../../../app-error.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
-import { envParams, groupList, groupParams, groupResource, groupsQuery, triageBody } from '../../../contract/errors.ts';
+import {
+  batchTriageBody,
+  batchTriageResponse,
+  envParams,
+  groupList,
+  groupParams,
+  groupResource,
+  groupsQuery,
+  triageBody,
+} from '../../../contract/errors.ts';
 import { groupPages, groupView } from '../../../domain/errors/groups/present.ts';
 import { paginate } from '../../../http/paginate.ts';
 import { secretKey } from '../route-parts.ts';
@@ -83,7 +93,29 @@ const triageRoute = (action: TriageAction, summary: string): RouteDef =>
     },
   });
 
+/** One triage call over up to 100 groups, each changed or refused on its own (domain/errors/groups/batch.ts). */
+export const batchUpdateGroups = defineRoute({
+  method: 'post',
+  path: `${base}:batchUpdate`,
+  operationId: 'batchUpdateErrorGroups',
+  summary: 'Acknowledge, resolve or reopen up to 100 groups, each only while its etag matches',
+  ...secretKey('Error tracking', 'observability:write'),
+  params: envParams,
+  body: batchTriageBody,
+  response: {
+    status: 200,
+    description: 'One result per group, in the order sent: the updated group, or why it was left as it is',
+    schema: batchTriageResponse,
+  },
+  async handle({ body, principal, deps }) {
+    const env = { id: principal.envId, name: principal.envName };
+    const outcomes = await batchTriage(deps, env, body.groups, body.action);
+    return { results: outcomes.map((o) => ('group' in o ? groupView(env.name, o.group) : o)) };
+  },
+});
+
 export const groupRoutes = [
+  batchUpdateGroups,
   listGroups,
   getGroup,
   triageRoute('acknowledge', 'Mark a group as seen and being worked on'),

@@ -45,7 +45,7 @@ export interface GroupFilter {
   last_seen_before?: string;
 }
 
-const groupColumns = [
+export const groupColumns = [
   'id',
   'env_id',
   'fingerprint',

@@ -28,7 +28,11 @@ export const transitions: Record<TriageAction, { from: readonly GroupState[]; to
 export const reopenOnOccurrence: { from: GroupState; to: GroupState } = { from: 'resolved', to: 'unresolved' };
 
 /** The webhook event each triage call causes (docs/api.md "Webhooks"); acknowledging causes none. */
-const triageEvents = { resolve: 'error_group.resolved', reopen: 'error_group.reopened' } as const;
+export const triageEvents: Record<TriageAction, 'error_group.resolved' | 'error_group.reopened' | undefined> = {
+  acknowledge: undefined,
+  resolve: 'error_group.resolved',
+  reopen: 'error_group.reopened',
+};
 
 export async function triage(
   deps: { db: Knex; jobs: Jobs },
@@ -40,24 +44,47 @@ export async function triage(
   const { from, to } = transitions[action];
   const outcome = await deps.db.transaction(async (trx) => {
     const found = await triageGroup(trx, env.id, groupId, etag, from, to);
-    const type = action === 'acknowledge' ? undefined : triageEvents[action];
+    const type = triageEvents[action];
     if (found.changed && type) await emit(fromKnex(trx), deps.jobs, [errorGroupEvent(env, type, found.changed)]);
     return found;
   });
-  if (!outcome.found) throw new AppError('not_found', `no error group ${groupId} in this environment`);
   if (outcome.changed) return outcome.changed;
-  const prior = outcome.prior!;
+  throw triageRefusal(groupId, action, etag, outcome.prior);
+}
+
+/**
+ * Why a triage call left its group as it was (`prior`: the group as the call found it; absent, no
+ * such group): the single calls throw it, a batch answers it as that group's result (batch.ts).
+ */
+export function triageRefusal(
+  groupId: string,
+  action: TriageAction,
+  etag: string,
+  prior: { state: GroupState; etag: string } | undefined,
+): AppError & { code: TriageRefusalCode } {
+  return refusal(groupId, action, etag, prior) as AppError & { code: TriageRefusalCode };
+}
+
+/** The codes a triage call is refused with; a batch answers them per group. */
+export type TriageRefusalCode = 'not_found' | 'INVALID_STATE' | 'ETAG_MISMATCH';
+
+function refusal(
+  groupId: string,
+  action: TriageAction,
+  etag: string,
+  prior: { state: GroupState; etag: string } | undefined,
+): AppError {
+  if (!prior) return new AppError('not_found', `no error group ${groupId} in this environment`);
+  const { from } = transitions[action];
   if (prior.etag === etag && !from.includes(prior.state)) {
-    throw new AppError('INVALID_STATE', `cannot ${action} a group that is ${prior.state}`, {
+    return new AppError('INVALID_STATE', `cannot ${action} a group that is ${prior.state}`, {
       details: { state: prior.state, allowed_from: from },
     });
   }
   // A stale etag, or a concurrent call with the same etag that changed the group first.
-  throw new AppError(
+  return new AppError(
     'ETAG_MISMATCH',
     'the group changed since you read it; read it again and retry with its current etag',
-    {
-      details: { current_state: prior.state },
-    },
+    { details: { current_state: prior.state } },
   );
 }
