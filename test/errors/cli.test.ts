@@ -91,6 +91,29 @@ describe('cairn error-groups, error-events, source-maps', () => {
     expect(await cairn(['error-events', 'get', plain])).toContain('1 line(s) of the stack not understood: "at ???"');
   });
 
+  it('batch-updates groups by <id>=<etag>, and fails when a group was left as it is', async () => {
+    const ids: string[] = [];
+    for (const exception_type of ['BatchOneError', 'BatchTwoError'])
+      ids.push(
+        groupIdOf(
+          (await readStored(t.s.web, t.env, await capture(t.s.web, t.env, sampleEvent({ exception_type })))).body.name,
+        ),
+      );
+    const read = async (id: string) =>
+      JSON.parse(await cairn(['error-groups', 'get', id, '--json'])) as { etag: string };
+    // One at a time: `cairn` takes over stdout while it runs.
+    const before = [await read(ids[0]!), await read(ids[1]!)];
+    const args = ids.map((id, i) => `${id}=${before[i]!.etag}`);
+    const out = await cairn(['error-groups', 'batch-update', '--action', 'resolve', ...args]);
+    expect(out.split('\n').filter((l) => l.includes('resolved'))).toHaveLength(2);
+    await expect(cairn(['error-groups', 'batch-update', '--action', 'reopen', args[0]!])).rejects.toThrow(
+      '1 of 1 groups were left as they are',
+    );
+    await expect(cairn(['error-groups', 'batch-update', '--action', 'resolve', ids[0]!])).rejects.toThrow(
+      'write each group as <id>=<etag>',
+    );
+  });
+
   it('uploads and lists source maps', async () => {
     const path = join(tmp, 'main.js.map');
     writeFileSync(path, JSON.stringify({ version: 3, sources: ['a.ts'], names: [], mappings: 'AAAA' }));
