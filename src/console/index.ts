@@ -4,6 +4,7 @@
 // Each handler loads its data and hands it to a pure view (views/); the session comes from the
 // kernel (`auth: 'console'`, through `resolveConsole`, which the app passes to mountRoutes).
 import { consoleErrors, consoleHome } from './pages/errors.ts';
+import { consoleBulkTriage } from './pages/errors-bulk.ts';
 import { consoleGroup, consoleTriage } from './pages/group.ts';
 import { consoleGroupEvent } from './pages/group-event.ts';
 import { consoleBackUpNow, consoleBackups, consoleRestore } from './pages/backups.ts';
@@ -24,6 +25,7 @@ export const consoleRoutes = [
   consoleSignInLink,
   consoleSignOut,
   consoleErrors,
+  consoleBulkTriage,
   consoleGroup,
   consoleTriage,
   consoleGroupEvent,

@@ -36,6 +36,8 @@ const errorsData: ErrorsData = {
       service_name: 'shop',
       occurrence_count: '1204',
       last_seen_time: t('2026-11-26T14:59:00Z'),
+      state: 'unresolved',
+      etag: 'e1"<x>',
       daily: counts,
     },
     {
@@ -45,9 +47,25 @@ const errorsData: ErrorsData = {
       service_name: 'billing & co',
       occurrence_count: 1,
       last_seen_time: t('2026-11-20T08:00:00Z'),
+      state: 'unresolved',
+      etag: 'e2',
+      daily: new Array<number>(14).fill(0),
+    },
+    {
+      id: 'eg_01jdq0000000000000000000ac',
+      title: 'Error: no service',
+      culprit: '',
+      service_name: '',
+      occurrence_count: 3,
+      last_seen_time: t('2026-11-19T08:00:00Z'),
+      state: 'unresolved',
+      etag: 'e3',
       daily: new Array<number>(14).fill(0),
     },
   ],
+  listQuery: 'state=unresolved&after=x%26y',
+  csrf,
+  writable: true,
 };
 
 const frames: StackFrame[] = [
@@ -289,11 +307,38 @@ const userData: UserData = {
 };
 
 describe('console views', () => {
-  it('errors: groups with their charts, filters and the next page; nothing found', () => {
+  it('errors: groups with their charts, filters, checkboxes and the next page; nothing found', () => {
     view('errors', errorsView(errorsData));
     view(
       'errors-empty',
       errorsView({ ...errorsData, state: errorStates[1]!, service: 'billing', groups: [], nextToken: undefined }),
+    );
+  });
+
+  it('errors: the answer of a bulk action (changes, stale and refused groups named); read-only; none selected', () => {
+    const [first, second] = errorsData.groups;
+    view(
+      'errors-bulk',
+      errorsView({
+        ...errorsData,
+        state: errorStates[3]!,
+        groups: [{ ...first!, state: 'resolved' }, second!],
+        report: {
+          action: 'resolve',
+          changed: 2,
+          stale: [{ id: second!.id, title: second!.title }],
+          refused: [{ id: first!.id, title: first!.title, state: 'resolved' }],
+          gone: 1,
+        },
+      }),
+    );
+    view(
+      'errors-read-only',
+      errorsView({
+        ...errorsData,
+        writable: false,
+        report: { action: 'reopen', changed: 0, stale: [], refused: [], gone: 0 },
+      }),
     );
   });
 

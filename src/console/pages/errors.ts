@@ -1,16 +1,22 @@
 // /console/errors, the console's landing page: the environment's error groups, newest last seen
 // first, filtered by state ("Unresolved" by default) and service, 50 a page, each with its
-// occurrences of the last 14 days (from the hourly counts: never a scan of events).
+// occurrences of the last 14 days (from the hourly counts: never a scan of events), and the answer
+// of a bulk action (pages/errors-bulk.ts) when its redirect's query carries one.
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { byTimeAndId } from '../../contract/pages.ts';
+import { groupTitles } from '../../domain/errors/groups/batch-queries.ts';
 import { dailyCounts, listGroups, type GroupRow } from '../../domain/errors/groups/queries.ts';
 import { seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
+import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
+import { can } from '../auth.ts';
 import { consolePage, consolePublicPage } from '../page.ts';
 import { pageFrom } from '../paging.ts';
 import { render } from '../render.ts';
 import { chartDays } from '../views/chart.ts';
+import { outcomeKeys, readOutcome, type BulkReport } from '../views/bulk.ts';
 import { errorStates, errorsView, type ErrorsData } from '../views/errors.ts';
 
 /** Groups page by (last seen time, id), as the API's list, under the console's own purpose. */
@@ -21,7 +27,29 @@ const groupPages = byTimeAndId<GroupRow>('console_error_groups', (g) => ({
 
 type ErrorsQuery = { state?: string | undefined; service?: string | undefined; after?: string | undefined };
 
-async function loadErrors(deps: AppDeps, principal: ConsolePrincipal, query: ErrorsQuery): Promise<ErrorsData> {
+/** The list's own query: what the page was asked for, less the answer of a bulk action. */
+function listQuery(ctx: Context): string {
+  const q = new URLSearchParams(ctx.querystring);
+  for (const key of outcomeKeys) q.delete(key);
+  return q.toString();
+}
+
+/** The last bulk action's answer, with the groups it names as they are now. */
+async function loadReport(deps: AppDeps, principal: ConsolePrincipal, ctx: Context): Promise<BulkReport | undefined> {
+  const outcome = readOutcome(new URLSearchParams(ctx.querystring));
+  if (!outcome) return undefined;
+  const [stale, refused] = await Promise.all([
+    groupTitles(deps.db, principal.envId, outcome.stale),
+    groupTitles(deps.db, principal.envId, outcome.refused),
+  ]);
+  return { ...outcome, stale, refused };
+}
+
+async function loadErrors(
+  deps: AppDeps,
+  principal: ConsolePrincipal,
+  query: ErrorsQuery,
+): Promise<Omit<ErrorsData, 'listQuery' | 'csrf' | 'writable'>> {
   const state = errorStates.find(([id]) => id === query.state) ?? errorStates[0]!;
   const service = query.service || undefined;
   const filter = { ...(state[1] ? { state: state[1] } : {}), ...(service ? { service_name: service } : {}) };
@@ -54,7 +82,14 @@ export const consoleErrors = defineRoute({
   scope: 'observability:read',
   query: z.looseObject({ state: text(20), service: text(200), after: text(512) }),
   async handle({ query, principal, deps, ctx }) {
-    const body = errorsView(await loadErrors(deps, principal, query));
+    const [list, report] = await Promise.all([loadErrors(deps, principal, query), loadReport(deps, principal, ctx)]);
+    const body = errorsView({
+      ...list,
+      report,
+      listQuery: listQuery(ctx),
+      csrf: csrfToken(ctx, deps.config),
+      writable: can(principal, 'observability:write'),
+    });
     return render(ctx, deps, { title: 'Errors', principal, section: 'errors', body });
   },
 });

@@ -1,9 +1,12 @@
 // The errors page: the environment's error groups, most recently seen first, filtered by state and
-// service, each with its events of the last 14 days as a small chart.
+// service, each with its events of the last 14 days as a small chart, and a checkbox to triage the
+// checked rows at once (views/bulk.ts). The table scrolls inside its own box, so a phone-wide page
+// never scrolls sideways.
 import type { GroupRow, GroupState } from '../../domain/errors/groups/queries.ts';
 import { html, type Html } from '../../html/html.ts';
 import { timeTag } from '../format.ts';
 import { chartDays, chartSizes, occurrenceChart } from './chart.ts';
+import { bulkForm, bulkReport, selectCell, type BulkReport } from './bulk.ts';
 import { empty, filters, pager, table, tableRow } from './components.ts';
 
 /** The state filters: the query's `state`, the groups it lists, and its label. */
@@ -16,7 +19,7 @@ export const errorStates: readonly [string, GroupState | undefined, string][] = 
 
 export type ErrorsGroup = Pick<
   GroupRow,
-  'id' | 'title' | 'culprit' | 'service_name' | 'occurrence_count' | 'last_seen_time'
+  'id' | 'title' | 'culprit' | 'service_name' | 'occurrence_count' | 'last_seen_time' | 'state' | 'etag'
 > & { daily: readonly number[] };
 
 export interface ErrorsData {
@@ -28,16 +31,29 @@ export interface ErrorsData {
   now: Date;
   /** The position of the next page, if there is one. */
   nextToken: string | undefined;
+  /** The list's own query (its filters and position), which the bulk form returns to. */
+  listQuery: string;
+  csrf: string;
+  /** The key has observability:write. */
+  writable: boolean;
+  /** What the last bulk action did, when the page is its answer. */
+  report?: BulkReport | undefined;
 }
 
 const errorsHref = (state: string, service?: string, after?: string): string =>
   `/console/errors?${new URLSearchParams({ state, ...(service ? { service } : {}), ...(after ? { after } : {}) })}`;
 
-function groupRow(g: ErrorsGroup, state: string, now: Date): Html {
+/** A group's service, a link to its errors; a group without one shows a dash, never an empty link. */
+const serviceCell = (service: string, state: string): Html =>
+  service ? html`<a href="${errorsHref(state, service)}">${service}</a>` : html`<span class="muted">—</span>`;
+
+function groupRow(g: ErrorsGroup, d: ErrorsData): Html {
+  const [state] = d.state;
   return tableRow([
+    selectCell(g, d.writable),
     html`<a class="title" href="/console/errors/${g.id}">${g.title}</a><div class="message">${g.culprit}</div>`,
-    html`<a href="${errorsHref(state, g.service_name)}">${g.service_name}</a>`,
-    occurrenceChart(g.daily, now, chartSizes.small),
+    serviceCell(g.service_name, state),
+    occurrenceChart(g.daily, d.now, chartSizes.small),
     { value: Number(g.occurrence_count).toLocaleString('en'), className: 'num' },
     timeTag(g.last_seen_time),
   ]);
@@ -49,11 +65,13 @@ function groupsTable(d: ErrorsData): Html {
     const which = id === 'all' ? '' : label.toLowerCase() + ' ';
     return empty(html`No ${which}errors${d.service ? html` in ${d.service}` : ''}.`);
   }
-  return table({
+  const rows = table({
     caption: `${label} error groups, most recently seen first`,
-    columns: ['Error', 'Service', `Last ${chartDays} days`, { label: 'Events', num: true }, 'Last seen'],
-    rows: d.groups.map((g) => groupRow(g, id, d.now)),
+    columns: ['Select', 'Error', 'Service', `Last ${chartDays} days`, { label: 'Events', num: true }, 'Last seen'],
+    rows: d.groups.map((g) => groupRow(g, d)),
   });
+  const scrolled = html`<div class="table-scroll">${rows}</div>`;
+  return bulkForm({ listQuery: d.listQuery, csrf: d.csrf, rows: d.groups, writable: d.writable, table: scrolled });
 }
 
 export function errorsView(d: ErrorsData): Html {
@@ -64,7 +82,7 @@ export function errorsView(d: ErrorsData): Html {
     : '';
   const next = d.nextToken ? errorsHref(id, d.service, d.nextToken) : undefined;
   return html`<h1>Errors</h1>
-${filters('State', chips)}
+${bulkReport(d.report)}${filters('State', chips)}
 ${service}
 ${groupsTable(d)}
 ${pager(next, 'Older errors')}`;

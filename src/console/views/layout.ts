@@ -1,5 +1,6 @@
-// The console's page layout: a header with the environment, the navigation ("Errors", "Users",
-// "Backups") and "Sign out", then the page. Readable without JavaScript or CSS; every value is
+// The console's page layout: "Skip to content" first (WCAG 2.2 §2.4.1 Bypass Blocks: a keyboard
+// reaches the page without tabbing through the header), a header with the environment, the
+// navigation ("Errors", "Users", "Backups") and "Sign out", then the page. Readable without JavaScript or CSS; every value is
 // escaped (html/html.ts). The stylesheet is static (static/console.css, served by static.ts); its
 // colours meet WCAG 2.2 §1.4.3 contrast (4.5:1 for text).
 import { html, htmlDocument, type Html } from '../../html/html.ts';
@@ -43,6 +44,8 @@ export function layout(o: LayoutOptions): string {
   return htmlDocument({
     title: `${o.title} · Cairn console`,
     head: html`<link rel="stylesheet" href="${o.stylesheet}" nonce="${o.nonce}">`,
-    body: html`${s ? header(s) : ''}<main${s ? '' : html` class="narrow"`}>${o.body}</main>${script}`,
+    // The skip link's target takes focus (tabindex=-1), so the next Tab goes on from the page.
+    body: html`<a class="skip" href="#main">Skip to content</a>
+${s ? header(s) : ''}<main id="main" tabindex="-1"${s ? '' : html` class="narrow"`}>${o.body}</main>${script}`,
   });
 }

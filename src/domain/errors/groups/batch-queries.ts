@@ -41,3 +41,18 @@ export async function setGroupsState(
   );
   return rows;
 }
+
+/** The environment's groups among `ids` by title, with their state (what a bulk action's answer names). */
+export async function groupTitles(
+  db: Db,
+  envId: string,
+  ids: readonly string[],
+): Promise<{ id: string; title: string; state: GroupState }[]> {
+  if (ids.length === 0) return [];
+  const rows: { id: string; title: string; state: GroupState }[] = await db('error_groups')
+    .where({ env_id: envId })
+    .whereIn('id', [...ids])
+    .select('id', 'title', 'state');
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+}
