@@ -72,6 +72,7 @@ const e2e = [
   'test/backups/takeover.test.ts',
   'test/cli.test.ts',
   'test/console/backups.test.ts',
+  'test/console/bulk.test.ts',
   'test/console/console.test.ts',
   'test/console/links.test.ts',
   'test/console/users.test.ts',
