@@ -1,11 +1,13 @@
 // Every console page's view is a pure function of its data (no request, no clock, no database):
 // golden HTML for each, from fixture rows, including the states a page can be in (empty, read-only,
 // a conflict, a refusal, running and finished), and that every value is escaped.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StackFrame } from '../../src/domain/errors/pipeline/symbolicate.ts';
 import { html } from '../../src/html/html.ts';
 import { backupsView, type BackupsData } from '../../src/console/views/backups.ts';
 import { errorPageView, lacksScopeView } from '../../src/console/views/error-page.ts';
+import { bulkActions, outcomeQuery, readOutcome } from '../../src/console/views/bulk.ts';
 import { errorStates, errorsView, type ErrorsData } from '../../src/console/views/errors.ts';
 import { eventPageView } from '../../src/console/views/event-page.ts';
 import { stackFrames } from '../../src/console/views/frames.ts';
@@ -444,5 +446,29 @@ describe('console views', () => {
     expect(out).toContain('bob+&#34;quotes&#34;@example.com');
     expect(out).toContain('Firefox &#60;133&#62;');
     expect(out).not.toMatch(/<properties>|"quotes"|<133>/);
+  });
+
+  it("reads back a bulk action's outcome from its redirect's query, and nothing but ids and bounded counts from any query", () => {
+    const id = fc.stringMatching(/^eg_[0-9a-z]{26}$/);
+    const outcome = fc.record({
+      action: fc.constantFrom(...bulkActions.map(([a]) => a)),
+      changed: fc.integer({ min: 0, max: 100 }),
+      stale: fc.uniqueArray(id, { maxLength: 100 }),
+      refused: fc.uniqueArray(id, { maxLength: 100 }),
+      gone: fc.integer({ min: 0, max: 100 }),
+    });
+    fc.assert(
+      fc.property(outcome, (o) => {
+        expect(readOutcome(new URLSearchParams(outcomeQuery(o)))).toEqual(o);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string(), (query) => {
+        const o = readOutcome(new URLSearchParams(query));
+        if (!o) return;
+        for (const n of [o.changed, o.gone]) expect(n >= 0 && n <= 100).toBe(true);
+        for (const x of [...o.stale, ...o.refused]) expect(x).toMatch(/^eg_[0-9a-z]{26}$/);
+      }),
+    );
   });
 });
