@@ -64,7 +64,27 @@ export const batchCaptureResponse = z
 
 export const errorGroupState = z.enum(['unresolved', 'acknowledged', 'resolved']);
 
+/** The orders groups list in, newest or most first (docs/api.md "Search"). */
+export const errorGroupSort = z.enum(['last_seen', 'first_seen', 'events', 'users']);
+
 export const groupsQuery = pageQuery.extend({
+  q: z
+    .string()
+    .max(1024)
+    .optional()
+    .meta({
+      description:
+        'Search: space-separated terms that must all hold. A word or "a phrase" is looked for in the type, ' +
+        'message and culprit (any case); is:unresolved|acknowledged|resolved, release:, first_release:, ' +
+        'service:, level:, user: (an id or email) and any other key:value (a tag, browser:Chrome) filter; ' +
+        'a value may be "quoted"; !key:value negates. At most 20 terms and 1024 bytes.',
+      example: 'is:unresolved release:shop@1.4.0 browser:"Mobile Safari" !level:warning checkout',
+    }),
+  sort: errorGroupSort.default('last_seen').meta({
+    description:
+      'last_seen (the default) or first_seen: newest first; events: most occurrences first; users: most users first',
+    example: 'events',
+  }),
   state: errorGroupState.optional(),
   service_name: z.string().max(200).optional(),
   last_seen_after: z.iso.datetime({ offset: true }).optional(),
@@ -83,6 +103,10 @@ export const groupResource = z
     first_seen_time: z.string(),
     last_seen_time: z.string(),
     occurrence_count: z.number().int(),
+    user_count: z
+      .number()
+      .int()
+      .meta({ description: 'Distinct users of its events (by id, else email, username or IP address); 0 when none' }),
     last_release: z.string(),
     etag: z.string(),
     resolve_time: z.string().optional(),
@@ -210,6 +234,7 @@ export const batchTriageResponse = z
   });
 
 export type ErrorGroupState = z.output<typeof errorGroupState>;
+export type ErrorGroupSort = z.output<typeof errorGroupSort>;
 export type StackFrame = StoredFrame;
 export type LinkedException = LinkedExceptionBody;
 export type ErrorGroup = z.output<typeof groupResource>;

@@ -8,7 +8,7 @@ import { html } from '../../src/html/html.ts';
 import { backupsView, type BackupsData } from '../../src/console/views/backups.ts';
 import { errorPageView, lacksScopeView } from '../../src/console/views/error-page.ts';
 import { bulkActions, outcomeQuery, readOutcome } from '../../src/console/views/bulk.ts';
-import { errorStates, errorsView, type ErrorsData } from '../../src/console/views/errors.ts';
+import { errorSorts, errorStates, errorsView, type ErrorsData } from '../../src/console/views/errors.ts';
 import { eventPageView } from '../../src/console/views/event-page.ts';
 import { stackFrames } from '../../src/console/views/frames.ts';
 import { groupView, type GroupData } from '../../src/console/views/group.ts';
@@ -28,6 +28,8 @@ const counts = [0, 0, 3, 1, 0, 0, 0, 12, 40, 7, 0, 0, 1, 2];
 const errorsData: ErrorsData = {
   state: errorStates[0]!,
   service: undefined,
+  q: '',
+  sort: errorSorts[0]!,
   now,
   nextToken: 'eyJ0IjoiMjAyNi0xMS0yNlQxNDowMDowMC4wMDBaIiwiaWQiOiJlZ18xIn0.c2lnbmF0dXJl',
   groups: [
@@ -37,6 +39,8 @@ const errorsData: ErrorsData = {
       culprit: 'src/cart.ts in addItem',
       service_name: 'shop',
       occurrence_count: '1204',
+      user_count: 37,
+      first_seen_time: t('2026-11-02T09:30:00Z'),
       last_seen_time: t('2026-11-26T14:59:00Z'),
       state: 'unresolved',
       etag: 'e1"<x>',
@@ -48,6 +52,8 @@ const errorsData: ErrorsData = {
       culprit: 'src/billing.ts in invoice',
       service_name: 'billing & co',
       occurrence_count: 1,
+      user_count: 0,
+      first_seen_time: t('2026-11-20T08:00:00Z'),
       last_seen_time: t('2026-11-20T08:00:00Z'),
       state: 'unresolved',
       etag: 'e2',
@@ -59,6 +65,8 @@ const errorsData: ErrorsData = {
       culprit: '',
       service_name: '',
       occurrence_count: 3,
+      user_count: 1,
+      first_seen_time: t('2026-11-19T07:00:00Z'),
       last_seen_time: t('2026-11-19T08:00:00Z'),
       state: 'unresolved',
       etag: 'e3',
@@ -340,6 +348,25 @@ describe('console views', () => {
         ...errorsData,
         writable: false,
         report: { action: 'reopen', changed: 0, stale: [], refused: [], gone: 0 },
+      }),
+    );
+  });
+
+  it('errors: a search and an order kept by every link; none found; a refused search in an alert', () => {
+    const q = 'browser:"Mobile <Safari>" !level:warning & co';
+    view('errors-search', errorsView({ ...errorsData, state: errorStates[3]!, q, sort: errorSorts[2]! }));
+    view(
+      'errors-search-none',
+      errorsView({ ...errorsData, q, sort: errorSorts[3]!, groups: [], nextToken: undefined }),
+    );
+    view(
+      'errors-search-refused',
+      errorsView({
+        ...errorsData,
+        q: 'browser:"<b>',
+        groups: [],
+        nextToken: undefined,
+        searchError: 'The search is not valid: term "browser:\\"<b>": the quote is not closed',
       }),
     );
   });

@@ -16,6 +16,7 @@ import {
   triageBody,
 } from '../../../contract/errors.ts';
 import { groupPages, groupView } from '../../../domain/errors/groups/present.ts';
+import { groupListFilter } from '../../../domain/errors/search/filter.ts';
 import { paginate } from '../../../http/paginate.ts';
 import { secretKey } from '../route-parts.ts';
 
@@ -25,14 +26,15 @@ export const listGroups = defineRoute({
   method: 'get',
   path: base,
   operationId: 'listErrorGroups',
-  summary: 'Error groups, newest last_seen_time first',
+  summary: 'Error groups matching a search, newest last_seen_time (or first_seen_time, most events, most users) first',
   ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
   query: groupsQuery,
   response: { status: 200, description: 'A page of groups', schema: groupList },
   async handle({ query, principal, deps }) {
-    const page = await paginate(deps.config, query, groupPages, (after, limit) =>
-      groupQueries.listGroups(deps.db, principal.envId, query, after, limit),
+    const { filter, sort, bound } = groupListFilter(query);
+    const page = await paginate(deps.config, query, groupPages('error_groups', sort, bound), (after, limit) =>
+      groupQueries.listGroups(deps.db, principal.envId, filter, after, limit),
     );
     return {
       error_groups: page.items.map((g) => groupView(principal.envName, g)),

@@ -1,16 +1,38 @@
 // Error groups as the API shows them (contract/errors.ts; their events: events/present.ts), the
 // keysets their lists and their events' page by, and the error_group.* webhook events, whose data
 // is the same resource.
-import type { ErrorGroup } from '../../../contract/errors.ts';
-import { byTimeAndId } from '../../../contract/pages.ts';
+import type { ErrorGroup, ErrorGroupSort } from '../../../contract/errors.ts';
+import { byTimeAndId, type Keyset } from '../../../contract/pages.ts';
 import type { WebhookEvent } from '../../webhooks/outbox/catalogue.ts';
-import type { EventRow, GroupRow } from './queries.ts';
+import type { EventRow, GroupPosition, GroupRow } from './queries.ts';
 
-/** Groups page by (last_seen_time, id), newest first; events by (event_time, uid). */
-export const groupPages = byTimeAndId<GroupRow>('error_groups', (g) => ({
-  t: g.last_seen_time.toISOString(),
-  id: g.id,
-}));
+/** A group's value in each order (search/queries.ts sortColumns), as a page token carries it. */
+const sortValue: Record<ErrorGroupSort, (g: GroupRow) => string> = {
+  last_seen: (g) => g.last_seen_time.toISOString(),
+  first_seen: (g) => g.first_seen_time.toISOString(),
+  events: (g) => String(g.occurrence_count),
+  users: (g) => String(g.user_count),
+};
+
+const isPosition = (v: unknown): v is GroupPosition =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as GroupPosition).v === 'string' &&
+  typeof (v as GroupPosition).id === 'string';
+
+/**
+ * Groups page by (sort value, id), newest or most first. The token is bound to the list it came
+ * from: its sort and every filter (the search in its printed, canonical form), so a token of one
+ * search or order is refused by another instead of being read as a position in it. `list` names
+ * the surface (the API's `error_groups`, the console's own).
+ */
+export function groupPages(list: string, sort: ErrorGroupSort, filters: unknown): Keyset<GroupRow, GroupPosition> {
+  return {
+    purpose: `${list} ${JSON.stringify({ sort, filters })}`,
+    positionOf: (g) => ({ v: sortValue[sort](g), id: g.id }),
+    isPosition,
+  };
+}
 export const eventPages = byTimeAndId<EventRow>('error_events', (e) => ({ t: e.event_time.toISOString(), id: e.uid }));
 
 export function groupView(envName: string, g: GroupRow): ErrorGroup {
@@ -25,6 +47,7 @@ export function groupView(envName: string, g: GroupRow): ErrorGroup {
     first_seen_time: g.first_seen_time.toISOString(),
     last_seen_time: g.last_seen_time.toISOString(),
     occurrence_count: Number(g.occurrence_count),
+    user_count: Number(g.user_count ?? 0),
     last_release: g.last_release,
     etag: g.etag,
     ...(g.resolve_time ? { resolve_time: new Date(g.resolve_time).toISOString() } : {}),

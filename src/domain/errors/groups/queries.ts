@@ -5,6 +5,9 @@ import type { Db, SqlTx } from '../../../db.ts';
 import { ulidTime } from '../../../ids.ts';
 import { unpackBody } from '../pipeline/event-codec.ts';
 import type { EventBody } from '../pipeline/process.ts';
+import type { ErrorGroupSort } from '../../../contract/errors.ts';
+import { sortedAfter, whereSearch } from '../search/queries.ts';
+import type { SearchTerm } from '../search/types.ts';
 
 export type GroupState = 'unresolved' | 'acknowledged' | 'resolved';
 
@@ -23,6 +26,8 @@ export interface GroupRow {
   first_seen_time: Date;
   last_seen_time: Date;
   occurrence_count: string | number;
+  /** Distinct users of its events (error_group_users). */
+  user_count: number;
   last_release: string;
   resolve_time: Date | null;
   grouping: unknown;
@@ -39,6 +44,10 @@ export interface EventRow {
 }
 
 export interface GroupFilter {
+  /** Terms of a search (search/parse.ts), all of which must hold. */
+  terms?: readonly SearchTerm[];
+  /** The order, newest last seen first by default. */
+  sort?: ErrorGroupSort;
   state?: GroupState;
   service_name?: string;
   last_seen_after?: string;
@@ -57,6 +66,7 @@ export const groupColumns = [
   'first_seen_time',
   'last_seen_time',
   'occurrence_count',
+  'user_count',
   'last_release',
   'resolve_time',
   'grouping',
@@ -82,26 +92,29 @@ export interface TriageOutcome {
   changed?: GroupRow;
 }
 
+/** A position in a list of groups: the last row's sort value (as text) and id. */
+export interface GroupPosition {
+  v: string;
+  id: string;
+}
+
 export async function listGroups(
   db: Db,
   envId: string,
   f: GroupFilter,
-  after: { t: string; id: string } | undefined,
+  after: GroupPosition | undefined,
   limit: number,
 ): Promise<GroupRow[]> {
-  const q = db('error_groups')
-    .where({ env_id: envId })
-    .select(groupColumns)
-    .orderBy([
-      { column: 'last_seen_time', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
+  const q = db({ g: 'error_groups' })
+    .where({ 'g.env_id': envId })
+    .select(groupColumns.map((c) => `g.${c}`))
     .limit(limit);
-  if (f.state) q.where({ state: f.state });
-  if (f.service_name) q.where({ service_name: f.service_name });
-  if (f.last_seen_after) q.where('last_seen_time', '>=', f.last_seen_after);
-  if (f.last_seen_before) q.where('last_seen_time', '<', f.last_seen_before);
-  if (after) q.whereRaw('(last_seen_time, id) < (?::timestamptz, ?)', [after.t, after.id]);
+  if (f.state) q.where({ 'g.state': f.state });
+  if (f.service_name) q.where({ 'g.service_name': f.service_name });
+  if (f.last_seen_after) q.where('g.last_seen_time', '>=', f.last_seen_after);
+  if (f.last_seen_before) q.where('g.last_seen_time', '<', f.last_seen_before);
+  whereSearch(q, envId, f.terms ?? []);
+  sortedAfter(q, f.sort ?? 'last_seen', after);
   return q;
 }
 

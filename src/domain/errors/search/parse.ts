@@ -27,7 +27,10 @@ function refuse(message: string, term?: string): AppError {
 class Reader {
   i = 0;
   start = 0;
-  constructor(readonly s: string) {}
+  readonly s: string;
+  constructor(s: string) {
+    this.s = s;
+  }
 
   /** The current term as written: up to the next white space, or to the end from an open quote. */
   raw(toEnd = false): string {
