@@ -2,7 +2,7 @@
 // triage with etags, source maps and the scrubbing policy. Environment names go through envPath.
 import { CairnConnectionError, envPath, type CairnClient } from './client.ts';
 
-import type { ErrorSettingsResource, ScrubbingPolicy } from '../contract/errors.ts';
+import type { ErrorGroupSort, ErrorSettingsResource, ScrubbingPolicy } from '../contract/errors.ts';
 import type {
   BatchResult,
   BatchTriageAction,
@@ -23,6 +23,7 @@ export type {
   CaptureEvent,
   ErrorEvent,
   ErrorGroup,
+  ErrorGroupSort,
   ErrorGroupState,
   ErrorSettingsResource,
   LinkedException,
@@ -38,6 +39,10 @@ export interface Page {
 }
 
 export interface GroupFilter extends Page {
+  /** A search (docs/api.md "Search"), passed as it is: `is:unresolved release:1.2.0 browser:Chrome`. */
+  q?: string;
+  /** last_seen (default), first_seen, events or users. */
+  sort?: ErrorGroupSort;
   state?: ErrorGroupState;
   serviceName?: string;
   lastSeenAfter?: string;
@@ -99,6 +104,8 @@ export class ErrorGroupsApi {
   list(env: string, f: GroupFilter = {}): Promise<{ error_groups: ErrorGroup[]; next_page_token?: string }> {
     return this.client.request('GET', this.groups(env), {
       query: {
+        q: f.q,
+        sort: f.sort,
         state: f.state,
         service_name: f.serviceName,
         last_seen_after: f.lastSeenAfter,

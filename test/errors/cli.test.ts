@@ -64,6 +64,25 @@ describe('cairn error-groups, error-events, source-maps', () => {
     expect(await cairn(['error-events', 'list', group])).toContain(uid);
   });
 
+  it('list --q passes a search through, --sort orders; a bad search or sort is refused', async () => {
+    const other = await capture(
+      s.web,
+      env,
+      sampleEvent({ exception_type: 'RangeError', message: 'Invalid array length' }),
+    );
+    const group = groupIdOf((await readStored(s.web, env, other)).body.name);
+    const found = JSON.parse(
+      await cairn(['error-groups', 'list', '--q', '"invalid array" is:unresolved', '--sort', 'events', '--json']),
+    ) as { error_groups: { uid: string; user_count: number }[] };
+    expect(found.error_groups).toEqual([expect.objectContaining({ uid: group, user_count: 0 })]);
+    expect(await cairn(['error-groups', 'list', '--q', 'rangeerror'])).toMatch(new RegExp(`^${group} .* 0 users `));
+    await expect(cairn(['error-groups', 'list', '--q', 'browser:'])).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('"browser:"'),
+    });
+    await expect(cairn(['error-groups', 'list', '--sort', 'oldest'])).rejects.toThrow('--sort is last_seen');
+  });
+
   it('prints an event with its linked exceptions and the lines it could not read', async () => {
     const stack = [
       'Error: outer',

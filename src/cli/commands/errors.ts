@@ -5,6 +5,7 @@ import {
   ErrorGroupsApi,
   type ErrorEvent,
   type ErrorGroup,
+  type ErrorGroupSort,
   type ErrorGroupState,
   type BatchTriageResult,
   type StackFrame,
@@ -28,8 +29,14 @@ const stateOption = (v: string): ErrorGroupState => {
   return v;
 };
 
+const sortOption = (v: string): ErrorGroupSort => {
+  if (v !== 'last_seen' && v !== 'first_seen' && v !== 'events' && v !== 'users')
+    throw new CliError('--sort is last_seen, first_seen, events or users');
+  return v;
+};
+
 const groupLine = (g: ErrorGroup) =>
-  `${g.uid}  ${g.state.padEnd(12)} ${String(g.occurrence_count).padStart(6)}×  last ${g.last_seen_time}  ${g.title.slice(0, 80)}  (etag ${g.etag})`;
+  `${g.uid}  ${g.state.padEnd(12)} ${String(g.occurrence_count).padStart(6)}× ${String(g.user_count).padStart(5)} users  last ${g.last_seen_time}  ${g.title.slice(0, 80)}  (etag ${g.etag})`;
 const eventLine = (e: ErrorEvent) =>
   `${e.uid}  ${e.event_time}  ${e.release ?? '-'}  ${e.exception_type}: ${(e.message ?? '').slice(0, 80)}`;
 const groupDetail = (g: ErrorGroup) =>
@@ -77,16 +84,29 @@ const eventDetail = (e: ErrorEvent) =>
 function registerGroupCommands(groups: Command, ctx: CliContext, api: () => ErrorGroupsApi): void {
   groups
     .command('list')
-    .description('groups, most recently seen first')
+    .description('groups, most recently seen first (or --sort), matching --q')
     .option('--env <name>', 'environment name (default: CAIRN_ENV)')
+    .option('--q <search>', 'a search, as the API reads it: \'is:unresolved release:1.2.0 browser:Chrome "a phrase"\'')
+    .option('--sort <order>', 'last_seen (default), first_seen, events or users', sortOption)
     .option('--state <state>', 'unresolved, acknowledged or resolved', stateOption)
     .option('--service <name>', 'only this service')
     .option('--page-size <n>', '1 to 1000', pageSize)
     .option('--page-token <token>', 'next_page_token of the previous page')
     .option('--json', 'print JSON')
     .action(
-      async (o: Common & { state?: ErrorGroupState; service?: string; pageSize?: number; pageToken?: string }) => {
+      async (
+        o: Common & {
+          q?: string;
+          sort?: ErrorGroupSort;
+          state?: ErrorGroupState;
+          service?: string;
+          pageSize?: number;
+          pageToken?: string;
+        },
+      ) => {
         const page = await api().list(ctx.envName(o.env), {
+          q: o.q,
+          sort: o.sort,
           state: o.state,
           serviceName: o.service,
           pageSize: o.pageSize,
