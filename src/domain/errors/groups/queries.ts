@@ -1,6 +1,7 @@
 // Reads of groups and events, and the triage update. The triage check and change are one
 // statement: of concurrent calls carrying one etag exactly one matches the row once it holds the
 // row lock, and the others see the new etag.
+import type { Knex } from 'knex';
 import type { Db, SqlTx } from '../../../db.ts';
 import { ulidTime } from '../../../ids.ts';
 import { unpackBody } from '../pipeline/event-codec.ts';
@@ -105,6 +106,17 @@ export async function listGroups(
   after: GroupPosition | undefined,
   limit: number,
 ): Promise<GroupRow[]> {
+  return listGroupsQuery(db, envId, f, after, limit);
+}
+
+/** The statement listGroups runs (its plan is checked in test/errors/search-plans.test.ts). */
+export function listGroupsQuery(
+  db: Db,
+  envId: string,
+  f: GroupFilter,
+  after: GroupPosition | undefined,
+  limit: number,
+): Knex.QueryBuilder<GroupRow, GroupRow[]> {
   const q = db({ g: 'error_groups' })
     .where({ 'g.env_id': envId })
     .select(groupColumns.map((c) => `g.${c}`))
@@ -115,7 +127,7 @@ export async function listGroups(
   if (f.last_seen_before) q.where('g.last_seen_time', '<', f.last_seen_before);
   whereSearch(q, envId, f.terms ?? []);
   sortedAfter(q, f.sort ?? 'last_seen', after);
-  return q;
+  return q as unknown as Knex.QueryBuilder<GroupRow, GroupRow[]>;
 }
 
 /**
