@@ -263,3 +263,24 @@ describe('sort orders and paging', () => {
     expect(JSON.stringify(res.body)).toContain('query.sort');
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('describes q and sort with examples, and user_count on ErrorGroup', async () => {
+    const res = await call<{
+      paths: Record<
+        string,
+        { get?: { parameters: { name: string; description?: string; example?: unknown; schema: unknown }[] } }
+      >;
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> };
+    }>(t.s.web.url, 'GET', '/v1/openapi.json');
+    const params = res.body.paths['/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups']!.get!.parameters;
+    const q = params.find((p) => p.name === 'q')!;
+    expect(q.description).toContain('!key:value negates');
+    expect(JSON.stringify(q)).toContain('browser:\\"Mobile Safari\\"');
+    const sort = params.find((p) => p.name === 'sort')!;
+    expect(sort.description).toContain('most users first');
+    expect(JSON.stringify(sort.schema)).toContain('first_seen');
+    expect(res.body.components.schemas.ErrorGroup!.properties.user_count).toMatchObject({ type: 'integer' });
+    expect(res.body.components.schemas.ErrorGroup!.required).toContain('user_count');
+  });
+});
