@@ -194,6 +194,9 @@ describe('search terms', () => {
     const long = await list({ q: 'x '.repeat(21) });
     expect(long.status).toBe(400);
     expect(long.body.message).toContain('at most 20 terms');
+    const big = await list({ q: 'x'.repeat(1025) });
+    expect(big.status).toBe(400);
+    expect(big.body).toMatchObject({ details: { field: 'query.q' }, message: expect.stringContaining('1025 bytes') });
   });
 });
 
