@@ -3,17 +3,18 @@
 // is a filter (`is:`, `release:`, `service:`, `user:`, `level:`, `first_release:`, else a tag); a
 // value may be quoted; `!key:value` negates. `!` applies to filters only, as in Sentry's search: a
 // bare `!word` is refused (quote it to look for the text), never read as "not the word".
-// Every refusal is invalid_request naming the term and `query.q`, so the API, the console, the CLI
-// and alert rules say the same thing about the same string.
+// Every refusal is invalid_request naming the term and `query.q`, so every reader of the language
+// (the API, and through it the CLI; the console) says the same thing about the same string.
 import { AppError } from '../../../app-error.ts';
 import type { ErrorGroupState } from '../../../contract/errors.ts';
 import { isSpace, searchFilters, searchKeyPattern, searchLimits, type SearchFilter, type SearchTerm } from './types.ts';
 
 const states: readonly string[] = ['unresolved', 'acknowledged', 'resolved'];
 
-/** The words of a term as the user wrote them, for a message (long ones cut). */
+/** The words of a term as the user wrote them, for a message (long ones cut, never inside a character). */
 function shown(raw: string): string {
-  return raw.length > 64 ? `${raw.slice(0, 64)}…` : raw;
+  const chars = [...raw];
+  return chars.length > 64 ? `${chars.slice(0, 64).join('')}…` : raw;
 }
 
 function refuse(message: string, term?: string): AppError {
