@@ -66,11 +66,11 @@ describe('cairn error-groups, error-events, source-maps', () => {
 
   it('list --q passes a search through, --sort orders; a bad search or sort is refused', async () => {
     const other = await capture(
-      s.web,
-      env,
+      t.s.web,
+      t.env,
       sampleEvent({ exception_type: 'RangeError', message: 'Invalid array length' }),
     );
-    const group = groupIdOf((await readStored(s.web, env, other)).body.name);
+    const group = groupIdOf((await readStored(t.s.web, t.env, other)).body.name);
     const found = JSON.parse(
       await cairn(['error-groups', 'list', '--q', '"invalid array" is:unresolved', '--sort', 'events', '--json']),
     ) as { error_groups: { uid: string; user_count: number }[] };
