@@ -1,17 +1,10 @@
 // `cairn error-groups list|get|acknowledge|resolve|reopen --etag|batch-update`, `cairn error-events list|get`
 // `cairn source-maps upload|list` and `cairn minified-sources upload|list` over the HTTP API (docs/api.md "The operator CLI").
 import { readFile } from 'node:fs/promises';
-import {
-  ErrorGroupsApi,
-  type ErrorEvent,
-  type ErrorGroup,
-  type ErrorGroupSort,
-  type ErrorGroupState,
-  type BatchTriageResult,
-  type StackFrame,
-} from '../../sdk/errors.ts';
+import { ErrorGroupsApi, type ErrorGroupSort, type ErrorGroupState, type BatchTriageResult } from '../../sdk/errors.ts';
 import type { Command } from 'commander';
 import { CliError, pageText, type CliContext, type Register } from '../context.ts';
+import { eventDetail, eventLine, groupDetail, groupLine } from './error-text.ts';
 
 interface Common {
   env?: string;
@@ -34,52 +27,6 @@ const sortOption = (v: string): ErrorGroupSort => {
     throw new CliError('--sort is last_seen, first_seen, events or users');
   return v;
 };
-
-const groupLine = (g: ErrorGroup) =>
-  `${g.uid}  ${g.state.padEnd(12)} ${String(g.occurrence_count).padStart(6)}× ${String(g.user_count).padStart(5)} users  last ${g.last_seen_time}  ${g.title.slice(0, 80)}  (etag ${g.etag})`;
-const eventLine = (e: ErrorEvent) =>
-  `${e.uid}  ${e.event_time}  ${e.release ?? '-'}  ${e.exception_type}: ${(e.message ?? '').slice(0, 80)}`;
-const groupDetail = (g: ErrorGroup) =>
-  [
-    groupLine(g),
-    `  culprit: ${g.culprit || '-'}`,
-    `  first seen ${g.first_seen_time}, last release ${g.last_release || '-'}`,
-    `  grouped by ${g.grouping.method}: ${g.grouping.frames.map((f) => `${f.function ?? '?'} (${f.file ?? '?'})`).join(' → ') || '-'}`,
-  ].join('\n');
-const frameLines = (frames: StackFrame[], indent: string): string[] =>
-  frames
-    .slice()
-    .reverse()
-    .map(
-      (f) =>
-        `${indent}at ${f.function ?? '<anonymous>'} (${f.file ?? '?'}:${f.line ?? '?'}:${f.column ?? '?'})${f.unmapped_reason ? ` [${f.unmapped_reason}]` : ''}`,
-    );
-// Linked exceptions print as Node prints them: `[cause]: Type: message`, indented under their parent.
-const linkedLines = (e: ErrorEvent): string[] =>
-  (e.linked_exceptions ?? []).flatMap((l, i, all) => {
-    let depth = 1;
-    for (let p = l.parent; p !== undefined && depth < 32; p = all[p]?.parent) depth++;
-    const indent = '  '.repeat(depth);
-    return [
-      `${indent}[${l.source}]: ${l.exception_type}${l.message ? `: ${l.message.split('\n')[0]}` : ''}`,
-      ...frameLines(l.stack_frames, `${indent}    `),
-    ];
-  });
-const eventDetail = (e: ErrorEvent) =>
-  [
-    eventLine(e),
-    `  ${e.name}`,
-    ...frameLines(e.stack_frames, '    '),
-    ...linkedLines(e),
-    ...(e.unparsed_line_count
-      ? [
-          `  ${e.unparsed_line_count} line(s) of the stack not understood: ${(e.unparsed_lines ?? [])
-            .slice(0, 3)
-            .map((l) => JSON.stringify(l.trim()))
-            .join(', ')}`,
-        ]
-      : []),
-  ].join('\n');
 
 function registerGroupCommands(groups: Command, ctx: CliContext, api: () => ErrorGroupsApi): void {
   groups
