@@ -52,6 +52,7 @@ export function backupsView(d: BackupsData): Html {
       ? empty('No backups yet.')
       : table({
           caption: `The latest ${d.shown} backups, newest first`,
+          scroll: 'Backups',
           columns: ['Created', 'Type', 'State', { label: 'Size', num: true }, 'Restore'],
           rows: d.backups.map((b) => backupRow(b, d)),
         });

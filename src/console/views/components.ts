@@ -45,19 +45,28 @@ export const tableRow = (cells: readonly Cell[]): Html => html`<tr>${cells.map(t
 /** A column heading; `num` right-aligns numbers. */
 export type Column = string | { label: string; num: true };
 
-/** A table; `className` styles it (`wrap`: long values break anywhere rather than widen the page). */
+/**
+ * A table; `className` styles it (`wrap`: long values break anywhere rather than widen the page).
+ * `scroll` names a table too wide for a phone: it scrolls sideways in a box of its own (so the page
+ * never does), a named region that takes focus so a keyboard can scroll it too (WCAG 2.1.1; axe's
+ * scrollable-region-focusable).
+ */
 export function table(o: {
   caption?: Part;
   columns: readonly Column[];
   rows: readonly Html[];
   className?: string;
+  scroll?: string;
 }): Html {
   const th = (c: Column) =>
     typeof c === 'string' ? html`<th scope="col">${c}</th>` : html`<th scope="col" class="num">${c.label}</th>`;
   const caption = o.caption === undefined ? '' : html`<caption class="muted">${o.caption}</caption>`;
-  return html`<table${o.className ? html` class="${o.className}"` : ''}>${caption}
+  const t = html`<table${o.className ? html` class="${o.className}"` : ''}>${caption}
 <thead><tr>${o.columns.map(th)}</tr></thead>
 <tbody>${o.rows}</tbody></table>`;
+  return o.scroll === undefined
+    ? t
+    : html`<div class="table-scroll" role="region" aria-label="${o.scroll}" tabindex="0">${t}</div>`;
 }
 
 /** The link to the next (older) page, when there is one. */

@@ -77,6 +77,7 @@ export function usersView(d: UsersData): Html {
       ? empty(d.email ? `No user has the email ${d.email}.` : 'No users yet.')
       : table({
           caption: 'End users, newest first',
+          scroll: 'Users',
           columns: ['Email', 'Verified', 'Created', 'Last sign-in', 'Sessions'],
           rows: d.users.map((u) => userRow(u, d)),
         });
@@ -107,7 +108,7 @@ function sessionsTable(d: UserData): Html {
     ]),
   );
   const columns = ['State', 'Method', 'Started', 'Last active', 'IP', 'Browser'];
-  return table({ caption: `The latest ${d.shown}, newest first`, columns, rows });
+  return table({ caption: `The latest ${d.shown}, newest first`, scroll: 'Sessions', columns, rows });
 }
 
 function signInsTable(d: UserData): Html {
@@ -116,7 +117,12 @@ function signInsTable(d: UserData): Html {
     tableRow([timeTag(r.time), r.method, r.outcome, r.ip ?? '', { value: r.user_agent ?? '', className: 'message' }]),
   );
   const columns = ['Time', 'Method', 'Outcome', 'IP', 'Browser'];
-  return table({ caption: `The latest ${d.shown}, newest first (kept 90 days)`, columns, rows });
+  return table({
+    caption: `The latest ${d.shown}, newest first (kept 90 days)`,
+    scroll: 'Sign-in history',
+    columns,
+    rows,
+  });
 }
 
 export function userView(d: UserData): Html {
