@@ -75,6 +75,7 @@ const e2e = [
   'test/console/backups.test.ts',
   'test/console/bulk.test.ts',
   'test/console/console.test.ts',
+  'test/console/every-page.test.ts',
   'test/console/links.test.ts',
   'test/console/search.test.ts',
   'test/console/users.test.ts',
