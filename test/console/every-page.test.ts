@@ -51,6 +51,8 @@ const pages: Visit[] = [
   { name: 'sign-in-link-used', path: (f) => f.usedLink, as: 'nobody', status: 410 },
   { name: 'errors', path: () => '/console/errors' },
   { name: 'errors-search', path: () => '/console/errors?q=PaymentError' },
+  { name: 'errors-search-sorted', path: () => '/console/errors?q=%22card+declined%22&state=all&sort=events' },
+  { name: 'errors-search-not-valid', path: () => '/console/errors?q=%21card', status: 400 },
   { name: 'errors-resolved', path: () => '/console/errors?state=resolved' },
   { name: 'errors-all-of-a-service', path: () => '/console/errors?state=all&service=billing' },
   { name: 'errors-none', path: () => '/console/errors?state=acknowledged' },
