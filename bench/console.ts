@@ -158,6 +158,11 @@ try {
     '/console/errors, 5th page': () => fifth,
     '/console/errors?service=…': (i) => `/console/errors?state=all&service=svc-${i % 10}`,
     '/console/errors/{id}': (i) => `/console/errors/eg_${String((i * 7919) % groups).padStart(26, '0')}`,
+    // Event k is group k's (the seed spreads events over groups by number).
+    '/console/errors/{id}/events/{uid}': (i) => {
+      const k = String((i * 7919) % groups).padStart(26, '0');
+      return `/console/errors/eg_${k}/events/err_c0${k}`;
+    },
     '/console/errors?q=<words>': (i) =>
       `/console/errors?state=all&q=${encodeURIComponent(`"number ${i % 97}" failure`)}`,
     '/console/errors?q=browser:…': (i) =>

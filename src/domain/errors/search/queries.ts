@@ -1,8 +1,10 @@
 // A search's terms as SQL over error_groups `g` (docs/api.md "Search"), and the orders groups list
 // in. Every value is bound, never written into the statement; LIKE patterns escape their own
-// wildcards. Facet terms are semi-joins on the tables the worker's store keeps beside the groups
-// (error_group_tags, error_group_users): each reads one group's rows by its primary key, or, when
-// the planner drives from the facet, the (env_id, key, value, group_id) index, never an event.
+// wildcards. Facet terms are `g.id in (…)` over the tables the worker's store keeps beside the
+// groups (error_group_tags, error_group_users), each read by its (env_id, key, value, group_id) or
+// (env_id, user_id | lower(email), group_id) index, never an event. `in` rather than a correlated
+// `exists`: the planner may then hash the few matching ids once, where `exists` was planned as a
+// probe per group along the sort's index (10,000 probes, 300 ms, for a user in 14 groups).
 import type { Knex } from 'knex';
 import type { ErrorGroupSort } from '../../../contract/errors.ts';
 import type { SearchTerm } from './types.ts';
@@ -14,7 +16,7 @@ type Sql = [sql: string, bindings: Knex.RawBinding[]];
 
 /** A tag the group's events carried; the event's release and level are the tags of those names. */
 const hasTag = (envId: string, key: string, value: string): Sql => [
-  'exists (select 1 from error_group_tags t where t.env_id = ? and t.group_id = g.id and t.key = ? and t.value = ?)',
+  'g.id in (select t.group_id from error_group_tags t where t.env_id = ? and t.key = ? and t.value = ?)',
   [envId, key, value],
 ];
 
@@ -38,9 +40,10 @@ function termSql(envId: string, t: SearchTerm): Sql {
     case 'user':
       // An id as given, an email in any case (addresses' local parts are matched as mail is delivered).
       return [
-        `exists (select 1 from error_group_users u where u.env_id = ? and u.group_id = g.id
-           and (u.user_id = ? or (u.email is not null and lower(u.email) = lower(?))))`,
-        [envId, t.value, t.value],
+        `g.id in (select u.group_id from error_group_users u where u.env_id = ? and u.user_id = ?
+           union all select u.group_id from error_group_users u
+           where u.env_id = ? and u.email is not null and lower(u.email) = lower(?))`,
+        [envId, t.value, envId, t.value],
       ];
   }
 }
