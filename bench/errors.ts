@@ -7,6 +7,8 @@
 //   processed: one worker process, 30-frame minified stacks through a ≥ 1 MB esbuild map, fed as
 //              captures are (1000-event INSERTs) until all are stored; CPU per event of the worker
 //              and of Postgres (steadier than rates on a shared machine); again after the store grows;
+//              With 10 enabled alert rules on the environment (bench/alert-rules.ts) against none,
+//              same worker, same store size: the cost of evaluating rules as events are stored;
 //   memory:    a fresh worker process's peak RSS (VmHWM) over events spread across many releases,
 //              each with its own ≥ 1 MB map.
 // Env: DATABASE_URL and the S3 variables of the tests; BENCH_ERRORS_EVENTS (10000), BENCH_ERRORS_STACKS
@@ -40,6 +42,7 @@ import { keyringFromConfig } from '../src/crypto.ts';
 import { createDb } from '../src/db.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
+import { addBenchRules, benchFirings, dropBenchRules } from './alert-rules.ts';
 import { createObjectStore } from '../src/storage/index.ts';
 import {
   ms,
@@ -409,8 +412,15 @@ async function processed(env: Env, payloads: ErrorEventInput[], map: Record<stri
   const cold = await drain(worker.child, env.env.id, n, (i) => payloads[i]!);
   const small = Number((await db('error_events').count({ n: '*' }).first())?.n);
   const first = await drain(worker.child, env.env.id, n, again('again'));
+  // The same again with 10 enabled rules, then without them once more (the store grew by n
+  // between: the two "none" runs bracket the rules' run).
+  await addBenchRules(db, env.env.id);
+  const withRules = await drain(worker.child, env.env.id, n, again('rules'));
+  const fired = await benchFirings(db, env.env.id);
+  await dropBenchRules(db, env.env.id);
+  const noRules = await drain(worker.child, env.env.id, n, again('no rules'));
   const sample = await db('error_events').first('group_id', 'body_deflated');
-  const grow = Math.max(0, storeSize - small - 2 * n);
+  const grow = Math.max(0, storeSize - small - 4 * n);
   for (let done = 0; done < grow; done += 100_000) {
     await db.raw(
       `insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body_deflated)
@@ -424,6 +434,20 @@ async function processed(env: Env, payloads: ErrorEventInput[], map: Record<stri
   const second = await drain(worker.child, env.env.id, n, again('once more'));
   worker.child.kill('SIGTERM');
   await new Promise((r) => worker.child.once('exit', r));
+  const none = (first.perSecond + noRules.perSecond) / 2;
+  const noneCpu = (first.workerMs + first.postgresMs + noRules.workerMs + noRules.postgresMs) / 2;
+  report(`processed with alert rules (the same worker, ${n} events per run)`, {
+    'events/s, no rules (mean of the runs before and after)': none,
+    '  worker CPU ms per event (no rules, after)': noRules.workerMs,
+    '  Postgres CPU ms per event (no rules, after)': noRules.postgresMs,
+    'events/s, 10 enabled rules': withRules.perSecond,
+    '  worker CPU ms per event (rules)': withRules.workerMs,
+    '  Postgres CPU ms per event (rules)': withRules.postgresMs,
+    '  firings recorded': fired.firings,
+    '  actions still pending when stored': fired.pending,
+    'rate, rules / none (≈ 1.0)': withRules.perSecond / none,
+    'CPU per event, rules / none (≈ 1.0)': (withRules.workerMs + withRules.postgresMs) / noneCpu,
+  });
   report(
     `processed end to end (one worker process, 30 frames, ${(json.length / 1e6).toFixed(2)} MB map, ${n} events, ${stacks} stacks)`,
     {

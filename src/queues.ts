@@ -2,6 +2,7 @@
 // queues jobs on it, the worker works every queue of it (`workers/handlers.ts` must hold a handler
 // for each, or the worker refuses to start), the release phase creates its queues (src/migrate.ts)
 // and the CLI reads their state. The queue runtime itself (src/jobs/) knows no feature.
+import { alertQueues, alertSchedules } from './domain/alerts/queues.ts';
 import { backupQueues, backupSchedules } from './domain/backups/queues.ts';
 import { errorQueues, errorSchedules } from './domain/errors/queues.ts';
 import { identityQueues, identitySchedules } from './domain/identity/queues.ts';
@@ -15,6 +16,7 @@ export const queues = defineQueues({
   ...mailQueues,
   ...backupQueues,
   ...webhookQueues,
+  ...alertQueues,
 });
 
 export type AppRegistry = typeof queues;
@@ -29,4 +31,5 @@ export const schedules: ScheduleDef<QueueName<AppRegistry>>[] = [
   ...mailSchedules,
   ...backupSchedules,
   ...webhookSchedules,
+  ...alertSchedules,
 ];

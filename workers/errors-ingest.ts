@@ -12,6 +12,7 @@ import { SourceMapCache } from '../src/domain/errors/source-maps/cache.ts';
 import { ulidTime } from '../src/ids.ts';
 import { bumpPending, type PendingDeltas } from '../src/domain/errors/intake/queries.ts';
 import { emitGroupEvents } from '../src/domain/errors/groups/events.ts';
+import { fireAlerts } from '../src/domain/alerts/fire/evaluate.ts';
 import { createPipelineCaches } from '../src/domain/errors/pipeline/caches.ts';
 import { ensurePartitions } from '../src/domain/errors/retention/prune.ts';
 import { indexMinified } from '../src/domain/errors/source-maps/scope-naming.ts';
@@ -196,6 +197,9 @@ export function errorsIngest(
     }
     if (r.dropped > 0) ctx.log.warn({ dropped: r.dropped }, 'error events of deleted environments were dropped');
     await emitGroupEvents(tx, ctx.jobs, r.changed);
+    // On the same transaction: a firing is recorded exactly when its events are stored.
+    const fired = await fireAlerts({ db: ctx.db, jobs: ctx.jobs, baseUrl: ctx.config.CAIRN_BASE_URL }, tx, r);
+    if (fired > 0) ctx.log.info({ fired }, 'alert rules fired');
     await settle(ctx as WorkerContext, tx, jobs, r.failed);
     ctx.log.debug({ jobs: jobs.length, stored: r.stored }, 'error events stored');
   };

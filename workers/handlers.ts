@@ -3,6 +3,8 @@ import { longStatements } from '../src/db-timeouts.ts';
 import type { AppRegistry } from '../src/queues.ts';
 import type { Handlers, JobHandler } from '../src/worker.ts';
 import type { z } from 'zod';
+import { alertsPrune } from './alerts-prune.ts';
+import { alertsSend } from './alerts-send.ts';
 import { backupsCapture } from './backups-capture.ts';
 import { backupsDrill } from './backups-drill.ts';
 import { backupsDrillsDue } from './backups-drills-due.ts';
@@ -61,4 +63,6 @@ export const handlers: Handlers<AppRegistry> = {
   'webhooks.deliver-slow': deliver('webhooks.deliver-slow'),
   'webhooks.prune': long(webhooksPrune),
   'webhooks.sweep': long(webhooksSweep),
+  'alerts.send': alertsSend(),
+  'alerts.prune': long(alertsPrune),
 };

@@ -13,6 +13,8 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative of `text`, already escaped by its maker; the outbox keeps only the text. */
+  html?: string;
 }
 
 /** The environment a mail is sent for: its mode decides what the log may show. */
@@ -41,7 +43,13 @@ export function createMailer(
     return {
       kind: 'smtp',
       async send(mail) {
-        await smtp.sendMail({ from: config.CAIRN_MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text });
+        await smtp.sendMail({
+          from: config.CAIRN_MAIL_FROM,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          ...(mail.html === undefined ? {} : { html: mail.html }),
+        });
         log.info({ subject: mail.subject }, 'mail sent');
       },
     };

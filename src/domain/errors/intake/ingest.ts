@@ -50,6 +50,8 @@ export interface IngestResult {
   dropped: number;
   /** Groups the store created or reopened, for their webhook events (groups/events.ts). */
   changed: ChangedGroup[];
+  /** The stored batch's events by their key, for alert rules that count them (domain/alerts/fire/). */
+  events: { uid: string; env_id: string; receive_time: string }[];
 }
 
 export interface IngestOptions {
@@ -74,7 +76,9 @@ export interface IngestDeps {
  * is stored, which is most of what keeps a worker's heap small.
  */
 interface Ready {
+  uid: string;
   env_id: string;
+  receive_time: string;
   event_time: string;
   group: Pick<ProcessedEvent, 'fingerprint' | 'title' | 'culprit' | 'grouping'> & { service_name: string };
   json: string;
@@ -173,7 +177,9 @@ function readyOf(row: JobEvent, processed: ProcessedEvent, eventId: string | nul
   };
   const json = JSON.stringify(event);
   return {
+    uid: event.uid,
     env_id: row.env_id,
+    receive_time: event.receive_time,
     event_time: b.event_time,
     json,
     group: {
@@ -266,13 +272,15 @@ export async function ingestEvents(
   events: JobEvent[],
   options: IngestOptions = ingestDefaults,
 ): Promise<IngestResult> {
-  if (events.length === 0) return { stored: 0, failed: [], dropped: 0, changed: [] };
+  if (events.length === 0) return { stored: 0, failed: [], dropped: 0, changed: [], events: [] };
   let stored = 0;
   const changed: ChangedGroup[] = [];
+  const keys: IngestResult['events'] = [];
   const { failed, dropped } = await processAll(deps, events, options, async (ready) => {
     const r = await storeEvents(deps.db, tx, `[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
     stored += r.stored;
     changed.push(...r.changed);
+    for (const { uid, env_id, receive_time } of ready) keys.push({ uid, env_id, receive_time });
   });
-  return { stored, failed, dropped, changed };
+  return { stored, failed, dropped, changed, events: keys };
 }

@@ -1,0 +1,40 @@
+// Alerts' queues and their schedule, assembled with the others in src/queues.ts.
+import { z } from 'zod';
+import { defineQueue, type Jobs, type QueueName, type ScheduleDef } from '../../jobs/index.ts';
+
+export const alertQueues = {
+  // One job per (firing, action), queued on the worker's store transaction with the firing
+  // (fire/evaluate.ts); it sends the mail or the Slack message and records the action's outcome
+  // (send/send.ts). A failed send is retried by pg-boss with backoff: 15 s doubling (with jitter)
+  // up to 15 min, 9 attempts over about an hour, then the action is `failed` with its last error.
+  // At least once: a worker killed mid-send has its job taken over within ~1-3 s
+  // (src/jobs/claims/), and the message goes out again; the firing stays recorded once. A send
+  // waits at most 10 s for its receiver, so the claim's expiry is well beyond one attempt.
+  ...defineQueue(
+    'alerts.send',
+    z.object({
+      firing_id: z.string().regex(/^alf_[0-9a-z]{26}$/),
+      action_index: z.number().int().min(0),
+    }),
+    {
+      retryLimit: 8,
+      retryDelay: 15,
+      retryBackoff: true,
+      retryDelayMax: 900,
+      expireInSeconds: 120,
+      // Longer than the retries: an action's job stays visible while it can still be retried.
+      deleteAfterSeconds: 24 * 3600,
+      localConcurrency: 4,
+    },
+  ),
+  // Hourly: firings past their 30 days, snoozes past their time, per-minute counts past the
+  // longest window (a day): send/prune.ts.
+  ...defineQueue('alerts.prune', z.object({}), { retryLimit: 2, deleteAfterSeconds: 3600 }),
+};
+
+export const alertSchedules: ScheduleDef<QueueName<typeof alertQueues>>[] = [
+  { queue: 'alerts.prune', key: 'hourly', cron: '41 * * * *', data: {} },
+];
+
+/** Jobs for alerts' queues. */
+export type AlertJobs = Jobs<typeof alertQueues>;

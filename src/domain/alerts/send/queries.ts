@@ -1,0 +1,88 @@
+// SQL of the send jobs: what one action of one firing needs to be sent, and its outcome.
+import type { Db } from '../../../db.ts';
+import type { FiringFacts } from '../fire/facts.ts';
+import type { AlertAction, FiringReason } from '../fire/rules.ts';
+
+export interface ActionContext {
+  firing_id: string;
+  action_index: number;
+  type: string;
+  state: 'pending' | 'sent' | 'failed';
+  attempt_count: number;
+  reason: FiringReason;
+  facts: FiringFacts;
+  env_id: string;
+  env_mode: 'test' | 'live';
+  rule_id: string;
+  rule_name: string;
+  /** The rule's actions now (a rule edited since the firing may hold another at this index). */
+  actions: AlertAction[];
+}
+
+/** The action with its firing, rule and environment; undefined when gone (pruned, rule deleted). */
+export async function actionContext(db: Db, firingId: string, index: number): Promise<ActionContext | undefined> {
+  return (await db('alert_firing_actions as a')
+    .join('alert_firings as f', 'f.id', 'a.firing_id')
+    .join('alert_rules as r', 'r.id', 'f.rule_id')
+    .join('envs as v', 'v.id', 'f.env_id')
+    .where({ 'a.firing_id': firingId, 'a.action_index': index })
+    .first(
+      'a.firing_id',
+      'a.action_index',
+      'a.type',
+      'a.state',
+      'a.attempt_count',
+      'f.reason',
+      'f.facts',
+      'f.env_id',
+      'v.mode as env_mode',
+      'r.id as rule_id',
+      'r.name as rule_name',
+      'r.actions',
+    )) as ActionContext | undefined;
+}
+
+/**
+ * Records one attempt's outcome: `sent`, `failed` (the last attempt), or still `pending` with its
+ * error. Only a pending action changes, so a job that ran twice counts a settled action once.
+ */
+export async function recordOutcome(
+  db: Db,
+  firingId: string,
+  index: number,
+  outcome: { state: 'pending' | 'sent' | 'failed'; error: string | null },
+): Promise<boolean> {
+  const n = await db('alert_firing_actions')
+    .where({ firing_id: firingId, action_index: index, state: 'pending' })
+    .update({
+      state: outcome.state,
+      error: outcome.error,
+      attempt_count: db.raw('attempt_count + 1'),
+      update_time: db.fn.now(),
+    });
+  return n > 0;
+}
+
+export const keepFiringsMs = 30 * 24 * 3600 * 1000;
+
+/**
+ * Firings past their 30 days (their actions go with them), snoozes past their time, and minutes
+ * past the longest window (a day); a bounded batch at a time. Answers how many rows went.
+ */
+export async function pruneAlertsBatch(db: Db, now: Date, batch: number): Promise<number> {
+  const firings = await db.raw<{ rowCount: number }>(
+    `delete from alert_firings where id in (select id from alert_firings where time < ? order by time limit ?)`,
+    [new Date(now.getTime() - keepFiringsMs), batch],
+  );
+  const snoozes = await db.raw<{ rowCount: number }>(
+    `delete from alert_snoozes where (rule_id, group_id) in
+       (select rule_id, group_id from alert_snoozes where until < ? limit ?)`,
+    [now, batch],
+  );
+  const minutes = await db.raw<{ rowCount: number }>(
+    `delete from alert_group_minutes where (group_id, minute) in
+       (select group_id, minute from alert_group_minutes where minute < ? limit ?)`,
+    [new Date(now.getTime() - 24 * 3600 * 1000), batch],
+  );
+  return firings.rowCount + snoozes.rowCount + minutes.rowCount;
+}
