@@ -17,7 +17,6 @@ export function alertsSend(
     let mailer = mailers.get(ctx.db);
     if (!mailer) mailers.set(ctx.db, (mailer = createMailer(ctx.config, ctx.db, ctx.log)));
     const deps = { config: ctx.config, db: ctx.db, log: ctx.log, mailer, sender };
-    for (const job of jobs)
-      await sendAction(deps, { ...job.data, lastAttempt: job.retryCount >= job.retryLimit });
+    for (const job of jobs) await sendAction(deps, { ...job.data, lastAttempt: job.retryCount >= job.retryLimit });
   };
 }

@@ -119,7 +119,10 @@ describe('regression', () => {
     expect(await firingsOf(h, rule)).toHaveLength(1);
 
     // Once the snooze is over, the next regression fires again.
-    await h.db('alert_snoozes').where({ rule_id: rule }).update({ until: h.db.raw("now() - interval '1 second'") });
+    await h
+      .db('alert_snoozes')
+      .where({ rule_id: rule })
+      .update({ until: h.db.raw("now() - interval '1 second'") });
     await resolve(env, group);
     await stored(env, { exception_type: 'RegressionError' });
     expect(await firingsOf(h, rule)).toHaveLength(2);

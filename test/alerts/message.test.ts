@@ -30,7 +30,9 @@ const inputs: Record<string, MessageInput> = {
 };
 
 const render = (m: MessageInput): string =>
-  [`Subject: ${subject(m)}`, '--- text', mailText(m), '--- html', mailHtml(m), '--- slack', slackBody(m), ''].join('\n');
+  [`Subject: ${subject(m)}`, '--- text', mailText(m), '--- html', mailHtml(m), '--- slack', slackBody(m), ''].join(
+    '\n',
+  );
 
 describe('alert messages', () => {
   for (const [name, m] of Object.entries(inputs))

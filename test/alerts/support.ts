@@ -52,7 +52,12 @@ function parseMail(raw: string): ReceivedMail {
     .replace(/\?=\s+=\?/g, '?==?')
     .replace(/=\?UTF-8\?Q\?([^?]*)\?=/gi, (_m, q: string) => decodeQp(q.replace(/_/g, ' ')));
   const boundary = /boundary="?([^";]+)"?/i.exec(top.header('Content-Type'))?.[1];
-  const parts = boundary ? raw.split(`--${boundary}`).slice(1, -1).map((p) => splitPart(p.replace(/^\r\n/, ''))) : [top];
+  const parts = boundary
+    ? raw
+        .split(`--${boundary}`)
+        .slice(1, -1)
+        .map((p) => splitPart(p.replace(/^\r\n/, '')))
+    : [top];
   const of = (type: string) => parts.find((p) => p.header('Content-Type').startsWith(type))?.body ?? '';
   return { to: top.header('To'), subject, text: of('text/plain'), html: of('text/html') };
 }
@@ -133,7 +138,11 @@ export interface FiringRow {
 }
 
 export const firingsOf = (h: Harness, ruleId: string): Promise<FiringRow[]> =>
-  h.db('alert_firings').where({ rule_id: ruleId }).orderBy('time').select('id', 'rule_id', 'group_id', 'reason', 'facts');
+  h
+    .db('alert_firings')
+    .where({ rule_id: ruleId })
+    .orderBy('time')
+    .select('id', 'rule_id', 'group_id', 'reason', 'facts');
 
 export interface ActionRow {
   firing_id: string;
@@ -145,7 +154,8 @@ export interface ActionRow {
 }
 
 export const actionsOf = (h: Harness, firingId: string): Promise<ActionRow[]> =>
-  h.db('alert_firing_actions')
+  h
+    .db('alert_firing_actions')
     .where({ firing_id: firingId })
     .orderBy('action_index')
     .select('firing_id', 'action_index', 'type', 'state', 'attempt_count', 'error');

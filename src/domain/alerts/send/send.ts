@@ -44,7 +44,8 @@ type Failure = { error: string; permanent?: boolean };
 /** Sends; answers why it failed, if it did. */
 async function attempt(deps: SendDeps, c: ActionContext, m: MessageInput): Promise<Failure | undefined> {
   const action = c.actions[c.action_index];
-  if (!action || action.type !== c.type) return { error: 'the rule no longer has this action; not sent', permanent: true };
+  if (!action || action.type !== c.type)
+    return { error: 'the rule no longer has this action; not sent', permanent: true };
   if (action.type === 'email') {
     try {
       const mail = { to: action.to.join(', '), subject: subject(m), text: mailText(m), html: mailHtml(m) };
