@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 // - e2e: child processes (the Procfile's web and worker, the CLI, kill -9, pg_dump under a killed
 //   worker), browsers, built packages and deploy files.
 const unit = [
+  'test/alerts/message.test.ts',
   'test/api/json-items.test.ts',
   'test/api/route-paths.test.ts',
   'test/api/trace-context.test.ts',
@@ -62,6 +63,7 @@ const unit = [
 ];
 
 const e2e = [
+  'test/alerts/killed-worker.test.ts',
   'test/api/store-unavailable.test.ts',
   'test/backups/delete.test.ts',
   'test/backups/download-link.test.ts',

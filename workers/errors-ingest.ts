@@ -198,7 +198,11 @@ export function errorsIngest(
     if (r.dropped > 0) ctx.log.warn({ dropped: r.dropped }, 'error events of deleted environments were dropped');
     await emitGroupEvents(tx, ctx.jobs, r.changed);
     // On the same transaction: a firing is recorded exactly when its events are stored.
-    const fired = await fireAlerts({ db: ctx.db, jobs: ctx.jobs, baseUrl: ctx.config.CAIRN_BASE_URL }, tx, r);
+    const fired = await fireAlerts(
+      { db: ctx.db, jobs: ctx.jobs, baseUrl: ctx.config.CAIRN_BASE_URL, log: ctx.log },
+      tx,
+      r,
+    );
     if (fired > 0) ctx.log.info({ fired }, 'alert rules fired');
     await settle(ctx as WorkerContext, tx, jobs, r.failed);
     ctx.log.debug({ jobs: jobs.length, stored: r.stored }, 'error events stored');

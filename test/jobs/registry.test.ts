@@ -5,6 +5,7 @@ import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { alertQueues } from '../../src/domain/alerts/queues.ts';
 import { backupQueues } from '../../src/domain/backups/queues.ts';
 import { errorQueues } from '../../src/domain/errors/queues.ts';
 import { identityQueues } from '../../src/domain/identity/queues.ts';
@@ -50,7 +51,7 @@ describe('layers', () => {
 
 describe('the registry', () => {
   it("holds every feature's queues, each name declared once", () => {
-    const features = [errorQueues, identityQueues, mailQueues, backupQueues, webhookQueues];
+    const features = [errorQueues, identityQueues, mailQueues, backupQueues, webhookQueues, alertQueues];
     const names = features.flatMap((f) => Object.keys(f));
     expect(new Set(names).size).toBe(names.length);
     expect(Object.keys(queues).sort()).toEqual(names.sort());

@@ -9,6 +9,7 @@ import type { Db as BossDb } from 'pg-boss';
 import type { SqlTx } from '../../../db.ts';
 import { newId } from '../../../ids.ts';
 import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
+import type { Logger } from '../../../log.ts';
 import type { ChangedGroup } from '../../errors/intake/store-queries.ts';
 import { parseSearch } from '../../errors/search/parse.ts';
 import type { SearchTerm } from '../../errors/search/types.ts';
@@ -23,6 +24,7 @@ export interface FireDeps {
   jobs: Jobs;
   /** CAIRN_BASE_URL: where a message's console link points. */
   baseUrl: string;
+  log: Logger;
 }
 
 /** What a batch stored: the groups it created or reopened, and its stored events. */
@@ -113,12 +115,31 @@ async function searched(tx: SqlTx, db: Knex, candidates: Candidate[]): Promise<C
   });
 }
 
-/** Evaluates the environments' rules for a stored batch, on its transaction (see the top of this file). */
+/**
+ * Evaluates the environments' rules for a stored batch, on its transaction (see the top of this
+ * file); answers how many firings it recorded. A failure of the evaluation is rolled back to a
+ * savepoint and logged, never thrown: an alert must not keep a batch of events from being stored
+ * (a throw would fail the store, and after its retries dead-letter its events). The savepoint's
+ * two round trips are paid only by batches of environments that have rules.
+ */
 export async function fireAlerts(deps: FireDeps, tx: BossDb, batch: StoredBatch): Promise<number> {
   const envIds = [...new Set([...batch.events.map((e) => e.env_id), ...batch.changed.map((c) => c.env_id)])];
   if (envIds.length === 0) return 0;
   const rules = await enabledRules(tx, envIds);
   if (rules.length === 0) return 0;
+  await tx.executeSql('savepoint alerts');
+  try {
+    const fired = await evaluate(deps, tx, rules, batch);
+    await tx.executeSql('release savepoint alerts');
+    return fired;
+  } catch (err) {
+    await tx.executeSql('rollback to savepoint alerts');
+    deps.log.error({ err, env_ids: envIds }, 'alert rules could not be evaluated for a stored batch; none fired');
+    return 0;
+  }
+}
+
+async function evaluate(deps: FireDeps, tx: BossDb, rules: RuleRow[], batch: StoredBatch): Promise<number> {
   const candidates = [
     ...changeCandidates(rules, batch.changed),
     ...(await frequencyCandidates(tx, rules, batch.events)),
