@@ -34,6 +34,6 @@ export async function searchMatches(
   });
   const [first, ...rest] = selects;
   const { sql, bindings } = (rest.length > 0 ? first!.unionAll(rest, true) : first!).toSQL().toNative();
-  const { rows } = await tx.executeSql(sql, bindings as unknown[]);
+  const { rows } = await tx.executeSql(sql, [...bindings]);
   return rows as { rule_id: string; group_id: string }[];
 }

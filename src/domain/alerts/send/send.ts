@@ -59,9 +59,9 @@ async function attempt(deps: SendDeps, c: ActionContext, m: MessageInput): Promi
   }
   let url: string;
   try {
-    url = openSlackUrl(keyringFromConfig(deps.config), c.rule_id, action.url_sealed);
+    url = new URL(openSlackUrl(keyringFromConfig(deps.config), c.rule_id, action.url_sealed)).href;
   } catch {
-    return { error: 'the Slack URL does not open under the service key; set it again', permanent: true };
+    return { error: 'the Slack URL does not open under the service key, or is no URL; set it again', permanent: true };
   }
   const outcome = await deps.sender.send(targetRule(deps.config, c.env_mode), url, {}, slackBody(m));
   if (outcome.ok) return undefined;
