@@ -76,11 +76,16 @@ export function mailHtml(m: MessageInput): string {
 
 /**
  * Text as Slack reads it: `&`, `<` and `>` escaped (Slack's "Formatting text": the three control
- * characters), so an error's title cannot make a link or a `<!channel>` mention; an `@` is followed
- * by a word joiner, so `@channel`/`@all` in a title pings no one on Mattermost or Rocket.Chat.
+ * characters), so an error's title cannot make a link or a `<!channel>` mention; an `@` that starts
+ * a word is followed by a word joiner, so `@channel`/`@all` in a title pings no one on Mattermost or
+ * Rocket.Chat (an address's or a release's `@`, inside a word, is left as it is).
  */
 const slackSafe = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/@/g, '@\u2060');
+  s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/(^|[^\w@])@(?=[\w.-])/g, '$1@\u2060');
 
 /** The incoming-webhook body (Slack, Mattermost and Rocket.Chat all take `{"text": …}`). */
 export function slackBody(m: MessageInput): string {
