@@ -1,6 +1,7 @@
 // The `cairn` program: the API commands every build has, and the run loop that turns a failure into
 // its cause and next step (errors.ts) and an exit code.
 import { Command, CommanderError } from 'commander';
+import { register as registerAlerts } from './commands/alerts.ts';
 import { register as registerBackups } from './commands/backups/index.ts';
 import { register as registerConsole } from './commands/console.ts';
 import { register as registerErrorGroups } from './commands/errors.ts';
@@ -24,6 +25,7 @@ export function registerApiCommands(program: Command, ctx: CliContext): void {
   registerErrorGroups(program, ctx);
   registerBackups(program, ctx);
   registerWebhooks(program, ctx);
+  registerAlerts(program, ctx);
   registerConsole(program, ctx);
 }
 

@@ -1,5 +1,5 @@
 // The console (docs/api.md "Console"), served by the web process under /console: server-rendered
-// pages for a team to see and triage its errors, run backups and manage its users, one file per
+// pages for a team to see and triage its errors, say who is alerted, run backups and manage its users, one file per
 // page (pages/), declared on the route kernel like every other route (page.ts has what they share).
 // Each handler loads its data and hands it to a pure view (views/); the session comes from the
 // kernel (`auth: 'console'`, through `resolveConsole`, which the app passes to mountRoutes).
@@ -7,6 +7,7 @@ import { consoleErrors, consoleHome } from './pages/errors.ts';
 import { consoleBulkTriage } from './pages/errors-bulk.ts';
 import { consoleGroup, consoleTriage } from './pages/group.ts';
 import { consoleGroupEvent } from './pages/group-event.ts';
+import { consoleAlerts, consoleCreateAlert, consoleDeleteAlert } from './pages/alerts.ts';
 import { consoleBackUpNow, consoleBackups, consoleRestore } from './pages/backups.ts';
 import { consoleOperation } from './pages/operation.ts';
 import { consoleRevokeSessions, consoleUser, consoleUsers } from './pages/users.ts';
@@ -29,6 +30,9 @@ export const consoleRoutes = [
   consoleGroup,
   consoleTriage,
   consoleGroupEvent,
+  consoleAlerts,
+  consoleCreateAlert,
+  consoleDeleteAlert,
   consoleBackups,
   consoleBackUpNow,
   consoleRestore,

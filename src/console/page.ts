@@ -11,9 +11,18 @@ import { render } from './render.ts';
 import { errorPageView, lacksScopeView } from './views/error-page.ts';
 import type { Section } from './views/layout.ts';
 
-/** The section of the console a scope's data is in (its 403 page is that section's). */
-const sectionOf = (scope: string): Section =>
-  scope.startsWith('observability:') ? 'errors' : scope.startsWith('auth:') ? 'users' : 'backups';
+/**
+ * The section of the console a scope's data is in (its 403 page is that section's); alerts share
+ * the errors' scopes, so their pages are told by path.
+ */
+const sectionOf = (scope: string, path: string): Section =>
+  path.startsWith('/console/alerts')
+    ? 'alerts'
+    : scope.startsWith('observability:')
+      ? 'errors'
+      : scope.startsWith('auth:')
+        ? 'users'
+        : 'backups';
 
 export const consolePageErrors: PageErrors = {
   page(ctx, err, deps) {
@@ -25,7 +34,7 @@ export const consolePageErrors: PageErrors = {
     const principal = ctx.state.principal as ConsolePrincipal | undefined;
     const scope = err.details?.required_scope as SecretScope | undefined;
     if (err.code === 'forbidden' && principal && scope) {
-      const section = sectionOf(scope);
+      const section = sectionOf(scope, ctx.path);
       const title = section[0]!.toUpperCase() + section.slice(1);
       render(ctx, deps, { title, principal, section, status: 403, body: lacksScopeView(title, scope) });
       return;

@@ -1,6 +1,7 @@
 // The Cairn SDK: one client, one API object per area.
 //   const cairn = createCairn({ baseUrl, secretKey, envName: 'orgs/acme/projects/shop/envs/prod' });
 //   await cairn.errorGroups.list(…); await cairn.storage.enableVersioning('uploads');
+import { AlertsApi } from './alerts.ts';
 import { BackupsApi, StorageApi } from './backups.ts';
 import { SignInApi } from './browser.ts';
 import { CairnClient, type ClientOptions } from './client.ts';
@@ -11,8 +12,9 @@ import { WebhooksApi } from './webhooks.ts';
 
 export { CairnApiError, CairnClient, CairnConnectionError, envPath } from './client.ts';
 export type { ClientOptions } from './client.ts';
-export { BackupsApi, EndUsersApi, ErrorGroupsApi, SignInApi, SocialProvidersApi, StorageApi, WebhooksApi };
+export { AlertsApi, BackupsApi, EndUsersApi, ErrorGroupsApi, SignInApi, SocialProvidersApi, StorageApi, WebhooksApi };
 export { createCairnBrowser, type BrowserOptions, type FactorProof } from './browser.ts';
+export type { AlertFiring, AlertRule, AlertRuleInput, AlertRuleUpdate } from './alerts.ts';
 export type { SocialProvider, SocialProviderInput } from './social.ts';
 export type {
   Delivery as WebhookDelivery,
@@ -30,6 +32,7 @@ export function createCairn(options: ClientOptions & { envName?: string }) {
     errorGroups: new ErrorGroupsApi(client),
     backups: new BackupsApi(client),
     webhooks: new WebhooksApi(client),
+    alerts: new AlertsApi(client),
     /** The publishable-key calls a page makes (sign up, sign in, session); needs `publishableKey`. */
     signIn: new SignInApi(client),
     /** Storage needs the environment: pass `envName`. */

@@ -1,6 +1,7 @@
 // Every route of the API, in one list: the /v1 API, the OAuth endpoints, the social callback and
 // Sentry's ingest. The app (src/app/) mounts it beside the Account Portal's and the console's.
 import type { RouteDef } from '../../http/route.ts';
+import { alertRoutes } from './alerts/index.ts';
 import { backupRoutes } from './backups/index.ts';
 import { errorGroupRoutes } from './errors/index.ts';
 import { identityRoutes } from './identity/index.ts';
@@ -20,6 +21,7 @@ export const apiRoutes: readonly RouteDef[] = [
   ...backupRoutes,
   ...storageRoutes,
   ...webhookRoutes,
+  ...alertRoutes,
   ...oauthRoutes,
   ...callbackRoutes,
   ...sentryRoutes,

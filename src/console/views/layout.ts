@@ -1,12 +1,12 @@
 // The console's page layout: "Skip to content" first (WCAG 2.2 §2.4.1 Bypass Blocks: a keyboard
 // reaches the page without tabbing through the header), a header with the environment, the
-// navigation ("Errors", "Users", "Backups") and "Sign out", then the page. Readable without JavaScript or CSS; every value is
+// navigation ("Errors", "Alerts", "Users", "Backups") and "Sign out", then the page. Readable without JavaScript or CSS; every value is
 // escaped (html/html.ts). The stylesheet is static (static/console.css, served by static.ts); its
 // colours meet WCAG 2.2 §1.4.3 contrast (4.5:1 for text).
 import { html, htmlDocument, type Html } from '../../html/html.ts';
 import { csrfField } from './components.ts';
 
-export type Section = 'errors' | 'users' | 'backups';
+export type Section = 'errors' | 'alerts' | 'users' | 'backups';
 
 export interface LayoutOptions {
   title: string;
@@ -23,6 +23,7 @@ export interface LayoutOptions {
 
 const nav: [Section, string, string][] = [
   ['errors', 'Errors', '/console/errors'],
+  ['alerts', 'Alerts', '/console/alerts'],
   ['users', 'Users', '/console/users'],
   ['backups', 'Backups', '/console/backups'],
 ];

@@ -20,15 +20,19 @@ export function checkScheme(url: URL, rule: TargetRule): void {
   if (rule.httpsOnly && url.protocol !== 'https:') throw new AddressRefused('the URL is not https');
 }
 
-/** At create and update: a URL the environment may send to, else 400 invalid_request naming `url`. */
+/**
+ * At create and update: a URL the environment may send to, else 400 invalid_request naming `field`
+ * (an alert rule's Slack URL, domain/alerts/rules/actions.ts, keeps the same rule under its own name).
+ */
 export async function checkTarget(
   raw: string,
   rule: TargetRule,
   resolve: Resolver = deadlineResolver,
+  field = 'body.url',
 ): Promise<string> {
   const refuse = (why: string) =>
-    new AppError('invalid_request', `url is not allowed: ${why}`, {
-      details: { reason: 'url_not_allowed', fields: [{ field: 'body.url', message: why }] },
+    new AppError('invalid_request', `${field.replace(/^body\./, '')} is not allowed: ${why}`, {
+      details: { reason: 'url_not_allowed', fields: [{ field, message: why }] },
     });
   let url: URL;
   try {
