@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StackFrame } from '../../src/domain/errors/pipeline/symbolicate.ts';
 import { html } from '../../src/html/html.ts';
+import { alertsView, emptyAlertForm, type AlertsData } from '../../src/console/views/alerts.ts';
 import { backupsView, type BackupsData } from '../../src/console/views/backups.ts';
 import { errorPageView, lacksScopeView } from '../../src/console/views/error-page.ts';
 import { bulkActions, outcomeQuery, readOutcome } from '../../src/console/views/bulk.ts';
@@ -316,6 +317,46 @@ const userData: UserData = {
   writable: true,
 };
 
+const alertsData: AlertsData = {
+  rules: [
+    {
+      rule: {
+        id: 'alr_01jdq0000000000000000000aa',
+        name: 'Checkout <bursts> & co',
+        when: 'frequency',
+        threshold: { events: 1000, window_minutes: 60 },
+        q: 'service:checkout browser:"Mobile <Safari>"',
+        actions: [
+          { type: 'email', to: ['oncall@example.com', 'bob+"quotes"@example.com'] },
+          { type: 'slack', url: 'https://hooks.slack.com/…Xy7Q' },
+        ],
+        snooze_minutes: 30,
+        state: 'enabled',
+        create_time: '2026-11-20T08:00:00.000Z',
+        update_time: '2026-11-20T08:00:00.000Z',
+      },
+      last: { time: t('2026-11-26T14:59:00Z'), groupId: 'eg_01jdq0000000000000000000aa', title: 'TypeError: <x>' },
+    },
+    {
+      rule: {
+        id: 'alr_01jdq0000000000000000000ab',
+        name: 'New groups',
+        when: 'new_group',
+        actions: [{ type: 'email', to: ['team@example.com'] }],
+        snooze_minutes: 0,
+        state: 'disabled',
+        create_time: '2026-11-21T08:00:00.000Z',
+        update_time: '2026-11-21T08:00:00.000Z',
+      },
+      last: undefined,
+    },
+  ],
+  csrf,
+  writable: true,
+  form: emptyAlertForm,
+  notice: 'Rule alr_01jdq0000000000000000000ab created.',
+};
+
 describe('console views', () => {
   it('errors: groups with their charts, filters, checkboxes and the next page; nothing found', () => {
     view('errors', errorsView(errorsData));
@@ -436,6 +477,23 @@ describe('console views', () => {
     view('user-read-only', userView({ ...userData, sessions: [], signIns: [], revoked: undefined, writable: false }));
   });
 
+  it('alerts: rules with their last firing and the form; read-only and empty; a refusal keeping what was typed', () => {
+    view('alerts', alertsView(alertsData));
+    view('alerts-empty', alertsView({ ...alertsData, rules: [], writable: false, notice: undefined }));
+    view(
+      'alerts-refused',
+      alertsView({
+        ...alertsData,
+        notice: undefined,
+        form: { ...emptyAlertForm, name: 'Bursts "x"', when: 'frequency', events: '10', window: '', emails: 'a@b' },
+        problems: [
+          'Within minutes: Invalid input: expected number, received undefined',
+          'Email addresses: a@b is not a valid address.',
+        ],
+      }),
+    );
+  });
+
   it('sign-in, sign-in links, refusals and the layout around a page', () => {
     view('sign-in', signInView({ csrf }));
     view('sign-in-error', signInView({ csrf, error: 'That key does not open the console.' }));
@@ -467,12 +525,17 @@ describe('console views', () => {
   });
 
   it('escapes every value it is given', () => {
-    const out = errorsView(errorsData).value + usersView(usersData).value + groupView(groupData).value;
+    const out =
+      errorsView(errorsData).value +
+      usersView(usersData).value +
+      groupView(groupData).value +
+      alertsView(alertsData).value;
     expect(out).toContain('cannot read &#60;properties&#62; of undefined');
     expect(out).toContain('billing &#38; co');
     expect(out).toContain('bob+&#34;quotes&#34;@example.com');
     expect(out).toContain('Firefox &#60;133&#62;');
-    expect(out).not.toMatch(/<properties>|"quotes"|<133>/);
+    expect(out).toContain('Checkout &#60;bursts&#62; &#38; co');
+    expect(out).not.toMatch(/<properties>|"quotes"|<133>|<bursts>|<Safari>|<x>/);
   });
 
   it("reads back a bulk action's outcome from its redirect's query, and nothing but ids and bounded counts from any query", () => {

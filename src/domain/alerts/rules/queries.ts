@@ -97,8 +97,8 @@ export async function listFirings(
       { column: 'id', order: 'desc' },
     ])
     .limit(limit)
-    .select('id', 'group_id', 'reason', 'time', db.raw('time::text as time_key'));
-  if (before) q.whereRaw('(time, id) < (?::timestamptz, ?)', [before.t, before.id]);
+    .select('id', 'group_id', 'reason', 'time', db.raw('"time"::text as time_key'));
+  if (before) q.whereRaw('("time", id) < (?::timestamptz, ?)', [before.t, before.id]);
   return q;
 }
 
@@ -133,12 +133,12 @@ export interface LastFiringRow {
 export async function lastFirings(db: Db, envId: string, ruleIds: readonly string[]): Promise<LastFiringRow[]> {
   if (ruleIds.length === 0) return [];
   const { rows } = await db.raw<{ rows: LastFiringRow[] }>(
-    `select f.rule_id, f.time, f.group_id, g.title
+    `select f.rule_id, f."time", f.group_id, g.title
        from unnest(?::text[]) as r(id)
        cross join lateral (
-         select rule_id, time, group_id from alert_firings
+         select rule_id, "time", group_id from alert_firings
           where rule_id = r.id and env_id = ?
-          order by time desc, id desc limit 1) f
+          order by "time" desc, id desc limit 1) f
        join error_groups g on g.id = f.group_id`,
     [ruleIds, envId],
   );
