@@ -215,7 +215,11 @@ describe('alert rules', () => {
     }
 
     const elsewhere = `${base(other)}/${rule.body.id}`;
-    for (const [method, body] of [['GET'], ['PATCH', { name: 'x' }], ['DELETE']] as const)
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const)
       expect((await api(method, elsewhere, body, other.secretKey)).status).toBe(404);
     expect((await api('GET', `${elsewhere}/firings`, undefined, other.secretKey)).status).toBe(404);
     expect((await api('GET', `${base(env)}/${newId('alr')}`)).status).toBe(404);

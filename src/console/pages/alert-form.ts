@@ -1,7 +1,7 @@
 // The alerts page's form read into the API's create body (contract/alerts.ts createRuleBody), so a
 // rule made in the console is checked exactly as one made through the API; each refusal said in
 // the form's own words (its labels, the address that is wrong). Pure: no request, no database.
-import { createRuleBody, type AlertRuleInput } from '../../contract/alerts.ts';
+import { createRuleBody } from '../../contract/alerts.ts';
 import type { RuleInput } from '../../domain/alerts/rules/rules.ts';
 import type { AlertFormValues } from '../views/alerts.ts';
 
@@ -71,7 +71,7 @@ export function readAlertForm(f: AlertFormFields): { rule: RuleInput; problems?:
   const emails = splitAddresses(f.emails ?? '');
   if (emails.length === 0 && !f.slack?.trim())
     return { problems: ['Say whom to tell: email addresses, a Slack incoming-webhook URL, or both.'] };
-  const parsed = createRuleBody.safeParse(bodyOf(f, emails) satisfies Partial<Record<keyof AlertRuleInput, unknown>>);
+  const parsed = createRuleBody.safeParse(bodyOf(f, emails));
   if (parsed.success) return { rule: parsed.data };
   return { problems: parsed.error.issues.map((i) => problemOf(i.path.join('.'), i.message, emails)) };
 }

@@ -3,8 +3,7 @@
 // only as the API's hint. A key without observability:write sees the controls disabled; a refused
 // rule comes back with the reasons above the form and what was typed kept (the Slack URL, a
 // secret, is typed again).
-import type { AlertRule } from '../../contract/alerts.ts';
-import { alertLimits } from '../../contract/alerts.ts';
+import { alertLimits, type AlertRule } from '../../contract/alerts.ts';
 import { html, type Html } from '../../html/html.ts';
 import { timeTag } from '../format.ts';
 import { alert, badge, disabledIf, empty, postForm, readOnlyNote, table, tableRow } from './components.ts';

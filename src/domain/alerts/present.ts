@@ -23,7 +23,7 @@ export function ruleView(r: RuleRow): AlertRule {
       : {}),
     ...(r.q ? { q: r.q } : {}),
     actions: r.actions.map((a) =>
-      a.type === 'email' ? { type: 'email', to: a.to } : { type: 'slack', url: a.url_hint },
+      a.type === 'email' ? { type: 'email' as const, to: a.to } : { type: 'slack' as const, url: a.url_hint },
     ),
     snooze_minutes: r.snooze_minutes,
     state: r.state,
