@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config';
 //   worker), browsers, built packages and deploy files.
 const unit = [
   'test/alerts/message.test.ts',
+  'test/alerts/pure.test.ts',
   'test/api/json-items.test.ts',
   'test/api/route-paths.test.ts',
   'test/api/trace-context.test.ts',
@@ -63,6 +64,7 @@ const unit = [
 ];
 
 const e2e = [
+  'test/alerts/cli.test.ts',
   'test/alerts/killed-worker.test.ts',
   'test/api/store-unavailable.test.ts',
   'test/backups/delete.test.ts',
@@ -74,6 +76,7 @@ const e2e = [
   'test/backups/schedule-cli.test.ts',
   'test/backups/takeover.test.ts',
   'test/cli.test.ts',
+  'test/console/alerts.test.ts',
   'test/console/backups.test.ts',
   'test/console/bulk.test.ts',
   'test/console/console.test.ts',

@@ -3,7 +3,8 @@
 // holds its text), answered masked, and kept by an update that sends the mask back.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRule } from '../../src/contract/alerts.ts';
-import { openSlackUrl, slackHint } from '../../src/domain/alerts/rules/actions.ts';
+import { keyringFromConfig, open } from '../../src/crypto.ts';
+import { slackHint, slackUrlContext } from '../../src/domain/alerts/rules/actions.ts';
 import type { StoredAction } from '../../src/domain/alerts/rules/queries.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { call, createTestEnv, useWeb } from '../support/harness.ts';
@@ -86,8 +87,10 @@ describe('Slack URLs of alert rules', () => {
     const [, sealed] = await stored(created.body.id);
     expect(sealed).toMatchObject({ type: 'slack', url_hint: mask });
     // The send job opens it under the rule's id, and only there.
-    expect(openSlackUrl(stack.h.config, created.body.id, sealed as { url_sealed: string })).toBe(url);
-    expect(() => openSlackUrl(stack.h.config, 'alr_another', sealed as { url_sealed: string })).toThrow();
+    const opened = (ruleId: string) =>
+      open(keyringFromConfig(stack.h.config), (sealed as { url_sealed: string }).url_sealed, slackUrlContext(ruleId));
+    expect(opened(created.body.id).toString('utf8')).toBe(url);
+    expect(() => opened('alr_another')).toThrow();
 
     // The emails change; the mask keeps the stored URL as it was sealed.
     const kept = await patch(created.body.id, { actions: [slack(mask), { type: 'email', to: ['new@example.com'] }] });

@@ -1,6 +1,7 @@
 // What test/console/every-page.test.ts visits: an environment with real captures (three groups, one
 // resolved; a Sentry event with frames, a user and tags), end users with a session and sign-ins,
-// backups and restores in each state, keys with fewer scopes, and console sign-in links, one used.
+// backups and restores in each state, alert rules (one fired), keys with fewer scopes, and console
+// sign-in links, one used.
 // Backups and operations are rows as the worker leaves them: the pages only read them, and a real
 // backup and restore are test/console/backups.test.ts's.
 import { randomBytes } from 'node:crypto';
@@ -27,6 +28,8 @@ export interface Fixtures {
   resolved: string;
   user: string;
   backup: string;
+  /** An alert rule that fired for `group`. */
+  rule: string;
   ops: { running: string; succeeded: string; failed: string };
   /** Paths of a sign-in link that still opens the console and of one already used. */
   link: string;
@@ -119,11 +122,44 @@ async function backupRows(h: Harness, env: CreatedEnv) {
   return { backup: rows[0]!.id, ops: { running: ops.running.id, succeeded: ops.succeeded.id, failed: ops.failed.id } };
 }
 
+/** Two alert rules, the first with email and Slack actions and a firing for `group` (as the worker records one). */
+async function alertRules(h: Harness, web: WebHandle, env: CreatedEnv, group: string): Promise<string> {
+  const create = (body: Record<string, unknown>) =>
+    call<{ id: string }>(web.url, 'POST', `${envBase(env)}/alert_rules`, { key: env.secretKey, body });
+  const fired = await create({
+    name: 'Checkout errors for the on-call person',
+    when: 'new_group',
+    q: 'service:checkout browser:"Mobile Safari"',
+    actions: [
+      { type: 'email', to: ['oncall@example.com', 'a.very.long.address.for.a.team@subdomain.example.com'] },
+      { type: 'slack', url: 'http://127.0.0.1:9/services/T0000000/B0000000/XXXXXXXXXXXXXXXXXXXXXXXX' },
+    ],
+  });
+  if (fired.status !== 201) throw new Error(`creating a rule answered ${fired.status}`);
+  await create({
+    name: 'Bursts',
+    when: 'frequency',
+    threshold: { events: 1000, window_minutes: 60 },
+    actions: [{ type: 'email', to: ['team@example.com'] }],
+    state: 'disabled',
+  });
+  await h.db('alert_firings').insert({
+    id: newId('alf'),
+    rule_id: fired.body.id,
+    env_id: env.env.id,
+    group_id: group,
+    reason: 'new_group',
+    facts: JSON.stringify({}),
+  });
+  return fired.body.id;
+}
+
 export async function makeFixtures(h: Harness, web: WebHandle): Promise<Fixtures> {
   const env = await createTestEnv(h.db);
   const errors = await captureErrors(web, env);
   const user = await endUsers(h, web, env);
   const backups = await backupRows(h, env);
+  const rule = await alertRules(h, web, env, errors.group);
   const keys = {
     errorsReader: await createKey(h.db, env.env, 'secret', ['observability:read']),
     backupsReader: await createKey(h.db, env.env, 'secret', ['backups:read']),
@@ -137,6 +173,7 @@ export async function makeFixtures(h: Harness, web: WebHandle): Promise<Fixtures
     ...errors,
     user,
     ...backups,
+    rule,
     link: pathOf(link.url),
     usedLink: pathOf(used.url),
     session: (who) =>

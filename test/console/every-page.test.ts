@@ -41,6 +41,13 @@ const refusedRestore = async (page: Page) => {
   await page.getByRole('alert').waitFor();
   await openEvery(page, 'details');
 };
+const refusedRule = async (page: Page) => {
+  await page.getByLabel('Name', { exact: true }).fill('Refused');
+  await page.getByLabel('When').selectOption('frequency');
+  await page.getByLabel('Email addresses').fill('ops@example.com not-an-address');
+  await page.getByRole('button', { name: 'Create rule' }).click();
+  await page.getByRole('alert').waitFor();
+};
 const portal = (path: string) => (f: Fixtures) =>
   `${path}${path.includes('?') ? '&' : '?'}publishable_key=${f.env.publishableKey}`;
 
@@ -61,6 +68,11 @@ const pages: Visit[] = [
   { name: 'group-read-only', path: (f) => `/console/errors/${f.group}`, as: 'errorsReader' },
   { name: 'group-resolved', path: (f) => `/console/errors/${f.resolved}` },
   { name: 'event', path: (f) => `/console/errors/${f.group}/events/${f.uid}`, then: (p) => openEvery(p, 'details') },
+  { name: 'alerts', path: () => '/console/alerts' },
+  { name: 'alerts-created', path: (f) => `/console/alerts?created=${f.rule}` },
+  { name: 'alerts-refused', path: () => '/console/alerts', then: refusedRule },
+  { name: 'alerts-read-only', path: () => '/console/alerts', as: 'errorsReader' },
+  { name: 'alerts-lacks-scope', path: () => '/console/alerts', as: 'backupsReader', status: 403 },
   { name: 'users', path: () => '/console/users' },
   { name: 'users-found', path: () => '/console/users?email=ada%40example.com' },
   { name: 'users-none-found', path: () => '/console/users?email=nobody%40example.com' },

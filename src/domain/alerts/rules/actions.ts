@@ -10,7 +10,7 @@
 // Slack URL.
 import { AppError } from '../../../app-error.ts';
 import type { Config } from '../../../config.ts';
-import { keyringFromConfig, open, seal } from '../../../crypto.ts';
+import { keyringFromConfig, seal } from '../../../crypto.ts';
 import type { Resolver } from '../../../egress/addresses.ts';
 import type { TargetRule } from '../../../egress/target-rule.ts';
 import { checkTarget } from '../../webhooks/endpoints/targets.ts';
@@ -18,13 +18,11 @@ import type { StoredAction } from './queries.ts';
 
 export type ActionInput = { type: 'email'; to: string[] } | { type: 'slack'; url: string };
 
-/** What a sealed Slack URL is bound to: another rule's sealed URL does not open under this one. */
+/**
+ * What a sealed Slack URL is bound to: another rule's sealed URL does not open under this one. The
+ * send job opens it under the same context (domain/alerts/send/).
+ */
 export const slackUrlContext = (ruleId: string): string => `alert-slack-url:${ruleId}`;
-
-/** The plaintext Slack URL of a stored action of rule `ruleId` (for the send job). */
-export function openSlackUrl(config: Config, ruleId: string, action: { url_sealed: string }): string {
-  return open(keyringFromConfig(config), action.url_sealed, slackUrlContext(ruleId)).toString('utf8');
-}
 
 /** Characters of path and query below which the hint shows none of them. */
 const hintMinRest = 12;
