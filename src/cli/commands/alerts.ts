@@ -1,7 +1,6 @@
 // `cairn alerts create|list|get|delete|firings` over the HTTP API (docs/api.md "Alerts", secret
 // key with observability:read or observability:write). The API checks the rule; the flags here
 // only take it apart into the request.
-import type { Command } from 'commander';
 import { alertWhen, type AlertWhen } from '../../contract/alerts.ts';
 import { AlertsApi, type AlertFiring, type AlertRule, type AlertRuleInput } from '../../sdk/alerts.ts';
 import { CliError, pageText, type CliContext, type Register } from '../context.ts';

@@ -5,7 +5,7 @@ import { createRuleBody } from '../../contract/alerts.ts';
 import type { RuleInput } from '../../domain/alerts/rules/rules.ts';
 import type { AlertFormValues } from '../views/alerts.ts';
 
-export type AlertFormFields = Record<keyof AlertFormValues | 'slack', string | undefined>;
+export type AlertFormFields = Partial<Record<keyof AlertFormValues | 'slack', string | undefined>>;
 
 /** The form as typed, for the page to show again (the Slack URL is not: it is a secret). */
 export const formValues = (f: AlertFormFields): AlertFormValues => ({

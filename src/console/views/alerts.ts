@@ -62,11 +62,14 @@ function watches(r: AlertRule): string {
   return r.when === 'new_group' ? 'A new error group' : 'A resolved group comes back';
 }
 
+const quiet = (minutes: number): string =>
+  minutes === 0 ? 'told every time' : `quiet ${minutes.toLocaleString('en')} min per group`;
+
 function ruleCell(r: AlertRule): Html {
   const search = r.q ? html` · matching <code>${r.q}</code>` : '';
   const state = r.state === 'disabled' ? html` ${badge('disabled')}` : '';
   return html`<span class="title">${r.name}</span>${state}
-<div class="muted">${watches(r)}${search} · quiet ${r.snooze_minutes} min per group</div>`;
+<div class="muted">${watches(r)}${search} · ${quiet(r.snooze_minutes)}</div>`;
 }
 
 const tells = (r: AlertRule): Html =>

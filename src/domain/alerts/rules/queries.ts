@@ -140,7 +140,7 @@ export async function lastFirings(db: Db, envId: string, ruleIds: readonly strin
           where rule_id = r.id and env_id = ?
           order by "time" desc, id desc limit 1) f
        join error_groups g on g.id = f.group_id`,
-    [ruleIds, envId],
+    [[...ruleIds], envId],
   );
   return rows;
 }
