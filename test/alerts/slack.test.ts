@@ -1,12 +1,14 @@
 // A rule's Slack URL (docs/api.md "Alerts", "Slack URLs"): where it may point is the webhook
 // endpoints' rule, refused in the same words; it is a secret, so it is sealed at rest (no table
 // holds its text), answered masked, and kept by an update that sends the mask back.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRule } from '../../src/contract/alerts.ts';
 import { keyringFromConfig, open } from '../../src/crypto.ts';
 import { slackHint, slackUrlContext } from '../../src/domain/alerts/rules/actions.ts';
 import type { StoredAction } from '../../src/domain/alerts/rules/queries.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
+import { startWeb, type WebHandle } from '../../src/server.ts';
+import { testConfig } from '../support/config.ts';
 import { call, createTestEnv, useWeb } from '../support/harness.ts';
 
 type Refusal = { code: string; message: string; details: { fields: { field: string; message: string }[] } };
@@ -14,10 +16,19 @@ type Refusal = { code: string; message: string; details: { fields: { field: stri
 const stack = useWeb();
 let env: CreatedEnv;
 let live: CreatedEnv;
+/** The same database behind a web whose operator denies private targets (CAIRN_PRIVATE_TARGETS=deny). */
+let denyWeb: WebHandle;
 
 beforeAll(async () => {
   env = await createTestEnv(stack.h.db);
   live = await createTestEnv(stack.h.db, undefined, 'live');
+  denyWeb = await startWeb(testConfig(stack.h.database.url, { CAIRN_PRIVATE_TARGETS: 'deny' }), {
+    host: '127.0.0.1',
+    port: 0,
+  });
+});
+afterAll(async () => {
+  await denyWeb?.stop();
 });
 
 const email = { type: 'email', to: ['oncall@example.com'] };
@@ -62,6 +73,27 @@ describe('Slack URLs of alert rules', () => {
     const res = await create<Refusal>(env, [slack('ftp://127.0.0.1/x')]);
     expect(res.status).toBe(400);
     expect(res.body.details.fields[0]!.field).toBe('body.actions.0.url');
+  });
+
+  it('are kept to public hosts in a test environment where the operator denies private targets', async () => {
+    const post = (url: string) =>
+      call<Refusal>(denyWeb.url, 'POST', `/v1/${env.env.name}/alert_rules`, {
+        key: env.secretKey,
+        body: { name: 'Denied', when: 'new_group', actions: [slack(url)] },
+      });
+    expect((await post('http://93.184.215.14/services/T/B/publicOverHttp')).status).toBe(201);
+    // A private address, and a name that does not resolve, are refused in the same words.
+    const refusals = [];
+    for (const url of ['http://127.0.0.1:9/hook', 'http://10.0.0.5/hook', 'http://cairn-no-such-host.invalid/hook']) {
+      const res = await post(url);
+      expect(res.status, url).toBe(400);
+      refusals.push(res.body.details.fields[0]);
+    }
+    expect(new Set(refusals.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(refusals[0]).toEqual({
+      field: 'body.actions.0.url',
+      message: expect.stringContaining('CAIRN_PRIVATE_TARGETS=deny'),
+    });
   });
 
   it('are sealed at rest, answered masked, and kept by an update that sends the mask back', async () => {
