@@ -3,8 +3,9 @@
 // holds its text), answered masked, and kept by an update that sends the mask back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRule } from '../../src/contract/alerts.ts';
-import { keyringFromConfig, open } from '../../src/crypto.ts';
-import { slackHint, slackUrlContext } from '../../src/domain/alerts/rules/actions.ts';
+import { keyringFromConfig } from '../../src/crypto.ts';
+import { slackHint } from '../../src/domain/alerts/rules/actions.ts';
+import { openSlackUrl } from '../../src/domain/alerts/send/slack.ts';
 import type { StoredAction } from '../../src/domain/alerts/rules/queries.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { startWeb, type WebHandle } from '../../src/server.ts';
@@ -120,8 +121,8 @@ describe('Slack URLs of alert rules', () => {
     expect(sealed).toMatchObject({ type: 'slack', url_hint: mask });
     // The send job opens it under the rule's id, and only there.
     const opened = (ruleId: string) =>
-      open(keyringFromConfig(stack.h.config), (sealed as { url_sealed: string }).url_sealed, slackUrlContext(ruleId));
-    expect(opened(created.body.id).toString('utf8')).toBe(url);
+      openSlackUrl(keyringFromConfig(stack.h.config), ruleId, (sealed as { url_sealed: string }).url_sealed);
+    expect(opened(created.body.id)).toBe(url);
     expect(() => opened('alr_another')).toThrow();
 
     // The emails change; the mask keeps the stored URL as it was sealed.

@@ -1,8 +1,8 @@
 // A rule's actions as stored. A Slack incoming-webhook URL is a bearer secret: whoever holds it
 // posts to the channel (Slack, "Sending messages using incoming webhooks": "keep it secret"). So
-// it is sealed with CAIRN_ENCRYPTION_KEY, bound to its rule (docs/conventions.md "Secrets"), and
-// shown only as a hint: its origin, `/…` and its last four characters. Where it may point is the
-// webhook targets' rule (webhooks/endpoints/targets.ts on egress/target-rule.ts), checked here when
+// it is sealed with CAIRN_ENCRYPTION_KEY, bound to its rule (send/slack.ts, whose context the send
+// job opens it under; docs/conventions.md "Secrets"), and shown only as a hint: its origin, `/…`
+// and its last four characters. Where it may point is the webhook targets' rule (webhooks/endpoints/targets.ts on egress/target-rule.ts), checked here when
 // it is set and again where the send job opens its socket.
 //
 // An update that sends `actions` replaces the list; a Slack action sent with the hint the API
@@ -10,19 +10,14 @@
 // Slack URL.
 import { AppError } from '../../../app-error.ts';
 import type { Config } from '../../../config.ts';
-import { keyringFromConfig, seal } from '../../../crypto.ts';
+import { keyringFromConfig } from '../../../crypto.ts';
 import type { Resolver } from '../../../egress/addresses.ts';
 import type { TargetRule } from '../../../egress/target-rule.ts';
 import { checkTarget } from '../../webhooks/endpoints/targets.ts';
+import { sealSlackUrl } from '../send/slack.ts';
 import type { StoredAction } from './queries.ts';
 
 export type ActionInput = { type: 'email'; to: string[] } | { type: 'slack'; url: string };
-
-/**
- * What a sealed Slack URL is bound to: another rule's sealed URL does not open under this one. The
- * send job opens it under the same context (domain/alerts/send/).
- */
-export const slackUrlContext = (ruleId: string): string => `alert-slack-url:${ruleId}`;
 
 /** Characters of path and query below which the hint shows none of them. */
 const hintMinRest = 12;
@@ -74,7 +69,7 @@ export async function storeActions(
     if (action.url.includes('…'))
       throw refuse(field, 'this is a masked URL that matches none of the rule’s Slack actions; send the full URL');
     const url = await checkTarget(action.url, deps.rule, deps.resolve, field);
-    out.push({ type: 'slack', url_sealed: seal(keyring, url, slackUrlContext(ruleId)), url_hint: slackHint(url) });
+    out.push({ type: 'slack', url_sealed: sealSlackUrl(keyring, ruleId, url), url_hint: slackHint(url) });
   }
   return out;
 }
