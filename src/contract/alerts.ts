@@ -3,6 +3,7 @@
 // means beyond its shape (the search in `q`, where a Slack URL may point) is checked by
 // domain/alerts/rules/.
 import { z } from 'zod';
+import { alertKinds, type AlertWhen } from './alert-kinds.ts';
 import { email } from './identity.ts';
 import { pageOf, pageQuery } from './pages.ts';
 import { envParams } from './tenancy.ts';
@@ -26,8 +27,8 @@ export const alertLimits = {
 const ruleId = z.string().regex(/^alr_[0-9a-z]{26}$/, 'an alert rule id such as alr_01j…');
 export const ruleParams = envParams.extend({ alert_rule: ruleId });
 
-export const alertWhen = z.enum(['new_group', 'regression', 'frequency']);
-export type AlertWhen = z.output<typeof alertWhen>;
+export const alertWhen = z.enum(alertKinds);
+export type { AlertWhen };
 export const alertRuleState = z.enum(['enabled', 'disabled']);
 
 const name = z.string().trim().min(1).max(alertLimits.nameChars).meta({

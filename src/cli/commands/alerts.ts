@@ -1,7 +1,7 @@
 // `cairn alerts create|list|get|delete|firings` over the HTTP API (docs/api.md "Alerts", secret
 // key with observability:read or observability:write). The API checks the rule; the flags here
 // only take it apart into the request.
-import { alertWhen, type AlertWhen } from '../../contract/alerts.ts';
+import { alertKinds, type AlertWhen } from '../../contract/alert-kinds.ts';
 import { AlertsApi, type AlertFiring, type AlertRule, type AlertRuleInput } from '../../sdk/alerts.ts';
 import { CliError, pageText, type CliContext, type Register } from '../context.ts';
 
@@ -34,9 +34,9 @@ const integer = (flag: string, min: number, max: number) => (v: string) => {
 };
 
 const when = (v: string): AlertWhen => {
-  const parsed = alertWhen.safeParse(v);
-  if (!parsed.success) throw new CliError(`--when is ${alertWhen.options.join(', ')}`);
-  return parsed.data;
+  const kind = alertKinds.find((k) => k === v);
+  if (!kind) throw new CliError(`--when is ${alertKinds.join(', ')}`);
+  return kind;
 };
 
 /** Repeated or comma-separated addresses, into one list. */
