@@ -2,6 +2,10 @@
 // their groups' tags and users, in the store's lock order (intake/store-queries.ts).
 import type { Knex } from 'knex';
 import type { EventFacets } from '../pipeline/facets.ts';
+import { tagUpsertSql, userUpsertSql, type FacetSource } from './upsert-sql.ts';
+
+/** The backfill's rows: `m`, each naming its group. */
+const backfilled: FacetSource = { from: 'm', group: 'm.group_id' };
 
 /** Where the walk is: after this (env_id, receive_time, uid); nothing yet when env_id is null. */
 export interface BackfillCursor {
@@ -79,31 +83,9 @@ export async function addFacets(trx: Knex.Transaction, rows: FacetRow[]): Promis
          select * from jsonb_to_recordset(?::jsonb) as x(uid text, env_id text, group_id text, receive_time timestamptz,
            event_time timestamptz, release text, tags jsonb, user_key text, user_id text, email text, username text)
        ),
-       tag_rows as (
-         insert into error_group_tags as t (group_id, env_id, key, value, count, last_seen_time)
-         select m.group_id, m.env_id, p->>0, p->>1, count(*), max(m.receive_time)
-         from m cross join jsonb_array_elements(m.tags) p
-         group by 1, 2, 3, 4 order by 1, 3, 4
-         on conflict (group_id, key, value) do update set count = t.count + excluded.count,
-           last_seen_time = greatest(t.last_seen_time, excluded.last_seen_time)
+       tag_rows as (${tagUpsertSql(backfilled)}
        ),
-       users as (
-         insert into error_group_users as u (group_id, env_id, user_key, user_id, email, username, count,
-           first_seen_time, last_seen_time)
-         select m.group_id, m.env_id, m.user_key,
-           (array_agg(m.user_id order by m.receive_time desc, m.uid desc) filter (where m.user_id is not null))[1],
-           (array_agg(m.email order by m.receive_time desc, m.uid desc) filter (where m.email is not null))[1],
-           (array_agg(m.username order by m.receive_time desc, m.uid desc) filter (where m.username is not null))[1],
-           count(*), min(m.receive_time), max(m.receive_time)
-         from m where m.user_key is not null
-         group by 1, 2, 3 order by 1, 3
-         on conflict (group_id, user_key) do update set count = u.count + excluded.count,
-           first_seen_time = least(u.first_seen_time, excluded.first_seen_time),
-           last_seen_time = greatest(u.last_seen_time, excluded.last_seen_time),
-           user_id = case when excluded.last_seen_time >= u.last_seen_time then coalesce(excluded.user_id, u.user_id) else coalesce(u.user_id, excluded.user_id) end,
-           email = case when excluded.last_seen_time >= u.last_seen_time then coalesce(excluded.email, u.email) else coalesce(u.email, excluded.email) end,
-           username = case when excluded.last_seen_time >= u.last_seen_time then coalesce(excluded.username, u.username) else coalesce(u.username, excluded.username) end
-         returning u.group_id, (u.xmax = 0) as created
+       users as (${userUpsertSql(backfilled)}
        ),
        new_users as (select group_id, count(*) as n from users where created group by group_id)
      update error_groups g set user_count = g.user_count + coalesce(n.n, 0),

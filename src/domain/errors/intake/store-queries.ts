@@ -5,6 +5,7 @@ import type { Db, SqlTx } from '../../../db.ts';
 import { newEtagSql, type GroupRow } from '../groups/queries.ts';
 import { reopenOnOccurrence as reopen } from '../groups/state.ts';
 import type { EventUser } from '../pipeline/facets.ts';
+import { tagUpsertSql, userUpsertSql, type FacetSource } from '../facets/upsert-sql.ts';
 
 /** What a new group starts with: the batch's earliest occurrence of it. */
 export type NewGroup = Pick<
@@ -90,31 +91,12 @@ export async function storeEvents(
  * The tag and user upserts of the store (its `mine` rows joined with their groups, `g`). Each
  * event's tags count once per (key, value); its user once per user key.
  */
-const facetsSql = `tag_rows as (
-         insert into error_group_tags as t (group_id, env_id, key, value, count, last_seen_time)
-         select g.id, m.env_id, p->>0, p->>1, count(*), max(m.receive_time)
-         from mine m join g using (env_id, fingerprint) cross join jsonb_array_elements(m.tags) p
-         group by 1, 2, 3, 4 order by 1, 3, 4
-         on conflict (group_id, key, value) do update set count = t.count + excluded.count,
-           last_seen_time = greatest(t.last_seen_time, excluded.last_seen_time)
+/** The store's rows: `mine`, with the group each joins (created or locked by `g`). */
+const stored: FacetSource = { from: 'mine m join g using (env_id, fingerprint)', group: 'g.id' };
+
+const facetsSql = `tag_rows as (${tagUpsertSql(stored)}
        ),
-       users as (
-         insert into error_group_users as u (group_id, env_id, user_key, user_id, email, username, count,
-           first_seen_time, last_seen_time)
-         select g.id, m.env_id, m.user_key,
-           (array_agg(m.user_id order by m.receive_time desc, m.uid desc) filter (where m.user_id is not null))[1],
-           (array_agg(m.email order by m.receive_time desc, m.uid desc) filter (where m.email is not null))[1],
-           (array_agg(m.username order by m.receive_time desc, m.uid desc) filter (where m.username is not null))[1],
-           count(*), min(m.receive_time), max(m.receive_time)
-         from mine m join g using (env_id, fingerprint) where m.user_key is not null
-         group by 1, 2, 3 order by 1, 3
-         on conflict (group_id, user_key) do update set count = u.count + excluded.count,
-           first_seen_time = least(u.first_seen_time, excluded.first_seen_time),
-           last_seen_time = greatest(u.last_seen_time, excluded.last_seen_time),
-           user_id = case when excluded.last_seen_time >= u.last_seen_time then coalesce(excluded.user_id, u.user_id) else coalesce(u.user_id, excluded.user_id) end,
-           email = case when excluded.last_seen_time >= u.last_seen_time then coalesce(excluded.email, u.email) else coalesce(u.email, excluded.email) end,
-           username = case when excluded.last_seen_time >= u.last_seen_time then coalesce(excluded.username, u.username) else coalesce(u.username, excluded.username) end
-         returning u.group_id, (u.xmax = 0) as created
+       users as (${userUpsertSql(stored)}
        )`;
 
 /** The store's statement (storeEvents): $1 the events, $2 their new groups, $3/$4 the reopen's states. */
