@@ -11,9 +11,16 @@ import { call, createTestEnv, type Harness, useWeb } from '../support/harness.ts
 import { eventually } from '../support/probes.ts';
 import { capture, envBase, groupIdOf, readStored, sampleEvent } from '../errors/support.ts';
 import { startReceiver, type Receiver } from '../webhooks/support.ts';
-import { actionsOf, firingsOf, insertRule, startAlertWorker, startMailServer, type MailServer } from './support.ts';
+import {
+  actionsOf,
+  firingsOf,
+  insertRule,
+  startAlertWorker,
+  startMailServer,
+  type AlertMailServer,
+} from './support.ts';
 
-let mail: MailServer;
+let mail: AlertMailServer;
 let slack: Receiver;
 let h: Harness;
 let web: WebHandle;

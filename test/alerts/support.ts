@@ -1,9 +1,7 @@
 // Alert test helpers: a real SMTP server that keeps each mail's subject and its text and HTML
 // parts, rules written straight into alert_rules (as the rules' API stores them), the worker
 // in-process for the queues alerts need, and reads of what fired.
-import { EventEmitter, once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import { startMailServer as startIdentityMailServer, type MailServer } from '../identity/support.ts';
 import { newId } from '../../src/ids.ts';
 import { queues, type AppRegistry } from '../../src/queues.ts';
 import { sealSlackUrl } from '../../src/domain/alerts/send/slack.ts';
@@ -14,7 +12,6 @@ import { alertsSend } from '../../workers/alerts-send.ts';
 import { handlers } from '../../workers/handlers.ts';
 import { testKeyring } from '../support/config.ts';
 import type { Harness } from '../support/harness.ts';
-import { eventually } from '../support/probes.ts';
 
 export interface ReceivedMail {
   to: string;
@@ -62,40 +59,9 @@ function parseMail(raw: string): ReceivedMail {
   return { to: top.header('To'), subject, text: of('text/plain'), html: of('text/html') };
 }
 
-export interface MailServer {
-  url: string;
-  inbox: ReceivedMail[];
-  waitFor(match: (m: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
-  close(): Promise<void>;
-}
-
-export async function startMailServer(): Promise<MailServer> {
-  const inbox: ReceivedMail[] = [];
-  const events = new EventEmitter();
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        inbox.push(parseMail(Buffer.concat(chunks).toString('latin1')));
-        events.emit('mail');
-        callback();
-      });
-    },
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server.server, 'listening');
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    inbox,
-    waitFor: (match, timeoutMs = 20_000) => eventually(() => inbox.find(match), { timeoutMs, what: 'a matching mail' }),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+/** A real SMTP server keeping each mail's text and HTML parts (identity's server, with this parser). */
+export type AlertMailServer = MailServer<ReceivedMail>;
+export const startMailServer = (): Promise<AlertMailServer> => startIdentityMailServer(parseMail);
 
 export interface RuleInput {
   when: 'new_group' | 'regression' | 'frequency';

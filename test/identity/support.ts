@@ -32,16 +32,19 @@ function parseMail(raw: string): ReceivedMail {
   return { to: header('To'), subject: header('Subject'), text: text.replace(/\r\n/g, '\n') };
 }
 
-export interface MailServer {
+export interface MailServer<M extends ReceivedMail = ReceivedMail> {
   url: string;
-  inbox: ReceivedMail[];
+  inbox: M[];
   /** The first mail (past or future) matching `match`, or a failure after the deadline. */
-  waitFor(match: (m: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
+  waitFor(match: (m: M) => boolean, timeoutMs?: number): Promise<M>;
   close(): Promise<void>;
 }
 
-export async function startMailServer(): Promise<MailServer> {
-  const inbox: ReceivedMail[] = [];
+/** A real SMTP server on 127.0.0.1 keeping each mail as `parse` reads its raw text. */
+export async function startMailServer<M extends ReceivedMail = ReceivedMail>(
+  parse: (raw: string) => M = parseMail as (raw: string) => M,
+): Promise<MailServer<M>> {
+  const inbox: M[] = [];
   const events = new EventEmitter();
   const server = new SMTPServer({
     authOptional: true,
@@ -51,7 +54,7 @@ export async function startMailServer(): Promise<MailServer> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        inbox.push(parseMail(Buffer.concat(chunks).toString('latin1')));
+        inbox.push(parse(Buffer.concat(chunks).toString('latin1')));
         events.emit('mail');
         callback();
       });
