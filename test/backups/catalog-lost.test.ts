@@ -12,16 +12,26 @@ import { query, waitFor } from './support.ts';
 
 const w = useRestoreWorld({ [roleName('unused')]: '' });
 
+// Locks a failed test left held, released after it: a backup left waiting on one would hold the
+// worker's backup lane, and every later test would fail waiting for its own.
+const held = new Set<() => Promise<void>>();
+afterEach(async () => {
+  for (const release of held) await release();
+});
+
 /** Holds an ACCESS EXCLUSIVE lock on `table` (pg_dump waits for it; the catalog read does not). */
 async function holdLock(url: string, table: string): Promise<() => Promise<void>> {
   const c = new pg.Client({ connectionString: url });
   c.on('error', () => undefined);
   await c.connect();
   await c.query(`set idle_in_transaction_session_timeout = 0; begin; lock table ${table} in access exclusive mode`);
-  return async () => {
+  const release = async () => {
+    if (!held.delete(release)) return;
     await c.query('rollback');
     await c.end();
   };
+  held.add(release);
+  return release;
 }
 
 /** The backup's catalog session once it is in `state` (and waiting for a lock, with `lock`). */

@@ -6,11 +6,15 @@ import type { Db } from '../../../db.ts';
 /**
  * Begins the REPEATABLE READ transaction a catalog is read in. It sits idle while pg_dump runs:
  * the database's idle_in_transaction_session_timeout must not end it (and the snapshot pg_dump
- * imports) meanwhile, so it is turned off for this transaction only.
+ * imports) meanwhile, so it is turned off for this transaction only. Both go in one simple-query
+ * message: the server runs them back to back, never idle between them, so a short timeout cannot
+ * end the session in the gap a second round trip would leave (a busy worker can stall longer than
+ * a 300 ms timeout between two awaits).
  */
 export async function beginSnapshot(client: pg.Client): Promise<void> {
-  await client.query('begin isolation level repeatable read read only');
-  await client.query('set local idle_in_transaction_session_timeout = 0');
+  await client.query(
+    'begin isolation level repeatable read read only; set local idle_in_transaction_session_timeout = 0',
+  );
 }
 
 /** Begins that transaction and exports its snapshot (pg_dump --snapshot). */
