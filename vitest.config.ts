@@ -58,6 +58,7 @@ const unit = [
   'test/lint-layers.test.ts',
   'test/operations/telemetry-redact.test.ts',
   'test/operations/telemetry-settings.test.ts',
+  'test/process/log-readable.test.ts',
   'test/runtime.test.ts',
   'test/storage/disk-driver.test.ts',
   'test/webhooks/pure.test.ts',

@@ -16,6 +16,7 @@ import { createEnvWithKeys, requireEnv } from './domain/tenancy/envs.ts';
 import { consoleLinkMinutes, createConsoleLink } from './domain/console/links.ts';
 import { queues, schedules } from './queues.ts';
 import { createLogger } from './log.ts';
+import { readableDestination } from './log-readable.ts';
 import { runMigrations } from './migrate.ts';
 import { startWeb } from './server.ts';
 import { describeListener, portAnswers, portFree } from './ports.ts';
@@ -30,38 +31,6 @@ const demoFile = resolve(dataDir, 'demo-keys.json');
 const pidFile = resolve(dataDir, 'cairn.pid');
 const demoEnvName = 'orgs/demo/projects/demo/envs/dev';
 const say = (line: string) => process.stderr.write(`${line}\n`);
-
-/**
- * The log as the Procfile's processes write it, plus each mail a test environment wrote to the
- * outbox printed readably on stderr: without SMTP_URL, that is where a developer finds the
- * verification link (src/mail/index.ts logs a test environment's body; never a live one's).
- */
-function withReadableMail(out: NodeJS.WritableStream): { write(line: string): void } {
-  return {
-    write(line: string) {
-      out.write(line);
-      if (!line.includes('mail written to the outbox')) return;
-      let m: { to?: string; subject?: string; text?: string; mail_id?: string };
-      try {
-        m = JSON.parse(line) as typeof m;
-      } catch {
-        return;
-      }
-      if (m.text === undefined) return;
-      // A mail's text is the application's: no control sequence of it reaches the terminal.
-      const clean = (v: string | undefined) =>
-        [...(v ?? '')].filter((c) => c === '\n' || !isControl(c.codePointAt(0)!)).join('');
-      say(
-        `\n── mail to ${clean(m.to)}: ${clean(m.subject)} (${m.mail_id}; again: npx cairn admin outbox list --env <env name>) ──`,
-      );
-      say(clean(m.text).trimEnd());
-      say('──');
-    },
-  };
-}
-
-/** C0 and C1 control characters and DEL: terminal escape sequences start with them. */
-const isControl = (code: number): boolean => code < 0x20 || (code >= 0x7f && code <= 0x9f);
 
 /** What start-up was doing, for a failure that does not say so itself. */
 let phase = 'preparing .data';
@@ -233,7 +202,9 @@ function printBanner(base: string, shown: { demo: Demo; consoleLink: string } | 
 async function main(): Promise<void> {
   const { env, embedded } = await prepareEnv();
   const config = loadConfig(env);
-  const log = createLogger({ name: 'cairn', level: config.LOG_LEVEL, destination: withReadableMail(process.stdout) });
+  // Readable lines in the terminal; CAIRN_LOG_FORMAT=json keeps the Procfile's JSON lines.
+  const destination = readableDestination(process.stdout, process.stderr, { json: env.CAIRN_LOG_FORMAT === 'json' });
+  const log = createLogger({ name: 'cairn', level: config.LOG_LEVEL, destination });
   phase = 'running the migrations';
   say('Running migrations…');
   await runMigrations(config, log);

@@ -89,6 +89,10 @@ describe('npm start with nothing configured', () => {
         timeoutMs: 20_000,
       });
       expect(out).toMatch(/── mail to newcomer@example\.com: [^\n]+\n[\s\S]*https?:\/\/\S+[\s\S]*\n──\n/);
+      // The terminal reads as text: a request is one line, and no JSON line is printed.
+      expect(out).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d GET /v1/${env} 200 \\d+ ms$`, 'm'));
+      expect(out).toMatch(/^\d\d:\d\d:\d\d POST \/v1\/client\/sign-up 202 \d+ ms$/m);
+      expect(out).not.toMatch(/^\{"level"/m);
       // A second `npm start` in the same folder says the first is running, and where.
       const second = await new Promise<{ code: number | null; out: string }>((resolve) => {
         const again = spawn(process.execPath, [script], {
