@@ -78,6 +78,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
     (paths[def.path] ??= {})[def.method] = {
       operationId: def.operationId,
       summary: def.summary,
+      ...(def.description ? { description: def.description } : {}),
       tags: def.tags,
       security,
       requestParams: { ...(def.params ? { path: def.params } : {}), ...(def.query ? { query: def.query } : {}) },
@@ -88,6 +89,7 @@ export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): Re
               content: {
                 [def.bodyType === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: {
                   schema: def.body,
+                  ...(def.example === undefined ? {} : { example: def.example }),
                 },
               },
             },

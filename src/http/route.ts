@@ -79,6 +79,8 @@ export interface RouteDef<
   path: string;
   operationId: string;
   summary: string;
+  /** What the operation does, for the OpenAPI document: its rules, limits and answers in a few sentences. */
+  description?: string;
   tags: readonly string[];
   auth: A;
   /** Of the app's scopes (KernelHooks.scopes). */
@@ -94,6 +96,8 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
+  /** A body the route takes, for the OpenAPI document (checked against `body` by the tests). */
+  example?: B extends Schema ? z.input<B> : never;
   /** Bytes; docs/api.md: 100 KiB unless a route says otherwise. */
   bodyLimit?: number;
   /** `json` unless said. A form route parses its body whenever one comes, declared or not. */
