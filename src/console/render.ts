@@ -7,7 +7,7 @@ import { csrfToken } from '../http/csrf.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import type { ConsolePrincipal } from '../http/route.ts';
 import { stylesheetPath } from './static.ts';
-import { layout, type Section } from './views/layout.ts';
+import { layout, type Section, type SitePage } from './views/layout.ts';
 
 export interface ConsoleRender {
   title: string;
@@ -16,6 +16,8 @@ export interface ConsoleRender {
   /** Signed in: the header with the environment, navigation and "Sign out". */
   principal?: ConsolePrincipal | undefined;
   section?: Section;
+  /** A page of the service outside the console (views/layout.ts). */
+  site?: SitePage;
   /** A small script of the page's own (progressive enhancement), allowed by its nonce alone. */
   script?: Html | undefined;
 }
@@ -36,6 +38,7 @@ export function render(ctx: Context, deps: AppDeps, o: ConsoleRender): undefined
     body: o.body,
     ...(signedIn ? { signedIn } : {}),
     ...(o.script ? { script: o.script } : {}),
+    ...(o.site ? { site: o.site } : {}),
   });
   return undefined;
 }
