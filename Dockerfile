@@ -27,6 +27,8 @@ COPY bin ./bin
 COPY src ./src
 COPY workers ./workers
 COPY migrations ./migrations
+# The project's documents: the web serves them at /docs (src/console/docs.ts).
+COPY docs ./docs
 COPY knexfile.ts tsconfig.json Procfile ./
 RUN node bin/process.js warm && chown -R node:node node_modules/.cache
 

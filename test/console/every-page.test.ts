@@ -1,7 +1,8 @@
 // Every page of the console, and the Account Portal's pages a visitor reaches without a flow, in a
 // real headless Chromium at desktop (1100 px) and phone (390 px) widths: no serious or critical
 // axe-core violation at either, and no sideways scroll at 390 px. One row of `pages` per page (and
-// per state a page can be in); a new page is one more row. Screenshots in test-results/console/.
+// per state a page can be in); a new page is one more row. The landing page (`/`) and the documents
+// (`/docs`) wear the console's look and are audited with it. Screenshots in test-results/console/.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queues } from '../../src/queues.ts';
@@ -54,7 +55,12 @@ const portal = (path: string) => (f: Fixtures) =>
 const pages: Visit[] = [
   { name: 'sign-in', path: () => '/console', as: 'nobody' },
   { name: 'sign-in-wrong-key', path: () => '/console/sign-in', as: 'nobody', then: wrongKey },
+  { name: 'landing', path: () => '/', as: 'nobody' },
+  { name: 'docs', path: () => '/docs', as: 'nobody' },
+  { name: 'doc', path: () => '/docs/conventions.md', as: 'nobody' },
+  { name: 'doc-not-found', path: () => '/docs/..%2fpackage.json', as: 'nobody', status: 404 },
   { name: 'sign-in-link', path: (f) => f.link, as: 'nobody' },
+  { name: 'sign-in-link-switch', path: (f) => f.link },
   { name: 'sign-in-link-used', path: (f) => f.usedLink, as: 'nobody', status: 410 },
   { name: 'errors', path: () => '/console/errors' },
   { name: 'errors-search', path: () => '/console/errors?q=PaymentError' },

@@ -53,7 +53,7 @@ describe('console sign-in links', () => {
     expect(await sessionCookie(page)).toBeUndefined();
     expect(await audit(page)).toEqual([]);
     await page.screenshot({ path: `${shots}/link-sign-in.png`, fullPage: true });
-    await page.getByRole('button', { name: `Sign in to ${env.env.name}` }).click();
+    await page.getByRole('button', { name: `Sign in to the console of ${env.env.name}` }).click();
     await page.waitForURL(/\/console\/errors$/);
     await expect(page.getByRole('alert').textContent()).resolves.toContain('lacks the scope observability:read');
     await page.getByRole('link', { name: 'Backups', exact: true }).click();
@@ -85,7 +85,7 @@ describe('console sign-in links', () => {
     expect(res.stdout).toMatch(linkPattern);
     const page = await newPage(browser);
     await page.goto(res.stdout.trim());
-    await page.getByRole('button', { name: `Sign in to ${env.env.name}` }).click();
+    await page.getByRole('button', { name: `Sign in to the console of ${env.env.name}` }).click();
     await expect(page.getByRole('heading', { name: 'Errors' }).isVisible()).resolves.toBe(true);
     await page.goto(`${web.url}/console/users`);
     await expect(page.getByRole('heading', { name: 'Users' }).isVisible()).resolves.toBe(true);

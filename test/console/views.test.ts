@@ -15,6 +15,8 @@ import { stackFrames } from '../../src/console/views/frames.ts';
 import { groupView, type GroupData } from '../../src/console/views/group.ts';
 import { layout } from '../../src/console/views/layout.ts';
 import { linkPage } from '../../src/console/views/link.ts';
+import { landingView } from '../../src/console/views/landing.ts';
+import { docNotFoundView, docsListView, docView } from '../../src/console/views/docs.ts';
 import { liveProgress, operationView, type OperationData } from '../../src/console/views/operation.ts';
 import { signInView } from '../../src/console/views/sign-in.ts';
 import { userView, usersView, type UserData, type UsersData } from '../../src/console/views/users.ts';
@@ -521,6 +523,29 @@ describe('console views', () => {
     golden(
       'views/layout-signed-out.html',
       layout({ title: 'Sign in', nonce: 'n', stylesheet: '/s.css', body: html`<h1>Sign in</h1>` }) + '\n',
+    );
+  });
+
+  it('the landing page, the documents and one of them (its markup as text), in the site layout', () => {
+    view('landing', landingView());
+    const list = [
+      { name: 'api.md', title: 'The Cairn HTTP API' },
+      { name: 'architecture/console.md', title: 'The console' },
+    ];
+    view('docs', docsListView(list));
+    view('docs-none', docsListView([]));
+    view('doc-not-found', docNotFoundView());
+    const doc = docView({
+      name: 'api.md',
+      title: 'The Cairn HTTP API',
+      text: '# The Cairn HTTP API\n\n## Errors\n\nA <script>alert(1)</script> & `code`.\n',
+    });
+    expect(doc.value).not.toContain('<script>');
+    expect(doc.value).not.toContain('# The Cairn HTTP API');
+    view('doc', doc);
+    golden(
+      'views/layout-site.html',
+      layout({ title: 'Docs', nonce: 'n', stylesheet: '/s.css', body: html`<h1>Docs</h1>`, site: 'docs' }) + '\n',
     );
   });
 

@@ -3,7 +3,7 @@
 // reference (its keys and types) and the contract's variables; and the Dockerfile for real minus
 // the operating system: its COPY lines assembled into an empty folder, its `npm ci --omit=dev` run
 // there, then the image's release, web and worker commands started from that folder against a
-// test database (migrations run, /readyz answers 200, the worker starts).
+// test database (migrations run, /readyz answers 200, /docs serves the documents, the worker starts).
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -164,6 +164,8 @@ describe('Dockerfile', () => {
         { timeoutMs: 30_000 },
       );
       expect(ready).toBe(200);
+      // The image carries the documents the web serves at /docs.
+      expect((await fetch(`http://127.0.0.1:${port}/docs/api.md`)).status).toBe(200);
       expect(worker.exitCode, workerErr).toBeNull();
     } finally {
       for (const child of [web, worker]) {

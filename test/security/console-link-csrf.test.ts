@@ -6,7 +6,7 @@
 //   the browser is signed in, the one it is in: "Continue as …" (a POST) or "Stay";
 // - "Stay" keeps the session and leaves the link usable; "Continue" uses it, swaps the session and
 //   ends the replaced one on the server;
-// - a browser without a session gets one "Sign in to <env>" button;
+// - a browser without a session gets one "Sign in to the console of <env>" button;
 // - the POST needs the page's CSRF proof (the signed browser cookie the GET set and its token) and
 //   must not come from another site (Origin, Sec-Fetch-Site): else 403 and the link is not used;
 // - the page sends no Referer (the token is in its URL) and passes an axe audit.
@@ -112,7 +112,7 @@ describe('a console link opened in a browser signed in to another environment', 
         const scanned = await fetch(link, { method, redirect: 'manual' });
         expect(scanned.status).toBe(200);
         expect(scanned.headers.getSetCookie().join('\n')).not.toContain('cairn_console_session=');
-        if (method === 'GET') expect(await scanned.text()).toContain(`Sign in to ${b.env.name}`);
+        if (method === 'GET') expect(await scanned.text()).toContain(`Sign in to the console of ${b.env.name}`);
       }
 
       // The person's click still works: "Continue as B" swaps the session to B.
@@ -171,7 +171,7 @@ describe('a console link opened in a browser signed in to another environment', 
       await expect(fresh.getByRole('button').count()).resolves.toBe(1);
       await expect(fresh.getByRole('link', { name: 'Stay' }).count()).resolves.toBe(0);
       expect(await audit(fresh)).toEqual([]);
-      await fresh.getByRole('button', { name: `Sign in to ${b.env.name}` }).click();
+      await fresh.getByRole('button', { name: `Sign in to the console of ${b.env.name}` }).click();
       await fresh.waitForURL(/\/console\/errors$/);
       expect(await envShown(fresh)).toBe(b.env.name);
       await page.context().close();
@@ -219,7 +219,7 @@ describe("a link's POST without the page's CSRF proof", () => {
       }
 
       // Nothing was used: the page still offers the link, and the right POST signs in once.
-      expect((await fetchForm(link)).html).toContain(`Sign in to ${b.env.name}`);
+      expect((await fetchForm(link)).html).toContain(`Sign in to the console of ${b.env.name}`);
       const ok = await postForm(linkAction(), { token, csrf }, page.cookie, { 'sec-fetch-site': 'same-origin' });
       expect(ok.status).toBe(303);
       expect(ok.headers.get('location')).toBe('/console/errors');

@@ -16,7 +16,7 @@ export function docsListView(list: readonly DocEntry[]): Html {
   const parts = list.filter((d) => d.name.includes('/'));
   if (list.length === 0) return html`<h1>Docs</h1><p class="empty">This deployment ships no documents.</p>`;
   return html`<h1>Docs</h1>
-<p>The project’s documents, as markdown. The README, at the repository’s root, starts from the beginning.</p>
+<p>The project’s documents, shown as they are written (markdown).</p>
 <ul class="docs">${top.map(item)}</ul>
 ${parts.length ? html`<h2>Architecture, part by part</h2><ul class="docs">${parts.map(item)}</ul>` : ''}`;
 }

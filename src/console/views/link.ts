@@ -33,7 +33,7 @@ export function linkPage(o: LinkPageOptions): Html {
     return html`<h1>Sign in to the console</h1>
 <p>This one-use link signs this browser in to the console of <strong class="title">${o.linkEnv}</strong>.</p>
 <p class="muted">${notAsked}</p>
-${linkForm(o, `Sign in to ${o.linkEnv}`)}`;
+${linkForm(o, `Sign in to the console of ${o.linkEnv}`)}`;
   const same = o.currentEnv === o.linkEnv;
   return html`<h1>Switch console session?</h1>
 <p>This browser is signed in to the console of <strong class="title">${o.currentEnv}</strong>.</p>
