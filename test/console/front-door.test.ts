@@ -3,18 +3,25 @@
 // (an encoded `..` or slash is a 404, never a file); an unknown API path is still the JSON 404, and
 // the routes beside them at the root (health, Sentry's ingestion, the OpenAPI document) answer as
 // before. A console link's GET uses nothing: two GETs, then its button's POST signs in once; a
-// second POST is the expired page naming the command that prints another.
-import { beforeAll, describe, expect, it } from 'vitest';
+// second POST is the expired page naming the command that prints another. In Chromium, a person
+// goes from `/` to a document and to the console, and through a link's page into the console.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleLink } from '../../src/domain/console/links.ts';
 import type { CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { createTestEnv, useWeb } from '../support/harness.ts';
-import { fetchForm, postForm } from './support.ts';
+import { fetchForm, launchBrowser, newPage, postForm, sessionCookie } from './support.ts';
 
 // At its CAIRN_BASE_URL: the link's form is refused from any other origin (csrf.ts).
 const stack = useWeb({ atBaseUrl: true });
 let env: CreatedEnv;
+let browser: Browser;
 beforeAll(async () => {
   env = await createTestEnv(stack.h.db);
+  browser = await launchBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
 });
 
 const get = (path: string, headers: Record<string, string> = {}) =>
@@ -134,4 +141,37 @@ describe("a console link's page", () => {
     expect(gone).toContain('already used or has expired');
     expect(gone).toContain(`npx cairn admin console-link --env ${env.env.name}`);
   });
+});
+
+describe('in Chromium', () => {
+  it('goes from / to a document and back, and to the console', async () => {
+    const page = await newPage(browser);
+    await page.goto(`${stack.web.url}/`);
+    await page.getByRole('main').getByRole('link', { name: 'Docs' }).click();
+    await page.waitForURL(/\/docs$/);
+    await page.getByRole('link', { name: 'The console' }).click();
+    await page.waitForURL(/\/docs\/architecture\/console\.md$/);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('The console');
+    await page.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Home' }).click();
+    await page.waitForURL(`${stack.web.url}/`);
+    await page.getByRole('main').getByRole('link', { name: 'Console' }).click();
+    await page.waitForURL(/\/console\/sign-in$/);
+    await expect(page.getByLabel('Secret key').isVisible()).resolves.toBe(true);
+    await page.context().close();
+  }, 60_000);
+
+  it('follows a console link through its page: nothing until its button, then the console', async () => {
+    const link = (await createConsoleLink(stack.h.db, stack.web.url, env.env.id, null)).url;
+    const page = await newPage(browser);
+    await page.goto(link);
+    await expect(page.getByRole('heading', { name: 'Sign in to the console' }).isVisible()).resolves.toBe(true);
+    expect(await sessionCookie(page)).toBeUndefined();
+    await page.reload();
+    expect(await sessionCookie(page)).toBeUndefined();
+    await page.getByRole('button', { name: 'Sign in to the console' }).click();
+    await page.waitForURL(/\/console\/errors$/);
+    await expect(page.getByRole('heading', { name: 'Errors' }).isVisible()).resolves.toBe(true);
+    expect(await sessionCookie(page)).toBeDefined();
+    await page.context().close();
+  }, 60_000);
 });
