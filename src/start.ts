@@ -13,7 +13,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createDb } from './db.ts';
 import { startEmbeddedPostgres } from './embedded-cluster.ts';
 import { createEnvWithKeys, requireEnv } from './domain/tenancy/envs.ts';
-import { consoleLinkMinutes, createConsoleLink } from './domain/console/links.ts';
+import { consoleLinkCommand, consoleLinkMinutes, createConsoleLink } from './domain/console/links.ts';
 import { queues, schedules } from './queues.ts';
 import { createLogger } from './log.ts';
 import { readableDestination } from './log-readable.ts';
@@ -186,9 +186,7 @@ function printBanner(base: string, shown: { demo: Demo; consoleLink: string } | 
     say(`  secret key:      ${demo.secret_key}`);
     if (demo.dsn) say(`  Sentry DSN:      ${demo.dsn}`);
     say(`  console:         ${consoleLink}`);
-    say(
-      `                   (one use, ${consoleLinkMinutes} minutes; another: npx cairn admin console-link --env ${demo.name})`,
-    );
+    say(`                   (one use, ${consoleLinkMinutes} minutes; another: ${consoleLinkCommand(demo.name)})`);
     say('');
     say(`  try: curl -H "Authorization: Bearer ${demo.secret_key}" ${base}/v1/${demo.name}`);
   } else {

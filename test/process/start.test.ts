@@ -1,6 +1,7 @@
 // `npm start` on a machine where nothing is configured: an embedded Postgres, the local-disk
 // object store, a demo environment, a banner whose secret key reaches an authenticated route, and
-// the worker's services running (a captured error is processed and stored).
+// the worker's services running (a captured error is processed and stored), the landing page at the
+// base URL, and the banner's console link: used by its page's button, then naming the banner's command.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { mkdtemp, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fetchForm, postForm } from '../console/support.ts';
 import { call } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
 import { freePort } from '../support/own-postgres.ts';
@@ -79,6 +81,21 @@ describe('npm start with nothing configured', () => {
         { timeoutMs: 20_000 },
       );
       expect(stored.message).toBe('from npm start');
+      // The base URL is a page linking the console; the banner's console link is used by its page's
+      // button only, and once used its page gives the command the banner gives for another.
+      const home = await fetch(`${api}/`);
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('href="/console"');
+      const link = /console:\s+(\S+)/.exec(out)![1]!.replace('localhost', '127.0.0.1');
+      const another = /another: ([^)\n]+)\)/.exec(out)![1]!;
+      expect(another).toBe(`npx cairn admin console-link --env ${env}`);
+      await fetchForm(link);
+      const form = await fetchForm(link);
+      expect(form.status).toBe(200);
+      expect((await postForm(`${api}/console/sign-in/link`, form.fields, form.cookie)).status).toBe(303);
+      const used = await postForm(`${api}/console/sign-in/link`, form.fields, form.cookie);
+      expect(used.status).toBe(410);
+      expect(await used.text()).toContain(another);
       // Without SMTP_URL, a test environment's mail is printed readably, its link included.
       const signUp = await call(api, 'POST', '/v1/client/sign-up', {
         headers: { 'cairn-publishable-key': /publishable key:\s+(\S+)/.exec(out)![1]! },

@@ -4,7 +4,7 @@
 // the environment the link opens and, when the browser is already signed in, the one it is in, and
 // only its button (a POST carrying the page's CSRF token) uses the link.
 import { html, type Html } from '../../html/html.ts';
-import { consoleLinkPath } from '../../domain/console/links.ts';
+import { consoleLinkCommand, consoleLinkPath } from '../../domain/console/links.ts';
 
 export interface LinkPageOptions {
   token: string;
@@ -46,5 +46,5 @@ ${linkForm(o, `Continue as ${o.linkEnv}`)}
 /** A used, expired or unknown link: why, and the command that prints another (as the start banner does). */
 export const linkGoneMessage = (minutes: number, envName: string | undefined): string =>
   `This sign-in link was already used or has expired (links work once, for ${minutes} minutes). ` +
-  `Print a new one with \`npx cairn admin console-link --env ${envName ?? '<env name>'}\`, ` +
+  `Print a new one with \`${consoleLinkCommand(envName ?? '<env name>')}\`, ` +
   'or sign in with a secret key.';

@@ -12,6 +12,12 @@ import { openConsoleSession } from './sessions.ts';
 export const consoleLinkMinutes = 5;
 export const consoleLinkPath = '/console/sign-in/link';
 
+/**
+ * The command that prints another link to an environment's console: `npm start`'s banner gives it
+ * beside its link, and a used or expired link's page gives the same.
+ */
+export const consoleLinkCommand = (envName: string): string => `npx cairn admin console-link --env ${envName}`;
+
 export interface ConsoleLink {
   url: string;
   expire_time: string;
