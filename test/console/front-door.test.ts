@@ -149,7 +149,7 @@ describe('in Chromium', () => {
     await page.goto(`${stack.web.url}/`);
     await page.getByRole('main').getByRole('link', { name: 'Docs' }).click();
     await page.waitForURL(/\/docs$/);
-    await page.getByRole('link', { name: 'The console' }).click();
+    await page.getByRole('link', { name: 'The console', exact: true }).click();
     await page.waitForURL(/\/docs\/architecture\/console\.md$/);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('The console');
     await page.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Home' }).click();
