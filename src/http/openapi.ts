@@ -63,18 +63,22 @@ function answer(def: RouteDef): { description: string; content?: Content } {
   return { description, content: { 'application/json': { schema } } };
 }
 
+/** The route's security requirements, by its auth kind. */
+const securityOf = (def: RouteDef) =>
+  ({
+    none: [],
+    secret: [{ secretKey: def.scope ? [def.scope] : [] }],
+    publishable: [{ publishableKey: [] }],
+    session: [{ sessionBearer: [] }],
+    console: [{ consoleSession: def.scope ? [def.scope] : [] }],
+    // Either scheme (OpenAPI: alternatives are separate requirement objects).
+    'client-key': [{ sentryKey: [] }, { sentryAuth: [] }],
+  })[def.auth];
+
 export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): ReturnType<typeof createDocument> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const def of routes) {
-    const security = {
-      none: [],
-      secret: [{ secretKey: def.scope ? [def.scope] : [] }],
-      publishable: [{ publishableKey: [] }],
-      session: [{ sessionBearer: [] }],
-      console: [{ consoleSession: def.scope ? [def.scope] : [] }],
-      // Either scheme (OpenAPI: alternatives are separate requirement objects).
-      'client-key': [{ sentryKey: [] }, { sentryAuth: [] }],
-    }[def.auth];
+    const security = securityOf(def);
     (paths[def.path] ??= {})[def.method] = {
       operationId: def.operationId,
       summary: def.summary,
