@@ -2,7 +2,6 @@
 // never through the API, and print each plaintext key exactly once.
 import { dsnFor } from '../../domain/errors/sentry/client-keys.ts';
 import type { Command } from 'commander';
-import { seal } from '../../crypto.ts';
 import { checkScopes, createEnvWithKeys, createKey, requireEnv, requireEnvPath } from '../../domain/tenancy/envs.ts';
 import { tenancyQueries } from '../../domain/tenancy/queries.ts';
 import { readStatus, type OperationalStatus } from '../../domain/operations/status.ts';
@@ -11,6 +10,7 @@ import { createBoss } from '../../jobs/index.ts';
 import { queues } from '../../queues.ts';
 import { CliError, type CliContext } from '../context.ts';
 import { createConsoleLink, type ConsoleLink } from '../../domain/console/links.ts';
+import { registerDemoDatabase, registerSetDatabase } from './admin-database.ts';
 
 /** `cairn admin status` for a person: the same figures as /metrics, with what stands out said. */
 export function describeStatus(s: OperationalStatus): string {
@@ -85,19 +85,7 @@ function registerEnv(admin: Command, ctx: CliContext): void {
           `${created.created ? 'Created' : 'New keys for'} ${o.name} (${o.mode})\n  publishable key: ${o.publishable_key}\n  secret key:      ${o.secret_key}\n  Sentry DSN:      ${o.dsn}\nThe secret key is shown once; store it now.`,
       );
     });
-  env
-    .command('set-database')
-    .description("set the environment's application database (the one backups dump and restore); stored encrypted")
-    .argument('<name>', 'environment name')
-    .argument('<url>', 'postgres://…')
-    .action(async (name: string, url: string) => {
-      if (!/^postgres(ql)?:\/\//.test(url))
-        throw new CliError('the database URL must start with postgres:// or postgresql://');
-      const { db, keyring } = await ctx.admin();
-      const row = await requireEnv(db, name);
-      await tenancyQueries(db).setDatabaseUrl(row.id, seal(keyring(), url, `env-database:${row.id}`));
-      ctx.progress(`database set for ${name}`);
-    });
+  registerSetDatabase(env, ctx);
 }
 
 /** `cairn admin console-link`. */
@@ -244,6 +232,7 @@ function registerKeyListing(keys: Command, ctx: CliContext): void {
 export function registerAdmin(program: Command, ctx: CliContext): Command {
   const admin = program.command('admin').description('operator commands; they use DATABASE_URL directly');
   registerEnv(admin, ctx);
+  registerDemoDatabase(admin, ctx);
   registerConsoleLink(admin, ctx);
   registerStatus(admin, ctx);
   registerErrorsPrune(admin, ctx);

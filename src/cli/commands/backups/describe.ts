@@ -69,7 +69,7 @@ export function describeReplaced(plan: RestorePreview): string {
 export const describeSchedule = (x: BackupSettings): string =>
   x.schedule_enabled
     ? `daily at ${pad(x.schedule_hour_utc)}:00 UTC (kept ${x.retention_days.daily} days), weekly on Sunday (${x.retention_days.weekly} days), monthly on the 1st (${x.retention_days.monthly} days); restore drills ${x.drill_schedule}`
-    : 'no scheduled backups (turn them on with: cairn backups schedule --at "03:00 UTC")';
+    : `no scheduled backups (turn them on with: cairn backups schedule --at "03:00 UTC"); restore drills ${x.drill_schedule}`;
 
 /** What a restore left out because of roles (docs/api.md "What a restore keeps"), or nothing. */
 export function leftOut(o: Operation): string {

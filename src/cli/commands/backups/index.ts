@@ -14,7 +14,7 @@ import {
 } from './backups.ts';
 import { decryptCommand, downloadCommand } from './files.ts';
 import { drillCommand, restoreCommand } from './restore.ts';
-import { scheduleCommand, schedulesCommand, unscheduleCommand } from './schedule.ts';
+import { scheduleCommand, schedulesCommand, settingsCommand, unscheduleCommand } from './schedule.ts';
 import { registerStorage } from './storage.ts';
 
 function registerBackups(program: Command, ctx: CliContext): void {
@@ -28,6 +28,7 @@ function registerBackups(program: Command, ctx: CliContext): void {
     schedulesCommand,
     scheduleCommand,
     unscheduleCommand,
+    settingsCommand,
     decryptCommand,
     urlCommand,
     deleteCommand,

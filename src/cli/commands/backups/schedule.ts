@@ -1,6 +1,6 @@
-// `cairn backups schedules|schedule|unschedule`: when backups are taken.
+// `cairn backups schedules|schedule|unschedule|settings`: when backups are taken, and drilled.
 import type { Command } from 'commander';
-import type { CliContext } from '../../context.ts';
+import { CliError, type CliContext } from '../../context.ts';
 import type { Api } from './backups.ts';
 import { describeSchedule, scheduleHour } from './describe.ts';
 
@@ -45,5 +45,37 @@ export function unscheduleCommand(backups: Command, ctx: CliContext, api: Api): 
       const current = await api().settings(env);
       const saved = await api().saveSettings(env, { schedule_enabled: false, retention_days: current.retention_days });
       ctx.print(saved, Boolean(opts.json), describeSchedule);
+    });
+}
+
+type Drills = 'off' | 'daily' | 'weekly';
+
+const drillsOption = (value: string): Drills => {
+  if (value !== 'off' && value !== 'daily' && value !== 'weekly')
+    throw new CliError('--drills is off, daily or weekly');
+  return value;
+};
+
+export function settingsCommand(backups: Command, ctx: CliContext, api: Api): void {
+  backups
+    .command('settings')
+    .description(
+      "show the environment's backup settings, or change its restore drills (a drill restores the latest backup into a scratch database, which needs CREATEDB)",
+    )
+    .option('--drills <schedule>', 'restore drills: off, daily or weekly', drillsOption)
+    .option('--env <name>', 'environment')
+    .option('--json', 'print JSON')
+    .action(async (opts: { drills?: Drills; env?: string; json?: boolean }) => {
+      const env = ctx.envName(opts.env);
+      const current = await api().settings(env);
+      // PUT replaces schedule and retention, so the current ones are sent back unchanged.
+      const shown = opts.drills
+        ? await api().saveSettings(env, {
+            schedule_enabled: current.schedule_enabled,
+            retention_days: current.retention_days,
+            drill_schedule: opts.drills,
+          })
+        : current;
+      ctx.print(shown, Boolean(opts.json), describeSchedule);
     });
 }

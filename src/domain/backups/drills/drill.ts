@@ -13,7 +13,7 @@
 //
 // The scratch database is `cairn_drill_<operation id>`, so a drill the worker did not finish is
 // found and dropped when its job runs again. It needs the environment's role to have CREATEDB;
-// without it the drill fails and says so.
+// without it the drill fails and says so, and how to grant it or turn drills off.
 import { AppError } from '../../../app-error.ts';
 import { databaseUrlOf, onTarget } from '../target-db.ts';
 import { catalogDifferences, catalogOf } from '../capture/catalog.ts';
@@ -45,7 +45,7 @@ async function createScratch(url: string, name: string): Promise<void> {
       if ((err as { code?: string }).code === '42501') {
         throw new AppError(
           'forbidden',
-          'the role in the environment\'s database URL may not create databases: a drill restores into a scratch database on the same server, so grant it CREATEDB or set drill_schedule to "off"',
+          'the role in the environment\'s database URL lacks CREATEDB, and a drill restores the backup into a scratch database it creates on the same server (the backup itself is not at fault). Fix: as a superuser of that server run ALTER ROLE <that role> CREATEDB, or turn drills off with `cairn backups settings --drills off` (drill_schedule "off" in PUT …/backup_settings)',
         );
       }
       throw err;
