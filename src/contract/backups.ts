@@ -23,8 +23,17 @@ export const restorePreview = resource('RestorePreview', {
   replaces: z
     .object({
       tables: z
-        .array(z.object({ name: z.string(), estimated_rows: z.number().nullable() }))
-        .meta({ description: "The target's tables (first 1000), with the planner's row estimates" }),
+        .array(
+          z.object({
+            name: z.string(),
+            estimated_rows: z.number().nullable().meta({
+              description:
+                "Rows: counted where `exact` (tables up to 1 MiB on disk), else the planner's estimate; null when unknown (never analyzed)",
+            }),
+            exact: z.boolean(),
+          }),
+        )
+        .meta({ description: "The target's tables (first 1000), with their rows, counted or estimated" }),
       table_count: z.number(),
       estimated_rows: z.number(),
     })

@@ -58,12 +58,19 @@ export function describeReplaced(plan: RestorePreview): string {
   const { tables, table_count, estimated_rows } = plan.replaces;
   if (table_count === 0) return '  replaces: the whole database (every schema); it holds no tables now';
   const largest = [...tables].sort((x, y) => (y.estimated_rows ?? -1) - (x.estimated_rows ?? -1)).slice(0, 10);
-  const lines = largest.map(
-    (t) =>
-      `    ${t.name}  ${t.estimated_rows === null ? 'rows unknown' : `~${t.estimated_rows.toLocaleString('en-US')} rows`}`,
-  );
+  const lines = largest.map((t) => `    ${t.name}  ${rowsOf(t)}`);
   const more = table_count > largest.length ? `\n    … and ${table_count - largest.length} more tables` : '';
-  return `  replaces: the whole database (every schema): ${table_count} tables, ~${estimated_rows.toLocaleString('en-US')} rows in all\n${lines.join('\n')}${more}`;
+  const unknown = tables.filter((t) => t.estimated_rows === null).length;
+  const allExact = unknown === 0 && tables.every((t) => t.exact) && tables.length === table_count;
+  const total = `${allExact ? '' : '~'}${estimated_rows.toLocaleString('en-US')} rows in all${unknown > 0 ? ` (and ${unknown} tables whose rows are unknown)` : ''}`;
+  return `  replaces: the whole database (every schema): ${table_count} tables, ${total}\n${lines.join('\n')}${more}`;
+}
+
+/** Counted rows as they are, estimates with ~, and "rows unknown" where the planner has none (never analyzed). */
+function rowsOf(t: { estimated_rows: number | null; exact: boolean }): string {
+  if (t.estimated_rows === null) return 'rows unknown (never analyzed)';
+  const n = t.estimated_rows.toLocaleString('en-US');
+  return t.exact ? `${n} rows` : `~${n} rows`;
 }
 
 export const describeSchedule = (x: BackupSettings): string =>

@@ -33,13 +33,30 @@ export async function transactionStatus(client: pg.Client, xid: string): Promise
   return (await client.query<{ s: string | null }>('select txid_status($1::bigint) as s', [xid])).rows[0]!.s;
 }
 
-/** The user tables with the planner's row estimates (pg_class.reltuples: no table scan). */
-export async function tableEstimates(client: pg.Client): Promise<{ name: string; reltuples: number }[]> {
-  const { rows } = await client.query<{ name: string; reltuples: number }>(
-    `select format('%I.%I', n.nspname, c.relname) as name, c.reltuples::float8 as reltuples
+export interface TableEstimate {
+  name: string;
+  /** pg_class.reltuples: -1 for a table never vacuumed or analyzed (PostgreSQL 14+; 0 before). */
+  reltuples: number;
+  /** pg_class.relpages as of the last VACUUM or ANALYZE: 0 for one never done, or done while empty. */
+  relpages: number;
+  /** The table's main fork on disk now (pg_relation_size: a file size, no scan); 0 for a partitioned table. */
+  bytes: number;
+  partitioned: boolean;
+}
+
+/** The user tables with the planner's row estimates and their size on disk (no table scan). */
+export async function tableEstimates(client: pg.Client): Promise<TableEstimate[]> {
+  const { rows } = await client.query<TableEstimate>(
+    `select format('%I.%I', n.nspname, c.relname) as name, c.reltuples::float8 as reltuples, c.relpages::int as relpages,
+            pg_relation_size(c.oid)::float8 as bytes, c.relkind = 'p' as partitioned
        from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where c.relkind in ('r', 'p') and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
       order by 1`,
   );
   return rows;
+}
+
+/** count(*) of one table, `name` as tableEstimates quotes it (format %I.%I). */
+export async function countRows(client: pg.Client, name: string): Promise<number> {
+  return (await client.query<{ n: number }>(`select count(*)::float8 as n from ${name}`)).rows[0]!.n;
 }
