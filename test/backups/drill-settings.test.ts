@@ -70,7 +70,8 @@ it('fails a drill for lack of CREATEDB saying so and how to fix it', async () =>
   expect(listed.stdout).toMatch(
     /drill failed[^\n]*\n\s+drill: the role in the environment's database URL lacks CREATEDB/,
   );
-});
+  // A backup, a drill and a list through the CLI, each a child process waiting on the worker.
+}, 120_000);
 
 it('turns drills off and on with `cairn backups settings --drills`, and the cron follows', async () => {
   const inEightDays = new Date(Date.now() + 8 * 86_400_000);
@@ -97,4 +98,4 @@ it('turns drills off and on with `cairn backups settings --drills`, and the cron
   const bad = await runCairn(['backups', 'settings', '--drills', 'hourly'], vars);
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain('--drills is off, daily or weekly');
-});
+}, 120_000);

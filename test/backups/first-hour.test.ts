@@ -69,4 +69,5 @@ it('backs up and restores the sample database, as README shows', async () => {
   expect(restored.stderr).toMatch(/public\.orders {2}50 rows/);
   expect(restored.stdout).toContain(`restored ${backup.id} into ${env.env.name}`);
   expect(await query(demoUrl, 'select count(*)::int as n from order_lines')).toEqual([{ n: 100 }]);
-});
+  // Six CLI runs, each a child process: a minute and more on a busy 2-core machine.
+}, 180_000);

@@ -78,7 +78,8 @@ it('refuses a wrong password on a server that asks for one, without printing it'
   expect(good.code, good.stderr).toBe(0);
   expect(good.stderr).not.toContain(':postgres@');
   expect(await stored(env.env.id)).toBe(own.url('postgres'));
-});
+  // initdb of a server of its own, and CLI runs: most of a minute on a busy machine.
+}, 120_000);
 
 it('stores a good URL sealed, notes a role without CREATEDB, and --no-check stores one it cannot reach', async () => {
   const env = await createTestEnv(h.db);
