@@ -16,6 +16,7 @@ const unit = [
   'test/api/trace-context.test.ts',
   'test/backups/blobs-filter.test.ts',
   'test/backups/catalog-compare.test.ts',
+  'test/backups/database-problems.test.ts',
   'test/backups/dump-check.test.ts',
   'test/backups/format.test.ts',
   'test/backups/progress.test.ts',
