@@ -194,7 +194,7 @@ function printBanner(base: string, shown: { demo: Demo; consoleLink: string } | 
       '  create an environment and its keys with: npx cairn admin env create orgs/{org}/projects/{project}/envs/{env}',
     );
   }
-  say(`  API description: ${base}/v1/openapi.json   stop: Ctrl-C`);
+  say(`  docs: ${base}/docs   API description: ${base}/v1/openapi.json   stop: Ctrl-C`);
 }
 
 async function main(): Promise<void> {

@@ -73,7 +73,9 @@ describe("the README's first hour", () => {
     const cli = (...args: string[]) =>
       runCairn(args, { HOME: dir, CAIRN_API_URL: CAIRN, CAIRN_SECRET_KEY: SK, CAIRN_ENV: ENV }, dir);
 
-    // 1. Look around: the API describes itself.
+    // 1. Look around: the banner names the docs, served with the API's description.
+    expect(banner).toContain(`docs: http://localhost:${port}/docs`);
+    expect((await call(CAIRN, 'GET', '/docs')).status).toBe(200);
     expect((await call(CAIRN, 'GET', '/v1/openapi.json')).status).toBe(200);
 
     // 2. Sign up and verify: the mail is printed, read again with the CLI, and its link verifies.
