@@ -33,6 +33,16 @@ export type {
 /** A source map or a minified file of a release. */
 export type SourceMap = ReleaseFile;
 
+/**
+ * A release's files, by their collection in the path: source maps, and minified files (for function
+ * names when a map has no sourcesContent). Each is uploaded as `{file, <field>}`, the field named here.
+ */
+const contentField = { source_maps: 'source_map', minified_sources: 'source' } as const;
+export type ReleaseFileKind = keyof typeof contentField;
+
+/** A page of a release's files of one kind: `{source_maps: […]}` or `{minified_sources: […]}`. */
+export type ReleaseFilePage<K extends ReleaseFileKind> = { [C in K]: SourceMap[] } & { next_page_token?: string };
+
 export interface Page {
   pageSize?: number;
   pageToken?: string;
@@ -165,37 +175,45 @@ export class ErrorGroupsApi {
     return this.client.request('GET', `${this.groups(env)}/${seg(groupId)}/error_events/${seg(uid)}`);
   }
 
-  uploadSourceMap(env: string, release: string, file: string, sourceMap: unknown): Promise<SourceMap> {
-    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/source_maps`, {
-      body: { file, source_map: sourceMap },
+  /** Uploads one file of a release: a source map (parsed JSON) or the text of a minified file. */
+  uploadReleaseFile(
+    env: string,
+    kind: ReleaseFileKind,
+    release: string,
+    file: string,
+    content: unknown,
+  ): Promise<SourceMap> {
+    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/${kind}`, {
+      body: { file, [contentField[kind]]: content },
     });
   }
 
-  listSourceMaps(
+  listReleaseFiles<K extends ReleaseFileKind>(
     env: string,
+    kind: K,
     release: string,
     p: Page = {},
-  ): Promise<{ source_maps: SourceMap[]; next_page_token?: string }> {
-    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/source_maps`, {
+  ): Promise<ReleaseFilePage<K>> {
+    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/${kind}`, {
       query: { page_size: p.pageSize, page_token: p.pageToken },
     });
+  }
+
+  uploadSourceMap(env: string, release: string, file: string, sourceMap: unknown): Promise<SourceMap> {
+    return this.uploadReleaseFile(env, 'source_maps', release, file, sourceMap);
+  }
+
+  listSourceMaps(env: string, release: string, p: Page = {}): Promise<ReleaseFilePage<'source_maps'>> {
+    return this.listReleaseFiles(env, 'source_maps', release, p);
   }
 
   /** The text of a minified file: names frames by the function around them when its map has no sourcesContent. */
   uploadMinifiedSource(env: string, release: string, file: string, source: string): Promise<SourceMap> {
-    return this.client.request('PUT', `${envPath(env)}/releases/${seg(release)}/minified_sources`, {
-      body: { file, source },
-    });
+    return this.uploadReleaseFile(env, 'minified_sources', release, file, source);
   }
 
-  listMinifiedSources(
-    env: string,
-    release: string,
-    p: Page = {},
-  ): Promise<{ minified_sources: SourceMap[]; next_page_token?: string }> {
-    return this.client.request('GET', `${envPath(env)}/releases/${seg(release)}/minified_sources`, {
-      query: { page_size: p.pageSize, page_token: p.pageToken },
-    });
+  listMinifiedSources(env: string, release: string, p: Page = {}): Promise<ReleaseFilePage<'minified_sources'>> {
+    return this.listReleaseFiles(env, 'minified_sources', release, p);
   }
 
   getScrubbingPolicy(
