@@ -86,8 +86,3 @@ export function embeddedEnv(): Record<string, string> {
 }
 
 export type Register = (program: Command, ctx: CliContext) => void;
-
-/** A page of a list as text: one line per item, then how to ask for the next page, or `empty`. */
-export function pageText(lines: string[], nextPageToken: string | undefined | null, empty: string): string {
-  return [...lines, ...(nextPageToken ? [`more: --page-token ${nextPageToken}`] : [])].join('\n') || empty;
-}

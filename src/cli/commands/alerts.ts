@@ -3,19 +3,10 @@
 // only take it apart into the request.
 import { alertKinds, type AlertWhen } from '../../contract/alert-kinds.ts';
 import { AlertsApi, type AlertFiring, type AlertRule, type AlertRuleInput } from '../../sdk/alerts.ts';
-import { CliError, pageText, type CliContext, type Register } from '../context.ts';
+import { CliError, type CliContext, type Register } from '../context.ts';
+import { deleteCommand, listCommand, resourceCommand, type EnvFlags } from '../resource-commands.ts';
 
-interface Common {
-  env?: string;
-  json?: boolean;
-}
-
-interface Paging {
-  pageSize?: number;
-  pageToken?: string;
-}
-
-interface CreateFlags extends Common {
+interface CreateFlags extends EnvFlags {
   name: string;
   when: AlertWhen;
   events?: number;
@@ -89,8 +80,6 @@ const ruleDetail = (r: AlertRule) =>
 const firingLine = (f: AlertFiring) =>
   `${f.time}  ${f.reason}  ${f.group}  ${f.actions.map((a) => `${a.type}:${a.state}${a.error ? ` (${a.error})` : ''}`).join(' ')}`;
 
-const pageSize = integer('--page-size', 1, 1000);
-
 export const register: Register = (program, ctx: CliContext) => {
   const api = () => new AlertsApi(ctx.client());
   const alerts = program
@@ -120,53 +109,30 @@ export const register: Register = (program, ctx: CliContext) => {
       ctx.print(await api().create(ctx.envName(o.env), body), Boolean(o.json), ruleDetail);
     });
 
-  alerts
-    .command('list')
-    .description('rules, oldest first')
-    .option('--env <name>', 'environment name')
-    .option('--page-size <n>', '1 to 1000', pageSize)
-    .option('--page-token <token>', 'next_page_token of the previous page')
-    .option('--json', 'print JSON')
-    .action(async (o: Common & Paging) => {
-      const page = await api().list(ctx.envName(o.env), { pageSize: o.pageSize, pageToken: o.pageToken });
-      ctx.print(page, Boolean(o.json), (p: typeof page) =>
-        pageText(p.alert_rules.map(ruleLine), p.next_page_token, 'no alert rules'),
-      );
-    });
+  listCommand(alerts, ctx, api, {
+    name: 'list',
+    description: 'rules, oldest first',
+    fetch: (a, { env, page }) => a.list(env, page),
+    lines: (p) => p.alert_rules.map(ruleLine),
+    empty: 'no alert rules',
+  });
 
-  alerts
-    .command('get')
-    .description('one rule (its Slack URLs masked)')
-    .argument('<id>', 'alr_…')
-    .option('--env <name>', 'environment name')
-    .option('--json', 'print JSON')
-    .action(async (id: string, o: Common) => {
-      ctx.print(await api().get(ctx.envName(o.env), id), Boolean(o.json), ruleDetail);
-    });
+  resourceCommand(alerts, ctx, api, {
+    name: 'get',
+    description: 'one rule (its Slack URLs masked)',
+    argument: ['<id>', 'alr_…'],
+    run: (a, env, id) => a.get(env, id),
+    text: ruleDetail,
+  });
 
-  alerts
-    .command('delete')
-    .description('delete a rule with its firings')
-    .argument('<id>', 'alr_…')
-    .option('--env <name>', 'environment name')
-    .option('--json', 'print JSON')
-    .action(async (id: string, o: Common) => {
-      await api().delete(ctx.envName(o.env), id);
-      ctx.print({ deleted: id }, Boolean(o.json), () => `deleted ${id}`);
-    });
+  deleteCommand(alerts, ctx, api, { description: 'delete a rule with its firings', argument: ['<id>', 'alr_…'] });
 
-  alerts
-    .command('firings')
-    .description("a rule's firings of the last 30 days with each action's outcome, newest first")
-    .argument('<id>', 'alr_…')
-    .option('--env <name>', 'environment name')
-    .option('--page-size <n>', '1 to 1000', pageSize)
-    .option('--page-token <token>', 'next_page_token of the previous page')
-    .option('--json', 'print JSON')
-    .action(async (id: string, o: Common & Paging) => {
-      const page = await api().listFirings(ctx.envName(o.env), id, { pageSize: o.pageSize, pageToken: o.pageToken });
-      ctx.print(page, Boolean(o.json), (p: typeof page) =>
-        pageText(p.firings.map(firingLine), p.next_page_token, 'no firings'),
-      );
-    });
+  listCommand(alerts, ctx, api, {
+    name: 'firings',
+    description: "a rule's firings of the last 30 days with each action's outcome, newest first",
+    argument: ['<id>', 'alr_…'],
+    fetch: (a, { env, page, id }) => a.listFirings(env, id, page),
+    lines: (p) => p.firings.map(firingLine),
+    empty: 'no firings',
+  });
 };

@@ -2,53 +2,40 @@
 // CLI").
 import { EndUsersApi, type EndUser, type Session } from '../../sdk/end-users.ts';
 import type { Command } from 'commander';
-import { CliError, pageText, type CliContext, type Register } from '../context.ts';
+import type { CliContext, Register } from '../context.ts';
+import {
+  deleteCommand,
+  listCommand,
+  pageSize,
+  resourceCommand,
+  type EnvFlags,
+  type ListRequest,
+} from '../resource-commands.ts';
 
 const userLine = (u: EndUser) =>
   `${u.id}  ${u.email}${u.email_verified ? '' : ' (unverified)'}${u.totp_enabled ? ' [totp]' : ''}`;
 const sessionLine = (s: Session) =>
   `${s.id}  ${s.state.padEnd(7)} ${s.method.padEnd(8)} last active ${s.last_active_time}  ${s.ip ?? ''}`;
-const pageSize = (v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new CliError('--page-size is 1 to 1000');
-  return n;
-};
-
-interface Common {
-  env?: string;
-  json?: boolean;
-}
 
 function registerUserReads(users: Command, ctx: CliContext, api: () => EndUsersApi): void {
-  users
-    .command('list')
-    .description('list end users, newest first')
-    .option('--env <name>', 'environment name (default: CAIRN_ENV)')
-    .option('--email <email>', 'only this address')
-    .option('--page-size <n>', '1 to 1000', pageSize)
-    .option('--page-token <token>', 'next_page_token of the previous page')
-    .option('--json', 'print JSON')
-    .action(async (o: Common & { email?: string; pageSize?: number; pageToken?: string }) => {
-      const page = await api().list(ctx.envName(o.env), {
-        email: o.email,
-        pageSize: o.pageSize,
-        pageToken: o.pageToken,
-      });
-      ctx.print(page, Boolean(o.json), (p: typeof page) =>
-        pageText(p.end_users.map(userLine), p.next_page_token, 'no end users'),
-      );
-    });
+  listCommand(users, ctx, api, {
+    name: 'list',
+    description: 'list end users, newest first',
+    envHelp: 'environment name (default: CAIRN_ENV)',
+    filters: (c) => c.option('--email <email>', 'only this address'),
+    fetch: (a, { env, page, flags }: ListRequest<EnvFlags & { email?: string }>) =>
+      a.list(env, { email: flags.email, ...page }),
+    lines: (p) => p.end_users.map(userLine),
+    empty: 'no end users',
+  });
 
-  users
-    .command('get')
-    .description('show one end user')
-    .argument('<id>', 'eu_…')
-    .option('--env <name>', 'environment name')
-    .option('--json', 'print JSON')
-    .action(async (id: string, o: Common) => {
-      const user = await api().get(ctx.envName(o.env), id);
-      ctx.print(user, Boolean(o.json), userLine);
-    });
+  resourceCommand(users, ctx, api, {
+    name: 'get',
+    description: 'show one end user',
+    argument: ['<id>', 'eu_…'],
+    run: (a, env, id) => a.get(env, id),
+    text: userLine,
+  });
 
   users
     .command('create')
@@ -57,7 +44,7 @@ function registerUserReads(users: Command, ctx: CliContext, api: () => EndUsersA
     .option('--verified', 'mark the address as verified')
     .option('--env <name>', 'environment name')
     .option('--json', 'print JSON')
-    .action(async (o: Common & { email: string; verified?: boolean }) => {
+    .action(async (o: EnvFlags & { email: string; verified?: boolean }) => {
       // A password on the command line would land in shell history and `ps`; the environment does not.
       const password = process.env.CAIRN_END_USER_PASSWORD || undefined;
       const user = await api().create(ctx.envName(o.env), {
@@ -70,27 +57,18 @@ function registerUserReads(users: Command, ctx: CliContext, api: () => EndUsersA
 }
 
 function registerUserWrites(users: Command, ctx: CliContext, api: () => EndUsersApi): void {
-  users
-    .command('delete')
-    .description('delete an end user; every session ends at once')
-    .argument('<id>', 'eu_…')
-    .option('--env <name>', 'environment name')
-    .option('--json', 'print JSON')
-    .action(async (id: string, o: Common) => {
-      await api().delete(ctx.envName(o.env), id);
-      ctx.print({ deleted: id }, Boolean(o.json), () => `deleted ${id}`);
-    });
+  deleteCommand(users, ctx, api, {
+    description: 'delete an end user; every session ends at once',
+    argument: ['<id>', 'eu_…'],
+  });
 
-  users
-    .command('revoke-sessions')
-    .description('end every session of an end user at once')
-    .argument('<id>', 'eu_…')
-    .option('--env <name>', 'environment name')
-    .option('--json', 'print JSON')
-    .action(async (id: string, o: Common) => {
-      const out = await api().revokeSessions(ctx.envName(o.env), id);
-      ctx.print(out, Boolean(o.json), (r: typeof out) => `${r.revoked} session(s) revoked`);
-    });
+  resourceCommand(users, ctx, api, {
+    name: 'revoke-sessions',
+    description: 'end every session of an end user at once',
+    argument: ['<id>', 'eu_…'],
+    run: (a, env, id) => a.revokeSessions(env, id),
+    text: (r) => `${r.revoked} session(s) revoked`,
+  });
 }
 
 function registerSessionCommands(program: Command, ctx: CliContext, api: () => EndUsersApi): void {
@@ -104,7 +82,7 @@ function registerSessionCommands(program: Command, ctx: CliContext, api: () => E
     .option('--page-size <n>', '1 to 1000', pageSize)
     .option('--page-token <token>', 'next page')
     .option('--json', 'print JSON')
-    .action(async (id: string, o: Common & { pageSize?: number; pageToken?: string }) => {
+    .action(async (id: string, o: EnvFlags & { pageSize?: number; pageToken?: string }) => {
       const page = await api().listSessions(ctx.envName(o.env), id, { pageSize: o.pageSize, pageToken: o.pageToken });
       ctx.print(page, Boolean(o.json), (p: typeof page) => p.sessions.map(sessionLine).join('\n') || 'no sessions');
     });

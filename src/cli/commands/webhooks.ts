@@ -3,23 +3,8 @@
 import { eventTypes, type EventType } from '../../contract/webhook-types.ts';
 import { WebhooksApi, type Delivery, type Endpoint, type EndpointUpdate } from '../../sdk/webhooks.ts';
 import type { Command } from 'commander';
-import { CliError, pageText, type CliContext, type Register } from '../context.ts';
-
-interface Common {
-  env?: string;
-  json?: boolean;
-}
-
-interface Paging {
-  pageSize?: number;
-  pageToken?: string;
-}
-
-const pageSize = (v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new CliError('--page-size is 1 to 1000');
-  return n;
-};
+import { CliError, type CliContext, type Register } from '../context.ts';
+import { deleteCommand, listCommand, resourceCommand, type EnvFlags } from '../resource-commands.ts';
 
 /** An event type, or `*` for every one. */
 type Subscribed = EventType | '*';
@@ -82,7 +67,7 @@ function registerEndpointReads(hooks: Command, ctx: CliContext, api: () => Webho
     .option('--description <text>', 'a note for people')
     .option('--env <name>', 'environment name (default: CAIRN_ENV)')
     .option('--json', 'print JSON')
-    .action(async (o: Common & { url: string; events: Subscribed[]; description?: string }) => {
+    .action(async (o: EnvFlags & { url: string; events: Subscribed[]; description?: string }) => {
       const created = await api().create(ctx.envName(o.env), {
         url: o.url,
         event_types: o.events,
@@ -91,29 +76,21 @@ function registerEndpointReads(hooks: Command, ctx: CliContext, api: () => Webho
       printSecret(ctx, created, Boolean(o.json));
     });
 
-  hooks
-    .command('list')
-    .description('endpoints, oldest first')
-    .option('--env <name>', 'environment name')
-    .option('--page-size <n>', '1 to 1000', pageSize)
-    .option('--page-token <token>', 'next_page_token of the previous page')
-    .option('--json', 'print JSON')
-    .action(async (o: Common & Paging) => {
-      const page = await api().list(ctx.envName(o.env), { pageSize: o.pageSize, pageToken: o.pageToken });
-      ctx.print(page, Boolean(o.json), (p: typeof page) =>
-        pageText(p.webhook_endpoints.map(endpointLine), p.next_page_token, 'no webhook endpoints'),
-      );
-    });
+  listCommand(hooks, ctx, api, {
+    name: 'list',
+    description: 'endpoints, oldest first',
+    fetch: (a, { env, page }) => a.list(env, page),
+    lines: (p) => p.webhook_endpoints.map(endpointLine),
+    empty: 'no webhook endpoints',
+  });
 
-  hooks
-    .command('get')
-    .description('one endpoint (never its secret)')
-    .argument('<id>', 'whep_…')
-    .option('--env <name>', 'environment name')
-    .option('--json', 'print JSON')
-    .action(async (id: string, o: Common) => {
-      ctx.print(await api().get(ctx.envName(o.env), id), Boolean(o.json), endpointDetail);
-    });
+  resourceCommand(hooks, ctx, api, {
+    name: 'get',
+    description: 'one endpoint (never its secret)',
+    argument: ['<id>', 'whep_…'],
+    run: (a, env, id) => a.get(env, id),
+    text: endpointDetail,
+  });
 }
 
 function registerEndpointWrites(hooks: Command, ctx: CliContext, api: () => WebhooksApi): void {
@@ -131,7 +108,13 @@ function registerEndpointWrites(hooks: Command, ctx: CliContext, api: () => Webh
     .action(
       async (
         id: string,
-        o: Common & { url?: string; events?: Subscribed[]; description?: string; enable?: boolean; disable?: boolean },
+        o: EnvFlags & {
+          url?: string;
+          events?: Subscribed[];
+          description?: string;
+          enable?: boolean;
+          disable?: boolean;
+        },
       ) => {
         if (o.enable && o.disable) throw new CliError('give --enable or --disable, not both');
         const patch: EndpointUpdate = {
@@ -147,16 +130,10 @@ function registerEndpointWrites(hooks: Command, ctx: CliContext, api: () => Webh
       },
     );
 
-  hooks
-    .command('delete')
-    .description('delete an endpoint with its deliveries; nothing more is sent to it')
-    .argument('<id>', 'whep_…')
-    .option('--env <name>', 'environment name')
-    .option('--json', 'print JSON')
-    .action(async (id: string, o: Common) => {
-      await api().delete(ctx.envName(o.env), id);
-      ctx.print({ deleted: id }, Boolean(o.json), () => `deleted ${id}`);
-    });
+  deleteCommand(hooks, ctx, api, {
+    description: 'delete an endpoint with its deliveries; nothing more is sent to it',
+    argument: ['<id>', 'whep_…'],
+  });
 }
 
 function registerDeliveryCommands(hooks: Command, ctx: CliContext, api: () => WebhooksApi): void {
@@ -166,27 +143,18 @@ function registerDeliveryCommands(hooks: Command, ctx: CliContext, api: () => We
     .argument('<id>', 'whep_…')
     .option('--env <name>', 'environment name')
     .option('--json', 'print JSON')
-    .action(async (id: string, o: Common) => {
+    .action(async (id: string, o: EnvFlags) => {
       printSecret(ctx, await api().rotateSecret(ctx.envName(o.env), id), Boolean(o.json));
     });
 
-  hooks
-    .command('deliveries')
-    .description("an endpoint's deliveries of the last 30 days with their attempts, newest first")
-    .argument('<id>', 'whep_…')
-    .option('--env <name>', 'environment name')
-    .option('--page-size <n>', '1 to 1000', pageSize)
-    .option('--page-token <token>', 'next_page_token of the previous page')
-    .option('--json', 'print JSON')
-    .action(async (id: string, o: Common & Paging) => {
-      const page = await api().listDeliveries(ctx.envName(o.env), id, {
-        pageSize: o.pageSize,
-        pageToken: o.pageToken,
-      });
-      ctx.print(page, Boolean(o.json), (p: typeof page) =>
-        pageText(p.deliveries.map(deliveryLine), p.next_page_token, 'no deliveries'),
-      );
-    });
+  listCommand(hooks, ctx, api, {
+    name: 'deliveries',
+    description: "an endpoint's deliveries of the last 30 days with their attempts, newest first",
+    argument: ['<id>', 'whep_…'],
+    fetch: (a, { env, page, id }) => a.listDeliveries(env, id, page),
+    lines: (p) => p.deliveries.map(deliveryLine),
+    empty: 'no deliveries',
+  });
 
   hooks
     .command('redeliver')
@@ -195,7 +163,7 @@ function registerDeliveryCommands(hooks: Command, ctx: CliContext, api: () => We
     .argument('<message-id>', 'whmsg_… (the id in `deliveries`)')
     .option('--env <name>', 'environment name')
     .option('--json', 'print JSON')
-    .action(async (endpointId: string, messageId: string, o: Common) => {
+    .action(async (endpointId: string, messageId: string, o: EnvFlags) => {
       ctx.print(await api().redeliver(ctx.envName(o.env), endpointId, messageId), Boolean(o.json), deliveryLine);
     });
 }
