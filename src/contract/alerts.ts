@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { alertKinds, type AlertWhen } from './alert-kinds.ts';
 import { email } from './identity.ts';
 import { pageOf, pageQuery } from './pages.ts';
+import { resource } from './resource.ts';
 import { envParams } from './tenancy.ts';
+import { targetUrl } from './webhooks.ts';
 
 export { envParams, pageQuery };
 
@@ -63,7 +65,7 @@ const emailAction = z.strictObject({
 
 const slackAction = z.strictObject({
   type: z.literal('slack'),
-  url: z.string().max(2048).meta({
+  url: targetUrl({
     description:
       'A Slack incoming-webhook URL (a secret: answered masked). Where it may point follows the webhook target rules; in a PATCH, the masked URL the API answered keeps that stored URL.',
     example: 'https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX',
@@ -122,20 +124,18 @@ export const ruleActionResource = z.discriminatedUnion('type', [
   }),
 ]);
 
-export const ruleResource = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    when: alertWhen,
-    threshold: z.object({ events: z.number().int(), window_minutes: z.number().int() }).optional(),
-    q: z.string().optional(),
-    actions: z.array(ruleActionResource),
-    snooze_minutes: z.number().int(),
-    state: alertRuleState,
-    create_time: z.string(),
-    update_time: z.string(),
-  })
-  .meta({ id: 'AlertRule' });
+export const ruleResource = resource('AlertRule', {
+  id: z.string(),
+  name: z.string(),
+  when: alertWhen,
+  threshold: z.object({ events: z.number().int(), window_minutes: z.number().int() }).optional(),
+  q: z.string().optional(),
+  actions: z.array(ruleActionResource),
+  snooze_minutes: z.number().int(),
+  state: alertRuleState,
+  create_time: z.string(),
+  update_time: z.string(),
+});
 
 export type AlertRule = z.output<typeof ruleResource>;
 export type AlertRuleAction = z.output<typeof ruleActionResource>;
@@ -148,17 +148,15 @@ export const ruleList = pageOf('alert_rules', ruleResource).meta({ id: 'AlertRul
 
 export const firingActionState = z.enum(['pending', 'sent', 'failed']);
 
-export const firingResource = z
-  .object({
-    time: z.string(),
-    group: z.string().meta({
-      description: "The group's resource name",
-      example: 'orgs/acme/projects/shop/envs/prod/error_groups/eg_01jd…',
-    }),
-    reason: z.string(),
-    actions: z.array(z.object({ type: z.string(), state: firingActionState, error: z.string().optional() })),
-  })
-  .meta({ id: 'AlertFiring' });
+export const firingResource = resource('AlertFiring', {
+  time: z.string(),
+  group: z.string().meta({
+    description: "The group's resource name",
+    example: 'orgs/acme/projects/shop/envs/prod/error_groups/eg_01jd…',
+  }),
+  reason: z.string(),
+  actions: z.array(z.object({ type: z.string(), state: firingActionState, error: z.string().optional() })),
+});
 
 export type AlertFiring = z.output<typeof firingResource>;
 

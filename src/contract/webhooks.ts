@@ -2,6 +2,7 @@
 // (the event types are webhook-types.ts). The presenters are domain/webhooks/present.ts.
 import { z } from 'zod';
 import { pageOf, pageQuery } from './pages.ts';
+import { resource } from './resource.ts';
 import { envParams } from './tenancy.ts';
 import { eventTypes } from './webhook-types.ts';
 
@@ -26,7 +27,13 @@ export const eventTypeList = z
   .transform((types) => [...new Set(types)])
   .meta({ description: 'The event types sent to the endpoint; `["*"]` for all', example: ['error_group.created'] });
 
-const url = z.string().max(2048).meta({
+/**
+ * A URL the service POSTs to: a webhook endpoint's, an alert rule's Slack URL. Here only its length;
+ * where it may point is the target rule both are checked against (domain/webhooks/endpoints/targets.ts).
+ */
+export const targetUrl = (meta: { description: string; example: string }) => z.string().max(2048).meta(meta);
+
+const url = targetUrl({
   description:
     'Where messages are POSTed. A live environment takes only https URLs of public hosts; a test environment http too, and private hosts only where the operator allows them (CAIRN_PRIVATE_TARGETS).',
   example: 'https://example.com/webhooks/cairn',
@@ -48,22 +55,20 @@ export const updateEndpointBody = z
   })
   .meta({ description: 'Only the fields given change. Enabling a disabled endpoint clears its reason.' });
 
-export const endpointResource = z
-  .object({
-    id: z.string(),
-    url: z.string(),
-    event_types: z.array(z.string()),
-    description: z.string(),
-    state: z.enum(['enabled', 'disabled']),
-    disabled_reason: z.string().optional(),
-    secret: z
-      .string()
-      .optional()
-      .meta({ description: 'Only in the answers of create and rotateSecret: `whsec_` and base64 of 32 bytes' }),
-    create_time: z.string(),
-    update_time: z.string(),
-  })
-  .meta({ id: 'WebhookEndpoint' });
+export const endpointResource = resource('WebhookEndpoint', {
+  id: z.string(),
+  url: z.string(),
+  event_types: z.array(z.string()),
+  description: z.string(),
+  state: z.enum(['enabled', 'disabled']),
+  disabled_reason: z.string().optional(),
+  secret: z
+    .string()
+    .optional()
+    .meta({ description: 'Only in the answers of create and rotateSecret: `whsec_` and base64 of 32 bytes' }),
+  create_time: z.string(),
+  update_time: z.string(),
+});
 
 export type Endpoint = z.output<typeof endpointResource>;
 /** What creating an endpoint takes: `event_types` `["*"]` is every type. */
@@ -80,15 +85,13 @@ const attempt = z.object({
   error: z.string().optional(),
 });
 
-export const deliveryResource = z
-  .object({
-    id: z.string().meta({ description: 'The message id: the `webhook-id` header of every attempt' }),
-    event_type: z.string(),
-    state: z.enum(['pending', 'succeeded', 'failed']),
-    attempts: z.array(attempt),
-    next_attempt_time: z.string().optional(),
-  })
-  .meta({ id: 'WebhookDelivery' });
+export const deliveryResource = resource('WebhookDelivery', {
+  id: z.string().meta({ description: 'The message id: the `webhook-id` header of every attempt' }),
+  event_type: z.string(),
+  state: z.enum(['pending', 'succeeded', 'failed']),
+  attempts: z.array(attempt),
+  next_attempt_time: z.string().optional(),
+});
 
 export type Delivery = z.output<typeof deliveryResource>;
 
