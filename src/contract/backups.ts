@@ -43,6 +43,7 @@ export const restorePreview = resource('RestorePreview', {
     }),
   replaces_unknown: z.string().optional(),
 });
+export type RestorePreview = z.output<typeof restorePreview>;
 
 export const restoreBody = z
   .object({ targetEnv: z.string().min(1).max(300).meta({ example: 'orgs/acme/projects/shop/envs/staging' }) })
@@ -50,6 +51,7 @@ export const restoreBody = z
 
 /** A restore drill's verdict (a fresh schema at each use, so the document inlines it as before). */
 const verification = () => z.object({ result: z.enum(['passed', 'failed']), reason: z.string().optional() });
+export type Verification = z.output<ReturnType<typeof verification>>;
 
 export const backup = resource('Backup', {
   id: z.string(),
@@ -80,6 +82,8 @@ export const backup = resource('Backup', {
     description: 'While running: bytes stored so far (compressed, encrypted), refreshed every second or so',
   }),
 });
+export type Backup = z.output<typeof backup>;
+export type BackupState = Backup['state'];
 
 export const backupList = pageOf('backups', backup).meta({ id: 'BackupList' });
 
@@ -118,6 +122,7 @@ export const operation = resource('Operation', {
     })
     .optional(),
 });
+export type Operation = z.output<typeof operation>;
 
 export const usage = resource('BackupUsage', {
   date: z.string(),
@@ -130,6 +135,7 @@ export const usage = resource('BackupUsage', {
   usd_per_gb_month: z.number(),
   monthly_estimate_usd: z.number(),
 });
+export type BackupUsage = z.output<typeof usage>;
 
 const days = z.number().int().min(1).max(3650);
 const drillSchedule = z.enum(['off', 'daily', 'weekly']).meta({
@@ -143,15 +149,8 @@ export const settings = resource('BackupSettings', {
   retention_days: z.object({ daily: days, weekly: days, monthly: days, manual: days }),
   drill_schedule: drillSchedule,
 });
+export type BackupSettings = z.output<typeof settings>;
 export const settingsBody = settings
   .extend({ drill_schedule: drillSchedule.optional(), schedule_hour_utc: settings.shape.schedule_hour_utc.optional() })
   .meta({ id: 'BackupSettingsUpdate' });
-
-export type Verification = z.output<ReturnType<typeof verification>>;
-export type BackupState = Backup['state'];
-export type Backup = z.output<typeof backup>;
-export type Operation = z.output<typeof operation>;
-export type RestorePreview = z.output<typeof restorePreview>;
-export type BackupUsage = z.output<typeof usage>;
-export type BackupSettings = z.output<typeof settings>;
 export type BackupSettingsUpdate = z.input<typeof settingsBody>;

@@ -34,8 +34,10 @@ export const endUser = resource('EndUser', {
   update_time: z.string(),
   last_sign_in_time: z.string().nullable(),
 });
+export type EndUser = z.output<typeof endUser>;
 
 const sessionStateSchema = z.enum(['active', 'revoked', 'expired']);
+export type SessionState = z.output<typeof sessionStateSchema>;
 
 export const session = resource('Session', {
   name: z.string(),
@@ -51,6 +53,7 @@ export const session = resource('Session', {
   expire_time: z.string(),
   revoke_time: z.string().nullable(),
 });
+export type Session = z.output<typeof session>;
 
 export const signIn = resource('SignIn', {
   id: z.string(),
@@ -60,22 +63,18 @@ export const signIn = resource('SignIn', {
   ip: z.string().nullable(),
   user_agent: z.string().nullable(),
 });
+export type SignIn = z.output<typeof signIn>;
 
 export const sessionAnswer = z
   .object({ session, user: endUser, session_token: z.string() })
   .meta({ id: 'SessionWithToken' });
+export type SessionWithToken = z.output<typeof sessionAnswer>;
 
 export const factorProof = z.object({ type: z.enum(['totp', 'recovery_code']), code: z.string().min(1).max(64) });
+export type FactorProof = z.input<typeof factorProof>;
 
 export const accepted = z.object({ accepted: z.literal(true) });
 
 export const endUserList = pageOf('end_users', endUser);
 export const sessionList = pageOf('sessions', session);
 export const signInList = pageOf('sign_ins', signIn);
-
-export type EndUser = z.output<typeof endUser>;
-export type SessionState = z.output<typeof sessionStateSchema>;
-export type Session = z.output<typeof session>;
-export type SignIn = z.output<typeof signIn>;
-export type SessionWithToken = z.output<typeof sessionAnswer>;
-export type FactorProof = z.input<typeof factorProof>;
