@@ -1,8 +1,9 @@
-// The two commands most API areas have (alerts, webhooks, end users, error groups): a list of an
-// environment's collection, one page with a line per item, and a command on one resource by its
-// id (get, delete, …) that prints the answer. Written once, so their flags, help and --page-size
-// bounds read the same in every area. The SDK client is made before the environment name is read,
-// as in every other command, so a missing CAIRN_API_URL is the error reported first.
+// The commands most API areas share (alerts, webhooks, end users, error groups): a list of an
+// environment's collection, one page with a line per item, and a command on one resource by its id
+// (get, delete, …) that prints the answer; collectionCommands binds them to one collection and its
+// id argument. Written once, so their flags, help and --page-size bounds read the same in every
+// area. The SDK client is made before the environment name is read, as in every other command, so
+// a missing CAIRN_API_URL is the error reported first.
 import type { Command } from 'commander';
 import { CliError, type CliContext } from './context.ts';
 
@@ -30,6 +31,11 @@ export function pageText(lines: string[], nextPageToken: string | undefined | nu
   return [...lines, ...(nextPageToken ? [`more: --page-token ${nextPageToken}`] : [])].join('\n') || empty;
 }
 
+/** What every list answers: its items under their collection's name, and the next page's token. */
+export interface PageLike {
+  next_page_token?: string | null;
+}
+
 /** What a list command asks its SDK method for. */
 export interface ListRequest<Flags> {
   env: string;
@@ -41,7 +47,8 @@ export interface ListRequest<Flags> {
 }
 
 export interface ListSpec<Api, Page, Flags> {
-  name: string;
+  /** The command's name; `list` unless given. */
+  name?: string;
   description: string;
   /** `[name, description]` of the one argument, when the collection belongs to a resource. */
   argument?: readonly [string, string];
@@ -58,13 +65,13 @@ export interface ListSpec<Api, Page, Flags> {
 }
 
 /** `<parent> <name> [argument]`: one page of a collection, a line per item, then the next page's token. */
-export function listCommand<Api, Page extends { next_page_token?: string | null }, Flags extends EnvFlags = EnvFlags>(
+export function listCommand<Api, Page extends PageLike, Flags extends EnvFlags = EnvFlags>(
   parent: Command,
   ctx: CliContext,
   api: () => Api,
   spec: ListSpec<Api, Page, Flags>,
 ): Command {
-  const command = parent.command(spec.name).description(spec.description);
+  const command = parent.command(spec.name ?? 'list').description(spec.description);
   if (spec.argument) command.argument(...spec.argument);
   command.option('--env <name>', spec.envHelp ?? 'environment name');
   spec.filters?.(command);
@@ -85,51 +92,94 @@ export function listCommand<Api, Page extends { next_page_token?: string | null 
     });
 }
 
-export interface ResourceSpec<Api, T> {
+export interface ResourceSpec<Api, T, Flags extends EnvFlags = EnvFlags> {
   name: string;
   description: string;
   /** `[name, description]` of the resource's id argument, e.g. `['<id>', 'alr_…']`. */
   argument: readonly [string, string];
-  run(api: Api, env: string, id: string): Promise<T>;
+  /** The command's own options, placed before --env. */
+  options?: (command: Command) => void;
+  run(api: Api, env: string, id: string, flags: Flags): Promise<T>;
   text(answer: T): string;
 }
 
 /** `<parent> <name> <id>`: one call on one resource of the environment, its answer printed. */
-export function resourceCommand<Api, T>(
+export function resourceCommand<Api, T, Flags extends EnvFlags = EnvFlags>(
   parent: Command,
   ctx: CliContext,
   api: () => Api,
-  spec: ResourceSpec<Api, T>,
+  spec: ResourceSpec<Api, T, Flags>,
 ): Command {
-  return parent
+  const command = parent
     .command(spec.name)
     .description(spec.description)
-    .argument(...spec.argument)
+    .argument(...spec.argument);
+  spec.options?.(command);
+  return command
     .option('--env <name>', 'environment name')
     .option('--json', 'print JSON')
-    .action(async (id: string, o: EnvFlags) => {
+    .action(async (id: string, o: Flags) => {
       const client = api();
-      ctx.print(await spec.run(client, ctx.envName(o.env), id), Boolean(o.json), spec.text);
+      ctx.print(await spec.run(client, ctx.envName(o.env), id, o), Boolean(o.json), spec.text);
     });
 }
 
-/** `<parent> delete <id>`: deletes one resource of the environment; prints `deleted <id>`. */
-export function deleteCommand<Api extends { delete(env: string, id: string): Promise<unknown> }>(
+/** An area's SDK class with the standard calls on its collection. */
+export interface CollectionApi {
+  list(env: string, page: Paging): Promise<PageLike>;
+  get(env: string, id: string): Promise<unknown>;
+}
+
+interface Deletable {
+  delete(env: string, id: string): Promise<unknown>;
+}
+
+type PageOf<Api> = Api extends { list(env: string, page: Paging): Promise<infer P> } ? P : never;
+type ItemOf<Api> = Api extends { get(env: string, id: string): Promise<infer T> } ? T : never;
+
+/**
+ * The commands on one collection of an environment's resources (alert rules, webhook endpoints, end
+ * users, error groups), whose id is the argument `id` of every command but `list`. `list` calls
+ * the SDK's `list(env, page)` unless the spec says otherwise; `listOf` lists what belongs to one
+ * resource; `delete` is there when the SDK class has one.
+ */
+export function collectionCommands<Api extends CollectionApi>(
   parent: Command,
   ctx: CliContext,
   api: () => Api,
-  spec: Pick<ResourceSpec<Api, unknown>, 'description' | 'argument'>,
-): Command {
-  return resourceCommand(parent, ctx, api, {
-    name: 'delete',
-    ...spec,
-    run: async (a, env, id) => {
-      await a.delete(env, id);
-      return { deleted: id };
-    },
-    text: (d) => `deleted ${d.deleted}`,
-  });
+  id: readonly [string, string],
+) {
+  const list = <Flags extends EnvFlags = EnvFlags>(
+    spec: Omit<ListSpec<Api, PageOf<Api>, Flags>, 'name' | 'argument' | 'fetch'> &
+      Partial<Pick<ListSpec<Api, PageOf<Api>, Flags>, 'fetch'>>,
+  ) =>
+    listCommand(parent, ctx, api, {
+      ...spec,
+      fetch: spec.fetch ?? ((a, r) => a.list(r.env, r.page) as Promise<PageOf<Api>>),
+    });
+  const listOf = <Page extends PageLike>(
+    name: string,
+    spec: Omit<ListSpec<Api, Page, EnvFlags>, 'name' | 'argument'>,
+  ) => listCommand(parent, ctx, api, { ...spec, name, argument: id });
+  const run = <T, Flags extends EnvFlags = EnvFlags>(spec: Omit<ResourceSpec<Api, T, Flags>, 'argument'>) =>
+    resourceCommand(parent, ctx, api, { ...spec, argument: id });
+  const get = (description: string, text: (item: ItemOf<Api>) => string) =>
+    run({ name: 'get', description, run: (a, env, i) => a.get(env, i) as Promise<ItemOf<Api>>, text });
+  // The return type offers `delete` only where Api has one, so the cast below is that promise kept.
+  const remove = (description: string) =>
+    run({
+      name: 'delete',
+      description,
+      run: async (a, env, i) => {
+        await (a as Api & Deletable).delete(env, i);
+        return { deleted: i };
+      },
+      text: (d) => `deleted ${d.deleted}`,
+    });
+  return { list, listOf, run, get, delete: remove as Api extends Deletable ? typeof remove : never };
 }
+
+export type CollectionCommands<Api extends CollectionApi> = ReturnType<typeof collectionCommands<Api>>;
 
 /** Commander calls an action with the arguments' values, then the options, then the command. */
 function given<Flags>(args: unknown[]): { flags: Flags; id: string } {

@@ -4,7 +4,7 @@
 import { alertKinds, type AlertWhen } from '../../contract/alert-kinds.ts';
 import { AlertsApi, type AlertFiring, type AlertRule, type AlertRuleInput } from '../../sdk/alerts.ts';
 import { CliError, type CliContext, type Register } from '../context.ts';
-import { deleteCommand, listCommand, resourceCommand, type EnvFlags } from '../resource-commands.ts';
+import { collectionCommands, type EnvFlags } from '../resource-commands.ts';
 
 interface CreateFlags extends EnvFlags {
   name: string;
@@ -109,28 +109,16 @@ export const register: Register = (program, ctx: CliContext) => {
       ctx.print(await api().create(ctx.envName(o.env), body), Boolean(o.json), ruleDetail);
     });
 
-  listCommand(alerts, ctx, api, {
-    name: 'list',
+  const rules = collectionCommands(alerts, ctx, api, ['<id>', 'alr_…']);
+  rules.list({
     description: 'rules, oldest first',
-    fetch: (a, { env, page }) => a.list(env, page),
     lines: (p) => p.alert_rules.map(ruleLine),
     empty: 'no alert rules',
   });
-
-  resourceCommand(alerts, ctx, api, {
-    name: 'get',
-    description: 'one rule (its Slack URLs masked)',
-    argument: ['<id>', 'alr_…'],
-    run: (a, env, id) => a.get(env, id),
-    text: ruleDetail,
-  });
-
-  deleteCommand(alerts, ctx, api, { description: 'delete a rule with its firings', argument: ['<id>', 'alr_…'] });
-
-  listCommand(alerts, ctx, api, {
-    name: 'firings',
+  rules.get('one rule (its Slack URLs masked)', ruleDetail);
+  rules.delete('delete a rule with its firings');
+  rules.listOf('firings', {
     description: "a rule's firings of the last 30 days with each action's outcome, newest first",
-    argument: ['<id>', 'alr_…'],
     fetch: (a, { env, page, id }) => a.listFirings(env, id, page),
     lines: (p) => p.firings.map(firingLine),
     empty: 'no firings',

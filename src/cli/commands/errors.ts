@@ -3,7 +3,13 @@
 import { ErrorGroupsApi, type ErrorGroupSort, type ErrorGroupState, type BatchTriageResult } from '../../sdk/errors.ts';
 import type { Command } from 'commander';
 import { CliError, type CliContext, type Register } from '../context.ts';
-import { listCommand, resourceCommand, type EnvFlags, type ListRequest } from '../resource-commands.ts';
+import {
+  collectionCommands,
+  listCommand,
+  resourceCommand,
+  type EnvFlags,
+  type ListRequest,
+} from '../resource-commands.ts';
 import { eventDetail, eventLine, groupDetail, groupLine } from './error-text.ts';
 import { registerReleaseFileCommands } from './release-files.ts';
 
@@ -27,8 +33,8 @@ const sortOption = (v: string): ErrorGroupSort => {
 };
 
 function registerGroupCommands(groups: Command, ctx: CliContext, api: () => ErrorGroupsApi): void {
-  listCommand(groups, ctx, api, {
-    name: 'list',
+  const byId = collectionCommands(groups, ctx, api, ['<id>', 'eg_…']);
+  byId.list({
     description: 'groups, most recently seen first (or --sort), matching --q',
     envHelp: 'environment name (default: CAIRN_ENV)',
     filters: (c) =>
@@ -46,29 +52,20 @@ function registerGroupCommands(groups: Command, ctx: CliContext, api: () => Erro
     empty: 'no error groups',
   });
 
-  resourceCommand(groups, ctx, api, {
-    name: 'get',
-    description: 'one group, with its etag',
-    argument: ['<id>', 'eg_…'],
-    run: (a, env, id) => a.get(env, id),
-    text: groupDetail,
-  });
+  byId.get('one group, with its etag', groupDetail);
 
   for (const [action, what] of [
     ['acknowledge', 'mark as seen and being worked on'],
     ['resolve', 'resolve; a later occurrence reopens it'],
     ['reopen', 'send back to triage'],
   ] as const) {
-    groups
-      .command(action)
-      .description(`${what} (needs the etag from \`get\`)`)
-      .argument('<id>', 'eg_…')
-      .requiredOption('--etag <etag>', 'the etag the group was read with')
-      .option('--env <name>', 'environment name')
-      .option('--json', 'print JSON')
-      .action(async (id: string, o: EnvFlags & { etag: string }) => {
-        ctx.print(await api().triage(ctx.envName(o.env), id, action, o.etag), Boolean(o.json), groupDetail);
-      });
+    byId.run({
+      name: action,
+      description: `${what} (needs the etag from \`get\`)`,
+      options: (c) => c.requiredOption('--etag <etag>', 'the etag the group was read with'),
+      run: (a, env, id, o: EnvFlags & { etag: string }) => a.triage(env, id, action, o.etag),
+      text: groupDetail,
+    });
   }
 }
 
@@ -108,7 +105,6 @@ function registerEventCommands(program: Command, ctx: CliContext, api: () => Err
     .command('error-events')
     .description('occurrences of an error group (secret key, observability:read)');
   listCommand(events, ctx, api, {
-    name: 'list',
     description: "a group's occurrences, newest first",
     argument: ['<group-id>', 'eg_…'],
     tokenHelp: 'next page',
@@ -116,16 +112,14 @@ function registerEventCommands(program: Command, ctx: CliContext, api: () => Err
     lines: (p) => p.error_events.map(eventLine),
     empty: 'no events',
   });
-  events
-    .command('get')
-    .description('one occurrence by uid (its group is found for you)')
-    .argument('<uid>', 'err_…')
-    .option('--group <id>', 'the group, if known')
-    .option('--env <name>', 'environment name')
-    .option('--json', 'print JSON')
-    .action(async (uid: string, o: EnvFlags & { group?: string }) => {
-      ctx.print(await api().getEvent(ctx.envName(o.env), uid, o.group), Boolean(o.json), eventDetail);
-    });
+  resourceCommand(events, ctx, api, {
+    name: 'get',
+    description: 'one occurrence by uid (its group is found for you)',
+    argument: ['<uid>', 'err_…'],
+    options: (c) => c.option('--group <id>', 'the group, if known'),
+    run: (a, env, uid, o: EnvFlags & { group?: string }) => a.getEvent(env, uid, o.group),
+    text: eventDetail,
+  });
 }
 
 export const register: Register = (program, ctx) => {

@@ -3,23 +3,16 @@
 import { EndUsersApi, type EndUser, type Session } from '../../sdk/end-users.ts';
 import type { Command } from 'commander';
 import type { CliContext, Register } from '../context.ts';
-import {
-  deleteCommand,
-  listCommand,
-  pageSize,
-  resourceCommand,
-  type EnvFlags,
-  type ListRequest,
-} from '../resource-commands.ts';
+import { collectionCommands, pageSize, type EnvFlags, type ListRequest } from '../resource-commands.ts';
 
 const userLine = (u: EndUser) =>
   `${u.id}  ${u.email}${u.email_verified ? '' : ' (unverified)'}${u.totp_enabled ? ' [totp]' : ''}`;
 const sessionLine = (s: Session) =>
   `${s.id}  ${s.state.padEnd(7)} ${s.method.padEnd(8)} last active ${s.last_active_time}  ${s.ip ?? ''}`;
 
-function registerUserReads(users: Command, ctx: CliContext, api: () => EndUsersApi): void {
-  listCommand(users, ctx, api, {
-    name: 'list',
+function registerUserCommands(users: Command, ctx: CliContext, api: () => EndUsersApi): void {
+  const endUsers = collectionCommands(users, ctx, api, ['<id>', 'eu_…']);
+  endUsers.list({
     description: 'list end users, newest first',
     envHelp: 'environment name (default: CAIRN_ENV)',
     filters: (c) => c.option('--email <email>', 'only this address'),
@@ -28,14 +21,7 @@ function registerUserReads(users: Command, ctx: CliContext, api: () => EndUsersA
     lines: (p) => p.end_users.map(userLine),
     empty: 'no end users',
   });
-
-  resourceCommand(users, ctx, api, {
-    name: 'get',
-    description: 'show one end user',
-    argument: ['<id>', 'eu_…'],
-    run: (a, env, id) => a.get(env, id),
-    text: userLine,
-  });
+  endUsers.get('show one end user', userLine);
 
   users
     .command('create')
@@ -54,18 +40,11 @@ function registerUserReads(users: Command, ctx: CliContext, api: () => EndUsersA
       });
       ctx.print(user, Boolean(o.json), userLine);
     });
-}
 
-function registerUserWrites(users: Command, ctx: CliContext, api: () => EndUsersApi): void {
-  deleteCommand(users, ctx, api, {
-    description: 'delete an end user; every session ends at once',
-    argument: ['<id>', 'eu_…'],
-  });
-
-  resourceCommand(users, ctx, api, {
+  endUsers.delete('delete an end user; every session ends at once');
+  endUsers.run({
     name: 'revoke-sessions',
     description: 'end every session of an end user at once',
-    argument: ['<id>', 'eu_…'],
     run: (a, env, id) => a.revokeSessions(env, id),
     text: (r) => `${r.revoked} session(s) revoked`,
   });
@@ -92,7 +71,6 @@ export const register: Register = (program, ctx) => {
   const api = () => new EndUsersApi(ctx.client());
   const users = program.command('end-users').description("the application's end users (secret key)");
 
-  registerUserReads(users, ctx, api);
-  registerUserWrites(users, ctx, api);
+  registerUserCommands(users, ctx, api);
   registerSessionCommands(program, ctx, api);
 };

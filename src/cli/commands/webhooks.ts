@@ -4,7 +4,7 @@ import { eventTypes, type EventType } from '../../contract/webhook-types.ts';
 import { WebhooksApi, type Delivery, type Endpoint, type EndpointUpdate } from '../../sdk/webhooks.ts';
 import type { Command } from 'commander';
 import { CliError, type CliContext, type Register } from '../context.ts';
-import { deleteCommand, listCommand, resourceCommand, type EnvFlags } from '../resource-commands.ts';
+import { collectionCommands, type CollectionCommands, type EnvFlags } from '../resource-commands.ts';
 
 /** An event type, or `*` for every one. */
 type Subscribed = EventType | '*';
@@ -52,13 +52,15 @@ const deliveryLine = (d: Delivery) => {
   return `${d.id}  ${d.event_type}  ${d.state.padEnd(9)} ${d.attempts.length} attempt(s)  last: ${outcome}  next: ${d.next_attempt_time ?? '-'}`;
 };
 
+type Endpoints = CollectionCommands<WebhooksApi>;
+
 function printSecret(ctx: CliContext, e: Endpoint, json: boolean): void {
   ctx.print(e, json, withSecret);
   // On stderr, so the JSON on stdout stays clean.
   if (json) ctx.progress('note: the secret is shown only once; store it now');
 }
 
-function registerEndpointReads(hooks: Command, ctx: CliContext, api: () => WebhooksApi): void {
+function registerEndpointReads(hooks: Command, ctx: CliContext, api: () => WebhooksApi, endpoints: Endpoints): void {
   hooks
     .command('create')
     .description('add an endpoint; prints its signing secret, shown only this once')
@@ -76,24 +78,15 @@ function registerEndpointReads(hooks: Command, ctx: CliContext, api: () => Webho
       printSecret(ctx, created, Boolean(o.json));
     });
 
-  listCommand(hooks, ctx, api, {
-    name: 'list',
+  endpoints.list({
     description: 'endpoints, oldest first',
-    fetch: (a, { env, page }) => a.list(env, page),
     lines: (p) => p.webhook_endpoints.map(endpointLine),
     empty: 'no webhook endpoints',
   });
-
-  resourceCommand(hooks, ctx, api, {
-    name: 'get',
-    description: 'one endpoint (never its secret)',
-    argument: ['<id>', 'whep_…'],
-    run: (a, env, id) => a.get(env, id),
-    text: endpointDetail,
-  });
+  endpoints.get('one endpoint (never its secret)', endpointDetail);
 }
 
-function registerEndpointWrites(hooks: Command, ctx: CliContext, api: () => WebhooksApi): void {
+function registerEndpointWrites(hooks: Command, ctx: CliContext, api: () => WebhooksApi, endpoints: Endpoints): void {
   hooks
     .command('update')
     .description('change the URL, event types, description or state; only what is given changes')
@@ -130,13 +123,10 @@ function registerEndpointWrites(hooks: Command, ctx: CliContext, api: () => Webh
       },
     );
 
-  deleteCommand(hooks, ctx, api, {
-    description: 'delete an endpoint with its deliveries; nothing more is sent to it',
-    argument: ['<id>', 'whep_…'],
-  });
+  endpoints.delete('delete an endpoint with its deliveries; nothing more is sent to it');
 }
 
-function registerDeliveryCommands(hooks: Command, ctx: CliContext, api: () => WebhooksApi): void {
+function registerDeliveryCommands(hooks: Command, ctx: CliContext, api: () => WebhooksApi, endpoints: Endpoints): void {
   hooks
     .command('rotate-secret')
     .description('a new signing secret, shown only this once; for 24 hours messages are signed with both')
@@ -147,10 +137,8 @@ function registerDeliveryCommands(hooks: Command, ctx: CliContext, api: () => We
       printSecret(ctx, await api().rotateSecret(ctx.envName(o.env), id), Boolean(o.json));
     });
 
-  listCommand(hooks, ctx, api, {
-    name: 'deliveries',
+  endpoints.listOf('deliveries', {
     description: "an endpoint's deliveries of the last 30 days with their attempts, newest first",
-    argument: ['<id>', 'whep_…'],
     fetch: (a, { env, page, id }) => a.listDeliveries(env, id, page),
     lines: (p) => p.deliveries.map(deliveryLine),
     empty: 'no deliveries',
@@ -173,8 +161,9 @@ export const register: Register = (program, ctx) => {
   const hooks = program
     .command('webhooks')
     .description('webhook endpoints of an environment and their deliveries (secret key)');
+  const endpoints = collectionCommands(hooks, ctx, api, ['<id>', 'whep_…']);
 
-  registerEndpointReads(hooks, ctx, api);
-  registerEndpointWrites(hooks, ctx, api);
-  registerDeliveryCommands(hooks, ctx, api);
+  registerEndpointReads(hooks, ctx, api, endpoints);
+  registerEndpointWrites(hooks, ctx, api, endpoints);
+  registerDeliveryCommands(hooks, ctx, api, endpoints);
 };
