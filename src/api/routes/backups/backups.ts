@@ -4,9 +4,9 @@ import { deleteBackup } from '../../../domain/backups/capture/delete.ts';
 import { backupUsage, getBackup, requestManualBackup } from '../../../domain/backups/capture/request.ts';
 import { backupQueries } from '../../../domain/backups/queries.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { listPage } from '../route-parts.ts';
+import { listRoute } from '../route-parts.ts';
 import { onBackup, onEnv, read, write } from './parts.ts';
-import { backup, backupList, createBackupBody, pageQuery, usage } from '../../../contract/backups.ts';
+import { backup, backupList, createBackupBody, usage } from '../../../contract/backups.ts';
 import { backupPages, backupResource } from '../../../domain/backups/present.ts';
 
 export const createBackup = defineRoute({
@@ -19,17 +19,13 @@ export const createBackup = defineRoute({
   },
 });
 
-export const listBackupsRoute = defineRoute({
-  ...onEnv('get', '/backups', read, 'listBackups'),
+export const listBackupsRoute = listRoute(onEnv('get', '/backups', read, 'listBackups'), {
   summary: 'Backups of the environment, newest first',
-  query: pageQuery,
-  response: { status: 200, description: 'A page of backups', schema: backupList },
-  async handle({ principal, deps, query }) {
-    const list = { collection: 'backups', keyset: backupPages, present: backupResource } as const;
-    return listPage(deps, query, list, (after, limit) =>
-      backupQueries(deps.db).listBackups(principal.envId, limit, after),
-    );
-  },
+  collection: 'backups',
+  response: { description: 'A page of backups', schema: backupList },
+  keyset: backupPages,
+  present: backupResource,
+  fetch: ({ deps, principal }, after, limit) => backupQueries(deps.db).listBackups(principal.envId, limit, after),
 });
 
 export const getBackupRoute = defineRoute({

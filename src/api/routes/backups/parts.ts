@@ -2,9 +2,9 @@
 // (an environment, or one backup or operation named in the path).
 import type { Method } from '../../../http/route.ts';
 import { backupIdParams, envParams } from '../../../contract/backups.ts';
+import { envPath } from '../resource.ts';
 import { secretKey } from '../route-parts.ts';
 
-export const envBase = '/v1/orgs/{org}/projects/{project}/envs/{env}';
 export const read = secretKey('Backups', 'backups:read');
 export const write = secretKey('Backups', 'backups:write');
 type Access = typeof read | typeof write;
@@ -13,7 +13,7 @@ type Access = typeof read | typeof write;
 export const onEnv = (method: Method, suffix: string, access: Access, operationId: string) => ({
   method,
   operationId,
-  path: `${envBase}${suffix}`,
+  path: `${envPath}${suffix}`,
   ...access,
   params: envParams,
 });
