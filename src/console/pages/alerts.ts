@@ -11,11 +11,9 @@ import { lastFirings, listRules } from '../../domain/alerts/rules/queries.ts';
 import { createRule, deleteRule } from '../../domain/alerts/rules/rules.ts';
 import { form, seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
-import { can } from '../auth.ts';
 import { consolePage } from '../page.ts';
-import { render } from '../render.ts';
+import { renderSection } from '../render.ts';
 import { alertsView, emptyAlertForm, type AlertFormValues } from '../views/alerts.ts';
 import { formValues, problemOf, readAlertForm } from './alert-form.ts';
 
@@ -36,18 +34,19 @@ async function showAlerts(ctx: Context, deps: AppDeps, principal: ConsolePrincip
     principal.envId,
     rules.map((r) => r.id),
   );
-  const body = alertsView({
-    rules: rules.map((r) => {
-      const l = last.find((f) => f.rule_id === r.id);
-      return { rule: ruleView(r), last: l && { time: l.time, groupId: l.group_id, title: l.title } };
+  const page = { title: 'Alerts', section: 'alerts', status: o.status } as const;
+  return renderSection(ctx, deps, principal, page, (forms) =>
+    alertsView({
+      rules: rules.map((r) => {
+        const l = last.find((f) => f.rule_id === r.id);
+        return { rule: ruleView(r), last: l && { time: l.time, groupId: l.group_id, title: l.title } };
+      }),
+      ...forms,
+      form: o.form ?? emptyAlertForm,
+      notice: o.notice,
+      problems: o.problems,
     }),
-    csrf: csrfToken(ctx, deps.config),
-    writable: can(principal, 'observability:write'),
-    form: o.form ?? emptyAlertForm,
-    notice: o.notice,
-    problems: o.problems,
-  });
-  return render(ctx, deps, { title: 'Alerts', principal, section: 'alerts', status: o.status, body });
+  );
 }
 
 export const consoleAlerts = defineRoute({

@@ -9,12 +9,10 @@ import { requestRestore } from '../../domain/backups/restore/request.ts';
 import { AppError } from '../../app-error.ts';
 import { form, seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
-import { can } from '../auth.ts';
 import { consolePage } from '../page.ts';
 import { consolePageSize } from '../paging.ts';
-import { render } from '../render.ts';
+import { renderSection } from '../render.ts';
 import { backupsView } from '../views/backups.ts';
 
 const backupId = /^backup_[0-9a-z]{26}$/;
@@ -32,16 +30,10 @@ async function showBackups(ctx: Context, deps: AppDeps, principal: ConsolePrinci
     q.listBackups(principal.envId, consolePageSize),
     q.projectEnvNames(principal.envId),
   ]);
-  const body = backupsView({
-    backups,
-    shown: consolePageSize,
-    envs,
-    csrf: csrfToken(ctx, deps.config),
-    writable: can(principal, 'backups:write'),
-    notice: o.notice,
-    error: o.error,
-  });
-  return render(ctx, deps, { title: 'Backups', principal, section: 'backups', status: o.status, body });
+  const page = { title: 'Backups', section: 'backups', status: o.status } as const;
+  return renderSection(ctx, deps, principal, page, (forms) =>
+    backupsView({ backups, shown: consolePageSize, envs, ...forms, notice: o.notice, error: o.error }),
+  );
 }
 
 export const consoleBackups = defineRoute({

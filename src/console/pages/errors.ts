@@ -13,12 +13,10 @@ import { groupPages } from '../../domain/errors/groups/present.ts';
 import { groupListFilter } from '../../domain/errors/search/filter.ts';
 import { seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
-import { can } from '../auth.ts';
 import { consolePage, consolePublicPage } from '../page.ts';
 import { pageFrom } from '../paging.ts';
-import { render } from '../render.ts';
+import { renderSection } from '../render.ts';
 import { chartDays } from '../views/chart.ts';
 import { outcomeKeys, readOutcome, type BulkReport } from '../views/bulk.ts';
 import { errorSorts, errorStates, errorsView, type ErrorsData } from '../views/errors.ts';
@@ -104,14 +102,9 @@ export const consoleErrors = defineRoute({
   query: z.looseObject({ state: text(20), service: text(200), q: text(8192), sort: text(20), after: text(512) }),
   async handle({ query, principal, deps, ctx }) {
     const [list, report] = await Promise.all([loadErrors(deps, principal, query), loadReport(deps, principal, ctx)]);
-    const body = errorsView({
-      ...list,
-      report,
-      listQuery: listQuery(ctx),
-      csrf: csrfToken(ctx, deps.config),
-      writable: can(principal, 'observability:write'),
-    });
-    const status = list.searchError === undefined ? 200 : 400;
-    return render(ctx, deps, { title: 'Errors', principal, section: 'errors', status, body });
+    const page = { title: 'Errors', section: 'errors', status: list.searchError === undefined ? 200 : 400 } as const;
+    return renderSection(ctx, deps, principal, page, (forms) =>
+      errorsView({ ...list, report, listQuery: listQuery(ctx), ...forms }),
+    );
   },
 });

@@ -12,12 +12,10 @@ import { triage } from '../../domain/errors/groups/state.ts';
 import { AppError } from '../../app-error.ts';
 import { form, seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
-import { can } from '../auth.ts';
 import { consoleItemPage, consolePage } from '../page.ts';
 import { pageFrom } from '../paging.ts';
-import { render } from '../render.ts';
+import { renderSection } from '../render.ts';
 import { chartDays } from '../views/chart.ts';
 import { groupView, triageActions } from '../views/group.ts';
 
@@ -56,21 +54,21 @@ async function showGroup(
   // The first page starts with the latest event; a later one does not.
   const [latest] = o.after ? await listEvents(deps.db, env, g.id, undefined, 1) : page.items;
   const conflict = o.conflict ?? false;
-  const body = groupView({
-    group: g,
-    daily: daily.get(g.id)!,
-    now,
-    latest,
-    tags,
-    events: page.items,
-    nextToken: page.next_page_token,
-    firstPage: !o.after,
-    csrf: csrfToken(ctx, deps.config),
-    writable: can(principal, 'observability:write'),
-    conflict,
-  });
   const status = conflict ? 409 : 200;
-  return render(ctx, deps, { title: g.title, principal, section: 'errors', status, body });
+  return renderSection(ctx, deps, principal, { title: g.title, section: 'errors', status }, (forms) =>
+    groupView({
+      group: g,
+      daily: daily.get(g.id)!,
+      now,
+      latest,
+      tags,
+      events: page.items,
+      nextToken: page.next_page_token,
+      firstPage: !o.after,
+      ...forms,
+      conflict,
+    }),
+  );
 }
 
 export const consoleGroup = defineRoute({

@@ -13,12 +13,10 @@ import { requireEndUser, revokeEndUserSessions } from '../../domain/identity/use
 import { AppError } from '../../app-error.ts';
 import { form, seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { csrfToken } from '../../http/csrf.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
-import { can } from '../auth.ts';
 import { consolePage } from '../page.ts';
 import { pageFrom } from '../paging.ts';
-import { render } from '../render.ts';
+import { renderSection } from '../render.ts';
 import { userView, usersView } from '../views/users.ts';
 
 const historySize = 20;
@@ -44,14 +42,9 @@ export const consoleUsers = defineRoute({
     const page = await pageFrom(deps, query.before, userPages, (before, limit) =>
       usersQueries(deps.db).listUsers(principal.envId, { limit, before }, email && normaliseEmail(email)),
     );
-    const body = usersView({
-      users: page.items,
-      email,
-      nextToken: page.next_page_token,
-      csrf: csrfToken(ctx, deps.config),
-      writable: can(principal, 'auth:write'),
-    });
-    return render(ctx, deps, { title: 'Users', principal, section: 'users', body });
+    return renderSection(ctx, deps, principal, { title: 'Users', section: 'users' }, (forms) =>
+      usersView({ users: page.items, email, nextToken: page.next_page_token, ...forms }),
+    );
   },
 });
 
@@ -71,16 +64,16 @@ export const consoleUser = defineRoute({
       usersQueries(deps.db).listSignIns(user.id, { limit: historySize }),
     ]);
     const now = new Date();
-    const body = userView({
-      user,
-      sessions: sessions.map((s) => ({ ...s, state: sessionState(s, now) })),
-      signIns,
-      shown: historySize,
-      revoked: query.revoked && /^\d{1,9}$/.test(query.revoked) ? Number(query.revoked) : undefined,
-      csrf: csrfToken(ctx, deps.config),
-      writable: can(principal, 'auth:write'),
-    });
-    return render(ctx, deps, { title: user.email, principal, section: 'users', body });
+    return renderSection(ctx, deps, principal, { title: user.email, section: 'users' }, (forms) =>
+      userView({
+        user,
+        sessions: sessions.map((s) => ({ ...s, state: sessionState(s, now) })),
+        signIns,
+        shown: historySize,
+        revoked: query.revoked && /^\d{1,9}$/.test(query.revoked) ? Number(query.revoked) : undefined,
+        ...forms,
+      }),
+    );
   },
 });
 
