@@ -19,6 +19,25 @@ export interface ActionContext {
   actions: AlertAction[];
 }
 
+/**
+ * Where each field of an ActionContext is read from; keyed by the interface, so the compiler
+ * refuses a field the query would not read.
+ */
+const actionColumns = {
+  firing_id: 'a.firing_id',
+  action_index: 'a.action_index',
+  type: 'a.type',
+  state: 'a.state',
+  attempt_count: 'a.attempt_count',
+  reason: 'f.reason',
+  facts: 'f.facts',
+  env_id: 'f.env_id',
+  env_mode: 'v.mode',
+  rule_id: 'r.id',
+  rule_name: 'r.name',
+  actions: 'r.actions',
+} satisfies Record<keyof ActionContext, string>;
+
 /** The action with its firing, rule and environment; undefined when gone (pruned, rule deleted). */
 export async function actionContext(db: Db, firingId: string, index: number): Promise<ActionContext | undefined> {
   return (await db('alert_firing_actions as a')
@@ -26,20 +45,7 @@ export async function actionContext(db: Db, firingId: string, index: number): Pr
     .join('alert_rules as r', 'r.id', 'f.rule_id')
     .join('envs as v', 'v.id', 'f.env_id')
     .where({ 'a.firing_id': firingId, 'a.action_index': index })
-    .first(
-      'a.firing_id',
-      'a.action_index',
-      'a.type',
-      'a.state',
-      'a.attempt_count',
-      'f.reason',
-      'f.facts',
-      'f.env_id',
-      'v.mode as env_mode',
-      'r.id as rule_id',
-      'r.name as rule_name',
-      'r.actions',
-    )) as ActionContext | undefined;
+    .first(actionColumns)) as ActionContext | undefined;
 }
 
 /**
