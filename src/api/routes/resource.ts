@@ -4,7 +4,8 @@
 // declares once what its routes share (the paths, the tag and scopes, the path parameters) and
 // builds the routes whose work is the same for every resource: create (201), list (one page,
 // docs/api.md "Lists"), get, update (PATCH) and delete (204, no body). What a resource does beyond
-// those (an action such as `:rotateSecret`, a list under one item) is declared on `onItem`.
+// those is declared on `onItem` (an action such as `:rotateSecret`) or `onItemList` (a list under
+// one item, such as a rule's firings).
 import { z } from 'zod';
 import { pageQuery } from '../../contract/pages.ts';
 import { envParams } from '../../contract/tenancy.ts';
