@@ -22,6 +22,7 @@ type Answer<R extends z.ZodType> = { description: string; schema: R };
 interface Spec<R extends z.ZodType, Args extends unknown[]> {
   operationId: string;
   summary: string;
+  description: string;
   response: Answer<R>;
   run(caller: Caller, ...args: Args): Promise<z.input<R>>;
 }
@@ -32,6 +33,7 @@ interface BodySpec<B extends z.ZodType, R extends z.ZodType, Args extends unknow
   [...Args, z.output<B>]
 > {
   body: B;
+  example: z.input<B>;
 }
 
 const deleted = { status: 204, description: 'Deleted', schema: z.undefined(), type: 'empty' } as const;
@@ -107,7 +109,9 @@ export function envResource<C extends string, I extends string, IP extends z.Zod
       return defineRoute({
         ...onCollection('post', write, o.operationId),
         summary: o.summary,
+        description: o.description,
         body: o.body,
+        example: o.example as never,
         response: { status: 201, ...o.response },
         handle: ({ body, principal, deps }) => o.run({ deps, principal }, body as z.output<B>),
       });
@@ -123,6 +127,7 @@ export function envResource<C extends string, I extends string, IP extends z.Zod
       return defineRoute({
         ...onItem('get', '', read, o.operationId),
         summary: o.summary,
+        description: o.description,
         response: { status: 200, ...o.response },
         handle: ({ params, principal, deps }) => o.run({ deps, principal }, idOf(params)),
       });
@@ -132,16 +137,24 @@ export function envResource<C extends string, I extends string, IP extends z.Zod
       return defineRoute({
         ...onItem('patch', '', write, o.operationId),
         summary: o.summary,
+        description: o.description,
         body: o.body,
+        example: o.example as never,
         response: { status: 200, ...o.response },
         handle: ({ params, body, principal, deps }) => o.run({ deps, principal }, idOf(params), body as z.output<B>),
       });
     },
 
-    delete(o: { operationId: string; summary: string; run(caller: Caller, id: string): Promise<unknown> }): RouteDef {
+    delete(o: {
+      operationId: string;
+      summary: string;
+      description: string;
+      run(caller: Caller, id: string): Promise<unknown>;
+    }): RouteDef {
       return defineRoute({
         ...onItem('delete', '', write, o.operationId),
         summary: o.summary,
+        description: o.description,
         response: deleted,
         async handle({ params, principal, deps }) {
           await o.run({ deps, principal }, idOf(params));
