@@ -27,6 +27,28 @@ export const capture = defineRoute({
   ...intake,
   path: `${base}:capture`,
   operationId: 'captureErrorEvent',
+  description:
+    'Validates the event at the edge (event_time RFC 3339, exception_type 1-256 characters, unknown fields refused) and answers 202 with its uid once it is queued; a worker then symbolicates, scrubs, groups and stores it. ' +
+    'An event_id already accepted in this environment answers the uid it got then and stores nothing new. ' +
+    'While the environment has max_pending or more events waiting, it answers 429 rate_limited with Retry-After. Bodies up to 256 KiB.',
+  example: {
+    error_event: {
+      event_id: '3f2b8c1d9e4a4b6f8a7c5d2e1f0a9b8c',
+      event_time: '2026-11-28T14:03:12.417Z',
+      exception_type: 'TypeError',
+      message: "Cannot read properties of undefined (reading 'total')",
+      stack:
+        "TypeError: Cannot read properties of undefined (reading 'total')\n    at Cart.total (https://shop.example.com/assets/app.min.js:1:4821)\n    at https://shop.example.com/assets/app.min.js:1:9137",
+      service_name: 'checkout',
+      release: 'shop@1.4.0',
+      breadcrumbs: [
+        { timestamp: '2026-11-28T14:03:11.902Z', category: 'ui.click', level: 'info', message: 'button#pay' },
+      ],
+      tags: { browser: 'Chrome', tenant: 'acme' },
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+      span_id: '00f067aa0ba902b7',
+    },
+  },
   summary: 'Capture one error event; it is processed and stored in the background',
   body: captureBody,
   bodyLimit: 256 * 1024,
@@ -53,6 +75,29 @@ export const batchCapture = defineRoute({
   ...intake,
   path: `${base}:batchCapture`,
   operationId: 'batchCaptureErrorEvents',
+  description:
+    'Takes 1 to 1000 events under error_events (bodies up to 20 MiB) and answers 202 with one result per event, in order: its uid, or an error naming the fields (error_events.<i>.<field>) of an event refused on its own. ' +
+    'A body that is not 1-1000 items is a plain 400; events keep only their own trace ids. ' +
+    'Backpressure (429 rate_limited) and idempotent event_ids work as for a single capture.',
+  example: {
+    error_events: [
+      {
+        event_time: '2026-11-28T14:03:12.417Z',
+        exception_type: 'TypeError',
+        message: "Cannot read properties of undefined (reading 'total')",
+        service_name: 'checkout',
+        release: 'shop@1.4.0',
+      },
+      {
+        event_time: '2026-11-28T14:03:15.052Z',
+        exception_type: 'RangeError',
+        message: 'Invalid time value',
+        service_name: 'checkout',
+        release: 'shop@1.4.0',
+        fingerprint: 'invoice-date',
+      },
+    ],
+  },
   summary: 'Capture up to 1000 error events; each is accepted or refused on its own',
   body: batchCaptureBody,
   bodyLimit: 20 * 1024 * 1024,

@@ -22,10 +22,22 @@ import { secretKey } from '../route-parts.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
 
+const etagRule =
+  'Send the etag read from the group as {"etag"} or in If-Match (a missing one is 400 invalid_request); a stale etag is 412 ETAG_MISMATCH, checked first, and any other source state 409 INVALID_STATE, neither changing anything. ' +
+  'Of concurrent calls with one etag exactly one succeeds; it answers the group with its new etag.';
+
+const batchUpdateDescription =
+  "Applies one action to 1-100 groups, each named by id or resource name with its etag: each changes only as its single call would, and a refused one answers that call's code (ETAG_MISMATCH, INVALID_STATE, not_found) without holding back the others. " +
+  'The changes and their webhook events commit in one transaction. ' +
+  'A group named twice, or a body outside 1-100 groups, is 400 invalid_request and changes nothing.';
+
 export const listGroups = defineRoute({
   method: 'get',
   path: base,
   operationId: 'listErrorGroups',
+  description:
+    'Filters by q (the search language: words, is:, release:, first_release:, service:, level:, user:, tags, ! before a filter), state, service_name and last_seen_after/last_seen_before, ordered by sort (last_seen, first_seen, events, users). ' +
+    'A page token is bound to its search, order and filters: one passed with others is 400 invalid_request, as is a search term that does not parse (details.term names it).',
   summary: 'Error groups matching a search, newest last_seen_time (or first_seen_time, most events, most users) first',
   ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
@@ -47,6 +59,9 @@ export const getGroup = defineRoute({
   method: 'get',
   path: `${base}/{error_group}`,
   operationId: 'getErrorGroup',
+  description:
+    'Answers the group with its state, occurrence and user counts, first and last seen times, releases, grouping and the etag the triage calls need. ' +
+    'A group that is not in this environment is 404 not_found.',
   summary: 'One error group',
   ...secretKey('Error tracking', 'observability:read'),
   params: groupParams,
@@ -73,15 +88,18 @@ function etagOf(body: { etag?: string } | undefined, ctx: Context): string {
   return etag;
 }
 
-const triageRoute = (action: TriageAction, summary: string): RouteDef =>
+/** A triage call: `description` says which states it moves the group from and to; the etag rule follows. */
+const triageRoute = (action: TriageAction, summary: string, description: string): RouteDef =>
   defineRoute({
     method: 'post',
     path: `${base}/{error_group}:${action}`,
     operationId: `${action}ErrorGroup`,
     summary,
+    description: `${description} ${etagRule}`,
     ...secretKey('Error tracking', 'observability:write'),
     params: groupParams,
     body: triageBody,
+    example: { etag: '5f1c9a7e0b3d2c48' },
     response: { status: 200, description: 'The updated group, with its new etag', schema: groupResource },
     async handle({ params, body, principal, deps, ctx }) {
       const g = await triage(
@@ -100,6 +118,17 @@ export const batchUpdateGroups = defineRoute({
   method: 'post',
   path: `${base}:batchUpdate`,
   operationId: 'batchUpdateErrorGroups',
+  description: batchUpdateDescription,
+  example: {
+    action: 'resolve',
+    groups: [
+      { name: 'eg_01jd8x2k3m4n5p6q7r8s9t0v1w', etag: '5f1c9a7e0b3d2c48' },
+      {
+        name: 'orgs/acme/projects/shop/envs/prod/error_groups/eg_01jd8x4q7r2s5t8v1w3x6y9z0a',
+        etag: 'a03e6b9d1c7f4e25',
+      },
+    ],
+  },
   summary: 'Acknowledge, resolve or reopen up to 100 groups, each only while its etag matches',
   ...secretKey('Error tracking', 'observability:write'),
   params: envParams,
@@ -120,7 +149,19 @@ export const groupRoutes = [
   batchUpdateGroups,
   listGroups,
   getGroup,
-  triageRoute('acknowledge', 'Mark a group as seen and being worked on'),
-  triageRoute('resolve', 'Resolve a group; a later occurrence reopens it'),
-  triageRoute('reopen', 'Send a resolved or acknowledged group back to triage'),
+  triageRoute(
+    'acknowledge',
+    'Mark a group as seen and being worked on',
+    'Moves an unresolved group to acknowledged; it sends no webhook event.',
+  ),
+  triageRoute(
+    'resolve',
+    'Resolve a group; a later occurrence reopens it',
+    'Moves an unresolved or acknowledged group to resolved and sets resolve_time; an occurrence whose event_time is later reopens it.',
+  ),
+  triageRoute(
+    'reopen',
+    'Send a resolved or acknowledged group back to triage',
+    'Moves a resolved or acknowledged group back to unresolved.',
+  ),
 ];

@@ -15,12 +15,18 @@ import { listPage, secretKey } from '../route-parts.ts';
 
 type Collection = 'source_maps' | 'minified_sources';
 
-/** What a collection's upload takes: its summaries, its body (a `file` and its content) and how it is stored. */
+/**
+ * What a collection's upload takes: its summaries and descriptions (for the OpenAPI document), its
+ * body (a `file` and its content) with an example of it, and how it is stored.
+ */
 interface ReleaseFileKind<B extends z.ZodType<{ file: string }>> {
   uploadSummary: string;
+  uploadDescription: string;
   listSummary: string;
+  listDescription: string;
   stored: string;
   body: B;
+  example: z.input<B>;
   store: (deps: AppDeps, envId: string, release: string, body: z.output<B>) => Promise<SourceMapRow>;
 }
 
@@ -41,24 +47,28 @@ export function releaseFileRoutes<B extends z.ZodType<{ file: string }>>(
     path,
     operationId: `upload${name}`,
     summary: o.uploadSummary,
+    description: o.uploadDescription,
     ...secretKey('Error tracking', 'observability:write'),
     params: releaseParams,
     bodyLimit: releaseFileMaxBytes,
     body: o.body,
+    // Checked against the body where ReleaseFileKind is filled in; the conditional type of
+    // RouteDef's `example` does not resolve for a generic B.
+    example: o.example as never,
     response: { status: 201, description: o.stored, schema: resource },
     async handle({ params, body, principal, deps }) {
       const row = await o.store(deps, principal.envId, params.release, body as z.output<B>);
       return releaseFileView(principal.envName, collection, row);
     },
   });
-  return [upload, listReleaseFiles(collection, path, `list${name}s`, o.listSummary, resource)];
+  const list = { operationId: `list${name}s`, summary: o.listSummary, description: o.listDescription };
+  return [upload, listReleaseFiles(collection, path, list, resource)];
 }
 
 function listReleaseFiles(
   collection: Collection,
   path: string,
-  operationId: string,
-  summary: string,
+  doc: { operationId: string; summary: string; description: string },
   resource: ReturnType<typeof releaseFileResource>,
 ): RouteDef {
   const keyset = releaseFilePages(collection);
@@ -66,8 +76,7 @@ function listReleaseFiles(
   return defineRoute({
     method: 'get',
     path,
-    operationId,
-    summary,
+    ...doc,
     ...secretKey('Error tracking', 'observability:read'),
     params: releaseParams,
     query: pageQuery,
