@@ -41,14 +41,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa {
   const hops = deps.config.CAIRN_TRUSTED_PROXY_HOPS;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true; // errors are logged by errorHandler, with the request id
-  const routes = [...allRoutes, ...(options.routes ?? [])];
+  const routes = [healthz, readyz, ...allRoutes, ...(options.routes ?? [])];
   let openApi: unknown;
 
   const metrics = createMetrics(deps);
   const router = new Router();
-  router.get('/healthz', healthz());
   router.get('/metrics', metrics.route);
-  router.get('/readyz', readyz(deps));
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openApi ??= buildOpenApi(routes, deps.config.CAIRN_BASE_URL);
   });

@@ -2,34 +2,74 @@
 // process is up; /readyz only when Postgres answers and every migration has run. /readyz's body
 // also counts backups whose latest restore drill failed: not a reason to take the process out
 // of rotation, but where an operator's monitoring already looks. Only a count: the route is
-// public, and which backup failed and why is for the key holders (GET …/backups).
-import type { Middleware } from 'koa';
+// public, and which backup failed and why is for the key holders (GET …/backups). Both are
+// declared as routes, so the OpenAPI document describes them; they take no key.
+import { z } from 'zod';
 import type { AppDeps } from '../../../http/context.ts';
 import { isStoreUnavailable } from '../../../app-error.ts';
 import { backupQueries } from '../../../domain/backups/queries.ts';
+import { defineRoute } from '../../../http/route.ts';
 
-export function healthz(): Middleware {
-  return (ctx) => {
-    ctx.body = { status: 'ok' };
-  };
-}
+const tags = ['System'];
 
-type Readiness = { status: number; body: object };
+export const healthz = defineRoute({
+  method: 'get',
+  path: '/healthz',
+  operationId: 'healthz',
+  summary: 'Liveness: answers while the web process is up',
+  description:
+    "Answers 200 {status: ok} without asking the database, so a platform's health check restarts the process only when it is down, never for a Postgres outage. " +
+    'It is served over plain http too, for load balancers.',
+  tags,
+  auth: 'none',
+  response: { status: 200, description: 'The process is up', schema: z.object({ status: z.literal('ok') }) },
+  handle: () => ({ status: 'ok' as const }),
+});
+
+const readiness = z.union([
+  z.object({
+    status: z.literal('ready'),
+    backup_drills: z.object({ failed: z.number().int(), hint: z.string().optional() }),
+  }),
+  z.object({ status: z.literal('migrations_pending'), pending: z.number().int(), hint: z.string() }),
+  z.object({ status: z.literal('database_unavailable') }),
+]);
+
+type Readiness = { status: number; body: z.output<typeof readiness> };
 
 /** /readyz answers within a second: the platform's check times out, and a slow answer is a "no" too. */
 export const readyzBoundMs = 500;
-export function readyz(deps: AppDeps): Middleware {
-  // One probe at a time: checks that come while it runs share its answer, so checks during an
-  // outage hold one connection at most (until the probe's statement times out: db-timeouts.ts).
-  let inFlight: Promise<Readiness> | undefined;
-  return async (ctx) => {
-    inFlight ??= probe(deps).finally(() => (inFlight = undefined));
-    const { status, body } = await within(inFlight, readyzBoundMs);
+
+// One probe at a time per app: checks that come while it runs share its answer, so checks during
+// an outage hold one connection at most (until the probe's statement times out: db-timeouts.ts).
+const inFlight = new WeakMap<AppDeps, Promise<Readiness>>();
+
+export const readyz = defineRoute({
+  method: 'get',
+  path: '/readyz',
+  operationId: 'readyz',
+  summary: 'Readiness: answers 200 only when Postgres answers and every migration has run',
+  description:
+    'Answers 503 database_unavailable (with Retry-After: 5) when Postgres does not answer within half a second, and 503 migrations_pending until the release phase has run every migration. ' +
+    'When ready it also counts the backups whose latest restore drill failed (backup_drills.failed), which does not make it answer 503.',
+  tags,
+  auth: 'none',
+  // Optional: the handler answers itself (its status is the probe's) and returns nothing.
+  response: { status: 200, description: 'Ready (503 with the reason otherwise)', schema: readiness.optional() },
+  async handle({ deps, ctx }) {
+    let probing = inFlight.get(deps);
+    if (!probing) {
+      probing = probe(deps).finally(() => inFlight.delete(deps));
+      inFlight.set(deps, probing);
+    }
+    const { status, body } = await within(probing, readyzBoundMs);
+    // Answered here: the status is the probe's, 503 included.
     ctx.status = status;
     if (body === unavailable.body) ctx.set('Retry-After', '5');
     ctx.body = body;
-  };
-}
+    return undefined;
+  },
+});
 
 const unavailable: Readiness = { status: 503, body: { status: 'database_unavailable' } };
 
