@@ -47,6 +47,9 @@ export const consolePageErrors: PageErrors = {
   },
 };
 
+/** A page's CSRF token as its forms carry it (an HMAC of the browser id, base64url), for the examples. */
+export const csrfExample = 'Vq3sX9kR2mT7bL0yWc5nHd8pJf1gZe4uAi6oQx2tNrM';
+
 /** The declaration every signed-in console page shares (each adds its scope). */
 export const consolePage = { ...pageRoute, tags: ['Console'], auth: 'console', errors: consolePageErrors } as const;
 

@@ -9,7 +9,7 @@ import { batchTriageMax } from '../../contract/errors.ts';
 import { AppError } from '../../app-error.ts';
 import { seeOther, text } from '../../html/page-route.ts';
 import { defineRoute } from '../../http/route.ts';
-import { consolePage } from '../page.ts';
+import { consolePage, csrfExample } from '../page.ts';
 import { bulkActions, outcomeKeys, outcomeQuery, type BulkOutcome } from '../views/bulk.ts';
 
 const groupId = /^eg_[0-9a-z]{26}$/;
@@ -30,6 +30,15 @@ export const consoleBulkTriage = defineRoute({
   path: '/console/errors/bulk',
   operationId: 'consoleBulkTriage',
   summary: 'Acknowledge, resolve or reopen the checked groups, each with the etag the page showed',
+  description:
+    "Resolves, acknowledges or reopens (`action`: `resolve`, `acknowledge` or `reopen`) the checked rows of the errors page, as `:batchUpdate` does: one `group` field per checked row, at most 100, each with the etag its row was rendered with in `etag_{group id}`. A group that changed since the page was loaded, one whose state does not allow the action, and one no longer there are left as they are; the answer is a 303 back to the same list (its filters, sort and position kept) whose query says what happened, as group ids and counts. An unknown `action` is a 400 page; it needs `observability:write` and the page's CSRF token (each else a 403 page, nothing changed).",
+  example: {
+    csrf: csrfExample,
+    action: 'resolve',
+    group: ['eg_01jd8x2k3m4n5p6q7r8s9t0v1w', 'eg_01jd8x2k3m4n5p6q7r8s9t0v1x'],
+    etag_eg_01jd8x2k3m4n5p6q7r8s9t0v1w: '3f9a1c0b7d2e4a58',
+    etag_eg_01jd8x2k3m4n5p6q7r8s9t0v1x: 'a1b2c3d4e5f60718',
+  },
   scope: 'observability:write',
   csrf: true,
   body: z.looseObject({ csrf: text(), action: text(20), group: z.unknown().optional() }),

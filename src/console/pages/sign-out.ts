@@ -4,7 +4,7 @@ import { endConsoleSession } from '../../domain/console/sessions.ts';
 import { form, seeOther } from '../../html/page-route.ts';
 import { clearConsoleSession, consoleCookie } from '../../http/cookies.ts';
 import { defineRoute } from '../../http/route.ts';
-import { consolePublicPage } from '../page.ts';
+import { consolePublicPage, csrfExample } from '../page.ts';
 
 export const consoleSignOut = defineRoute({
   ...consolePublicPage,
@@ -12,6 +12,9 @@ export const consoleSignOut = defineRoute({
   path: '/console/sign-out',
   operationId: 'consoleSignOut',
   summary: 'End the console session',
+  description:
+    "Ends the console session on the server and clears its cookie, then answers 303 to /console/sign-in. It needs no live session (an expired one still clears its cookie), only the page's CSRF token: a POST without it is a 403 page and ends nothing.",
+  example: { csrf: csrfExample },
   csrf: true,
   body: form('csrf'),
   response: { ...consolePublicPage.response, status: 303, type: 'redirect', description: 'To the sign-in page' },

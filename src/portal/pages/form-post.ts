@@ -8,6 +8,9 @@ import { defineRoute, type RouteDef } from '../../http/route.ts';
 import { form } from '../../html/page-route.ts';
 import { portalPage } from '../page.ts';
 
+/** A page's CSRF token as its forms carry it (an HMAC of the browser id, base64url), for the examples. */
+export const csrfExample = 'Vq3sX9kR2mT7bL0yWc5nHd8pJf1gZe4uAi6oQx2tNrM';
+
 export type FormFields<F extends string> = z.output<ReturnType<typeof form<F | 'csrf'>>>;
 
 /** `POST <path>` of a form with `fields` (and `csrf`); the handler answers the page or a redirect. */
@@ -17,6 +20,10 @@ export function formPost<F extends string>(
   def: {
     operationId: string;
     summary: string;
+    /** What the form does, for the OpenAPI document (RouteDef.description). */
+    description: string;
+    /** A body the form takes, for the OpenAPI document: its fields as a browser sends them. */
+    example: Partial<Record<F | 'csrf', string>>;
     response?: RouteDef['response'];
     handle(f: FormFields<F>, deps: AppDeps, ctx: Context): Promise<undefined>;
   },
@@ -28,7 +35,10 @@ export function formPost<F extends string>(
     path,
     operationId: def.operationId,
     summary: def.summary,
+    description: def.description,
     body,
+    // Each field is optional text, so the fields as strings are an input; TS cannot see it through F.
+    example: def.example as z.input<typeof body>,
     response: def.response ?? portalPage.response,
     async handle({ body: f, deps, ctx }) {
       checkCsrf(ctx, deps.config, (f as FormFields<never>).csrf);
