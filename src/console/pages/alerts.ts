@@ -12,7 +12,7 @@ import { createRule, deleteRule } from '../../domain/alerts/rules/rules.ts';
 import { form, seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
-import { consolePage } from '../page.ts';
+import { consolePage, csrfExample } from '../page.ts';
 import { renderSection } from '../render.ts';
 import { alertsView, emptyAlertForm, type AlertFormValues } from '../views/alerts.ts';
 import { formValues, problemOf, readAlertForm } from './alert-form.ts';
@@ -55,6 +55,8 @@ export const consoleAlerts = defineRoute({
   path: '/console/alerts',
   operationId: 'consoleAlerts',
   summary: "The environment's alert rules, and the form that creates one",
+  description:
+    'Each rule with what it watches for, its search, its actions and its last firing (time and the group, linked); a "Delete" per rule; and a form creating a rule. Controls are disabled without observability:write.',
   scope: 'observability:read',
   query: z.looseObject({ created: text(64), deleted: text(64) }),
   async handle({ query, principal, deps, ctx }) {
@@ -73,9 +75,22 @@ export const consoleCreateAlert = defineRoute({
   path: '/console/alerts',
   operationId: 'consoleCreateAlert',
   summary: 'Create an alert rule',
+  description:
+    "Creates the rule as the API's create does; a refused rule comes back as the page (400) with each reason in the form's words and what was typed, the Slack URL excepted. Success answers 303 to the Alerts page.",
   scope: 'observability:write',
   csrf: true,
   body: form('csrf', ...fields),
+  example: {
+    csrf: csrfExample,
+    name: 'Checkout errors',
+    when: 'frequency',
+    events: '100',
+    window: '10',
+    q: 'service:checkout',
+    emails: 'oncall@example.com',
+    slack: '',
+    snooze: '30',
+  },
   response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the alerts page' },
   async handle({ body: f, principal, deps, ctx }) {
     const read = readAlertForm(f);
@@ -103,10 +118,13 @@ export const consoleDeleteAlert = defineRoute({
   path: '/console/alerts/{id}/delete',
   operationId: 'consoleDeleteAlert',
   summary: 'Delete an alert rule with its firings',
+  description:
+    'Deletes the rule as the API does and answers 303 to the Alerts page; a rule of another environment is 404.',
   scope: 'observability:write',
   csrf: true,
   params: z.object({ id: z.string().max(64) }),
   body: form('csrf'),
+  example: { csrf: csrfExample },
   response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the alerts page' },
   async handle({ params, principal, deps, ctx }) {
     if (!ruleId.test(params.id)) throw new AppError('not_found', 'There is no such alert rule in this environment.');

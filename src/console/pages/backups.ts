@@ -10,7 +10,7 @@ import { AppError } from '../../app-error.ts';
 import { form, seeOther, text } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
-import { consolePage } from '../page.ts';
+import { consolePage, csrfExample } from '../page.ts';
 import { consolePageSize } from '../paging.ts';
 import { renderSection } from '../render.ts';
 import { backupsView } from '../views/backups.ts';
@@ -42,6 +42,8 @@ export const consoleBackups = defineRoute({
   path: '/console/backups',
   operationId: 'consoleBackups',
   summary: "The environment's backups, Back up now, and Restore",
+  description:
+    'The backups newest first with state, type, size and creation time; "Back up now"; and per succeeded backup a "Restore" form whose confirmation field must equal the target environment\'s full name. Controls are disabled without backups:write.',
   scope: 'backups:read',
   query: z.looseObject({ started: text(64) }),
   async handle({ query, principal, deps, ctx }) {
@@ -71,9 +73,12 @@ export const consoleBackUpNow = defineRoute({
   path: '/console/backups',
   operationId: 'consoleBackUpNow',
   summary: 'Take a manual backup now',
+  description:
+    'Requests a manual backup as the API does and answers 303 to the Backups page; an environment without a database, or with a backup or restore running, comes back as the page with the reason.',
   scope: 'backups:write',
   csrf: true,
   body: form('csrf'),
+  example: { csrf: csrfExample },
   response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the backups page' },
   async handle({ principal, deps, ctx }) {
     return orRefused(ctx, deps, principal, async () => {
@@ -89,10 +94,17 @@ export const consoleRestore = defineRoute({
   path: '/console/backups/{id}/restore',
   operationId: 'consoleRestore',
   summary: 'Restore a backup into an environment whose full name was typed to confirm',
+  description:
+    "A confirmation that differs from the target's full name is 400 and restores nothing. Otherwise the restore is requested as the API's and the answer is 303 to the operation's page, which follows its progress.",
   scope: 'backups:write',
   csrf: true,
   params: z.object({ id: z.string().max(64) }),
   body: form('csrf', 'target', 'confirm'),
+  example: {
+    csrf: csrfExample,
+    target: 'orgs/acme/projects/shop/envs/staging',
+    confirm: 'orgs/acme/projects/shop/envs/staging',
+  },
   response: { ...consolePage.response, status: 303, type: 'redirect', description: "To the restore's progress" },
   async handle({ params, body: f, principal, deps, ctx }) {
     const target = f.target ?? '';
