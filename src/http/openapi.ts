@@ -5,6 +5,7 @@ import { createDocument } from 'zod-openapi';
 import { z } from 'zod';
 import { errorStatus } from '../app-error.ts';
 import { consoleCookie } from './cookies.ts';
+import { readOperationDocs } from './operation-docs.ts';
 import type { RouteDef } from './route.ts';
 
 export const errorBody = z
@@ -77,12 +78,13 @@ const securityOf = (def: RouteDef) =>
 
 export function buildOpenApi(routes: readonly RouteDef[], serverUrl: string): ReturnType<typeof createDocument> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const docs = readOperationDocs();
   for (const def of routes) {
     const security = securityOf(def);
     (paths[def.path] ??= {})[def.method] = {
       operationId: def.operationId,
       summary: def.summary,
-      ...(def.description ? { description: def.description } : {}),
+      ...(docs.has(def.operationId) ? { description: docs.get(def.operationId) } : {}),
       tags: def.tags,
       security,
       requestParams: { ...(def.params ? { path: def.params } : {}), ...(def.query ? { query: def.query } : {}) },

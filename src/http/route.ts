@@ -79,8 +79,6 @@ export interface RouteDef<
   path: string;
   operationId: string;
   summary: string;
-  /** What the operation does, for the OpenAPI document: its rules, limits and answers in a few sentences. */
-  description?: string;
   tags: readonly string[];
   auth: A;
   /** Of the app's scopes (KernelHooks.scopes). */

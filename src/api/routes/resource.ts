@@ -22,7 +22,6 @@ type Answer<R extends z.ZodType> = { description: string; schema: R };
 interface Spec<R extends z.ZodType, Args extends unknown[]> {
   operationId: string;
   summary: string;
-  description: string;
   response: Answer<R>;
   run(caller: Caller, ...args: Args): Promise<z.input<R>>;
 }
@@ -109,7 +108,6 @@ export function envResource<C extends string, I extends string, IP extends z.Zod
       return defineRoute({
         ...onCollection('post', write, o.operationId),
         summary: o.summary,
-        description: o.description,
         body: o.body,
         example: o.example as never,
         response: { status: 201, ...o.response },
@@ -127,7 +125,6 @@ export function envResource<C extends string, I extends string, IP extends z.Zod
       return defineRoute({
         ...onItem('get', '', read, o.operationId),
         summary: o.summary,
-        description: o.description,
         response: { status: 200, ...o.response },
         handle: ({ params, principal, deps }) => o.run({ deps, principal }, idOf(params)),
       });
@@ -137,7 +134,6 @@ export function envResource<C extends string, I extends string, IP extends z.Zod
       return defineRoute({
         ...onItem('patch', '', write, o.operationId),
         summary: o.summary,
-        description: o.description,
         body: o.body,
         example: o.example as never,
         response: { status: 200, ...o.response },
@@ -145,16 +141,10 @@ export function envResource<C extends string, I extends string, IP extends z.Zod
       });
     },
 
-    delete(o: {
-      operationId: string;
-      summary: string;
-      description: string;
-      run(caller: Caller, id: string): Promise<unknown>;
-    }): RouteDef {
+    delete(o: { operationId: string; summary: string; run(caller: Caller, id: string): Promise<unknown> }): RouteDef {
       return defineRoute({
         ...onItem('delete', '', write, o.operationId),
         summary: o.summary,
-        description: o.description,
         response: deleted,
         async handle({ params, principal, deps }) {
           await o.run({ deps, principal }, idOf(params));

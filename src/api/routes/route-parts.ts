@@ -66,7 +66,6 @@ type ItemOf<S extends z.ZodType, C extends string> = z.input<S> extends { [K in 
 /** A list route's declaration: its answer, how its rows are ordered, read and presented. */
 export interface ListSpec<C extends string, Row, P, S extends z.ZodType> {
   summary: string;
-  description?: string;
   collection: C;
   response: { description: string; schema: S };
   keyset: Keyset<Row, P>;
@@ -93,7 +92,6 @@ export function listRoute<C extends string, Row, P, S extends z.ZodType>(
   return defineRoute({
     ...route,
     summary: o.summary,
-    ...(o.description ? { description: o.description } : {}),
     query: pageQuery,
     response: { status: 200, ...o.response },
     async handle({ query, principal, deps }) {

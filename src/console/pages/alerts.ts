@@ -55,8 +55,6 @@ export const consoleAlerts = defineRoute({
   path: '/console/alerts',
   operationId: 'consoleAlerts',
   summary: "The environment's alert rules, and the form that creates one",
-  description:
-    'Each rule with what it watches for, its search, its actions and its last firing (time and the group, linked); a "Delete" per rule; and a form creating a rule. Controls are disabled without observability:write.',
   scope: 'observability:read',
   query: z.looseObject({ created: text(64), deleted: text(64) }),
   async handle({ query, principal, deps, ctx }) {
@@ -75,8 +73,6 @@ export const consoleCreateAlert = defineRoute({
   path: '/console/alerts',
   operationId: 'consoleCreateAlert',
   summary: 'Create an alert rule',
-  description:
-    "Creates the rule as the API's create does; a refused rule comes back as the page (400) with each reason in the form's words and what was typed, the Slack URL excepted. Success answers 303 to the Alerts page.",
   scope: 'observability:write',
   csrf: true,
   body: form('csrf', ...fields),
@@ -118,8 +114,6 @@ export const consoleDeleteAlert = defineRoute({
   path: '/console/alerts/{id}/delete',
   operationId: 'consoleDeleteAlert',
   summary: 'Delete an alert rule with its firings',
-  description:
-    'Deletes the rule as the API does and answers 303 to the Alerts page; a rule of another environment is 404.',
   scope: 'observability:write',
   csrf: true,
   params: z.object({ id: z.string().max(64) }),

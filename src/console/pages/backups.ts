@@ -42,8 +42,6 @@ export const consoleBackups = defineRoute({
   path: '/console/backups',
   operationId: 'consoleBackups',
   summary: "The environment's backups, Back up now, and Restore",
-  description:
-    'The backups newest first with state, type, size and creation time; "Back up now"; and per succeeded backup a "Restore" form whose confirmation field must equal the target environment\'s full name. Controls are disabled without backups:write.',
   scope: 'backups:read',
   query: z.looseObject({ started: text(64) }),
   async handle({ query, principal, deps, ctx }) {
@@ -73,8 +71,6 @@ export const consoleBackUpNow = defineRoute({
   path: '/console/backups',
   operationId: 'consoleBackUpNow',
   summary: 'Take a manual backup now',
-  description:
-    'Requests a manual backup as the API does and answers 303 to the Backups page; an environment without a database, or with a backup or restore running, comes back as the page with the reason.',
   scope: 'backups:write',
   csrf: true,
   body: form('csrf'),
@@ -94,8 +90,6 @@ export const consoleRestore = defineRoute({
   path: '/console/backups/{id}/restore',
   operationId: 'consoleRestore',
   summary: 'Restore a backup into an environment whose full name was typed to confirm',
-  description:
-    "A confirmation that differs from the target's full name is 400 and restores nothing. Otherwise the restore is requested as the API's and the answer is 303 to the operation's page, which follows its progress.",
   scope: 'backups:write',
   csrf: true,
   params: z.object({ id: z.string().max(64) }),

@@ -24,8 +24,6 @@ export const docsList = defineRoute({
   path: '/docs',
   operationId: 'docsList',
   summary: "The list of the project's documents",
-  description:
-    "Lists the project's documents, `docs/*.md` then `docs/architecture/*.md`, by their first heading, each linking to its page. The documents are read once at start; like the console's pages, the answer sends the pages' CSP and is not cached.",
   handle: ({ deps, ctx }) => render(ctx, deps, { title: 'Docs', site: 'docs', body: docsListView(docs) }),
 });
 
@@ -34,8 +32,6 @@ export const docPage = defineRoute({
   path: '/docs/{name}',
   operationId: 'docPage',
   summary: 'One document of docs/ (its markdown, as written)',
-  description:
-    'Shows one document of docs/ (e.g. `/docs/api.md`) as its markdown, as written, in a page whose lines wrap. The name is looked up among the documents read at start and never reaches the file system: a name that is not listed (`/docs/README.md`, an encoded `..` or slash) is a 404 page.',
   params: z.object({ name: segment }),
   handle: ({ params, deps, ctx }) => showDoc(ctx, deps, params.name),
 });
@@ -45,8 +41,6 @@ export const docPartPage = defineRoute({
   path: '/docs/{folder}/{name}',
   operationId: 'docPartPage',
   summary: 'One document of a folder of docs/ (docs/architecture/)',
-  description:
-    'Shows one document of a folder of docs/ (`/docs/architecture/{name}`) as its markdown, as written, in a page whose lines wrap. The path is looked up among the documents read at start and never reaches the file system: one that is not listed is a 404 page.',
   params: z.object({ folder: segment, name: segment }),
   handle: ({ params, deps, ctx }) => showDoc(ctx, deps, `${params.folder}/${params.name}`),
 });

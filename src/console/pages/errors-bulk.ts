@@ -30,8 +30,6 @@ export const consoleBulkTriage = defineRoute({
   path: '/console/errors/bulk',
   operationId: 'consoleBulkTriage',
   summary: 'Acknowledge, resolve or reopen the checked groups, each with the etag the page showed',
-  description:
-    "Resolves, acknowledges or reopens (`action`: `resolve`, `acknowledge` or `reopen`) the checked rows of the errors page, as `:batchUpdate` does: one `group` field per checked row, at most 100, each with the etag its row was rendered with in `etag_{group id}`. A group that changed since the page was loaded, one whose state does not allow the action, and one no longer there are left as they are; the answer is a 303 back to the same list (its filters, sort and position kept) whose query says what happened, as group ids and counts. An unknown `action` is a 400 page; it needs `observability:write` and the page's CSRF token (each else a 403 page, nothing changed).",
   example: {
     csrf: csrfExample,
     action: 'resolve',

@@ -87,8 +87,6 @@ export const consoleHome = defineRoute({
   path: '/console',
   operationId: 'consoleHome',
   summary: "The console's landing page (the errors page)",
-  description:
-    "Sends the browser on to the errors page, the console's landing page (303 to /console/errors). It needs no session itself; a signed-out browser is then sent on to /console/sign-in.",
   response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To /console/errors' },
   handle: ({ ctx }) => seeOther(ctx, '/console/errors'),
 });
@@ -99,8 +97,6 @@ export const consoleErrors = defineRoute({
   path: '/console/errors',
   operationId: 'consoleErrors',
   summary: "The environment's error groups",
-  description:
-    "The console's landing page: the environment's error groups with type, message, events, users, first and last seen and a 14-day occurrence chart (counted per hour of receipt), 50 a page (`after` is the signed position the pager links). `state` is `unresolved` (default), `acknowledged`, `resolved` or `all`; `service` filters by service; `q` is a search in the API's language; `sort` is `last_seen` (default), `first_seen`, `events` or `users`. A refused search is shown in an alert with its reason and answered 400, and after a bulk action the page says what it did. It needs `observability:read` (else the section's 403 page); a signed-out browser is sent to /console/sign-in.",
   scope: 'observability:read',
   // q is cut far past the search's own bound (1 KiB), so a longer one is refused, never cut to fit.
   query: z.looseObject({ state: text(20), service: text(200), q: text(8192), sort: text(20), after: text(512) }),

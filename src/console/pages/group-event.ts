@@ -19,8 +19,6 @@ export const consoleGroupEvent = defineRoute({
   path: '/console/errors/{id}/events/{uid}',
   operationId: 'consoleGroupEvent',
   summary: "One event of an error group, with links to the group's newer and older events",
-  description:
-    'One event of a group, shown as the group\'s page shows its latest (the exception, its frames with their code, user, tags and breadcrumbs), with a link back to the group and "← Newer" and "Older →" to the group\'s adjacent events (by event time, then uid). An event of another environment or of another group, or a group of another environment, is a 404 page; it needs `observability:read`.',
   scope: 'observability:read',
   params: z.object({ id: z.string().max(64), uid: z.string().max(64) }),
   async handle({ params, principal, deps, ctx }) {

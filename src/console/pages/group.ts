@@ -74,8 +74,6 @@ async function showGroup(
 export const consoleGroup = defineRoute({
   ...consoleItemPage('/console/errors/{id}', 'consoleGroup', 'observability:read'),
   summary: 'One error group: its chart, tags, latest event, events and triage',
-  description:
-    'One error group of the session\'s environment: type and message, state, counts, release, a 14-day chart, its tags (at most 30 keys, each with its 5 most common values), its latest event, and its events newest first, 20 a page (`after` is the signed position of the last one shown; a tampered one is 400). With `observability:write`, "Acknowledge", "Resolve" and "Reopen" post the etag the page was rendered with to /console/errors/{id}/triage. A group of another environment, or none, is a 404 page; it needs `observability:read`.',
   query: z.looseObject({ after: text(512) }),
   async handle({ params, query, principal, deps, ctx }) {
     const group = await readGroup(deps, principal, params.id);
@@ -89,8 +87,6 @@ export const consoleTriage = defineRoute({
   path: '/console/errors/{id}/triage',
   operationId: 'consoleTriage',
   summary: 'Acknowledge, resolve or reopen a group, with the etag its page was rendered with',
-  description:
-    'Acknowledges, resolves or reopens the group (`action`) only while it still has `etag`, the etag its page was rendered with, then answers 303 back to the group\'s page. A stale etag, or a state the action does not apply to, changes nothing and answers 409 with the group as it is now and "Conflict" in an alert; an unknown group is a 404 page and an unknown `action` a 400 page. It needs `observability:write` and the page\'s CSRF token (each else a 403 page).',
   example: { csrf: csrfExample, etag: '3f9a1c0b7d2e4a58', action: 'resolve' },
   scope: 'observability:write',
   csrf: true,

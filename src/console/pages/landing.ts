@@ -12,7 +12,5 @@ export const landingPage = defineRoute({
   path: '/',
   operationId: 'landingPage',
   summary: 'The landing page: links to the console, the documents and the health check',
-  description:
-    "A small page in the console's look linking the console (/console), the documents (/docs), the health check (/healthz) and the OpenAPI document. It is the only page at the root: any other unknown path is still the JSON `404 not_found`.",
   handle: ({ deps, ctx }) => render(ctx, deps, { title: 'Home', site: 'home', body: landingView() }),
 });

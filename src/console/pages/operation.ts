@@ -12,8 +12,6 @@ const operationId = /^op_[0-9a-z]{26}$/;
 export const consoleOperation = defineRoute({
   ...consoleItemPage('/console/operations/{id}', 'consoleOperation', 'backups:read'),
   summary: "A restore's progress",
-  description:
-    "The progress of a restore (or a restore drill) until it is done, then what happened; while it runs, the page's small nonce'd script refreshes it. An unknown operation, or another environment's, is a 404 page; it needs `backups:read`.",
   async handle({ params, principal, deps, ctx }) {
     if (!operationId.test(params.id)) throw new AppError('not_found', 'There is no such operation.');
     const { op, targetName } = await getOperation(deps.db, principal.envId, params.id);

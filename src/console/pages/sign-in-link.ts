@@ -33,8 +33,6 @@ export const consoleSignInLinkPage = defineRoute({
   path: consoleLinkPath,
   operationId: 'consoleSignInLinkPage',
   summary: 'The page of a one-use console sign-in link: says what it opens; using it takes its button',
-  description:
-    'The page a one-use link (`POST …/envs/{env}/console_links`, `cairn admin console-link`) opens; it changes nothing, so a mail scanner or `curl` fetching it leaves the link usable. A usable link shows the environment it opens and one button "Sign in to the console of {env}", or, in a browser signed in already, "Continue as {env}" and "Stay"; the page sends no Referer and is not cached. A used, expired, revoked or unknown `token` answers 410 with the sign-in page saying so and the command that prints another.',
   query: z.looseObject({ token: text(100) }),
   async handle({ query, deps, ctx }) {
     const token = query.token ?? '';
@@ -56,8 +54,6 @@ export const consoleSignInLinkPage = defineRoute({
 export const consoleSignInLink = defineRoute({
   ...consoleSignInPost(consoleLinkPath, 'consoleSignInLink', 'token'),
   summary: 'Sign in to the console with a one-use link (the button of its page)',
-  description:
-    "Uses the one-use link `token` (the button of its page): opens a console session for the link's environment and scopes, ends the browser's previous one on the server, and answers 303 to /console/errors. A used, expired, revoked or unknown link answers 410 with the sign-in page saying so; the sign-in counts against the address's limit (300 per 5 minutes, then 429 with Retry-After). A POST without the page's CSRF token, or from another site, is a 403 page and uses nothing.",
   example: { csrf: csrfExample, token: 'cairn_clink_9fKx2Lm7Qp4Rt1Vw8Zb3Nc6Hd0Js5Ye' },
   async handle({ body: f, deps, ctx }) {
     if (!(await withinSignInLimit(ctx, deps))) return undefined;

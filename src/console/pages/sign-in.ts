@@ -45,8 +45,6 @@ export const consoleSignInPage = defineRoute({
   path: '/console/sign-in',
   operationId: 'consoleSignInPage',
   summary: "The console's sign-in page",
-  description:
-    'Shows a "Secret key" field and a "Sign in" button; a browser that already has a live console session goes on to /console/errors (303). The GET issues the browser id the form\'s CSRF token is bound to, so a browser without a session can post it and another site cannot (login CSRF).',
   query: z.looseObject({ error: text(200) }),
   async handle({ deps, ctx }) {
     browserId(ctx, deps.config);
@@ -58,8 +56,6 @@ export const consoleSignInPage = defineRoute({
 export const consoleSignIn = defineRoute({
   ...consoleSignInPost('/console/sign-in', 'consoleSignIn', 'key'),
   summary: 'Sign in to the console with a secret key',
-  description:
-    "Opens a console session with a secret key (`key`) for its environment and scopes: the key is read once and never kept, the browser gets only a session cookie (`HttpOnly`, `Path=/console`, 12 hours), ending the session it had, and a 303 to /console/errors. A malformed, unknown, revoked or publishable key shows the sign-in page with the reason (401 or 403) and sets no cookie. Every sign-in counts against the client's address, 300 per 5 minutes shared with link sign-ins: past it, before any key is looked up, the page says when to retry (429 with Retry-After). A POST without the page's CSRF token is a 403 page and changes nothing.",
   example: { csrf: csrfExample, key: 'cairn_sk_test_7Hq2mZx9Lw4Rt8Vb3Nc6Pd1Ks5Fg0Yj2' },
   async handle({ body: f, deps, ctx }) {
     if (!(await withinSignInLimit(ctx, deps))) return undefined;

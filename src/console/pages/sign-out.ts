@@ -12,8 +12,6 @@ export const consoleSignOut = defineRoute({
   path: '/console/sign-out',
   operationId: 'consoleSignOut',
   summary: 'End the console session',
-  description:
-    "Ends the console session on the server and clears its cookie, then answers 303 to /console/sign-in. It needs no live session (an expired one still clears its cookie), only the page's CSRF token: a POST without it is a 403 page and ends nothing.",
   example: { csrf: csrfExample },
   csrf: true,
   body: form('csrf'),

@@ -11,8 +11,6 @@ export const consoleStylesheet = defineRoute({
   path: '/console/static/{file}',
   operationId: 'consoleStylesheet',
   summary: "The console's stylesheet, named by its content hash",
-  description:
-    "The console's one stylesheet at the path its pages link (`console.<hash>.css`, named by its content's hash), public and cached for a year (`immutable`). A request whose `If-None-Match` names its ETag (or `*`) is answered 304 without a body; any other file name is a 404 page.",
   params: z.object({ file: z.string().max(100) }),
   response: { status: 200, type: 'css', description: 'The stylesheet, cached for a year', schema: z.undefined() },
   handle({ params, ctx }) {

@@ -10,8 +10,6 @@ import * as v from '../views.ts';
 export const consent = formPost('/consent', ['user_code', 'decision'], {
   operationId: 'consentForm',
   summary: 'Allow or deny a device request',
-  description:
-    "Records the signed-in user's answer to the device request `user_code` names: `decision=approve` allows it (the device's next poll of /v1/oauth/token gets its session), anything else denies it (the poll gets `access_denied`); the page then says the device is connected or the request denied. A code no longer pending is a 404 page, a request answered meanwhile a 409 page, and a portal session that ended a 401 page saying to open the link again. A POST without the page's CSRF token is a 403 page.",
   example: { csrf: csrfExample, user_code: 'BDFG-HJKL', decision: 'approve' },
   async handle(f, deps, ctx) {
     const request = await findDeviceRequest(deps.db, f.user_code ?? '', {

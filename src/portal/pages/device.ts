@@ -13,8 +13,6 @@ export const devicePage = defineRoute({
   path: '/device',
   operationId: 'devicePage',
   summary: "Connect a device: its code (verification_uri_complete fills it in), then the user's consent",
-  description:
-    "The page of RFC 8628's `verification_uri`: `user_code` (or `code`) in the query, as `verification_uri_complete` carries it, finds the pending device request; without one the page has a field to type the code. A signed-out user signs in first (password or social) and comes back here; a signed-in one sees the client's name, the account and the scopes with Allow and Deny, posted to /consent. An unknown or expired code shows the field again with the reason (404); misses count, and past 10 per browser or 50 per address in 15 minutes every lookup is a 429 page until the window passes.",
   query: z.looseObject({ user_code: text(), code: text() }),
   handle: ({ query, deps, ctx }) => showDevice(ctx, deps, query.user_code ?? query.code),
 });
@@ -25,8 +23,6 @@ export const consentPage = defineRoute({
   path: '/consent',
   operationId: 'consentPage',
   summary: 'The consent page of a device request (the same page as /device)',
-  description:
-    "The same page as /device for the device request `user_code` names: the sign-in page when signed out, else the client's name, the account and the scopes with Allow and Deny, posted to /consent. An unknown or expired code is a 404 page with a field to type it again; misses count toward /device's wrong-code limits (429 past them).",
   query: z.looseObject({ user_code: text() }),
   handle: ({ query, deps, ctx }) => showDevice(ctx, deps, query.user_code),
 });
@@ -37,8 +33,6 @@ export const deviceCode = defineRoute({
   path: '/device',
   operationId: 'deviceForm',
   summary: 'Look up the device request a typed code names',
-  description:
-    "Looks up the code a user typed on /device (case, spaces and the dash ignored) and answers as `GET /device?user_code=…` does: the sign-in page, the consent view, or the field again with the reason (404). Each miss counts toward the wrong-code limits (10 per browser, 50 per address in 15 minutes; past them a 429 page); a POST without the page's CSRF token is a 403 page.",
   example: { csrf: csrfExample, user_code: 'BDFG-HJKL' },
   body: form('csrf', 'user_code'),
   async handle({ body: f, deps, ctx }) {

@@ -20,8 +20,6 @@ export function formPost<F extends string>(
   def: {
     operationId: string;
     summary: string;
-    /** What the form does, for the OpenAPI document (RouteDef.description). */
-    description: string;
     /** A body the form takes, for the OpenAPI document: its fields as a browser sends them. */
     example: Partial<Record<F | 'csrf', string>>;
     response?: RouteDef['response'];
@@ -35,7 +33,6 @@ export function formPost<F extends string>(
     path,
     operationId: def.operationId,
     summary: def.summary,
-    description: def.description,
     body,
     // Each field is optional text, so the fields as strings are an input; TS cannot see it through F.
     example: def.example as z.input<typeof body>,

@@ -12,8 +12,6 @@ import * as v from '../views.ts';
 export const signInFactor = formPost('/sign-in/factor', ['state', 'code'], {
   operationId: 'signInFactorForm',
   summary: 'The second step of a portal sign-in: a TOTP or recovery code',
-  description:
-    "The second step of a portal sign-in with TOTP: `state` is the sealed identifier and password the first step's page carries (valid 5 minutes), `code` a 6-digit TOTP code or else a recovery code. The whole sign-in is checked again with that proof and ends as /sign-in's does: a 303 to the app with `auth_ticket`, or to the portal's page with its session cookie. A code that is wrong or already used shows this step again (401) and counts toward the lockout; an expired or altered `state` is a 401 page saying to sign in again; any other refusal shows the sign-in page with its status. A POST without the page's CSRF token is a 403 page.",
   example: { csrf: csrfExample, state: 'v1.k1.Xq3vL9mT0bRf2sYw.h7Gd0pQk2Zr9Vt4Nc8Ew1uJy5Ls6Ba3Mi', code: '123456' },
   async handle(f, deps, ctx) {
     const pending = openPending(deps, f.state);

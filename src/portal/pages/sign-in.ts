@@ -17,8 +17,6 @@ export const signInPage = defineRoute({
   path: '/sign-in',
   operationId: 'signInPage',
   summary: 'The sign-in page (password, social buttons)',
-  description:
-    'Shows the password form of the environment named by `publishable_key` (the first page) or `env` (its id, in the portal\'s own links), with a button per enabled social provider and a link to sign-up. A `redirect_url` the environment does not allow ("Redirect targets") is a 400 page naming `redirect_origins`; an unknown key or environment is a 404 page. An `error` in the query (a social sign-in that did not complete) shows a message saying so. The GET issues the browser id the form\'s CSRF token is bound to, so sign-in is covered against login CSRF.',
   query: z.looseObject({ publishable_key: text(), env: text(), redirect_url: text(), error: text() }),
   async handle({ query, deps, ctx }) {
     browserId(ctx, deps.config);
@@ -33,8 +31,6 @@ export const signInPage = defineRoute({
 export const signIn = formPost('/sign-in', ['env', 'redirect_url', 'email', 'password'], {
   operationId: 'signInForm',
   summary: 'Sign in with email and password; a second factor continues on /sign-in/factor',
-  description:
-    "Signs in with `email` and `password` in the environment `env` names, by the rules of password sign-in (per-address limit, lockout, email verification, second factor); a `redirect_url` the environment does not allow is a 400 page. Success is a 303: to an app's `redirect_url` with `auth_ticket` added, or to a portal page (`/signed-in` without one) with the session kept in the portal's `cairn_portal_session` cookie. An account with TOTP gets the second step's page, which carries the identifier and password sealed for 5 minutes and posts to /sign-in/factor. A refusal shows the sign-in page again with the reason and its status (401 wrong email or password, 403 address not confirmed, 423 locked out or 429, both with Retry-After); a POST without the page's CSRF token is a 403 page.",
   example: {
     csrf: csrfExample,
     env: 'env_01m3y7rmf8jsngj5v462839h89',

@@ -10,8 +10,6 @@ import { csrfExample, formPost } from './form-post.ts';
 export const signOut = formPost('/sign-out', ['next'], {
   operationId: 'signOutForm',
   summary: "End the portal's session",
-  description:
-    "Ends the portal's session on the server and clears its cookie, then answers 303 to `next`, else to /device. `next` must be a path on this service (one leading `/` not followed by `/` or `\\`, no scheme, whitespace, control characters or backslashes): anything else is a 400 page and the session is not ended. A POST without the page's CSRF token is a 403 page.",
   example: { csrf: csrfExample, next: '/device?user_code=BDFG-HJKL' },
   response: { ...portalPage.response, status: 303, type: 'redirect', description: 'To `next`, else /device' },
   async handle(f, deps, ctx) {

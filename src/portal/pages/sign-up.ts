@@ -19,8 +19,6 @@ export const signUpPage = defineRoute({
   path: '/sign-up',
   operationId: 'signUpPage',
   summary: 'The sign-up page',
-  description:
-    "Shows the form that creates an account in the environment named by `publishable_key` or `env`, saying the password's minimum length (15 characters, 8 when the environment requires a second factor), with a link to the sign-in page. A `redirect_url` the environment does not allow is a 400 page naming `redirect_origins`; an unknown key or environment is a 404 page. The GET issues the browser id the form's CSRF token is bound to.",
   query: z.looseObject({ publishable_key: text(), env: text(), redirect_url: text() }),
   async handle({ query, deps, ctx }) {
     browserId(ctx, deps.config);
@@ -45,8 +43,6 @@ export const signUpPage = defineRoute({
 export const signUp = formPost('/sign-up', ['env', 'redirect_url', 'email', 'password'], {
   operationId: 'signUpForm',
   summary: 'Create an account; the answer is the same whether or not the address has one',
-  description:
-    'Takes a sign-up as `POST /v1/client/sign-up` does and answers a "Check your email" page for every well-formed request, whether or not the address has an account: the worker then mails a verification link, a notice that someone tried to sign up with the address, or a refusal of a breached password. An email that is not an address, a password shorter than the policy or over 256 characters, or a `redirect_url` the environment does not allow shows the form again with the reason (400); past the per-address sign-up limit (50 in 10 minutes unless the environment sets another) it is 429. A POST without the page\'s CSRF token is a 403 page.',
   example: {
     csrf: csrfExample,
     env: 'env_01m3y7rmf8jsngj5v462839h89',

@@ -12,8 +12,6 @@ export const signedIn = defineRoute({
   path: '/signed-in',
   operationId: 'signedInPage',
   summary: 'Who is signed in to the portal (the sign-in page when no one is)',
-  description:
-    "Where a portal sign-in without a `redirect_url` ends: the email of the user whom the portal's session cookie holds in the environment `env` names. Without such a session (none, ended, or another environment's) it shows the sign-in page instead; a missing or unknown `env` is a 404 page.",
   query: z.looseObject({ env: text() }),
   async handle({ query, deps, ctx }) {
     const env = await envFromId(deps, query.env);

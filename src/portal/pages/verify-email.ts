@@ -12,8 +12,6 @@ export const verifyEmail = defineRoute({
   path: '/verify-email',
   operationId: 'verifyEmailPage',
   summary: 'Whether an email address was confirmed',
-  description:
-    'Where an email verification link (`GET /v1/client/verify-email`) lands when its sign-up named no `redirect_url`. With `email_verified=true` it says the address is confirmed (200); with `status=invalid` (a link unknown, used or expired), or without `email_verified=true`, it says the link is not valid (400).',
   query: z.looseObject({ email_verified: text(), status: text() }),
   async handle({ query, ctx }) {
     const ok = query.email_verified === 'true' && query.status !== 'invalid';

@@ -12,8 +12,6 @@ import { backupPages, backupResource } from '../../../domain/backups/present.ts'
 export const createBackup = defineRoute({
   ...onEnv('post', '/backups', write, 'createBackup'),
   summary: 'Take a manual backup (free up to 10 a day, then billable)',
-  description:
-    "A worker runs pg_dump of the environment's database, gzips and encrypts it, stores it in the backup bucket and reads it back to prove it; poll GET /v1/backups/{id} until `succeeded` or `failed`. One backup of an environment runs at a time; an environment without a database answers 409.",
   body: createBackupBody,
   example: { type: 'manual' },
   response: { status: 202, description: 'The backup, pending', schema: backup },
@@ -24,8 +22,6 @@ export const createBackup = defineRoute({
 
 export const listBackupsRoute = listRoute(onEnv('get', '/backups', read, 'listBackups'), {
   summary: 'Backups of the environment, newest first',
-  description:
-    'One page (`page_size`, `page_token`) of scheduled, manual and pre-restore backups with their state, type, trigger, size and times.',
   collection: 'backups',
   response: { description: 'A page of backups', schema: backupList },
   keyset: backupPages,
@@ -36,8 +32,6 @@ export const listBackupsRoute = listRoute(onEnv('get', '/backups', read, 'listBa
 export const getBackupRoute = defineRoute({
   ...onBackup('get', '', read, 'getBackup'),
   summary: 'One backup',
-  description:
-    "The backup's state and, while it runs, its progress; once ended, its size, duration and, for a failed one, why. A backup of another environment answers 404.",
   response: { status: 200, description: 'The backup', schema: backup },
   async handle({ principal, deps, params }) {
     return backupResource(await getBackup(deps.db, principal.envId, params.backup_id));
@@ -47,7 +41,6 @@ export const getBackupRoute = defineRoute({
 export const deleteBackupRoute = defineRoute({
   ...onBackup('delete', '', write, 'deleteBackup'),
   summary: 'Delete a backup that has ended: its stored object and its record',
-  description: 'Answers 204 with no body. A backup still pending or running answers 409 INVALID_STATE.',
   response: { status: 204, description: 'Deleted', schema: z.undefined(), type: 'empty' },
   async handle({ principal, deps, params }) {
     await deleteBackup(deps, principal.envId, params.backup_id);
@@ -58,8 +51,6 @@ export const deleteBackupRoute = defineRoute({
 export const getUsage = defineRoute({
   ...onEnv('get', '/backup_usage', read, 'getBackupUsage'),
   summary: 'Manual backups today, free left, stored GB and the monthly estimate',
-  description:
-    "Today's (UTC) manual backups against the free allowance, the bytes stored across the environment's backups, and the month's storage estimate in USD.",
   response: { status: 200, description: 'Usage', schema: usage },
   async handle({ principal, deps }) {
     return backupUsage(deps.db, principal.envId);

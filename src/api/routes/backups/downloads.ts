@@ -29,8 +29,6 @@ async function sendDecrypted(ctx: Context, deps: AppDeps, b: BackupRow): Promise
 export const downloadBackup = defineRoute({
   ...onBackup('get', ':download', read, 'downloadBackup'),
   summary: 'The decrypted .sql.gz (application/gzip), streamed; with sealed=true the stored object as it is',
-  description:
-    'Streams the dump decrypted as it is read from the bucket, so `gunzip | psql` restores it anywhere; `sealed=true` answers the encrypted object with its sealed data key instead, for `cairn backups decrypt` offline.',
   query: z.object({
     sealed: z.enum(['true', 'false']).optional().meta({
       description:
@@ -61,8 +59,6 @@ export const downloadBackup = defineRoute({
 export const backupUrlRoute = defineRoute({
   ...onBackup('post', ':url', read, 'backupUrl'),
   summary: 'An expiring link to the decrypted .sql.gz that needs no key (for curl, CI, another host)',
-  description:
-    "The link carries an HMAC signature bound to the backup, its expiry and the key that made it: revoking that key ends the link. `expires_in_seconds` is 60 or more, bounded by the service's maximum.",
   example: { expires_in_seconds: 3600 },
   body: z
     .strictObject({
@@ -95,8 +91,6 @@ export const signedDownloadRoute = defineRoute({
   path: '/v1/backups/{backup_id}:signedDownload',
   operationId: 'signedDownloadBackup',
   summary: 'The decrypted .sql.gz through a link from :url (no key; the link is the credential)',
-  description:
-    'Answers the dump as :download does while the link is unexpired, its signature is valid and the key that made it may still read the backup; otherwise 403 forbidden, checked before the database is asked anything. A backup deleted since answers 404.',
   tags: ['Backups'],
   auth: 'none',
   params: backupIdParams,

@@ -15,8 +15,6 @@ const restoreOf = (suffix: string, operationId: string) => ({
 export const restoreBackup = defineRoute({
   ...restoreOf('/restore', 'restoreBackup'),
   summary: "Replace targetEnv's database with this backup (takes a pre-restore backup first)",
-  description:
-    '`targetEnv` must be named in full, so a restore cannot land on an environment by mistake; a live target takes a key of a live environment. A worker backs the target up first, then replays the dump in one transaction, refusing an incomplete script. Poll the operation for its progress and outcome.',
   example: { targetEnv: 'orgs/acme/projects/shop/envs/staging' },
   response: { status: 202, description: 'The restore operation; poll GET /v1/operations/{id}', schema: operation },
   async handle({ principal, deps, params, body }) {
@@ -28,8 +26,6 @@ export const restoreBackup = defineRoute({
 export const previewRestoreRoute = defineRoute({
   ...restoreOf(':previewRestore', 'previewRestore'),
   summary: 'The checks of a restore, and what it would replace, without restoring (validate only)',
-  description:
-    "Runs every check a restore runs and lists the tables it would replace with their rows (exact for small tables, the planner's estimate otherwise, or unknown), changing nothing.",
   example: { targetEnv: 'orgs/acme/projects/shop/envs/staging' },
   response: { status: 200, description: 'What the restore would replace', schema: restorePreview },
   async handle({ principal, deps, params, body }) {
@@ -42,8 +38,6 @@ export const drillRoute = defineRoute({
   ...onEnv('post', '/backups:drill', write, 'drillBackup'),
   summary:
     "Restore the latest succeeded backup into a scratch database now, and compare every table with the backup's record",
-  description:
-    'A worker restores the backup into a scratch database, compares its rows and catalog (owners, grants, definitions) with what the backup recorded, and drops the scratch database; the operation carries the verdict. Needs a role with CREATEDB on the target server.',
   body: drillBody,
   example: {},
   response: { status: 202, description: 'The drill operation; poll GET /v1/operations/{id}', schema: operation },
@@ -58,8 +52,6 @@ export const getOperationRoute = defineRoute({
   path: '/v1/operations/{operation_id}',
   operationId: 'getOperation',
   summary: 'A long-running operation (restore), with its progress',
-  description:
-    'A restore or a drill: its state (`running`, `succeeded`, `failed`), its progress while it runs, and, for a drill, its verification. An operation of another environment answers 404.',
   ...read,
   params: operationParams,
   response: { status: 200, description: 'The operation', schema: operation },

@@ -7,8 +7,6 @@ import { onEnv, read, write } from './parts.ts';
 export const getBackupSettings = defineRoute({
   ...onEnv('get', '/backup_settings', read, 'getBackupSettings'),
   summary: "Schedule and retention of the environment's backups",
-  description:
-    'Whether scheduled backups run and at which UTC hour (daily; weekly on Sundays; monthly on the 1st), how many days each type is kept, and the restore-drill schedule.',
   response: { status: 200, description: 'Settings', schema: settings },
   async handle({ principal, deps }) {
     return getSettings(deps.db, principal.envId);
@@ -18,8 +16,6 @@ export const getBackupSettings = defineRoute({
 export const putBackupSettings = defineRoute({
   ...onEnv('put', '/backup_settings', write, 'updateBackupSettings'),
   summary: 'Change schedule and retention (applies to existing backups too)',
-  description:
-    'Replaces the settings; `drill_schedule` and `schedule_hour_utc` keep their values when left out. A shorter retention applies to existing backups at the next prune.',
   body: settingsBody,
   example: {
     schedule_enabled: true,

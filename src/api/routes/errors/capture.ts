@@ -27,10 +27,6 @@ export const capture = defineRoute({
   ...intake,
   path: `${base}:capture`,
   operationId: 'captureErrorEvent',
-  description:
-    'Validates the event at the edge (event_time RFC 3339, exception_type 1-256 characters, unknown fields refused) and answers 202 with its uid once it is queued; a worker then symbolicates, scrubs, groups and stores it. ' +
-    'An event_id already accepted in this environment answers the uid it got then and stores nothing new. ' +
-    'While the environment has max_pending or more events waiting, it answers 429 rate_limited with Retry-After. Bodies up to 256 KiB.',
   example: {
     error_event: {
       event_id: '3f2b8c1d9e4a4b6f8a7c5d2e1f0a9b8c',
@@ -75,10 +71,6 @@ export const batchCapture = defineRoute({
   ...intake,
   path: `${base}:batchCapture`,
   operationId: 'batchCaptureErrorEvents',
-  description:
-    'Takes 1 to 1000 events under error_events (bodies up to 20 MiB) and answers 202 with one result per event, in order: its uid, or an error naming the fields (error_events.<i>.<field>) of an event refused on its own. ' +
-    'A body that is not 1-1000 items is a plain 400; events keep only their own trace ids. ' +
-    'Backpressure (429 rate_limited) and idempotent event_ids work as for a single capture.',
   example: {
     error_events: [
       {

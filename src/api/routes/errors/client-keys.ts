@@ -31,8 +31,6 @@ export const listClientKeys = defineRoute({
   method: 'get',
   path,
   operationId: 'listClientKeys',
-  description:
-    'Lists the keys with their DSNs and rate limits, without pages: an environment holds at most 50 keys that are not revoked.',
   summary: "The environment's Sentry client keys (DSNs) that are not revoked, oldest first",
   ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
@@ -47,9 +45,6 @@ export const createClientKeyRoute = defineRoute({
   method: 'post',
   path,
   operationId: 'createClientKey',
-  description:
-    'Makes a new public key (32 lower-case hex) and its DSN, <scheme>://<public key>@<host>/<project number>, optionally limited to count events per window_seconds (more answer 429). ' +
-    'A 51st key that is not revoked is 409 conflict: revoke one first.',
   example: { rate_limit: { count: 600, window_seconds: 60 } },
   summary: 'A new Sentry client key (DSN), optionally with its own rate limit',
   ...secretKey('Error tracking', 'observability:write'),
@@ -73,9 +68,6 @@ export const revokeClientKey = defineRoute({
   method: 'delete',
   path: `${path}/{client_key}`,
   operationId: 'revokeClientKey',
-  description:
-    'Revokes the key: requests with it answer 401 unauthorized within 2 seconds, as each web process keeps a key lookup that long. ' +
-    'A key that is not in this environment is 404 not_found.',
   summary: 'Revoke a client key: its events are refused (401) within 2 seconds',
   ...secretKey('Error tracking', 'observability:write'),
   params: clientKeyParams,

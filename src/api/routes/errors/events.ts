@@ -15,9 +15,6 @@ export const listEvents = defineRoute({
   method: 'get',
   path: base,
   operationId: 'listErrorEvents',
-  description:
-    'Pages the stored occurrences of one group, newest event_time first, each with its symbolicated frames and scrubbed fields. ' +
-    'A group that is not in this environment is 404 not_found.',
   summary: 'Occurrences of a group, newest event_time first',
   ...secretKey('Error tracking', 'observability:read'),
   params: eventsParams,
@@ -41,9 +38,6 @@ export const getEvent = defineRoute({
   method: 'get',
   path: `${base}/{error_event}`,
   operationId: 'getErrorEvent',
-  description:
-    'Reads one stored occurrence by its uid, or by the 32-hex event_id its SDK or capture gave it; with - as the group it is found whatever its group, and its name says the group. ' +
-    'An accepted event answers 404 not_found until a worker has stored it, usually within a second.',
   summary: 'One occurrence; use `-` as the group to read by uid alone (404 until processed)',
   ...secretKey('Error tracking', 'observability:read'),
   params: eventParams,

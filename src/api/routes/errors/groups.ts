@@ -22,22 +22,10 @@ import { secretKey } from '../route-parts.ts';
 
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/error_groups';
 
-const etagRule =
-  'Send the etag read from the group as {"etag"} or in If-Match (a missing one is 400 invalid_request); a stale etag is 412 ETAG_MISMATCH, checked first, and any other source state 409 INVALID_STATE, neither changing anything. ' +
-  'Of concurrent calls with one etag exactly one succeeds; it answers the group with its new etag.';
-
-const batchUpdateDescription =
-  "Applies one action to 1-100 groups, each named by id or resource name with its etag: each changes only as its single call would, and a refused one answers that call's code (ETAG_MISMATCH, INVALID_STATE, not_found) without holding back the others. " +
-  'The changes and their webhook events commit in one transaction. ' +
-  'A group named twice, or a body outside 1-100 groups, is 400 invalid_request and changes nothing.';
-
 export const listGroups = defineRoute({
   method: 'get',
   path: base,
   operationId: 'listErrorGroups',
-  description:
-    'Filters by q (the search language: words, is:, release:, first_release:, service:, level:, user:, tags, ! before a filter), state, service_name and last_seen_after/last_seen_before, ordered by sort (last_seen, first_seen, events, users). ' +
-    'A page token is bound to its search, order and filters: one passed with others is 400 invalid_request, as is a search term that does not parse (details.term names it).',
   summary: 'Error groups matching a search, newest last_seen_time (or first_seen_time, most events, most users) first',
   ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
@@ -59,9 +47,6 @@ export const getGroup = defineRoute({
   method: 'get',
   path: `${base}/{error_group}`,
   operationId: 'getErrorGroup',
-  description:
-    'Answers the group with its state, occurrence and user counts, first and last seen times, releases, grouping and the etag the triage calls need. ' +
-    'A group that is not in this environment is 404 not_found.',
   summary: 'One error group',
   ...secretKey('Error tracking', 'observability:read'),
   params: groupParams,
@@ -88,14 +73,12 @@ function etagOf(body: { etag?: string } | undefined, ctx: Context): string {
   return etag;
 }
 
-/** A triage call: `description` says which states it moves the group from and to; the etag rule follows. */
-const triageRoute = (action: TriageAction, summary: string, description: string): RouteDef =>
+const triageRoute = (action: TriageAction, summary: string): RouteDef =>
   defineRoute({
     method: 'post',
     path: `${base}/{error_group}:${action}`,
     operationId: `${action}ErrorGroup`,
     summary,
-    description: `${description} ${etagRule}`,
     ...secretKey('Error tracking', 'observability:write'),
     params: groupParams,
     body: triageBody,
@@ -118,7 +101,6 @@ export const batchUpdateGroups = defineRoute({
   method: 'post',
   path: `${base}:batchUpdate`,
   operationId: 'batchUpdateErrorGroups',
-  description: batchUpdateDescription,
   example: {
     action: 'resolve',
     groups: [
@@ -149,19 +131,7 @@ export const groupRoutes = [
   batchUpdateGroups,
   listGroups,
   getGroup,
-  triageRoute(
-    'acknowledge',
-    'Mark a group as seen and being worked on',
-    'Moves an unresolved group to acknowledged; it sends no webhook event.',
-  ),
-  triageRoute(
-    'resolve',
-    'Resolve a group; a later occurrence reopens it',
-    'Moves an unresolved or acknowledged group to resolved and sets resolve_time; an occurrence whose event_time is later reopens it.',
-  ),
-  triageRoute(
-    'reopen',
-    'Send a resolved or acknowledged group back to triage',
-    'Moves a resolved or acknowledged group back to unresolved.',
-  ),
+  triageRoute('acknowledge', 'Mark a group as seen and being worked on'),
+  triageRoute('resolve', 'Resolve a group; a later occurrence reopens it'),
+  triageRoute('reopen', 'Send a resolved or acknowledged group back to triage'),
 ];

@@ -12,13 +12,7 @@ export const [uploadMinified, listMinified] = releaseFileRoutes(
   minifiedSourceResource,
   {
     uploadSummary: 'Upload (or replace) the text of one minified file',
-    uploadDescription:
-      'Stores the text of one minified file of a release, bodies up to 50 MiB; uploading the same file again replaces it. ' +
-      'A source map is paired with the minified file of the same file, else the same path: where the map has no sourcesContent, a frame is named by the function around it in this code, its name mapped through the map. ' +
-      'A file over 2048 characters or bytes is 400 invalid_request.',
     listSummary: 'The minified files of a release',
-    listDescription:
-      'Pages the minified files uploaded for a release, oldest upload first, each with its file, size and SHA-256.',
     stored: 'The stored file',
     body: z.strictObject({
       file: releaseFileName.meta({

@@ -16,14 +16,12 @@ import { listPage, secretKey } from '../route-parts.ts';
 type Collection = 'source_maps' | 'minified_sources';
 
 /**
- * What a collection's upload takes: its summaries and descriptions (for the OpenAPI document), its
- * body (a `file` and its content) with an example of it, and how it is stored.
+ * What a collection's upload takes: its summaries, its body (a `file` and its content) with an
+ * example of it (for the OpenAPI document), and how it is stored.
  */
 interface ReleaseFileKind<B extends z.ZodType<{ file: string }>> {
   uploadSummary: string;
-  uploadDescription: string;
   listSummary: string;
-  listDescription: string;
   stored: string;
   body: B;
   example: z.input<B>;
@@ -47,7 +45,6 @@ export function releaseFileRoutes<B extends z.ZodType<{ file: string }>>(
     path,
     operationId: `upload${name}`,
     summary: o.uploadSummary,
-    description: o.uploadDescription,
     ...secretKey('Error tracking', 'observability:write'),
     params: releaseParams,
     bodyLimit: releaseFileMaxBytes,
@@ -61,14 +58,14 @@ export function releaseFileRoutes<B extends z.ZodType<{ file: string }>>(
       return releaseFileView(principal.envName, collection, row);
     },
   });
-  const list = { operationId: `list${name}s`, summary: o.listSummary, description: o.listDescription };
+  const list = { operationId: `list${name}s`, summary: o.listSummary };
   return [upload, listReleaseFiles(collection, path, list, resource)];
 }
 
 function listReleaseFiles(
   collection: Collection,
   path: string,
-  doc: { operationId: string; summary: string; description: string },
+  doc: { operationId: string; summary: string },
   resource: ReturnType<typeof releaseFileResource>,
 ): RouteDef {
   const keyset = releaseFilePages(collection);

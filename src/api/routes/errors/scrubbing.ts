@@ -13,9 +13,6 @@ export const getPolicy = defineRoute({
   method: 'get',
   path,
   operationId: 'getScrubbingPolicy',
-  description:
-    "Answers the policy that scrubs this environment's events before they are stored: whether the default rules run, which of them are turned off, and extra sensitive key names. " +
-    'Until a PUT replaces it, the default policy: every rule on, no extra keys.',
   summary: "The environment's scrubbing policy",
   ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
@@ -30,10 +27,6 @@ export const putPolicy = defineRoute({
   method: 'put',
   path,
   operationId: 'putScrubbingPolicy',
-  description:
-    'Replaces the whole policy; a field left out takes its default. ' +
-    'It applies to events processed after it is saved, never to events already stored. ' +
-    'An unknown rule name or field is 400 invalid_request.',
   example: {
     policy: { use_default_rules: true, disabled_rules: ['ipv4'], sensitive_keys: ['card_holder', 'x-shop-token'] },
   },

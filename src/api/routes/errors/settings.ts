@@ -13,8 +13,6 @@ export const getErrorSettings = defineRoute({
   method: 'get',
   path,
   operationId: 'getErrorSettings',
-  description:
-    'Answers how many days events are kept after their receipt (retention_days, default 90) and how many accepted events may wait unprocessed (max_pending, default 100,000) before captures answer 429 rate_limited.',
   summary: "The environment's event retention and intake bound",
   ...secretKey('Error tracking', 'observability:read'),
   params: envParams,
@@ -28,9 +26,6 @@ export const putErrorSettings = defineRoute({
   method: 'put',
   path,
   operationId: 'putErrorSettings',
-  description:
-    'Changes only the fields it sends; an out-of-range value is 400 invalid_request and changes nothing. ' +
-    'The daily prune then deletes events received more than retention_days ago and the groups left without events.',
   example: { retention_days: 30, max_pending: 250000 },
   summary: 'Change the retention (1-400 days) or the intake bound (1,000-10,000,000 events)',
   ...secretKey('Error tracking', 'observability:write'),

@@ -7,13 +7,7 @@ import { releaseFileName, sourceMapResource } from '../../../contract/errors.ts'
 
 export const [uploadMap, listMaps] = releaseFileRoutes('source_maps', 'SourceMap', sourceMapResource, {
   uploadSummary: 'Upload (or replace) the source map of one minified file',
-  uploadDescription:
-    'Stores the map of the minified file named by file (a URL or path as frames print it) for a release, bodies up to 50 MiB; uploading the same file again replaces it. ' +
-    'A map that does not parse, or a file over 2048 characters or bytes, is 400 invalid_request. ' +
-    "Events processed from then on map that file's frames through it; a map that declares a debugId also serves events naming that id, whatever their release.",
   listSummary: 'The source maps of a release',
-  listDescription:
-    'Pages the source maps uploaded for a release, oldest upload first, each with its file, size and SHA-256.',
   stored: 'The stored map',
   body: z.strictObject({
     file: releaseFileName.meta({ description: 'URL or path of the minified file, as frames print it' }),

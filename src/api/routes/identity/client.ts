@@ -25,11 +25,6 @@ import {
 import { endUserResource, sessionResource } from '../../../domain/identity/present.ts';
 import { secretKey } from '../route-parts.ts';
 
-const signInDescription =
-  'Checks the password (argon2id; 10 failures for one identifier lock it for 15 minutes, 423 locked_out) and answers a two-minute ticket in server mode, or the session and its bearer in browser mode. ' +
-  'A wrong identifier or password is 401 unauthorized; an unverified email 403 forbidden (email_not_verified); a user with active TOTP and no proof 401 mfa_required, answered by sending factor_proofs. ' +
-  'Limited per client address (429 rate_limited).';
-
 export function currentSession(ctx: Context): NonNullable<SessionState['identitySession']> {
   const resolved = (ctx.state as SessionState).identitySession;
   if (!resolved) throw new AppError('unauthorized', 'no live session');
@@ -40,10 +35,6 @@ export const signUp = defineRoute({
   method: 'post',
   path: '/v1/client/sign-up',
   operationId: 'signUp',
-  description:
-    'Answers 202 for every well-formed request, so whether the address has an account is never revealed; a worker then mails a verification link, a notice that someone tried the address, or a refusal of a breached password. ' +
-    'An email that is not an address, a password outside the policy (15-256 characters, 8 with require_second_factor) or a redirect_url the environment does not allow is 400 invalid_request. ' +
-    'Limited per client address (429 rate_limited).',
   example: {
     email: 'ada@example.com',
     password: 'correct horse battery staple',
@@ -70,9 +61,6 @@ export const verifyEmailRoute = defineRoute({
   method: 'get',
   path: '/v1/client/verify-email',
   operationId: 'verifyEmail',
-  description:
-    "Verifies the address of the link's token (one use, 24 hours) and redirects (302) to the sign-up's redirect_url with email_verified=true, or to the Account Portal's /verify-email. " +
-    'An unknown, used or expired link redirects to /verify-email?status=invalid.',
   tags: ['Client'],
   auth: 'none',
   summary: 'Follow the emailed verification link: verifies the address once and redirects',
@@ -93,7 +81,6 @@ export const signInPassword = defineRoute({
   method: 'post',
   path: '/v1/client/sign-in/password',
   operationId: 'signInWithPassword',
-  description: signInDescription,
   example: {
     identifier: 'ada@example.com',
     password: 'correct horse battery staple',
@@ -139,10 +126,6 @@ export const redeem = defineRoute({
   operationId: 'redeemTicket',
   ...secretKey('Client', 'auth:write'),
   summary: "Redeem a ticket for a session, from the application's server (two minutes, one use)",
-  description:
-    "Exchanges a ticket of server-mode sign-in for a session and its bearer, which the application's server keeps in an HttpOnly cookie. " +
-    'A ticket lasts two minutes and works once: an unknown, expired, used or other-environment ticket is one 401 unauthorized. ' +
-    'Limited per client address (429 rate_limited).',
   example: { ticket: 'cairn_tkt_4Vn8QzL2kT7wR1mX9bJ5cH3dP6sY0fGa' },
   body: z.object({ ticket: z.string().max(200) }),
   response: {
@@ -165,9 +148,6 @@ export const getSession = defineRoute({
   method: 'get',
   path: '/v1/client/session',
   operationId: 'getCurrentSession',
-  description:
-    'Answers the session of the bearer (Authorization: Bearer cairn_sess_…, no publishable key) and its end user. ' +
-    "A missing, unknown, revoked or expired session, or a deleted user's, is 401 unauthorized.",
   tags: ['Client'],
   auth: 'session',
   summary: 'The current session and its user',
@@ -182,8 +162,6 @@ export const signOut = defineRoute({
   method: 'post',
   path: '/v1/client/sign-out',
   operationId: 'signOut',
-  description:
-    "Revokes the bearer's session at once: later calls with it answer 401 unauthorized. The user's other sessions stay.",
   tags: ['Client'],
   auth: 'session',
   summary: 'End the current session',
@@ -198,9 +176,6 @@ export const passwordReset = defineRoute({
   method: 'post',
   path: '/v1/client/password-reset',
   operationId: 'requestPasswordReset',
-  description:
-    "Answers 202 whether or not the address has an account; an existing account is mailed redirect_url?reset_token=… (by default the portal's /reset-password), valid one hour and once. " +
-    'A redirect_url the environment does not allow is 400 invalid_request; limited per client address (429 rate_limited).',
   example: { email: 'ada@example.com', redirect_url: 'https://app.example.com/reset-password' },
   tags: ['Client'],
   auth: 'publishable',
@@ -222,9 +197,6 @@ export const passwordResetConfirm = defineRoute({
   method: 'post',
   path: '/v1/client/password-reset:confirm',
   operationId: 'confirmPasswordReset',
-  description:
-    'Sets the new password with the emailed token, checked as at sign-up (400 with details.reason breached_password for a breached one), marks the address verified and ends every session of the user. ' +
-    'An unknown, expired or used token is 401 unauthorized; limited per client address (429 rate_limited).',
   example: { token: 'cairn_eml_9Xc2Lm7Qw4Rt8Zb1Nv5Kp3Hd6Jf0Sg2A', password: 'a new long passphrase 2026' },
   tags: ['Client'],
   auth: 'publishable',

@@ -39,9 +39,6 @@ export const getClientConfig = defineRoute({
   method: 'get',
   path: '/v1/client/config',
   operationId: 'getClientConfig',
-  description:
-    'Answers what a sign-in page renders from: the methods (password with its length bounds, TOTP and recovery codes; magic links, email codes and passkeys reported as not enabled), the enabled social providers with their start_url, the branding, whether a second factor is required and the session modes. ' +
-    'The publishable key comes as publishable_key or in the Cairn-Publishable-Key header.',
   tags: ['Client'],
   auth: 'publishable',
   summary: 'Sign-in methods, social providers and branding of the environment',

@@ -11,9 +11,6 @@ export const enroll = defineRoute({
   method: 'post',
   path: '/v1/client/factors/totp',
   operationId: 'enrollTotp',
-  description:
-    "Makes a TOTP secret (SHA-1, 6 digits, 30 seconds) for the session's user and answers it with its otpauth:// URI, shown once; it stays inactive until activated and replaces an enrolment never activated. " +
-    'A user whose TOTP is already active gets 409 conflict.',
   tags: ['Client'],
   auth: 'session',
   summary: 'Start TOTP enrolment: a new secret for the authenticator app (inactive until activated)',
@@ -32,9 +29,6 @@ export const activate = defineRoute({
   method: 'post',
   path: '/v1/client/factors/totp:activate',
   operationId: 'activateTotp',
-  description:
-    'Activates the enrolled secret with a current code from the authenticator app and answers ten recovery codes (xxxx-xxxx-xxxx), shown once; from then on password sign-in needs a factor proof. ' +
-    'A wrong code is 400 invalid_request, no enrolment 404 not_found, an active factor 409 conflict.',
   example: { code: '492039' },
   tags: ['Client'],
   auth: 'session',
@@ -54,9 +48,6 @@ export const disable = defineRoute({
   method: 'post',
   path: '/v1/client/factors/totp:disable',
   operationId: 'disableTotp',
-  description:
-    'Turns TOTP off with a current TOTP code or a recovery code; a wrong code is 401 unauthorized and counts toward the sign-in lockout (423 locked_out), and a user without active TOTP gets 404 not_found. ' +
-    "The user's tickets not yet redeemed and device approvals not yet collected end; sessions stay.",
   example: { type: 'recovery_code', code: '7k2m-q9xr-4tbw' },
   tags: ['Client'],
   auth: 'session',

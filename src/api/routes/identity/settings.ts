@@ -14,8 +14,6 @@ export const getIdentitySettings = defineRoute({
   method: 'get',
   path,
   operationId: 'getIdentitySettings',
-  description:
-    'Answers branding, require_second_factor, session idle and absolute lifetimes, allowed redirect origins and URLs, per-IP rate limits and the breached-password API setting, with the defaults filled in.',
   summary: "The environment's sign-in settings",
   ...secretKey('End users', 'auth:read'),
   params: envParams,
@@ -29,10 +27,6 @@ export const putIdentitySettings = defineRoute({
   method: 'put',
   path,
   operationId: 'replaceIdentitySettings',
-  description:
-    'Replaces the whole object: a field left out takes its default, an unknown field is 400 invalid_request. ' +
-    'redirect_origins are origins as browsers write them (https://app.example.com: no path, default port or capitals); session_idle_seconds is 300 s to 90 days, session_lifetime_seconds 300 s to 365 days. ' +
-    'require_second_factor lowers the password minimum to 8.',
   example: {
     branding: { name: 'Acme Shop', logo_url: 'https://app.example.com/logo.svg', colors: { primary: '#1f6feb' } },
     require_second_factor: false,

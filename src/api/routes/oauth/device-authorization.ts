@@ -8,10 +8,6 @@ export const deviceAuthorization = defineRoute({
   method: 'post',
   path: '/v1/oauth/device_authorization',
   operationId: 'deviceAuthorization',
-  description:
-    'Answers a device code for the device to poll /v1/oauth/token with, a user code (XXXX-XXXX) for its user to enter at verification_uri, expires_in 600 seconds and interval 5 seconds. ' +
-    "The client is a public client the operator registered, named by client_id in the form or in HTTP Basic with an empty secret; no scope asks all of the client's. " +
-    'Errors are RFC 6749 bodies: invalid_client (401), unauthorized_client, invalid_scope, invalid_request.',
   example: { client_id: 'cairn_client_01jd8x2k3m4n5p6q7r8s9t0v1w', scope: 'profile' },
   summary: 'Start the device authorization grant (RFC 8628 §3.1)',
   tags: ['OAuth'],

@@ -11,10 +11,6 @@ export const token = defineRoute({
   method: 'post',
   path: '/v1/oauth/token',
   operationId: 'token',
-  description:
-    'Polls with grant_type urn:ietf:params:oauth:grant-type:device_code and the device code: authorization_pending until the user decides, then once a session bearer (cairn_sess_…, no refresh token), or access_denied, expired_token, or invalid_grant for an unknown or already redeemed code. ' +
-    'A poll sooner than interval seconds after the previous one answers slow_down and adds 5 seconds to the interval for good. ' +
-    'Only the device grant is served: another grant_type is unsupported_grant_type.',
   example: {
     grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
     device_code: 'cairn_dvc_7QmZ2xK9pL4vR8tN3wY6bC1dF5gH0jS2',

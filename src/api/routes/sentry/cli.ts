@@ -39,9 +39,6 @@ export const chunkUploadOptionsRoute = defineRoute({
   path: '/api/0/organizations/{org}/chunk-upload/',
   operationId: 'sentryChunkUploadOptions',
   summary: "sentry-cli's upload parameters: chunk size, request size, concurrency, what it may send",
-  description:
-    'Answers 4 MiB chunks, 16 per request, 8 MiB per request, 2 requests at once, bundles up to 100 MiB, SHA-1 checksums, gzip and artifact bundles, with an upload URL relative to /api/0/. ' +
-    "The secret key needs observability:write, and its org must be the path's: another org is 403 naming the right SENTRY_ORG.",
   response: { status: 200, description: "Sentry's chunk-upload options", schema: z.looseObject({ url: z.string() }) },
   handle({ params, principal }) {
     requireOrg(principal, params.org);
@@ -55,10 +52,6 @@ export const chunkUploadRoute = defineRoute({
   path: '/api/0/organizations/{org}/chunk-upload/',
   operationId: 'sentryChunkUpload',
   summary: 'Chunks of an artifact bundle, as multipart parts named by their SHA-1',
-  description:
-    'Keeps each multipart file_gzip or file part, named by the SHA-1 of its bytes, as a chunk in the source-map bucket. ' +
-    'A part whose bytes do not hash to its name, or a request of more than 16 chunks, 8 form fields or 24 parts, is 400 and keeps none of its chunks; more than 9 MiB on the wire, or a gzip part inflating past 4 MiB, is 413. ' +
-    'Chunks that no bundle claims are deleted after a day.',
   response: { status: 200, description: 'The chunks are kept', schema: z.object({ chunks: z.number().int() }) },
   async handle({ params, principal, deps, ctx }) {
     requireOrg(principal, params.org);
@@ -80,10 +73,6 @@ export const assembleRoute = defineRoute({
   path: '/api/0/organizations/{org}/artifactbundle/assemble/',
   operationId: 'sentryAssembleArtifactBundle',
   summary: 'Assemble an uploaded artifact bundle into source maps and minified files',
-  description:
-    'Answers not_found with missingChunks until every chunk of the bundle is held, then created while a worker assembles it, then ok, or error with a detail naming the file that was refused (kept 10 minutes). ' +
-    'The source maps and minified files of the bundle are stored under release version, or debug-ids without one, each with its debug id; a refused bundle stores nothing. ' +
-    "A projects list without the key's project is 403 naming the right SENTRY_PROJECT.",
   body: assembleBody,
   example: {
     checksum: '2fd4e1c67a2d28fced849ee1bb76e7391b93eb12',

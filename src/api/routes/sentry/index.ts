@@ -41,7 +41,7 @@ async function run<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
  * the answer; only the path, the id and what reads the body differ.
  */
 function ingestRoute(
-  route: { path: string; operationId: string; summary: string; description: string },
+  route: { path: string; operationId: string; summary: string },
   keyFrom: ClientKeyFrom,
   ingest: typeof ingestEnvelope | typeof ingestStore,
 ) {
@@ -67,10 +67,6 @@ export const envelopeRoute = ingestRoute(
     path: '/api/{project_id}/envelope/',
     operationId: 'sentryEnvelope',
     summary: "A Sentry SDK's envelope: event items are captured, every other item is dropped",
-    description:
-      'Reads the envelope as it streams: its one event item is captured as a capture is (scrubbed, grouped and stored by a worker), every other item type is dropped with 200. ' +
-      "The key comes from ?sentry_key=, X-Sentry-Auth, Authorization: Sentry or the envelope's dsn header, and is checked before the rest of the body is read: none, unknown or revoked is 401, another project's 403. " +
-      "A body over 20 MiB as sent, 100 MiB decoded, an event over 1 MiB or more than 1000 items is 413; over the key's rate_limit or the environment's max_pending, 429 with X-Sentry-Rate-Limits.",
   },
   'request-or-body',
   ingestEnvelope,
@@ -81,10 +77,6 @@ export const storeRoute = ingestRoute(
     path: '/api/{project_id}/store/',
     operationId: 'sentryStore',
     summary: 'One Sentry event as JSON (the store endpoint of SDKs that predate envelopes)',
-    description:
-      "Reads one event of at most 1 MiB, as JSON or as raven-python's base64 of zlib-deflated JSON, and captures it as an envelope's event is. " +
-      "The key comes from ?sentry_key=, X-Sentry-Auth or Authorization: Sentry and is checked before the body is read (401 none, unknown or revoked; 403 another project's). " +
-      'A larger event is 413, a raven body that does not decode 400 (bad_raven_body); over a rate limit or max_pending, 429 with X-Sentry-Rate-Limits.',
   },
   'request',
   ingestStore,

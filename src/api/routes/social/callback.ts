@@ -35,11 +35,6 @@ async function complete(
   return undefined;
 }
 
-const callbackDescription =
-  'Ends a social sign-in: checks state, PKCE and the ID token (issuer, audience, nonce, signature), links or creates the end user, and answers 303 to the redirect_url of the start with auth_ticket (server mode) or the session in the fragment (browser mode). ' +
-  'A failure adds error (access_denied, sign_in_failed, account_deleted, email_not_verified, email_required) and error_description. ' +
-  'An unknown, used or expired state is 400 invalid_request (invalid_state): there is nowhere safe to send the browser.';
-
 const response = {
   status: 303,
   type: 'redirect' as const,
@@ -51,7 +46,6 @@ export const callback = defineRoute({
   method: 'get',
   path: '/v1/oidc/callback',
   operationId: 'oidcCallback',
-  description: callbackDescription,
   summary: "Every social provider's return address; redirects to the caller's redirect_url",
   tags: ['Social sign-in'],
   auth: 'none',
@@ -64,7 +58,6 @@ export const callbackFormPost = defineRoute({
   method: 'post',
   path: '/v1/oidc/callback',
   operationId: 'oidcCallbackFormPost',
-  description: `Apple answers with response_mode=form_post, so its parameters arrive as a form. ${callbackDescription}`,
   example: {
     state: 'kq3N9xV2mR7tB4wZ8cL1pH6sD0fJ5gY',
     code: 'c8e2f0a4b6d1e3f5a7c9b0d2e4f6a8c0e.0.rsvw.Kq7Zb2Xp9Lm4Tn8',

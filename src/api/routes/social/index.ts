@@ -16,19 +16,10 @@ const provider = z.enum(providerNames);
 const base = '/v1/orgs/{org}/projects/{project}/envs/{env}/social_providers';
 const tags = ['Social sign-in'];
 
-const putProviderDescription =
-  "Sets up or replaces a provider: Google with {} uses the service's shared client (400 when it has none), GitHub needs client_id and client_secret, Apple client_id and its apple key. " +
-  'Only GitHub takes endpoints; Google and Apple take issuer alone. ' +
-  'An endpoint the target-address rule refuses is 400 endpoint_not_allowed, an unknown field 400 invalid_request; secrets are sealed and never shown.';
-
 export const startRoute = defineRoute({
   method: 'get',
   path: '/v1/client/oauth/{provider}/start',
   operationId: 'startSocialSignIn',
-  description:
-    'Redirects (302) to the provider with state, nonce and PKCE S256; the provider returns to /v1/oidc/callback, which ends at redirect_url. ' +
-    'redirect_url must be one the environment allows (400 redirect_url_not_allowed); a provider not set up or disabled is 404 not_found. ' +
-    'It counts toward the per-IP sign-in limit (429 rate_limited).',
   tags,
   auth: 'publishable',
   summary: 'Send the browser to the provider (state, nonce, PKCE S256); it returns through /v1/oidc/callback',
@@ -61,8 +52,6 @@ export const listProviders = defineRoute({
   method: 'get',
   path: base,
   operationId: 'listSocialProviders',
-  description:
-    'Lists the providers set up (google, github, apple), each enabled or not with its client id and endpoints; secrets are never shown, only has_client_secret.',
   summary: "The environment's social providers (secrets never shown)",
   tags,
   auth: 'secret',
@@ -82,7 +71,6 @@ export const putProviderRoute = defineRoute({
   method: 'put',
   path: `${base}/{provider}`,
   operationId: 'putSocialProvider',
-  description: putProviderDescription,
   example: {
     enabled: true,
     client_id: 'Iv1.8a61f9b3a7aba766',
@@ -105,9 +93,6 @@ export const deleteProviderRoute = defineRoute({
   method: 'delete',
   path: `${base}/{provider}`,
   operationId: 'deleteSocialProvider',
-  description:
-    'Removes the provider: its start answers 404 from then on, and the end users who signed in with it keep their accounts. ' +
-    'A provider that is not set up is 404 not_found.',
   summary: 'Remove a social provider; its users keep their accounts',
   tags,
   auth: 'secret',

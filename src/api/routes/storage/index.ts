@@ -36,9 +36,6 @@ export const createBucketRoute = defineRoute({
   method: 'post',
   path: base,
   operationId: 'createBucket',
-  description:
-    'Creates a bucket, its own S3 bucket underneath, unversioned until enableVersioning. ' +
-    'Names are 3-40 lower-case letters, digits and dashes (400 invalid_request otherwise); a name the environment already has is 409 conflict.',
   example: { name: 'avatars' },
   summary: 'Create a storage bucket',
   ...secretKey('Storage', 'storage:write'),
@@ -54,8 +51,6 @@ export const listBucketsRoute = defineRoute({
   method: 'get',
   path: base,
   operationId: 'listBuckets',
-  description:
-    "Lists the environment's buckets, without pages, each with its name, whether versioning is on and its creation time.",
   summary: 'Storage buckets of the environment',
   ...secretKey('Storage', 'storage:read'),
   params: envParams,
@@ -69,9 +64,6 @@ export const enableVersioningRoute = defineRoute({
   method: 'post',
   path: `${base}/{bucket}:enableVersioning`,
   operationId: 'enableVersioning',
-  description:
-    'From now on an upload makes a new version instead of overwriting, and a delete without version_id leaves a delete marker. ' +
-    'Versioning cannot be suspended through this API; an unknown bucket is 404 not_found.',
   summary: 'Keep every version of every object from now on',
   ...secretKey('Storage', 'storage:write'),
   params: bucketParams,
@@ -85,9 +77,6 @@ export const listVersionsRoute = defineRoute({
   method: 'get',
   path: `${base}/{bucket}/objects/{key}:listVersions`,
   operationId: 'listObjectVersions',
-  description:
-    'Lists the versions of exactly this key, delete markers included, newest first; an object written before versioning was enabled has the version id "null". ' +
-    'The key is URL-encoded in the path (/ as %2F, : as %3A).',
   summary: 'Every version of an object, newest first',
   ...secretKey('Storage', 'storage:read'),
   params: objectParams,
@@ -101,9 +90,6 @@ export const restoreVersionRoute = defineRoute({
   method: 'post',
   path: `${base}/{bucket}/objects/{key}:restoreVersion`,
   operationId: 'restoreObjectVersion',
-  description:
-    'Copies the version named by versionId over the latest, as a new version, and answers the key, the version it was restored from and the new version id. ' +
-    'A delete marker is 400 invalid_request, an unknown version 404 not_found, a bucket without versioning 409 conflict.',
   example: { versionId: '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY.MTRCxf3vjVBH40Nr8X8gdRQBpUMLUo' },
   summary: 'Copy a version over the latest, as a new version',
   ...secretKey('Storage', 'storage:write'),
@@ -119,10 +105,6 @@ export const putObjectRoute = defineRoute({
   method: 'put',
   path: `${base}/{bucket}/objects/{key}`,
   operationId: 'putObject',
-  description:
-    'Stores the request body as the object, keeping its Content-Type; in a versioned bucket it becomes a new version. ' +
-    'Objects are at most 5 GiB: a larger Content-Length is refused before a byte is read, and a streamed body that passes it stops with 413 invalid_request and leaves nothing. ' +
-    'The key is URL-encoded in the path (/ as %2F).',
   summary: 'Write an object (the body is its content)',
   ...secretKey('Storage', 'storage:write'),
   params: objectParams,
@@ -139,9 +121,6 @@ export const getObjectRoute = defineRoute({
   method: 'get',
   path: `${base}/{bucket}/objects/{key}`,
   operationId: 'getObject',
-  description:
-    'Streams the latest content of the object, or of the version named by version_id, with its Content-Type and its version in the Cairn-Version-Id header. ' +
-    'A key or version that does not exist is 404 not_found.',
   summary: 'Read the latest object, or ?version_id=',
   ...secretKey('Storage', 'storage:read'),
   params: objectParams,
@@ -161,9 +140,6 @@ export const deleteObjectRoute = defineRoute({
   method: 'delete',
   path: `${base}/{bucket}/objects/{key}`,
   operationId: 'deleteObject',
-  description:
-    'Without version_id, deletes the object, which in a versioned bucket leaves a delete marker ({deleteMarker: true, versionId}); with it, deletes that one version for good. ' +
-    'A key that does not exist changes nothing and answers 200, as S3 does.',
   summary: 'Delete (a delete marker when versioned), or one version with ?version_id=',
   ...secretKey('Storage', 'storage:write'),
   params: objectParams,

@@ -17,9 +17,6 @@ export const healthz = defineRoute({
   path: '/healthz',
   operationId: 'healthz',
   summary: 'Liveness: answers while the web process is up',
-  description:
-    "Answers 200 {status: ok} without asking the database, so a platform's health check restarts the process only when it is down, never for a Postgres outage. " +
-    'It is served over plain http too, for load balancers.',
   tags,
   auth: 'none',
   response: { status: 200, description: 'The process is up', schema: z.object({ status: z.literal('ok') }) },
@@ -49,9 +46,6 @@ export const readyz = defineRoute({
   path: '/readyz',
   operationId: 'readyz',
   summary: 'Readiness: answers 200 only when Postgres answers and every migration has run',
-  description:
-    'Answers 503 database_unavailable (with Retry-After: 5) when Postgres does not answer within half a second, and 503 migrations_pending until the release phase has run every migration. ' +
-    'When ready it also counts the backups whose latest restore drill failed (backup_drills.failed), which does not make it answer 503.',
   tags,
   auth: 'none',
   // Optional: the handler answers itself (its status is the probe's) and returns nothing.

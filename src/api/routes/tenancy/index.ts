@@ -11,9 +11,6 @@ export const getEnv = defineRoute({
   method: 'get',
   path: '/v1/orgs/{org}/projects/{project}/envs/{env}',
   operationId: 'getEnvironment',
-  description:
-    'Answers the name, id, mode (test or live) and creation time of the environment the secret key belongs to: the simplest authenticated call, for checking a key. ' +
-    "Any secret key of the environment may call it, whatever its scopes; a key of another environment than the path's is 403 forbidden.",
   summary: 'The environment the key belongs to',
   tags: ['Environments'],
   auth: 'secret',
@@ -31,9 +28,6 @@ export const createConsoleLinkRoute = defineRoute({
   method: 'post',
   path: '/v1/orgs/{org}/projects/{project}/envs/{env}/console_links',
   operationId: 'createConsoleLink',
-  description:
-    "Answers a URL that opens the console with this key's environment and scopes, what cairn console prints; any secret key may make one. " +
-    "The link works once, within 5 minutes, and opening it signs nobody in until the page's button is pressed; only its token's SHA-256 is stored.",
   summary: "A one-use link (5 minutes) that opens the console with this key's environment and scopes",
   tags: ['Environments'],
   auth: 'secret',

@@ -39,8 +39,6 @@ async function envOf(deps: AppDeps, envId: string) {
 export const createEndpointRoute = endpoints.create({
   operationId: 'createWebhookEndpoint',
   summary: 'Add an endpoint; the answer holds its signing secret, shown this once',
-  description:
-    'Messages to it are Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature), signed with the `whsec_` secret in the answer, which no later read shows. `event_types` lists the types to send, or `["*"]` for every type including later ones. The URL must pass the target rule (live: public https only). A 51st endpoint answers 409.',
   body: createEndpointBody,
   example: {
     url: 'https://shop.example.com/webhooks/cairn',
@@ -57,7 +55,6 @@ export const createEndpointRoute = endpoints.create({
 export const listEndpoints = endpoints.list({
   operationId: 'listWebhookEndpoints',
   summary: "The environment's endpoints, oldest first",
-  description: "One page of the environment's endpoints (`page_size`, `page_token`), without their secrets.",
   response: { description: 'A page of endpoints', schema: endpointList },
   keyset: endpointPages,
   present: (e) => endpointView(e),
@@ -67,8 +64,6 @@ export const listEndpoints = endpoints.list({
 export const getEndpoint = endpoints.get({
   operationId: 'getWebhookEndpoint',
   summary: 'An endpoint (without its secret)',
-  description:
-    "The endpoint's URL, event types, description and state, with `disabled_reason` while it is disabled. Another environment's endpoint answers 404.",
   response: { description: 'The endpoint', schema: endpointResource },
   run: async ({ deps, principal }, id) => endpointView(await requireEndpoint(deps.db, principal.envId, id)),
 });
@@ -76,8 +71,6 @@ export const getEndpoint = endpoints.get({
 export const updateEndpointRoute = endpoints.update({
   operationId: 'updateWebhookEndpoint',
   summary: 'Change the URL, event types, description or state of an endpoint',
-  description:
-    'Only the fields sent change; a new URL is checked as at create. `"state": "disabled"` stops sending; `"state": "enabled"` enables a disabled endpoint and clears its reason and failure clock.',
   body: updateEndpointBody,
   example: { event_types: ['*'], state: 'enabled' },
   response: { description: 'The endpoint', schema: endpointResource },
@@ -89,15 +82,12 @@ export const updateEndpointRoute = endpoints.update({
 export const deleteEndpointRoute = endpoints.delete({
   operationId: 'deleteWebhookEndpoint',
   summary: 'Delete an endpoint, its deliveries and their attempts; nothing more is sent to it',
-  description: 'Answers 204 with no body; queued attempts that have not started send nothing.',
   run: ({ deps, principal }, id) => deleteEndpoint(deps.db, principal.envId, id),
 });
 
 export const rotateSecretRoute = defineRoute({
   ...endpoints.onItem('post', ':rotateSecret', endpoints.write, 'rotateWebhookSecret'),
   summary: 'A new signing secret; for 24 hours every message carries signatures by both the new and the old',
-  description:
-    'The answer holds the new secret, shown this once. Messages carry `v1,<new> v1,<old>` for 24 hours so a receiver can switch at any moment; a second rotation within them keeps only the secret it replaces.',
   response: { status: 200, description: 'The endpoint, with its new secret', schema: endpointResource },
   async handle({ params, principal, deps }) {
     const { row, secret } = await rotateSecret(deps, principal.envId, params.endpoint_id);
@@ -111,8 +101,6 @@ export const listDeliveries = defineRoute({
     schema: deliveryList,
   }),
   summary: "An endpoint's deliveries of the last 30 days with their attempts, newest first",
-  description:
-    "Each delivery is one message (its webhook-id, type and state) with every attempt: when, the receiver's status or the error, and how long it took.",
   async handle({ params, query, principal, deps }) {
     const endpoint = await requireEndpoint(deps.db, principal.envId, params.endpoint_id);
     const deliveries = { collection: 'deliveries', keyset: deliveryPages, present: deliveryView } as const;
@@ -138,8 +126,6 @@ export const redeliverRoute = defineRoute({
   ...endpoints.onItem('post', '/deliveries/{message_id}:redeliver', endpoints.write, 'redeliverWebhook'),
   params: deliveryParams,
   summary: 'One more attempt of a settled delivery, with the same webhook-id and body',
-  description:
-    'Answers 202 with the delivery, pending; a worker sends the attempt, signed anew. A delivery still pending, or an endpoint that is disabled, answers 409 INVALID_STATE.',
   response: { status: 202, description: 'The delivery, pending', schema: deliveryResource },
   async handle({ params, principal, deps }) {
     const { delivery, attempts } = await redeliver(deps, principal.envId, params.endpoint_id, params.message_id);
