@@ -437,6 +437,7 @@ async function throughput(): Promise<void> {
       last_sign_in_time: null,
       create_time: now,
       update_time: now,
+      locked_time: null,
       totp_active: false,
     }),
   );

@@ -11,7 +11,8 @@ import { consoleGroupEvent } from './pages/group-event.ts';
 import { consoleAlerts, consoleCreateAlert, consoleDeleteAlert } from './pages/alerts.ts';
 import { consoleBackUpNow, consoleBackups, consoleRestore } from './pages/backups.ts';
 import { consoleOperation } from './pages/operation.ts';
-import { consoleRevokeSessions, consoleUser, consoleUsers } from './pages/users.ts';
+import { consoleUser, consoleUsers } from './pages/users.ts';
+import { userActionRoutes } from './pages/user-actions.ts';
 import { consoleSignIn, consoleSignInPage } from './pages/sign-in.ts';
 import { consoleSignOut } from './pages/sign-out.ts';
 import { consoleSignInLink, consoleSignInLinkPage } from './pages/sign-in-link.ts';
@@ -42,7 +43,7 @@ export const consoleRoutes = [
   consoleOperation,
   consoleUsers,
   consoleUser,
-  consoleRevokeSessions,
+  ...userActionRoutes,
   consoleStylesheet,
   landingPage,
   docsList,

@@ -23,6 +23,10 @@ export const endUserParams = envParams.extend({
   end_user: z.string().regex(/^eu_[0-9a-z]{26}$/, 'an end user id, eu_…'),
 });
 
+export const endUserSessionParams = endUserParams.extend({
+  session: z.string().regex(/^sess_[0-9a-z]{26}$/, 'a session id, sess_…'),
+});
+
 export const endUser = resource('EndUser', {
   name: z.string().meta({ example: 'orgs/acme/projects/shop/envs/prod/end_users/eu_01jd…' }),
   id: z.string(),
@@ -33,6 +37,9 @@ export const endUser = resource('EndUser', {
   create_time: z.string(),
   update_time: z.string(),
   last_sign_in_time: z.string().nullable(),
+  /** Locked by the operator: no sign-in until unlocked (`:lock`, `:unlock`). */
+  locked: z.boolean(),
+  locked_time: z.string().nullable(),
 });
 export type EndUser = z.output<typeof endUser>;
 

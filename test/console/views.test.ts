@@ -20,6 +20,7 @@ import { docNotFoundView, docsListView, docView } from '../../src/console/views/
 import { liveProgress, operationView, type OperationData } from '../../src/console/views/operation.ts';
 import { signInView } from '../../src/console/views/sign-in.ts';
 import { userView, usersView, type UserData, type UsersData } from '../../src/console/views/users.ts';
+import { confirmView } from '../../src/console/views/user-actions.ts';
 import { golden } from './golden.ts';
 
 const t = (iso: string) => new Date(iso);
@@ -274,6 +275,7 @@ const ada = {
   create_time: t('2026-11-01T08:59:00Z'),
   last_sign_in_time: t('2026-11-26T12:00:00Z'),
   totp_active: true,
+  locked_time: null,
 };
 const bob = {
   id: 'eu_01jdq0000000000000000000ab',
@@ -282,12 +284,14 @@ const bob = {
   create_time: t('2026-11-02T08:00:00Z'),
   last_sign_in_time: null,
   totp_active: false,
+  locked_time: t('2026-11-25T10:00:00Z'),
 };
 const usersData: UsersData = { users: [bob, ada], email: undefined, nextToken: 'tok.sig', csrf, writable: true };
 const userData: UserData = {
   user: ada,
   sessions: [
     {
+      id: 'sess_01jdq0000000000000000000aa',
       state: 'active',
       method: 'password',
       create_time: t('2026-11-26T12:00:00Z'),
@@ -296,6 +300,7 @@ const userData: UserData = {
       user_agent: 'Mozilla/5.0 (X11; Linux x86_64)',
     },
     {
+      id: 'sess_01jdq0000000000000000000ab',
       state: 'revoked',
       method: 'totp',
       create_time: t('2026-11-20T12:00:00Z'),
@@ -314,7 +319,7 @@ const userData: UserData = {
     },
   ],
   shown: 20,
-  revoked: 2,
+  notice: '2 sessions revoked.',
   csrf,
   writable: true,
 };
@@ -472,11 +477,19 @@ describe('console views', () => {
     );
   });
 
-  it('users: the list, a search that found nobody (read-only); one user with sessions and sign-ins', () => {
+  it('users: the list, a search that found nobody (read-only); one user with sessions and sign-ins; confirmations', () => {
     view('users', usersView(usersData));
     view('users-empty', usersView({ ...usersData, users: [], email: 'nobody@example.com', writable: false }));
     view('user', userView(userData));
-    view('user-read-only', userView({ ...userData, sessions: [], signIns: [], revoked: undefined, writable: false }));
+    view(
+      'user-read-only',
+      userView({ ...userData, user: bob, sessions: [], signIns: [], notice: undefined, writable: false }),
+    );
+    view(
+      'user-confirm-delete',
+      confirmView({ user: bob, action: 'delete', csrf, error: 'The confirmation does not match.' }),
+    );
+    view('user-confirm-lock', confirmView({ user: ada, action: 'lock', csrf }));
   });
 
   it('alerts: rules with their last firing and the form; read-only and empty; a refusal keeping what was typed', () => {

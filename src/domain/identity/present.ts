@@ -24,6 +24,8 @@ export function endUserResource(envName: string, u: EndUserRow): EndUser {
     create_time: u.create_time.toISOString(),
     update_time: u.update_time.toISOString(),
     last_sign_in_time: iso(u.last_sign_in_time),
+    locked: u.locked_time !== null,
+    locked_time: iso(u.locked_time),
   };
 }
 

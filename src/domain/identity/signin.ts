@@ -3,7 +3,8 @@
 //    before the user is read and any hashing (it may wait for a slot among checks in flight);
 // 2. argon2id verification always runs, against a dummy hash for an unknown identifier or a user
 //    without a password, so timing does not reveal whether the account exists;
-// 3. only once the password is right: email_not_verified, then mfa_required / factor proofs;
+// 3. only once the password is right: user_locked (users/lock.ts), email_not_verified, then
+//    mfa_required / factor proofs, so none of them tells a guesser that the account exists;
 // 4. a wrong password or factor counts toward the lockout; success clears the count; a right
 //    password that still needs a factor or a verified email gives its reservation back.
 import type { Knex } from 'knex';
@@ -19,6 +20,7 @@ import { createSession, envIdentity, type SignInContext } from './sessions/sessi
 import { issueTicket } from './tickets/tickets.ts';
 import { checkFactorProofs, type FactorProof } from './factors/totp.ts';
 import { normaliseEmail } from './tokens.ts';
+import { userLocked } from './users/lock.ts';
 
 export interface PasswordSignIn {
   envId: string;
@@ -71,6 +73,11 @@ export async function signInWithPassword(deps: SignInDeps, input: PasswordSignIn
     if (!user || !user.password_hash || !passwordOk) {
       await record('wrong_password');
       return check.fail(wrongCredentials());
+    }
+    if (user.locked_time) {
+      await check.release();
+      await record('user_locked');
+      throw userLocked();
     }
     if (!user.email_verified_time) {
       await check.release();

@@ -122,6 +122,8 @@ export async function pollDeviceToken(
     const user = row.end_user_id ? await usersQueries(trx).userById(row.env_id, row.end_user_id) : undefined;
     // Throwing here rolls the redeem back too: the user is gone, nothing is spent.
     if (!user) throw new OAuthError('invalid_grant', 'the approving user no longer exists');
+    // Locking denies approvals not yet collected; one that raced it is refused the same way.
+    if (user.locked_time) return new OAuthError('access_denied', 'the user is locked');
     const { session, token } = await createSession(trx, env, user.id, 'device', input.from);
     await usersQueries(trx).insertSignIn({
       env_id: row.env_id,

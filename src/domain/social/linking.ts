@@ -6,12 +6,14 @@
 //    so whoever registered the address unverified cannot keep a way in (account pre-hijacking,
 //    Sudhodanan & Paverd, USENIX Security 2022);
 // 3. otherwise a new user is created; an unverified address that another user holds is refused.
+// A locked user (identity/users/lock.ts) is refused in 1 and 2, before anything changes.
 import type { Knex } from 'knex';
 import { AppError } from '../../app-error.ts';
 import type { AnyJobs as Jobs } from '../../jobs/index.ts';
 import { emitUserCreated } from '../identity/users/events.ts';
 import { usersQueries } from '../identity/users/queries.ts';
 import { endAllAccess } from '../identity/revocation.ts';
+import { userLocked } from '../identity/users/lock.ts';
 import { normaliseEmail } from '../identity/tokens.ts';
 import { socialQueries } from './queries.ts';
 import type { ProviderProfile } from './rp.ts';
@@ -38,6 +40,7 @@ export async function linkIdentity(
     if (known) {
       if (!known.end_user_id)
         throw new AppError('forbidden', 'this account was deleted', { details: { reason: 'account_deleted' } });
+      if ((await iq.userById(envId, known.end_user_id))?.locked_time) throw userLocked();
       await sq.touchIdentity(known.id, p.email, p.emailVerified);
       await record(known.end_user_id);
       return known.end_user_id;
@@ -49,6 +52,7 @@ export async function linkIdentity(
     const existing = await iq.userByEmail(envId, normaliseEmail(p.email));
     let userId: string;
     if (existing) {
+      if (existing.locked_time) throw userLocked();
       if (!p.emailVerified)
         throw new AppError(
           'forbidden',

@@ -10,16 +10,20 @@ import {
   createEndUser,
   deleteEndUser,
   requireEndUser,
+  revokeEndUserSession,
   revokeEndUserSessions,
 } from '../../../domain/identity/users/users.ts';
+import { lockEndUser, unlockEndUser } from '../../../domain/identity/users/lock.ts';
 import {
   email,
   endUser,
   endUserList,
   endUserParams,
+  endUserSessionParams,
   envParams,
   pageQuery,
   password,
+  session,
   sessionList,
   signInList,
 } from '../../../contract/identity.ts';
@@ -72,16 +76,26 @@ export const listEndUsers = defineRoute({
   method: 'get',
   path: base,
   operationId: 'listEndUsers',
-  summary: 'List end users, newest first; filter by email',
+  summary: 'List end users, newest first; filter by email, or by part of one',
   ...read,
   params: envParams,
-  query: pageQuery.extend({ email: z.string().max(320).optional() }),
+  query: pageQuery.extend({
+    email: z.string().max(320).optional().meta({ description: 'Exactly this address, any case' }),
+    email_contains: z
+      .string()
+      .max(320)
+      .optional()
+      .meta({ description: 'Addresses containing this text, any case; % and _ match themselves' }),
+  }),
   response: { status: 200, description: 'A page of end users', schema: endUserList },
   async handle({ query, principal, deps }) {
-    const email = query.email ? normaliseEmail(query.email) : undefined;
+    const filter = {
+      email: query.email ? normaliseEmail(query.email) : undefined,
+      emailContains: query.email_contains ? normaliseEmail(query.email_contains) : undefined,
+    };
     const present = (u: Parameters<typeof endUserResource>[1]) => endUserResource(principal.envName, u);
     return listPage(deps, query, { collection: 'end_users', keyset: endUserPages, present }, (before, limit) =>
-      usersQueries(deps.db).listUsers(principal.envId, { limit, before }, email),
+      usersQueries(deps.db).listUsers(principal.envId, { limit, before }, filter),
     );
   },
 });
@@ -111,6 +125,40 @@ export const revokeSessions = defineRoute({
   response: { status: 200, description: 'How many sessions ended', schema: z.object({ revoked: z.number().int() }) },
   async handle({ params, principal, deps }) {
     return { revoked: await revokeEndUserSessions(deps.db, principal.envId, params.end_user) };
+  },
+});
+
+export const lock = defineRoute({
+  ...onEndUser('post', ':lock', write, 'lockEndUser'),
+  summary: 'Lock an end user: no sign-in until unlocked, and every session ends at once',
+  response: { status: 200, description: 'The locked end user', schema: endUser },
+  async handle({ params, principal, deps }) {
+    await lockEndUser(deps.db, principal.envId, params.end_user);
+    return endUserNow(deps, principal, params.end_user);
+  },
+});
+
+export const unlock = defineRoute({
+  ...onEndUser('post', ':unlock', write, 'unlockEndUser'),
+  summary: 'Unlock an end user: sign-in works again (sessions ended by the lock stay ended)',
+  response: { status: 200, description: 'The unlocked end user', schema: endUser },
+  async handle({ params, principal, deps }) {
+    await unlockEndUser(deps.db, principal.envId, params.end_user);
+    return endUserNow(deps, principal, params.end_user);
+  },
+});
+
+export const revokeSession = defineRoute({
+  method: 'post',
+  path: `${base}/{end_user}/sessions/{session}:revoke`,
+  operationId: 'revokeEndUserSession',
+  ...write,
+  params: endUserSessionParams,
+  summary: "End one of an end user's sessions; the others go on",
+  response: { status: 200, description: 'The session, revoked', schema: session },
+  async handle({ params, principal, deps }) {
+    const s = await revokeEndUserSession(deps.db, principal.envId, params.end_user, params.session);
+    return sessionResource(principal.envName, s);
   },
 });
 
@@ -183,5 +231,8 @@ export const endUserRoutes = [
   deleteEndUserRoute,
   listSessions,
   revokeSessions,
+  revokeSession,
+  lock,
+  unlock,
   listSignIns,
 ];

@@ -34,21 +34,39 @@ const sessionColumns = [
 
 export function sessionQueries(db: Db) {
   return {
+    /**
+     * A new session, unless the user is locked (or gone): then undefined. The user's row is read
+     * FOR SHARE, so a lock committing meanwhile either waits for this insert (and its revoke then
+     * sees the session) or is seen by it (users/lock.ts).
+     */
     async insertSession(
       row: Omit<SessionRow, 'create_time' | 'last_active_time' | 'idle_expire_time' | 'expire_time' | 'revoke_time'> & {
         token_hash: Buffer;
         lifetime_seconds: number;
       },
-    ): Promise<SessionRow> {
-      const { lifetime_seconds, ...rest } = row;
-      const [session] = await db('end_user_sessions')
-        .insert({
-          ...rest,
-          idle_expire_time: db.raw(`now() + make_interval(secs => ?)`, [Math.min(row.idle_seconds, lifetime_seconds)]),
-          expire_time: db.raw(`now() + make_interval(secs => ?)`, [lifetime_seconds]),
-        })
-        .returning(sessionColumns);
-      return session as SessionRow;
+    ): Promise<SessionRow | undefined> {
+      const inserted = await db.raw<{ rows: SessionRow[] }>(
+        `insert into end_user_sessions
+           (id, env_id, end_user_id, method, ip, user_agent, token_hash, idle_seconds, idle_expire_time, expire_time)
+         select ?, u.env_id, u.id, ?, ?, ?, ?::bytea, ?::int,
+                now() + make_interval(secs => ?), now() + make_interval(secs => ?)
+           from end_users u where u.id = ? and u.env_id = ? and u.locked_time is null
+            for share
+         returning ${sessionColumns.join(', ')}`,
+        [
+          row.id,
+          row.method,
+          row.ip,
+          row.user_agent,
+          row.token_hash,
+          row.idle_seconds,
+          Math.min(row.idle_seconds, row.lifetime_seconds),
+          row.lifetime_seconds,
+          row.end_user_id,
+          row.env_id,
+        ],
+      );
+      return inserted.rows[0];
     },
 
     /** A live session by token hash: not revoked, within both its idle and absolute lifetimes. */
@@ -73,6 +91,15 @@ export function sessionQueries(db: Db) {
 
     async revokeSession(id: string): Promise<void> {
       await db('end_user_sessions').where({ id }).whereNull('revoke_time').update({ revoke_time: db.fn.now() });
+    },
+
+    /** Revokes one session of the user (one already revoked keeps its time); undefined when it has none such. */
+    async revokeUserSession(endUserId: string, id: string): Promise<SessionRow | undefined> {
+      const rows = await db('end_user_sessions')
+        .where({ id, end_user_id: endUserId })
+        .update({ revoke_time: db.raw('coalesce(revoke_time, now())') })
+        .returning(sessionColumns);
+      return rows[0] as SessionRow | undefined;
     },
 
     async revokeUserSessions(endUserId: string): Promise<number> {

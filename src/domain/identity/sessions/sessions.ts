@@ -9,6 +9,7 @@ import type { EnvMode } from '../../tenancy/keys.ts';
 import { tenancyQueries } from '../../tenancy/queries.ts';
 import { type SessionRow, sessionQueries } from './queries.ts';
 import { type EndUserRow, usersQueries } from '../users/queries.ts';
+import { userLocked } from '../users/lock.ts';
 import { identitySettings, type IdentitySettings } from '../settings.ts';
 import { hashToken, isTokenShape, newToken } from '../tokens.ts';
 
@@ -52,6 +53,8 @@ export async function createSession(
     idle_seconds: env.settings.session_idle_seconds,
     lifetime_seconds: env.settings.session_lifetime_seconds,
   });
+  // Every sign-in path ends here; a user locked meanwhile (or deleted) gets no session.
+  if (!session) throw userLocked();
   return { session, token };
 }
 
@@ -72,7 +75,8 @@ export async function resolveSession(
   const session = await sessions.liveSession(hashToken(token));
   if (!session) return undefined;
   const user = await users.userById(session.env_id, session.end_user_id);
-  if (!user) return undefined;
+  // Locking revoked every session already; this holds should one have slipped past.
+  if (!user || user.locked_time) return undefined;
   if (now.getTime() - session.last_active_time.getTime() > touchEverySeconds * 1000)
     await sessions.touchSession(session.id);
   return { session, user };

@@ -21,12 +21,17 @@ export function ticketQueries(db: Db) {
       return db('end_user_tickets').where({ end_user_id: endUserId }).whereNull('redeem_time').delete();
     },
 
-    async insertTicket(row: TicketRow & { token_hash: Buffer; lifetime_seconds: number }): Promise<Date> {
-      const { lifetime_seconds, ...rest } = row;
-      const [t] = await db('end_user_tickets')
-        .insert({ ...rest, expire_time: db.raw('now() + make_interval(secs => ?)', [lifetime_seconds]) })
-        .returning('expire_time');
-      return (t as { expire_time: Date }).expire_time;
+    /** A new ticket, unless the user is locked (or gone): then undefined (users/lock.ts). */
+    async insertTicket(row: TicketRow & { token_hash: Buffer; lifetime_seconds: number }): Promise<Date | undefined> {
+      const inserted = await db.raw<{ rows: { expire_time: Date }[] }>(
+        `insert into end_user_tickets (token_hash, env_id, end_user_id, method, ip, user_agent, expire_time)
+         select ?::bytea, u.env_id, u.id, ?, ?, ?, now() + make_interval(secs => ?)
+           from end_users u where u.id = ? and u.env_id = ? and u.locked_time is null
+            for share
+         returning expire_time`,
+        [row.token_hash, row.method, row.ip, row.user_agent, row.lifetime_seconds, row.end_user_id, row.env_id],
+      );
+      return inserted.rows[0]?.expire_time;
     },
 
     /** One conditional UPDATE: unknown, expired and used tickets all answer nothing. */

@@ -7,6 +7,7 @@ import type { SessionRow } from '../sessions/queries.ts';
 import { ticketQueries } from './queries.ts';
 import { type EndUserRow, usersQueries } from '../users/queries.ts';
 import { createSession, envIdentity, type SignInContext } from '../sessions/sessions.ts';
+import { userLocked } from '../users/lock.ts';
 import { hashToken, isTokenShape, newToken } from '../tokens.ts';
 
 export const ticketSeconds = 120;
@@ -28,6 +29,7 @@ export async function issueTicket(
     user_agent: from.userAgent?.slice(0, 500) ?? null,
     lifetime_seconds: ticketSeconds,
   });
+  if (!expires) throw userLocked();
   return { ticket, expires_at: expires.toISOString() };
 }
 
@@ -47,6 +49,8 @@ export async function redeemTicket(
     if (!row) throw refused;
     const user = await users.userById(envId, row.end_user_id);
     if (!user) throw refused;
+    // Locking deletes outstanding tickets; this answers a redeem that raced it like one after it.
+    if (user.locked_time) throw refused;
     const { session, token } = await createSession(trx, env, user.id, row.method, {
       ip: row.ip,
       userAgent: row.user_agent,

@@ -2,6 +2,7 @@
 // resolved within one; values are bound.
 import type { Db } from '../../../db.ts';
 import { newId } from '../../../ids.ts';
+import { likeLiteral } from '../../errors/search/queries.ts';
 
 export interface EndUserRow {
   id: string;
@@ -13,6 +14,8 @@ export interface EndUserRow {
   last_sign_in_time: Date | null;
   create_time: Date;
   update_time: Date;
+  /** Set while the operator has locked the user: no sign-in of any kind (users.ts lockEndUser). */
+  locked_time: Date | null;
   totp_active: boolean;
 }
 
@@ -24,6 +27,12 @@ export interface SignInRow {
   outcome: string;
   ip: string | null;
   user_agent: string | null;
+}
+
+/** Which users a list shows: an exact normalised address, or a part of one (either case). */
+export interface UserFilter {
+  email?: string | undefined;
+  emailContains?: string | undefined;
 }
 
 export interface Page {
@@ -71,9 +80,16 @@ export function usersQueries(db: Db) {
       return users(db).where({ 'u.env_id': envId, 'u.email_normalized': emailNormalized }).first();
     },
 
-    async listUsers(envId: string, page: Page, email?: string): Promise<EndUserRow[]> {
+    /**
+     * `emailContains` is a substring of the normalised (lower-cased) address, its LIKE wildcards
+     * escaped so `_` and `%` match themselves; the trigram index end_users_email_trgm serves it
+     * from three characters on, shorter parts scan the environment's users.
+     */
+    async listUsers(envId: string, page: Page, filter: UserFilter = {}): Promise<EndUserRow[]> {
       const q = users(db).where('u.env_id', envId).orderBy('u.id', 'desc').limit(page.limit);
-      if (email) q.where('u.email_normalized', email);
+      if (filter.email) q.where('u.email_normalized', filter.email);
+      if (filter.emailContains)
+        q.whereRaw(`u.email_normalized like ? escape '\\'`, [`%${likeLiteral(filter.emailContains)}%`]);
       if (page.before) q.where('u.id', '<', page.before);
       return q;
     },
@@ -81,6 +97,14 @@ export function usersQueries(db: Db) {
     /** Sessions, tickets, links and factors go with the row (ON DELETE CASCADE): revocation is at once. */
     async deleteUser(envId: string, id: string): Promise<boolean> {
       return (await db('end_users').where({ env_id: envId, id }).delete()) > 0;
+    },
+
+    /** Sets or clears the lock; false when the user is not in this environment. */
+    async setLocked(envId: string, id: string, locked: boolean): Promise<boolean> {
+      const n = await db('end_users')
+        .where({ env_id: envId, id })
+        .update({ locked_time: locked ? db.raw('coalesce(locked_time, now())') : null, update_time: db.fn.now() });
+      return n > 0;
     },
 
     async setPasswordHash(id: string, hash: string): Promise<void> {

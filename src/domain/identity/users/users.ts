@@ -9,6 +9,7 @@ import { breachedChecker } from '../breached/breached.ts';
 import { hashPassword, passwordProblem } from '../passwords.ts';
 import { type EndUserRow, usersQueries } from './queries.ts';
 import { endAllAccess } from '../revocation.ts';
+import { type SessionRow, sessionQueries } from '../sessions/queries.ts';
 import { envIdentity } from '../sessions/sessions.ts';
 import { normaliseEmail } from '../tokens.ts';
 
@@ -67,4 +68,21 @@ export async function deleteEndUser({ db, jobs }: { db: Knex; jobs: Jobs }, envI
 export async function revokeEndUserSessions(db: Knex, envId: string, id: string): Promise<number> {
   await requireEndUser(db, envId, id);
   return db.transaction((trx) => endAllAccess(trx, id));
+}
+
+/**
+ * Ends one session of the user, and answers it. Tickets and device approvals are left alone: they
+ * belong to no session. Revoking a revoked session changes nothing (a retry is safe); a session of
+ * another user is 404.
+ */
+export async function revokeEndUserSession(
+  db: Knex,
+  envId: string,
+  id: string,
+  sessionId: string,
+): Promise<SessionRow> {
+  await requireEndUser(db, envId, id);
+  const session = await sessionQueries(db).revokeUserSession(id, sessionId);
+  if (!session) throw new AppError('not_found', `no session ${sessionId} of end user ${id}`);
+  return session;
 }
