@@ -14,9 +14,15 @@ export interface ActionUser {
   locked_time: Date | null;
 }
 
+const ariaVerb: Record<UserAction, string> = {
+  'revoke-sessions': 'Revoke sessions of',
+  lock: 'Lock',
+  delete: 'Delete',
+};
+
 /** A button that opens an action's confirmation page: a GET form, so it can be disabled like the others. */
 export function confirmButton(u: ActionUser, action: UserAction, label: string, writable: boolean): Html {
-  const aria = html`aria-label="${label} of ${u.email}"`;
+  const aria = html`aria-label="${ariaVerb[action]} ${u.email}"`;
   return html`<form method="get" action="/console/users/${u.id}/${action}" class="inline">
 <button type="submit" ${aria}${disabledIf(!writable)}>${label}</button>
 </form>`;
@@ -27,7 +33,7 @@ function unlockButton(u: ActionUser, csrf: string, writable: boolean): Html {
     action: `/console/users/${u.id}/unlock`,
     csrf,
     className: 'inline',
-    body: html`<button type="submit"${disabledIf(!writable)}>Unlock</button>`,
+    body: html`<button type="submit" aria-label="Unlock ${u.email}"${disabledIf(!writable)}>Unlock</button>`,
   });
 }
 

@@ -70,8 +70,7 @@ export function usersView(d: UsersData): Html {
   const next = d.nextToken
     ? `/console/users?${new URLSearchParams({ ...(d.email ? { email: d.email } : {}), before: d.nextToken })}`
     : undefined;
-  return html`${d.deleted ? alert('ok', 'User deleted.') : ''}
-<h1>Users</h1>
+  return html`${d.deleted ? alert('ok', 'User deleted.') : ''}<h1>Users</h1>
 <form method="get" action="/console/users" class="search" role="search">
 <label for="email">Email contains</label><input id="email" name="email" type="text" value="${d.email ?? ''}"
  autocomplete="off" spellcheck="false">
