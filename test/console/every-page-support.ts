@@ -1,5 +1,6 @@
 // What test/console/every-page.test.ts visits: an environment with real captures (three groups, one
-// resolved; a Sentry event with frames, a user and tags), end users with a session and sign-ins,
+// resolved; a Sentry event with frames, a user and tags), end users with a session and sign-ins
+// and one locked,
 // backups and restores in each state, alert rules (one fired), keys with fewer scopes, and console
 // sign-in links, one used.
 // Backups and operations are rows as the worker leaves them: the pages only read them, and a real
@@ -8,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createConsoleLink, redeemConsoleLink } from '../../src/domain/console/links.ts';
 import { openConsoleSession } from '../../src/domain/console/sessions.ts';
 import { createEndUser } from '../../src/domain/identity/users/users.ts';
+import { lockEndUser } from '../../src/domain/identity/users/lock.ts';
 import { createKey, type CreatedEnv } from '../../src/domain/tenancy/envs.ts';
 import { newId } from '../../src/ids.ts';
 import type { WebHandle } from '../../src/server.ts';
@@ -27,6 +29,8 @@ export interface Fixtures {
   uid: string;
   resolved: string;
   user: string;
+  /** A user the operator locked. */
+  lockedUser: string;
   backup: string;
   /** An alert rule that fired for `group`. */
   rule: string;
@@ -63,20 +67,21 @@ async function captureErrors(web: WebHandle, env: CreatedEnv) {
   return { group: groupIdOf(stored.name), uid: stored.uid, resolved };
 }
 
-async function endUsers(h: Harness, web: WebHandle, env: CreatedEnv): Promise<string> {
+async function endUsers(h: Harness, web: WebHandle, env: CreatedEnv): Promise<{ user: string; lockedUser: string }> {
   const deps = { db: h.db, jobs: idleJobs(h.config) };
   const ada = await createEndUser(deps, env.env.id, {
     email: 'ada@example.com',
     password: strongPassword,
     email_verified: true,
   });
-  await createEndUser(deps, env.env.id, { email: 'bob@example.com', password: strongPassword });
+  const bob = await createEndUser(deps, env.env.id, { email: 'bob@example.com', password: strongPassword });
+  await lockEndUser(h.db, env.env.id, bob.id);
   for (const password of ['not the password at all', strongPassword])
     await call(web.url, 'POST', '/v1/client/sign-in/password', {
       body: { identifier: 'ada@example.com', password, session_mode: 'browser' },
       headers: { 'cairn-publishable-key': env.publishableKey },
     });
-  return ada.id;
+  return { user: ada.id, lockedUser: bob.id };
 }
 
 /** A succeeded, a running and a failed backup, and a restore of the first in each state. */
@@ -157,7 +162,7 @@ async function alertRules(h: Harness, web: WebHandle, env: CreatedEnv, group: st
 export async function makeFixtures(h: Harness, web: WebHandle): Promise<Fixtures> {
   const env = await createTestEnv(h.db);
   const errors = await captureErrors(web, env);
-  const user = await endUsers(h, web, env);
+  const users = await endUsers(h, web, env);
   const backups = await backupRows(h, env);
   const rule = await alertRules(h, web, env, errors.group);
   const keys = {
@@ -171,7 +176,7 @@ export async function makeFixtures(h: Harness, web: WebHandle): Promise<Fixtures
   return {
     env,
     ...errors,
-    user,
+    ...users,
     ...backups,
     rule,
     link: pathOf(link.url),

@@ -49,6 +49,11 @@ const refusedRule = async (page: Page) => {
   await page.getByRole('button', { name: 'Create rule' }).click();
   await page.getByRole('alert').waitFor();
 };
+const refusedDelete = async (page: Page) => {
+  await page.getByLabel("Type the user's email to confirm").fill('not its email');
+  await page.getByRole('button', { name: 'Delete user' }).click();
+  await page.getByRole('alert').waitFor();
+};
 const portal = (path: string) => (f: Fixtures) =>
   `${path}${path.includes('?') ? '&' : '?'}publishable_key=${f.env.publishableKey}`;
 
@@ -81,8 +86,21 @@ const pages: Visit[] = [
   { name: 'alerts-lacks-scope', path: () => '/console/alerts', as: 'backupsReader', status: 403 },
   { name: 'users', path: () => '/console/users' },
   { name: 'users-found', path: () => '/console/users?email=ada%40example.com' },
+  { name: 'users-found-by-part', path: () => '/console/users?email=ADA' },
   { name: 'users-none-found', path: () => '/console/users?email=nobody%40example.com' },
+  { name: 'users-deleted', path: () => '/console/users?deleted=1' },
   { name: 'user', path: (f) => `/console/users/${f.user}` },
+  { name: 'user-locked', path: (f) => `/console/users/${f.lockedUser}?locked=1` },
+  { name: 'user-unlocked', path: (f) => `/console/users/${f.user}?unlocked=1` },
+  { name: 'user-confirm-revoke-sessions', path: (f) => `/console/users/${f.user}/revoke-sessions` },
+  { name: 'user-confirm-lock', path: (f) => `/console/users/${f.user}/lock` },
+  { name: 'user-confirm-delete', path: (f) => `/console/users/${f.user}/delete` },
+  {
+    name: 'user-confirm-delete-refused',
+    path: (f) => `/console/users/${f.user}/delete`,
+    then: refusedDelete,
+  },
+  { name: 'user-confirm-lacks-scope', path: (f) => `/console/users/${f.user}/lock`, as: 'backupsReader', status: 403 },
   { name: 'users-lacks-scope', path: () => '/console/users', as: 'backupsReader', status: 403 },
   { name: 'backups', path: () => '/console/backups', then: (p) => openEvery(p, 'details') },
   { name: 'backups-started', path: (f) => `/console/backups?started=${f.backup}` },

@@ -17,7 +17,7 @@ export interface ActionUser {
 const ariaVerb: Record<UserAction, string> = {
   'revoke-sessions': 'Revoke sessions of',
   lock: 'Lock',
-  delete: 'Delete',
+  delete: 'Delete user',
 };
 
 /** A button that opens an action's confirmation page: a GET form, so it can be disabled like the others. */
