@@ -26,10 +26,15 @@ export class EndUsersApi {
 
   list(
     env: string,
-    options: PageOptions & { email?: string } = {},
+    options: PageOptions & { email?: string; emailContains?: string } = {},
   ): Promise<{ end_users: EndUser[]; next_page_token?: string }> {
     return this.client.request('GET', `${envPath(env)}/end_users`, {
-      query: { page_size: options.pageSize, page_token: options.pageToken, email: options.email },
+      query: {
+        page_size: options.pageSize,
+        page_token: options.pageToken,
+        email: options.email,
+        email_contains: options.emailContains,
+      },
     });
   }
 
@@ -47,6 +52,21 @@ export class EndUsersApi {
 
   revokeSessions(env: string, id: string): Promise<{ revoked: number }> {
     return this.client.request('POST', `${envPath(env)}/end_users/${userId(id)}:revokeSessions`);
+  }
+
+  /** Ends one session; the user's others go on. */
+  revokeSession(env: string, id: string, sessionId: string): Promise<Session> {
+    if (!/^sess_[0-9a-z]{26}$/.test(sessionId)) throw new Error(`"${sessionId}" is not a session id (sess_…)`);
+    return this.client.request('POST', `${envPath(env)}/end_users/${userId(id)}/sessions/${sessionId}:revoke`);
+  }
+
+  /** No sign-in until unlocked; every session ends at once. */
+  lock(env: string, id: string): Promise<EndUser> {
+    return this.client.request('POST', `${envPath(env)}/end_users/${userId(id)}:lock`);
+  }
+
+  unlock(env: string, id: string): Promise<EndUser> {
+    return this.client.request('POST', `${envPath(env)}/end_users/${userId(id)}:unlock`);
   }
 
   /** Removes a lost TOTP factor and its recovery codes. */

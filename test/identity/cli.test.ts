@@ -1,5 +1,5 @@
 // The identity commands, run in-process through commander against the real web and database:
-// end-users list|get|create|delete|revoke-sessions, sessions list (--json), and the operator's
+// end-users list|get|create|delete|revoke-sessions|lock|unlock, sessions list|revoke (--json), and the operator's
 // breached-password import merged by the real worker.
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,6 +87,30 @@ describe('cairn end-users and sessions', () => {
     expect(JSON.parse(await cairn(['end-users', 'revoke-sessions', created.id, '--json']))).toEqual({ revoked: 1 });
     expect(await cairn(['end-users', 'delete', created.id])).toContain(`deleted ${created.id}`);
     await expect(cairn(['end-users', 'get', created.id])).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('finds by part of an email, revokes one session, locks and unlocks', async () => {
+    const created = JSON.parse(
+      await cairn(['end-users', 'create', '--email', 'Locked.Out@example.com', '--verified', '--json'], {
+        CAIRN_END_USER_PASSWORD: strongPassword,
+      }),
+    ) as { id: string };
+    expect(await cairn(['end-users', 'list', '--email-contains', 'LOCKED.o'])).toBe(
+      `${created.id}  Locked.Out@example.com\n`,
+    );
+    const signIn = () =>
+      call(web.url, 'POST', '/v1/client/sign-in/password', {
+        body: { identifier: 'locked.out@example.com', password: strongPassword, session_mode: 'browser' },
+        headers: { 'cairn-publishable-key': env.publishableKey },
+      });
+    const session = (await signIn()).body.session as { id: string };
+    expect(await cairn(['sessions', 'revoke', created.id, session.id])).toMatch(
+      new RegExp(`^${session.id}\\s+revoked`),
+    );
+    expect(await cairn(['end-users', 'lock', created.id])).toContain('[locked]');
+    expect(await signIn()).toMatchObject({ status: 403, body: { details: { reason: 'user_locked' } } });
+    expect(JSON.parse(await cairn(['end-users', 'unlock', created.id, '--json']))).toMatchObject({ locked: false });
+    expect((await signIn()).status).toBe(200);
   });
 });
 

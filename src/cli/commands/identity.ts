@@ -1,12 +1,12 @@
-// `cairn end-users …` and `cairn sessions list` over the HTTP API (docs/api.md "The operator
-// CLI").
+// `cairn end-users …` and `cairn sessions list|revoke` over the HTTP API (docs/api.md "The
+// operator CLI").
 import { EndUsersApi, type EndUser, type Session } from '../../sdk/end-users.ts';
 import type { Command } from 'commander';
 import type { CliContext, Register } from '../context.ts';
 import { collectionCommands, pageSize, type EnvFlags, type ListRequest } from '../resource-commands.ts';
 
 const userLine = (u: EndUser) =>
-  `${u.id}  ${u.email}${u.email_verified ? '' : ' (unverified)'}${u.totp_enabled ? ' [totp]' : ''}`;
+  `${u.id}  ${u.email}${u.email_verified ? '' : ' (unverified)'}${u.totp_enabled ? ' [totp]' : ''}${u.locked ? ' [locked]' : ''}`;
 const sessionLine = (s: Session) =>
   `${s.id}  ${s.state.padEnd(7)} ${s.method.padEnd(8)} last active ${s.last_active_time}  ${s.ip ?? ''}`;
 
@@ -15,9 +15,12 @@ function registerUserCommands(users: Command, ctx: CliContext, api: () => EndUse
   endUsers.list({
     description: 'list end users, newest first',
     envHelp: 'environment name (default: CAIRN_ENV)',
-    filters: (c) => c.option('--email <email>', 'only this address'),
-    fetch: (a, { env, page, flags }: ListRequest<EnvFlags & { email?: string }>) =>
-      a.list(env, { email: flags.email, ...page }),
+    filters: (c) =>
+      c
+        .option('--email <email>', 'only this address')
+        .option('--email-contains <text>', 'addresses containing this text, any case'),
+    fetch: (a, { env, page, flags }: ListRequest<EnvFlags & { email?: string; emailContains?: string }>) =>
+      a.list(env, { email: flags.email, emailContains: flags.emailContains, ...page }),
     lines: (p) => p.end_users.map(userLine),
     empty: 'no end users',
   });
@@ -48,12 +51,33 @@ function registerUserCommands(users: Command, ctx: CliContext, api: () => EndUse
     run: (a, env, id) => a.revokeSessions(env, id),
     text: (r) => `${r.revoked} session(s) revoked`,
   });
+  endUsers.run({
+    name: 'lock',
+    description: 'lock an end user: no sign-in until unlocked; every session ends at once',
+    run: (a, env, id) => a.lock(env, id),
+    text: userLine,
+  });
+  endUsers.run({
+    name: 'unlock',
+    description: 'unlock an end user: sign-in works again',
+    run: (a, env, id) => a.unlock(env, id),
+    text: userLine,
+  });
 }
 
 function registerSessionCommands(program: Command, ctx: CliContext, api: () => EndUsersApi): void {
-  program
-    .command('sessions')
-    .description('end users\u2019 sessions (secret key)')
+  const sessions = program.command('sessions').description('end users\u2019 sessions (secret key)');
+  sessions
+    .command('revoke')
+    .description("end one of an end user's sessions; the others go on")
+    .argument('<end-user-id>', 'eu_…')
+    .argument('<session-id>', 'sess_…')
+    .option('--env <name>', 'environment name')
+    .option('--json', 'print JSON')
+    .action(async (id: string, sessionId: string, o: EnvFlags) => {
+      ctx.print(await api().revokeSession(ctx.envName(o.env), id, sessionId), Boolean(o.json), sessionLine);
+    });
+  sessions
     .command('list')
     .description("an end user's sessions, newest first")
     .argument('<end-user-id>', 'eu_…')
