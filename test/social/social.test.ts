@@ -208,6 +208,37 @@ describe('Google on the shared client', () => {
   });
 });
 
+describe('a locked user', () => {
+  it('is refused by a known identity and by a verified email, and signs in again once unlocked', async () => {
+    const users = `/v1/${env.env.name}/end_users`;
+    const op = (path: string) => call(web.url, 'POST', `${users}/${path}`, { key: env.secretKey });
+    google.user = { sub: 'g-locked', email: 'locked@example.com', email_verified: true };
+    const first = await redeem((await signIn('google')).final.searchParams.get('auth_ticket')!);
+    const id = (first.body.user as { id: string }).id;
+    expect((await op(`${id}:lock`)).status).toBe(200);
+    const refused = (await signIn('google', { session_mode: 'browser' })).final;
+    expect(refused.searchParams.get('error')).toBe('user_locked');
+    expect(refused.searchParams.get('auth_ticket')).toBeNull();
+    expect(refused.hash).toBe('');
+
+    const byEmail = await createEndUser({ db: h.db, jobs: idleJobs(h.config) }, env.env.id, {
+      email: 'locked-pw@example.com',
+      password: strongPassword,
+      email_verified: true,
+    });
+    expect((await op(`${byEmail.id}:lock`)).status).toBe(200);
+    google.user = { sub: 'g-locked-pw', email: 'locked-pw@example.com', email_verified: true };
+    expect((await signIn('google')).final.searchParams.get('error')).toBe('user_locked');
+    // Nothing was linked: the identity is not the user's way in once it is unlocked either.
+    expect(await h.db('end_user_identities').where({ subject: 'g-locked-pw' }).first()).toBeUndefined();
+
+    google.user = { sub: 'g-locked', email: 'locked@example.com', email_verified: true };
+    expect((await op(`${id}:unlock`)).status).toBe(200);
+    const back = await redeem((await signIn('google')).final.searchParams.get('auth_ticket')!);
+    expect(back).toMatchObject({ status: 200, body: { user: { id, locked: false } } });
+  });
+});
+
 describe("GitHub and Apple on the caller's own clients", () => {
   it('GitHub: OAuth 2 plus the emails API, only a verified address', async () => {
     github.githubEmails = [
