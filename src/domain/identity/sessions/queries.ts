@@ -32,6 +32,14 @@ const sessionColumns = [
   'revoke_time',
 ] as const;
 
+const insertSessionSql = `insert into end_user_sessions
+    (id, env_id, end_user_id, method, ip, user_agent, token_hash, idle_seconds, idle_expire_time, expire_time)
+  select ?, u.env_id, u.id, ?, ?, ?, ?::bytea, ?::int,
+         now() + make_interval(secs => ?), now() + make_interval(secs => ?)
+    from end_users u where u.id = ? and u.env_id = ? and u.locked_time is null
+     for share
+  returning ${sessionColumns.join(', ')}`;
+
 export function sessionQueries(db: Db) {
   return {
     /**
@@ -45,27 +53,18 @@ export function sessionQueries(db: Db) {
         lifetime_seconds: number;
       },
     ): Promise<SessionRow | undefined> {
-      const inserted = await db.raw<{ rows: SessionRow[] }>(
-        `insert into end_user_sessions
-           (id, env_id, end_user_id, method, ip, user_agent, token_hash, idle_seconds, idle_expire_time, expire_time)
-         select ?, u.env_id, u.id, ?, ?, ?, ?::bytea, ?::int,
-                now() + make_interval(secs => ?), now() + make_interval(secs => ?)
-           from end_users u where u.id = ? and u.env_id = ? and u.locked_time is null
-            for share
-         returning ${sessionColumns.join(', ')}`,
-        [
-          row.id,
-          row.method,
-          row.ip,
-          row.user_agent,
-          row.token_hash,
-          row.idle_seconds,
-          Math.min(row.idle_seconds, row.lifetime_seconds),
-          row.lifetime_seconds,
-          row.end_user_id,
-          row.env_id,
-        ],
-      );
+      const inserted = await db.raw<{ rows: SessionRow[] }>(insertSessionSql, [
+        row.id,
+        row.method,
+        row.ip,
+        row.user_agent,
+        row.token_hash,
+        row.idle_seconds,
+        Math.min(row.idle_seconds, row.lifetime_seconds),
+        row.lifetime_seconds,
+        row.end_user_id,
+        row.env_id,
+      ]);
       return inserted.rows[0];
     },
 

@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import { AppError } from '../../../app-error.ts';
 import { endAllAccess } from '../revocation.ts';
-import { usersQueries } from './queries.ts';
+import { setUserLocked } from './queries.ts';
 
 /** What every sign-in path answers for a locked user, once the credential itself was right. */
 export function userLocked(): AppError {
@@ -23,7 +23,7 @@ export function userLocked(): AppError {
 /** Locks the user and ends every way in; answers the number of sessions ended. Locking twice is one lock. */
 export async function lockEndUser(db: Knex, envId: string, id: string): Promise<number> {
   return db.transaction(async (trx) => {
-    if (!(await usersQueries(trx).setLocked(envId, id, true)))
+    if (!(await setUserLocked(trx, envId, id, true)))
       throw new AppError('not_found', `no end user ${id} in this environment`);
     return endAllAccess(trx, id);
   });
@@ -31,6 +31,6 @@ export async function lockEndUser(db: Knex, envId: string, id: string): Promise<
 
 /** Lifts the lock; sessions ended by it stay ended. */
 export async function unlockEndUser(db: Knex, envId: string, id: string): Promise<void> {
-  if (!(await usersQueries(db).setLocked(envId, id, false)))
+  if (!(await setUserLocked(db, envId, id, false)))
     throw new AppError('not_found', `no end user ${id} in this environment`);
 }

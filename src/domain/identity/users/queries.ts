@@ -52,6 +52,24 @@ function users(db: Db) {
   );
 }
 
+/**
+ * `emailContains`: a substring of the normalised (lower-cased) address, its LIKE wildcards escaped
+ * so `_`, `%` and `\` match themselves. The trigram index end_users_email_trgm serves it from
+ * three characters on; shorter parts scan the environment's users, newest first, a page at a time.
+ */
+const containsSql = (part: string): [string, string[]] => [
+  `u.email_normalized like ? escape '\\'`,
+  [`%${likeLiteral(part)}%`],
+];
+
+/** Sets or clears the operator's lock (lock.ts); false when the user is not in this environment. */
+export async function setUserLocked(db: Db, envId: string, id: string, locked: boolean): Promise<boolean> {
+  const n = await db('end_users')
+    .where({ env_id: envId, id })
+    .update({ locked_time: locked ? db.raw('coalesce(locked_time, now())') : null, update_time: db.fn.now() });
+  return n > 0;
+}
+
 export function usersQueries(db: Db) {
   return {
     async insertUser(row: {
@@ -80,16 +98,10 @@ export function usersQueries(db: Db) {
       return users(db).where({ 'u.env_id': envId, 'u.email_normalized': emailNormalized }).first();
     },
 
-    /**
-     * `emailContains` is a substring of the normalised (lower-cased) address, its LIKE wildcards
-     * escaped so `_` and `%` match themselves; the trigram index end_users_email_trgm serves it
-     * from three characters on, shorter parts scan the environment's users.
-     */
     async listUsers(envId: string, page: Page, filter: UserFilter = {}): Promise<EndUserRow[]> {
       const q = users(db).where('u.env_id', envId).orderBy('u.id', 'desc').limit(page.limit);
       if (filter.email) q.where('u.email_normalized', filter.email);
-      if (filter.emailContains)
-        q.whereRaw(`u.email_normalized like ? escape '\\'`, [`%${likeLiteral(filter.emailContains)}%`]);
+      if (filter.emailContains) q.whereRaw(...containsSql(filter.emailContains));
       if (page.before) q.where('u.id', '<', page.before);
       return q;
     },
@@ -97,14 +109,6 @@ export function usersQueries(db: Db) {
     /** Sessions, tickets, links and factors go with the row (ON DELETE CASCADE): revocation is at once. */
     async deleteUser(envId: string, id: string): Promise<boolean> {
       return (await db('end_users').where({ env_id: envId, id }).delete()) > 0;
-    },
-
-    /** Sets or clears the lock; false when the user is not in this environment. */
-    async setLocked(envId: string, id: string, locked: boolean): Promise<boolean> {
-      const n = await db('end_users')
-        .where({ env_id: envId, id })
-        .update({ locked_time: locked ? db.raw('coalesce(locked_time, now())') : null, update_time: db.fn.now() });
-      return n > 0;
     },
 
     async setPasswordHash(id: string, hash: string): Promise<void> {
