@@ -24,11 +24,15 @@ export async function up(knex: Knex): Promise<void> {
   try {
     await knex.raw('create extension if not exists pg_trgm');
   } catch (err) {
-    console.warn(`pg_trgm unavailable (${(err as Error).message}): end_users_email_trgm not created; email search scans`);
+    console.warn(
+      `pg_trgm unavailable (${(err as Error).message}): end_users_email_trgm not created; email search scans`,
+    );
     return;
   }
   await knex.raw('drop index concurrently if exists end_users_email_trgm');
-  await knex.raw('create index concurrently end_users_email_trgm on end_users using gin (email_normalized gin_trgm_ops)');
+  await knex.raw(
+    'create index concurrently end_users_email_trgm on end_users using gin (email_normalized gin_trgm_ops)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

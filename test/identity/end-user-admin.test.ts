@@ -96,9 +96,13 @@ async function approvedDevice(email: string): Promise<() => Promise<Record<strin
 describe('email_contains', () => {
   it('finds users by a part of their email in any case, with %, _ and \\ matching only themselves', async () => {
     const made = await Promise.all(
-      ['Grace.Hopper@navy.example', 'grace_h@example.com', 'gracexh@example.com', '100%sure@example.com', 'back\\slash@example.com'].map(
-        (e) => newUser(e),
-      ),
+      [
+        'Grace.Hopper@navy.example',
+        'grace_h@example.com',
+        'gracexh@example.com',
+        '100%sure@example.com',
+        'back\\slash@example.com',
+      ].map((e) => newUser(e)),
     );
     const find = async (part: string) => {
       const res = await call<{ end_users: { email: string }[] }>(
