@@ -204,10 +204,12 @@ describe('locking', () => {
     expect((await redeem((await signIn(u.email)).body.ticket as string)).status).toBe(200);
   });
 
-  it('leaves no live session behind from sign-ins and redeems racing it', async () => {
+  // A redeem locks its ticket and then reads the user; the lock must never hold the user and wait on
+  // a ticket (a deadlock Postgres would end with an error for one side).
+  it('leaves no live session behind from sign-ins and redeems racing it, and deadlocks with none', async () => {
     const u = await newUser();
     const tickets: string[] = [];
-    for (let i = 0; i < 6; i++) tickets.push((await signIn(u.email)).body.ticket as string);
+    for (let i = 0; i < 12; i++) tickets.push((await signIn(u.email)).body.ticket as string);
     const [lock, ...raced] = await Promise.all([
       asServer('POST', `/${u.id}:lock`),
       ...tickets.map(redeem),
