@@ -13,7 +13,7 @@ import type { EndUserRow } from '../../domain/identity/users/queries.ts';
 import { form, seeOther } from '../../html/page-route.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { defineRoute, type ConsolePrincipal } from '../../http/route.ts';
-import { consolePage } from '../page.ts';
+import { consolePage, csrfExample } from '../page.ts';
 import { renderSection } from '../render.ts';
 import { confirmView, type UserAction } from '../views/user-actions.ts';
 import { readUser } from './users.ts';
@@ -40,6 +40,9 @@ const confirmPage = (action: UserAction, operationId: string, summary: string) =
     path: `/console/users/{id}/${action}`,
     operationId,
     summary,
+    description: `Says what the action will do, with a form that posts to this path${
+      action === 'delete' ? " once the user's email is typed again" : ''
+    } and a Cancel link back to the user. Needs auth:write, as the action does.`,
     scope: 'auth:write',
     params: idParams,
     async handle({ params, principal, deps, ctx }) {
@@ -48,16 +51,18 @@ const confirmPage = (action: UserAction, operationId: string, summary: string) =
   });
 
 /** A post on one user: CSRF checked, auth:write, then 303. */
-const userPost = <F extends string>(path: string, operationId: string, summary: string, ...fields: F[]) =>
+const userPost = (path: string, operationId: string, summary: string, description: string) =>
   ({
     ...consolePage,
     method: 'post',
     path: `/console/users/{id}${path}`,
     operationId,
     summary,
+    description,
     scope: 'auth:write',
     csrf: true,
-    body: form<'csrf' | F>('csrf', ...fields),
+    body: form('csrf'),
+    example: { csrf: csrfExample },
     response: back,
   }) as const;
 
@@ -70,7 +75,12 @@ export const consoleConfirmLock = confirmPage('lock', 'consoleConfirmLock', 'Con
 export const consoleConfirmDelete = confirmPage('delete', 'consoleConfirmDelete', 'Confirm deleting an end user');
 
 export const consoleRevokeSessions = defineRoute({
-  ...userPost('/revoke-sessions', 'consoleRevokeSessions', 'End every session of an end user at once'),
+  ...userPost(
+    '/revoke-sessions',
+    'consoleRevokeSessions',
+    'End every session of an end user at once',
+    "As the API's :revokeSessions (tickets and device approvals not yet used end too); 303 to the user's page saying how many ended.",
+  ),
   params: idParams,
   async handle({ params, principal, deps, ctx }) {
     const u = await readUser(deps, principal, params.id);
@@ -80,7 +90,12 @@ export const consoleRevokeSessions = defineRoute({
 });
 
 export const consoleLock = defineRoute({
-  ...userPost('/lock', 'consoleLock', 'Lock an end user: no sign-in, every session ended'),
+  ...userPost(
+    '/lock',
+    'consoleLock',
+    'Lock an end user: no sign-in, every session ended',
+    "As the API's :lock; 303 to the user's page saying how many sessions ended.",
+  ),
   params: idParams,
   async handle({ params, principal, deps, ctx }) {
     const u = await readUser(deps, principal, params.id);
@@ -90,7 +105,7 @@ export const consoleLock = defineRoute({
 });
 
 export const consoleUnlock = defineRoute({
-  ...userPost('/unlock', 'consoleUnlock', 'Unlock an end user'),
+  ...userPost('/unlock', 'consoleUnlock', 'Unlock an end user', "As the API's :unlock; 303 to the user's page."),
   params: idParams,
   async handle({ params, principal, deps, ctx }) {
     const u = await readUser(deps, principal, params.id);
@@ -100,7 +115,12 @@ export const consoleUnlock = defineRoute({
 });
 
 export const consoleRevokeSession = defineRoute({
-  ...userPost('/sessions/{session}/revoke', 'consoleRevokeSession', "End one of an end user's sessions"),
+  ...userPost(
+    '/sessions/{session}/revoke',
+    'consoleRevokeSession',
+    "End one of an end user's sessions",
+    "As the API's sessions/{session}:revoke: the user's other sessions go on; 303 to the user's page.",
+  ),
   params: idParams.extend({ session: z.string().max(64) }),
   async handle({ params, principal, deps, ctx }) {
     const u = await readUser(deps, principal, params.id);
@@ -110,7 +130,14 @@ export const consoleRevokeSession = defineRoute({
 });
 
 export const consoleDeleteUser = defineRoute({
-  ...userPost('/delete', 'consoleDeleteUser', 'Delete an end user whose email was typed to confirm', 'confirm'),
+  ...userPost(
+    '/delete',
+    'consoleDeleteUser',
+    'Delete an end user whose email was typed to confirm',
+    "A confirmation that differs from the user's email (trimmed, any case) is 400 and deletes nothing. Otherwise the user is deleted as the API's DELETE does, and the answer is 303 to the Users page.",
+  ),
+  body: form('csrf', 'confirm'),
+  example: { csrf: csrfExample, confirm: 'ada@example.com' },
   params: idParams,
   response: { ...back, description: 'To the users page' },
   async handle({ params, body: f, principal, deps, ctx }) {
