@@ -1,8 +1,9 @@
-// One attempt of one delivery (the `webhooks.deliver` job). At least once: the attempt is recorded
-// only after its request ended, so a worker killed mid-request leaves the job to be run again, and
-// the message goes out again with the same webhook-id and body (a receiver deduplicates on the id,
-// the Standard Webhooks way). Recording checks the attempt's number, so a job that ran twice
-// records once and queues its follow-up once.
+// One attempt of one delivery (a `webhooks.deliver` job; batch.ts runs a fetch's together): its
+// signed request, and its record when it is not a usual success (batch.ts records those together).
+// At least once: the attempt is recorded only after its request ended, so a worker killed
+// mid-request leaves the job to be run again, and the message goes out again with the same
+// webhook-id and body (a receiver deduplicates on the id, the Standard Webhooks way). Recording
+// checks the attempt's number, so a job that ran twice records once and queues its follow-up once.
 import type { Knex } from 'knex';
 import { keyringFromConfig, open, type Keyring } from '../../../crypto.ts';
 import type { Config } from '../../../config.ts';
@@ -10,9 +11,7 @@ import type { AnyJobs as Jobs } from '../../../jobs/index.ts';
 import type { Logger } from '../../../log.ts';
 import { targetRule } from '../../../egress/target-rule.ts';
 import { enqueueAttempts } from '../outbox/emit.ts';
-import type { Ready } from '../outbox/queries.ts';
 import {
-  attemptContext,
   endpointFailed,
   endpointSucceeded,
   lockEndpoint,
@@ -23,7 +22,7 @@ import {
 import { disableAfterMs, maxAttempts, retryDelaySeconds } from './schedule.ts';
 import type { AttemptOutcome, Sender } from './send.ts';
 import { signMessage } from '../endpoints/sign.ts';
-import { laneQueue, moveQueued, settleLane, type LaneMove, type LaneQueue } from './lanes.ts';
+import { moveQueued, settleLane, type LaneMove } from './lanes.ts';
 import { secretContext } from '../endpoints/endpoints.ts';
 
 /** An attempt that took longer than this, even a success, moves its endpoint to the slow lane. */
@@ -45,46 +44,34 @@ export function signingSecrets(keyring: Keyring, e: AttemptContext, now: Date): 
   return secrets;
 }
 
-/** The queue a job was fetched from, and its id. */
-export interface FetchedFrom {
-  queue: LaneQueue;
-  jobId: string;
+/** One attempt's request, signed now with the endpoint's secrets; a disabled endpoint's is not sent. */
+export async function sendAttempt(deps: DeliverDeps, c: AttemptContext, now: Date): Promise<AttemptOutcome> {
+  if (c.state === 'disabled') return { ok: false, durationMs: 0, error: 'the endpoint is disabled; not sent' };
+  const headers = signMessage(
+    signingSecrets(keyringFromConfig(deps.config), c, now),
+    c.message_id,
+    Math.floor(now.getTime() / 1000),
+    c.body,
+  );
+  return deps.sender.send(targetRule(deps.config, c.mode), c.url, { ...headers }, c.body);
 }
 
-/** One attempt; `from`, the job it came in (unknown: run wherever it is). */
-export async function deliverAttempt(deps: DeliverDeps, job: Ready, from?: FetchedFrom): Promise<void> {
-  const c = await attemptContext(deps.db, job.endpoint_id, job.message_id);
-  // Gone (endpoint deleted, pruned), settled, or an attempt already recorded: nothing to send.
-  if (!c || c.delivery_state !== 'pending' || c.attempt_count !== job.attempt - 1) return;
-  // In the other lane than its endpoint's (queued while a lane move ran, or left by a worker
-  // stopped before the move, or one the move failed: lanes.ts): queued in its lane instead, unsent.
-  // Its new id is made from this job's, so a second run of this job queues it once, and never
-  // matches a job of this attempt already finished in that lane (which would drop it).
-  if (from && c.state !== 'disabled' && laneQueue(c.slow) !== from.queue)
-    return enqueueAttempts(
-      deps.db,
-      deps.jobs,
-      [{ ...job, env_id: c.env_id, slow: c.slow }],
-      undefined,
-      `/lane/${from.jobId}`,
-    );
-  const now = new Date();
-  let outcome: AttemptOutcome;
-  if (c.state === 'disabled') {
-    outcome = { ok: false, durationMs: 0, error: 'the endpoint is disabled; not sent' };
-  } else {
-    const headers = signMessage(
-      signingSecrets(keyringFromConfig(deps.config), c, now),
-      c.message_id,
-      Math.floor(now.getTime() / 1000),
-      c.body,
-    );
-    outcome = await deps.sender.send(targetRule(deps.config, c.mode), c.url, { ...headers }, c.body);
-  }
-  await settle(deps, c, job.attempt, now, outcome);
+/**
+ * Whether an attempt settles with its delivery's rows alone: a success within a second of an
+ * endpoint that is enabled, fast and not failing changes neither the endpoint's failure record nor
+ * its lane (the usual attempt: batch.ts records those together). Read from the context, unlocked,
+ * as `settleAttempt` decides whether to lock the endpoint.
+ */
+export function settlesAlone(c: AttemptContext, outcome: AttemptOutcome): boolean {
+  const quick = outcome.ok && outcome.durationMs < slowAttemptMs;
+  return quick && c.state === 'enabled' && c.failing_since === null && !c.slow;
 }
 
-async function settle(
+/**
+ * Records attempt `n` and its effects (the endpoint's failure record and lane, the next attempt or
+ * the lane's next message), on its own transaction.
+ */
+export async function settleAttempt(
   deps: DeliverDeps,
   c: AttemptContext,
   n: number,

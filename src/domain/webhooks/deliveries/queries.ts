@@ -94,28 +94,6 @@ export async function markRedelivery(db: Db, endpointId: string, messageId: stri
   return row ? (row as { attempt_count: number }).attempt_count : undefined;
 }
 
-export async function attemptContext(
-  db: Db,
-  endpointId: string,
-  messageId: string,
-): Promise<AttemptContext | undefined> {
-  return db('webhook_deliveries as d')
-    .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .join('webhook_messages as m', 'm.id', 'd.message_id')
-    .join('envs as v', 'v.id', 'e.env_id')
-    .where({ 'd.endpoint_id': endpointId, 'd.message_id': messageId })
-    .first(
-      'e.*',
-      'd.message_id',
-      'd.subject',
-      'm.body',
-      'd.state as delivery_state',
-      'd.one_shot',
-      'd.attempt_count',
-      'v.mode',
-    );
-}
-
 /**
  * The endpoint's row, for an attempt's settling that will change it (no key update: emitters'
  * key-share locks still pass), with its lane as the last commit left it; undefined when the

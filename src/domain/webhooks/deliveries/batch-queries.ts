@@ -1,0 +1,118 @@
+// SQL for a fetch's attempts handled together (batch.ts): their contexts read in one statement, and
+// the quick successes of healthy endpoints (the usual attempt) recorded in one statement and their
+// lanes' next messages released in one more, on one transaction. The last two do for many rows
+// what queries.ts recordAttempt and releaseNext do for one, under the same rules: an
+// attempt is recorded only while its delivery still expects that number (a job run twice records
+// once), and a lane's next message is released only after its head's update, in a later
+// statement, so that it sees what an emitter that waited for the head's row lock committed
+// (queries.ts: the lanes' row locks).
+import type { Db } from '../../../db.ts';
+import type { Queued, Ready } from '../outbox/queries.ts';
+import type { AttemptContext } from './queries.ts';
+
+/** What attemptContext answers, for each of these attempts that still has its delivery. */
+export async function attemptContexts(db: Db, attempts: readonly Ready[]): Promise<AttemptContext[]> {
+  if (attempts.length === 0) return [];
+  const { rows } = await db.raw<{ rows: AttemptContext[] }>(
+    `select e.*, d.message_id, d.subject, m.body, d.state as delivery_state, d.one_shot, d.attempt_count, v.mode
+       from (select distinct * from unnest(?::text[], ?::text[]) as k(endpoint_id, message_id)) k
+       join webhook_deliveries d on d.endpoint_id = k.endpoint_id and d.message_id = k.message_id
+       join webhook_endpoints e on e.id = d.endpoint_id
+       join webhook_messages m on m.id = d.message_id
+       join envs v on v.id = e.env_id`,
+    [attempts.map((a) => a.endpoint_id), attempts.map((a) => a.message_id)],
+  );
+  return rows;
+}
+
+/** A quick success to record: attempt `number` of a delivery, and how its request went. */
+export interface Success {
+  endpoint_id: string;
+  message_id: string;
+  number: number;
+  time: Date;
+  status_code: number | null;
+  duration_ms: number;
+}
+
+/** A recorded success: its delivery's lane, and whether it was a redelivery (which holds no lane). */
+export interface Recorded {
+  endpoint_id: string;
+  message_id: string;
+  subject: string;
+  one_shot: boolean;
+}
+
+/**
+ * Records successes (each delivery `succeeded`, its attempt row written) of deliveries that still
+ * expect them; answers those recorded. The deliveries' rows are locked in lane and seq order, the
+ * order an emitter share-locks them in (outbox/queries.ts lockLanes), so a batch that holds
+ * several lanes' heads never deadlocks with an emitter that waits for one of them.
+ */
+export async function recordSuccesses(db: Db, successes: readonly Success[]): Promise<Recorded[]> {
+  if (successes.length === 0) return [];
+  const { rows } = await db.raw<{ rows: Recorded[] }>(
+    `with x as (
+       select * from jsonb_to_recordset(?::jsonb)
+         as x(endpoint_id text, message_id text, number int, time timestamptz, status_code int, duration_ms int)
+     ), locked as (
+       select d.endpoint_id, d.message_id from webhook_deliveries d
+         join x on x.endpoint_id = d.endpoint_id and x.message_id = d.message_id
+        where d.state = 'pending' and d.attempt_count = x.number - 1
+        order by d.endpoint_id, d.subject, d.seq
+        for no key update of d
+     ), rec as (
+       update webhook_deliveries d
+          set state = 'succeeded', next_attempt_time = null, attempt_count = x.number, update_time = now()
+         from locked l, x
+        where d.endpoint_id = l.endpoint_id and d.message_id = l.message_id
+          and x.endpoint_id = l.endpoint_id and x.message_id = l.message_id
+          and d.state = 'pending' and d.attempt_count = x.number - 1
+       returning d.endpoint_id, d.message_id, d.subject, d.one_shot, x.number, x.time, x.status_code, x.duration_ms
+     ), attempts as (
+       insert into webhook_attempts (endpoint_id, message_id, number, time, status_code, duration_ms, error)
+       select endpoint_id, message_id, number, time, status_code, duration_ms, null from rec
+       on conflict (endpoint_id, message_id, number) do nothing
+     )
+     select endpoint_id, message_id, subject, one_shot from rec`,
+    [JSON.stringify(successes)],
+  );
+  return rows;
+}
+
+/**
+ * Each lane's next waiting delivery made pending (releaseNext for several lanes); a lane whose
+ * first unsettled delivery is still pending (its head, not yet settled) releases none.
+ */
+export async function releaseNextOfLanes(
+  db: Db,
+  lanes: readonly { endpoint_id: string; subject: string }[],
+): Promise<Queued[]> {
+  if (lanes.length === 0) return [];
+  const { rows } = await db.raw<{
+    rows: { endpoint_id: string; message_id: string; attempt_count: number; env_id: string; slow: boolean }[];
+  }>(
+    `update webhook_deliveries d set state = 'pending', next_attempt_time = now(), update_time = now()
+       from webhook_endpoints e, (
+         select n.endpoint_id, n.message_id
+           from (select distinct * from unnest(?::text[], ?::text[]) as l(endpoint_id, subject)) l
+           cross join lateral (
+             select endpoint_id, message_id from webhook_deliveries
+              where endpoint_id = l.endpoint_id and subject = l.subject and state in ('waiting', 'pending')
+                and not one_shot
+              order by seq limit 1
+           ) n
+       ) n
+      where e.id = d.endpoint_id and d.endpoint_id = n.endpoint_id and d.message_id = n.message_id
+        and d.state = 'waiting'
+      returning d.endpoint_id, d.message_id, d.attempt_count, d.env_id, e.slow`,
+    [lanes.map((l) => l.endpoint_id), lanes.map((l) => l.subject)],
+  );
+  return rows.map((r) => ({
+    endpoint_id: r.endpoint_id,
+    message_id: r.message_id,
+    attempt: r.attempt_count + 1,
+    env_id: r.env_id,
+    slow: r.slow,
+  }));
+}
