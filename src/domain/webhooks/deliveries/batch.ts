@@ -16,7 +16,7 @@
 import { enqueueAttempts } from '../outbox/emit.ts';
 import type { Ready } from '../outbox/queries.ts';
 import { attemptContexts, recordSuccesses, releaseNextOfLanes, type Success } from './batch-queries.ts';
-import { sendAttempt, settleAttempt, settlesAlone, type DeliverDeps } from './deliver.ts';
+import { sendAttempt, settleAttempt, settlesAlone, slowAttemptMs, type DeliverDeps } from './deliver.ts';
 import { laneQueue, type LaneQueue } from './lanes.ts';
 import type { AttemptContext } from './queries.ts';
 import type { AttemptOutcome } from './send.ts';
@@ -54,15 +54,34 @@ export async function deliverFetched(
       )
     ).map((c) => [key(c.id, c.message_id), c]),
   );
-  const runs = await Promise.allSettled(jobs.map((job) => attempt(deps, queue, job, contexts)));
-  const sent = runs.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
-  const alone = sent.filter((s) => settlesAlone(s.c, s.outcome));
-  const settled = await Promise.allSettled([
-    settleTogether(deps, alone),
-    ...sent.filter((s) => !alone.includes(s)).map((s) => settleAttempt(deps, s.c, s.n, s.time, s.outcome)),
-  ]);
-  const failed = [...runs, ...settled].find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
+  // Failures are kept (the first is thrown at the end), so none is an unhandled rejection meanwhile.
+  const failures: unknown[] = [];
+  const track = (p: Promise<void>) => p.catch((err: unknown) => void failures.push(err));
+  const alone: Sent[] = [];
+  const settles: Promise<void>[] = [];
+  let flushed = false;
+  const runs = jobs.map((job) =>
+    track(
+      attempt(deps, queue, job, contexts).then((s) => {
+        if (!s) return;
+        if (!flushed && settlesAlone(s.c, s.outcome)) alone.push(s);
+        else settles.push(track(settleAttempt(deps, s.c, s.n, s.time, s.outcome)));
+      }),
+    ),
+  );
+  // A usual success answered within `slowAttemptMs`: once every request has ended or that long has
+  // passed, each usual success is in, and they are recorded together without waiting for the
+  // fetch's slowest attempt (up to the 15 s timeout). The others settle each as it ends.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(runs), new Promise((resolve) => (timer = setTimeout(resolve, slowAttemptMs)))]);
+  clearTimeout(timer);
+  // One that ends after this (signing and the checks before its request took it past the second)
+  // settles on its own.
+  flushed = true;
+  const together = track(settleTogether(deps, alone));
+  await Promise.all(runs);
+  await Promise.all([together, ...settles]);
+  if (failures.length > 0) throw failures[0];
 }
 
 /** One job's attempt: sent, or nothing to send (gone, settled, recorded, or queued in its lane). */
