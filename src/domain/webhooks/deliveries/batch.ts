@@ -5,8 +5,9 @@
 // insert. Every other attempt (a failure, a slow answer, an endpoint failing or in the slow lane)
 // settles on its own (deliver.ts settleAttempt), as its endpoint's row and lane may change.
 //
-// Per delivery the usual attempt costs a fraction of a fetch's statements instead of six of its
-// own (measured in docs/operations.md "Webhooks do not arrive"). The guarantees are an attempt's:
+// Per delivery the usual attempt costs a share of its fetch's five statements instead of six of
+// its own (bench/webhooks.ts; figures in docs/architecture/webhooks.md). The guarantees are an
+// attempt's:
 // - At least once: nothing is recorded before its request ended; a fetch whose record fails (a
 //   database error) fails its jobs, which run again and send again with the same webhook-id.
 // - Each attempt recorded once: a delivery takes attempt `n` only while it expects `n` (a job run
