@@ -43,6 +43,7 @@ import { createDb } from '../src/db.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { addBenchRules, benchFirings, dropBenchRules } from './alert-rules.ts';
+import { rulesFreshMs } from '../src/domain/alerts/fire/rule-cache.ts';
 import { createObjectStore } from '../src/storage/index.ts';
 import {
   ms,
@@ -212,6 +213,9 @@ async function drain(worker: ChildProcess, envId: string, count: number, event: 
 }
 
 type Env = Awaited<ReturnType<typeof createEnvWithKeys>>;
+
+/** Waits until every worker's copy of the rules is read again after a change (rule-cache.ts). */
+const rulesApply = () => new Promise((r) => setTimeout(r, rulesFreshMs + 100));
 
 /**
  * A capture as a Sentry SDK would send it: an envelope with one event item, its frames from the
@@ -415,6 +419,8 @@ async function processed(env: Env, payloads: ErrorEventInput[], map: Record<stri
   // The same again with 10 enabled rules, then without them once more (the store grew by n
   // between: the two "none" runs bracket the rules' run).
   await addBenchRules(db, env.env.id);
+  // A worker reads an environment's rules again once its copy is a second old (rule-cache.ts).
+  await rulesApply();
   const withRules = await drain(worker.child, env.env.id, n, again('rules'));
   const fired = await benchFirings(db, env.env.id);
   // The same events once more with the rules: their groups exist and are snoozed, so the rules are
@@ -422,6 +428,7 @@ async function processed(env: Env, payloads: ErrorEventInput[], map: Record<stri
   const evaluated = await drain(worker.child, env.env.id, n, again('rules'));
   const firedAgain = (await benchFirings(db, env.env.id)).firings - fired.firings;
   await dropBenchRules(db, env.env.id);
+  await rulesApply();
   const noRules = await drain(worker.child, env.env.id, n, again('no rules'));
   const sample = await db('error_events').first('group_id', 'body_deflated');
   const grow = Math.max(0, storeSize - small - 4 * n);

@@ -12,7 +12,8 @@ import { SourceMapCache } from '../src/domain/errors/source-maps/cache.ts';
 import { ulidTime } from '../src/ids.ts';
 import { bumpPending, type PendingDeltas } from '../src/domain/errors/intake/queries.ts';
 import { emitGroupEvents } from '../src/domain/errors/groups/events.ts';
-import { fireAlerts } from '../src/domain/alerts/fire/evaluate.ts';
+import { fireAlerts, frequencyEnvs } from '../src/domain/alerts/fire/evaluate.ts';
+import { RuleCache } from '../src/domain/alerts/fire/rule-cache.ts';
 import { createPipelineCaches } from '../src/domain/errors/pipeline/caches.ts';
 import { ensurePartitions } from '../src/domain/errors/retention/prune.ts';
 import { indexMinified } from '../src/domain/errors/source-maps/scope-naming.ts';
@@ -165,6 +166,8 @@ export function errorsIngest(
   // each under a memory bound. Keyed by the worker's pool, so a process that starts a second
   // worker after the first stopped (tests do) never reaches the stopped one's pool through them.
   const perWorker = new WeakMap<object, IngestDeps>();
+  // The environments' alert rules, read at most once a second per worker (rule-cache.ts).
+  const ruleCaches = new WeakMap<object, RuleCache>();
   return async (jobs, ctx, tx) => {
     if (!tx) throw new Error(`${queue} must run transactional (domain/errors/queues.ts)`);
     let deps = perWorker.get(ctx.db);
@@ -185,7 +188,12 @@ export function errorsIngest(
         lastAttempt: j.retryCount >= j.retryLimit,
       })),
     );
-    const r = await ingestEvents(deps, tx, events, { maxStoreBytes: o.maxStoreBytes }).catch((err: unknown) => {
+    let rules = ruleCaches.get(ctx.db);
+    if (!rules) ruleCaches.set(ctx.db, (rules = new RuleCache()));
+    const envRules = await rules.rulesOf(tx, [...new Set(events.map((e) => e.env_id))]);
+    // Groups of environments with a frequency rule keep per-minute counts, added by the store.
+    const options = { maxStoreBytes: o.maxStoreBytes, minuteEnvs: frequencyEnvs(envRules) };
+    const r = await ingestEvents(deps, tx, events, options).catch((err: unknown) => {
       if (isMissingPartition(err)) makeDaysFor(ctx as WorkerContext, events);
       throw err;
     });
@@ -201,6 +209,7 @@ export function errorsIngest(
     const fired = await fireAlerts(
       { db: ctx.db, jobs: ctx.jobs, baseUrl: ctx.config.CAIRN_BASE_URL, log: ctx.log },
       tx,
+      envRules,
       r,
     );
     if (fired > 0) ctx.log.info({ fired }, 'alert rules fired');

@@ -1,9 +1,12 @@
 // Alert evaluation (docs/architecture/alerts.md): run by the worker on the transaction that stores
-// a batch of events, never inside a request. A batch of environments without enabled rules costs
-// one indexed statement (enabledRules); one with rules a few statements per batch, never one per
-// event. Everything it writes (snoozes, firings, their actions, the send jobs) commits or rolls back
-// with the store, so a batch a killed worker leaves is evaluated again by the run that stores it,
-// and a firing is recorded exactly once.
+// a batch of events, never inside a request. The environments' rules come from the worker's copy
+// (rule-cache.ts), and the per-minute counts frequency rules read are added by the store's own
+// statement (errors/intake/store-queries.ts), so a batch for which no rule can fire (no rules; no
+// new group for new_group rules, no reopened one for regression rules, no counted group for
+// frequency rules) costs no statement at all; one that may fire a few statements, never one per
+// event. Everything it writes (snoozes, firings, their actions, the send jobs) commits or rolls
+// back with the store, so a batch a killed worker leaves is evaluated again by the run that stores
+// it, and a firing is recorded exactly once.
 import type { Knex } from 'knex';
 import type { Db as BossDb } from 'pg-boss';
 import type { SqlTx } from '../../../db.ts';
@@ -14,7 +17,7 @@ import type { ChangedGroup } from '../../errors/intake/store-queries.ts';
 import { parseSearch } from '../../errors/search/parse.ts';
 import type { SearchTerm } from '../../errors/search/types.ts';
 import { consoleLink } from './facts.ts';
-import { addGroupMinutes, enabledRules, recordFirings, windowCounts, type StoredEvent } from './queries.ts';
+import { recordFirings, windowCounts } from './queries.ts';
 import type { Candidate, RuleRow } from './rules.ts';
 import { searchMatches } from './search-queries.ts';
 
@@ -27,11 +30,17 @@ export interface FireDeps {
   log: Logger;
 }
 
-/** What a batch stored: the groups it created or reopened, and its stored events. */
+/** What a batch stored: the groups it created or reopened, and those whose minutes it counted. */
 export interface StoredBatch {
   changed: readonly ChangedGroup[];
-  events: readonly StoredEvent[];
+  /** Groups of environments with a frequency rule (frequencyEnvs), their minutes added to by the store. */
+  minuteGroups: readonly string[];
 }
+
+/** The environments whose groups keep per-minute counts: those with an enabled frequency rule. */
+export const frequencyEnvs = (rules: readonly RuleRow[]): string[] => [
+  ...new Set(rules.filter((r) => r.when === 'frequency').map((r) => r.env_id)),
+];
 
 /**
  * The new_group and regression candidates: a group created by the batch for new_group, a resolved
@@ -51,22 +60,16 @@ function changeCandidates(rules: readonly RuleRow[], changed: readonly ChangedGr
 }
 
 /**
- * The frequency candidates: the batch's events are added to their groups' minutes (only in
- * environments with an enabled frequency rule: the others keep no minutes), then each rule's
- * window is summed for the groups they touched.
+ * The frequency candidates: each rule's window summed for the groups the store counted, where it
+ * reaches the threshold and the (rule, group) pair is not snoozed (a snooze this transaction sees
+ * is committed and only ever moves later, so its claim could not succeed: recordFirings).
  */
 async function frequencyCandidates(
   tx: SqlTx,
-  rules: readonly RuleRow[],
-  events: readonly StoredEvent[],
+  frequency: readonly RuleRow[],
+  groups: readonly string[],
 ): Promise<Candidate[]> {
-  const frequency = rules.filter((r) => r.when === 'frequency');
-  if (frequency.length === 0) return [];
-  const envs = new Set(frequency.map((r) => r.env_id));
-  const mine = events.filter((e) => envs.has(e.env_id));
-  if (mine.length === 0) return [];
-  const groups = await addGroupMinutes(tx, mine);
-  if (groups.length === 0) return [];
+  if (frequency.length === 0 || groups.length === 0) return [];
   const thresholds = frequency.map((r) => ({
     rule_id: r.id,
     env_id: r.env_id,
@@ -116,35 +119,38 @@ async function searched(tx: SqlTx, db: Knex, candidates: Candidate[]): Promise<C
 }
 
 /**
- * Evaluates the environments' rules for a stored batch, on its transaction (see the top of this
- * file); answers how many firings it recorded. A failure of the evaluation is rolled back to a
- * savepoint and logged, never thrown: an alert must not keep a batch of events from being stored
- * (a throw would fail the store, and after its retries dead-letter its events). The savepoint's
- * two round trips are paid only by batches of environments that have rules.
+ * Evaluates the environments' enabled `rules` (RuleCache) for a stored batch, on its transaction
+ * (see the top of this file); answers how many firings it recorded. A failure of the evaluation is
+ * rolled back to a savepoint and logged, never thrown: an alert must not keep a batch of events
+ * from being stored (a throw would fail the store, and after its retries dead-letter its events).
+ * The savepoint's two round trips are paid only by batches for which a rule may fire.
  */
-export async function fireAlerts(deps: FireDeps, tx: BossDb, batch: StoredBatch): Promise<number> {
-  const envIds = [...new Set([...batch.events.map((e) => e.env_id), ...batch.changed.map((c) => c.env_id)])];
-  if (envIds.length === 0) return 0;
-  const rules = await enabledRules(tx, envIds);
+export async function fireAlerts(
+  deps: FireDeps,
+  tx: BossDb,
+  rules: readonly RuleRow[],
+  batch: StoredBatch,
+): Promise<number> {
   if (rules.length === 0) return 0;
+  const changes = changeCandidates(rules, batch.changed);
+  const frequency = batch.minuteGroups.length > 0 ? rules.filter((r) => r.when === 'frequency') : [];
+  if (changes.length === 0 && frequency.length === 0) return 0;
   await tx.executeSql('savepoint alerts');
   try {
-    const fired = await evaluate(deps, tx, rules, batch);
+    const candidates = [...changes, ...(await frequencyCandidates(tx, frequency, batch.minuteGroups))];
+    const fired = candidates.length > 0 ? await fire(deps, tx, candidates) : 0;
     await tx.executeSql('release savepoint alerts');
     return fired;
   } catch (err) {
     await tx.executeSql('rollback to savepoint alerts');
+    const envIds = [...new Set(rules.map((r) => r.env_id))];
     deps.log.error({ err, env_ids: envIds }, 'alert rules could not be evaluated for a stored batch; none fired');
     return 0;
   }
 }
 
-async function evaluate(deps: FireDeps, tx: BossDb, rules: RuleRow[], batch: StoredBatch): Promise<number> {
-  const candidates = [
-    ...changeCandidates(rules, batch.changed),
-    ...(await frequencyCandidates(tx, rules, batch.events)),
-  ];
-  if (candidates.length === 0) return 0;
+/** Searches the candidates, claims their snoozes and records the firings with their send jobs. */
+async function fire(deps: FireDeps, tx: BossDb, candidates: Candidate[]): Promise<number> {
   const firing = (await searched(tx, deps.db, candidates)).filter((c) => c.rule.actions.length > 0);
   if (firing.length === 0) return 0;
   const actions = await recordFirings(

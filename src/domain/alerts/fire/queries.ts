@@ -1,13 +1,12 @@
 // SQL of the evaluation, all on the worker's store transaction (fire/evaluate.ts): the
-// environments' enabled rules, the per-minute counts frequency rules read, and the firing itself
-// (snooze claimed, firing and its actions recorded) in one statement.
+// environments' enabled rules (read for the worker's copy, rule-cache.ts), the windows frequency
+// rules read (their per-minute counts are added by the store's statement,
+// errors/intake/store-queries.ts), and the firing itself (snooze claimed, firing and its actions
+// recorded) in one statement.
 import type { SqlTx } from '../../../db.ts';
 import type { RuleRow } from './rules.ts';
 
-/**
- * The enabled rules of these environments: the one statement a batch of environments without
- * rules costs (the (env_id, state) index answers it from a page or two).
- */
+/** The enabled rules of these environments (the (env_id, state) index answers it from a page or two). */
 export async function enabledRules(tx: SqlTx, envIds: readonly string[]): Promise<RuleRow[]> {
   const { rows } = await tx.executeSql(
     `select id, env_id, "when", threshold_events, threshold_window_minutes, q, actions, snooze_minutes
@@ -15,33 +14,6 @@ export async function enabledRules(tx: SqlTx, envIds: readonly string[]): Promis
     [envIds],
   );
   return rows as RuleRow[];
-}
-
-/** A stored event, by its key in error_events. */
-export interface StoredEvent {
-  uid: string;
-  env_id: string;
-  receive_time: string;
-}
-
-/**
- * Adds the events to their groups' minutes (of receipt) and answers the groups. The events are
- * read back from error_events by their key, so only those this transaction stored count (a named
- * event's dropped copy does not). Rows are upserted in (group_id, minute) order, so concurrent
- * batches never deadlock; their groups are this transaction's already (the store locked them).
- */
-export async function addGroupMinutes(tx: SqlTx, events: readonly StoredEvent[]): Promise<string[]> {
-  const { rows } = await tx.executeSql(
-    `with k as (select * from unnest($1::text[], $2::timestamptz[]) as k(uid, receive_time))
-     insert into alert_group_minutes as m (group_id, env_id, minute, count)
-     select e.group_id, e.env_id, date_trunc('minute', e.receive_time, 'UTC'), count(*)
-       from k join error_events e on e.uid = k.uid and e.receive_time = k.receive_time
-      group by 1, 2, 3 order by 1, 3
-     on conflict (group_id, minute) do update set count = m.count + excluded.count
-     returning m.group_id`,
-    [events.map((e) => e.uid), events.map((e) => e.receive_time)],
-  );
-  return [...new Set((rows as { group_id: string }[]).map((r) => r.group_id))];
 }
 
 /** A frequency rule's threshold, as windowCounts takes it. */
@@ -54,7 +26,8 @@ export interface Threshold {
 
 /**
  * The (rule, group) pairs whose group's events over the rule's last `minutes` minutes (this one
- * included) reach its threshold, with that count.
+ * included) reach its threshold, with that count; a pair still snoozed is left out (its claim in
+ * recordFirings could not succeed: a running snooze only ever moves later).
  */
 export async function windowCounts(
   tx: SqlTx,
@@ -67,6 +40,9 @@ export async function windowCounts(
        join alert_group_minutes m on m.env_id = r.env_id
       where m.group_id = any($2::text[])
         and m.minute > date_trunc('minute', now(), 'UTC') - make_interval(mins => r.minutes)
+        and not exists (
+          select 1 from alert_snoozes s where s.rule_id = r.rule_id and s.group_id = m.group_id and s.until > now()
+        )
       group by r.rule_id, m.group_id, r.events
      having sum(m.count) >= r.events`,
     [JSON.stringify(thresholds), groupIds],

@@ -50,13 +50,18 @@ export interface IngestResult {
   dropped: number;
   /** Groups the store created or reopened, for their webhook events (groups/events.ts). */
   changed: ChangedGroup[];
-  /** The stored batch's events by their key, for alert rules that count them (domain/alerts/fire/). */
-  events: { uid: string; env_id: string; receive_time: string }[];
+  /** The groups whose per-minute counts the batch added to (IngestOptions `minuteEnvs`). */
+  minuteGroups: string[];
 }
 
 export interface IngestOptions {
   /** Processed JSON held before a store: a batch of large events is stored in parts. */
   maxStoreBytes: number;
+  /**
+   * Environments whose groups keep per-minute counts (alert_group_minutes): those with an enabled
+   * frequency rule (domain/alerts/fire/), counted in the store's own statement.
+   */
+  minuteEnvs?: readonly string[];
 }
 
 export const ingestDefaults: IngestOptions = { maxStoreBytes: 4 * 1024 * 1024 };
@@ -272,15 +277,16 @@ export async function ingestEvents(
   events: JobEvent[],
   options: IngestOptions = ingestDefaults,
 ): Promise<IngestResult> {
-  if (events.length === 0) return { stored: 0, failed: [], dropped: 0, changed: [], events: [] };
+  if (events.length === 0) return { stored: 0, failed: [], dropped: 0, changed: [], minuteGroups: [] };
   let stored = 0;
   const changed: ChangedGroup[] = [];
-  const keys: IngestResult['events'] = [];
+  const minuteGroups = new Set<string>();
   const { failed, dropped } = await processAll(deps, events, options, async (ready) => {
-    const r = await storeEvents(deps.db, tx, `[${ready.map((r) => r.json).join(',')}]`, newGroups(ready));
+    const json = `[${ready.map((r) => r.json).join(',')}]`;
+    const r = await storeEvents(deps.db, tx, json, newGroups(ready), options.minuteEnvs);
     stored += r.stored;
     changed.push(...r.changed);
-    for (const { uid, env_id, receive_time } of ready) keys.push({ uid, env_id, receive_time });
+    for (const id of r.minuteGroups) minuteGroups.add(id);
   });
-  return { stored, failed, dropped, changed, events: keys };
+  return { stored, failed, dropped, changed, minuteGroups: [...minuteGroups] };
 }

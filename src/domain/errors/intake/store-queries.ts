@@ -1,5 +1,5 @@
-// SQL of the worker's store: a processed batch, its groups' counts, hours and facets (tags, users,
-// first release) in one statement, and the groups' user counts in a second on the same transaction.
+// SQL of the worker's store: a processed batch, its groups' counts, hours, minutes and facets (tags,
+// users, first release) in one statement, and the groups' user counts in a second on the same transaction.
 // The batch travels as one JSON parameter, as in queries.ts.
 import type { Db, SqlTx } from '../../../db.ts';
 import { newEtagSql, type GroupRow } from '../groups/queries.ts';
@@ -47,8 +47,8 @@ export interface ChangedGroup {
  * while the first was still working) meet on the stored event's key: the later waits for the
  * earlier; whichever no longer holds the claim when it settles rolls back, store and all. The
  * `not exists` keeps a stored uid from being counted again by any later run regardless.
- * Group counts, their hours (error_group_hours, the console's charts) and their facets (tags,
- * users, first release) are added from the same rows that are stored, so `occurrence_count`
+ * Group counts, their hours (error_group_hours, the console's charts), their minutes (alert rules'
+ * windows, only in `minuteEnvs`) and their facets (tags, users, first release) are added from the same rows that are stored, so `occurrence_count`
  * always equals the stored events and a tag's count the stored events that carried it.
  *
  * A named event is stored only under the uid that holds its id's claim: claimed at acceptance
@@ -76,15 +76,30 @@ export async function storeEvents(
   tx: SqlTx,
   eventsJson: string,
   groups: NewGroup[],
-): Promise<{ stored: number; changed: ChangedGroup[] }> {
+  minuteEnvs: readonly string[] = [],
+): Promise<StoreResult> {
   const { rows } = await tx.executeSql(
     storeSql,
     // The reopen's states come from the state table (groups/state.ts).
-    [eventsJson, JSON.stringify(groups), reopen.from, reopen.to],
+    [eventsJson, JSON.stringify(groups), reopen.from, reopen.to, minuteEnvs],
   );
-  const row = (rows as { stored: string; changed: ChangedGroup[] | null; new_users: NewUsers | null }[])[0];
+  const row = (
+    rows as {
+      stored: string;
+      changed: ChangedGroup[] | null;
+      new_users: NewUsers | null;
+      minute_groups: string[] | null;
+    }[]
+  )[0];
   if (row?.new_users) await addUserCounts(tx, row.new_users);
-  return { stored: Number(row?.stored ?? 0), changed: row?.changed ?? [] };
+  return { stored: Number(row?.stored ?? 0), changed: row?.changed ?? [], minuteGroups: row?.minute_groups ?? [] };
+}
+
+export interface StoreResult {
+  stored: number;
+  changed: ChangedGroup[];
+  /** The groups whose per-minute counts (alert_group_minutes) the batch added to. */
+  minuteGroups: string[];
 }
 
 /**
@@ -99,7 +114,13 @@ const facetsSql = `tag_rows as (${tagUpsertSql(stored)}
        users as (${userUpsertSql(stored)}
        )`;
 
-/** The store's statement (storeEvents): $1 the events, $2 their new groups, $3/$4 the reopen's states. */
+/**
+ * The store's statement (storeEvents): $1 the events, $2 their new groups, $3/$4 the reopen's
+ * states, $5 the environments whose groups keep per-minute counts (those with an enabled frequency
+ * rule: domain/alerts/fire/). The minutes are added from the same rows as the hours, in
+ * (group_id, minute) order, so concurrent batches never deadlock on them, and a frequency rule
+ * counts exactly the stored events (a named event's dropped copy is not in `mine`).
+ */
 const storeSql = `with ev as (
          select * from jsonb_to_recordset($1::jsonb) as x(uid text, env_id text, fingerprint text, event_time timestamptz,
            receive_time timestamptz, release text, service_name text, body_deflated text, event_id text,
@@ -155,6 +176,15 @@ const storeSql = `with ev as (
          group by 1, 2, 3 order by 1, 3
          on conflict (group_id, hour) do update set count = h.count + excluded.count
        ),
+       minutes as (
+         insert into alert_group_minutes as am (group_id, env_id, minute, count)
+         select g.id, m.env_id, date_trunc('minute', m.receive_time, 'UTC'), count(*)
+         from mine m join g using (env_id, fingerprint)
+         where m.env_id = any($5::text[])
+         group by 1, 2, 3 order by 1, 3
+         on conflict (group_id, minute) do update set count = am.count + excluded.count
+         returning am.group_id
+       ),
        ${facetsSql},
        stored as (
          insert into error_events (uid, env_id, group_id, event_time, receive_time, release, service_name, body_deflated, facets_kept)
@@ -167,7 +197,8 @@ const storeSql = `with ev as (
          (select json_agg(json_build_object('id', id, 'env_id', env_id, 'created', created))
           from g where created or reopened) as changed,
          (select json_agg(json_build_object('id', group_id, 'n', n)) from
-           (select group_id, count(*) as n from users where created group by group_id) u) as new_users`;
+           (select group_id, count(*) as n from users where created group by group_id) u) as new_users,
+         (select json_agg(distinct group_id) from minutes) as minute_groups`;
 
 /** Groups and how many user rows were inserted for them (not updated: a new user key). */
 export type NewUsers = { id: string; n: number }[];
