@@ -68,7 +68,12 @@ it("reads an environment's rules once, until its copy is freshMs old", async () 
 it('runs no alert statement for a batch no rule can fire for', async () => {
   const env = await createTestEnv(h.db);
   for (const when of ['new_group', 'regression'] as const) await insertRule(h, env, { when, email: ['c@example.com'] });
-  await insertRule(h, env, { when: 'frequency', threshold_events: 1, threshold_window_minutes: 5, email: ['c@example.com'] });
+  await insertRule(h, env, {
+    when: 'frequency',
+    threshold_events: 1,
+    threshold_window_minutes: 5,
+    email: ['c@example.com'],
+  });
   const deps = { db: h.db, jobs, baseUrl: 'https://cairn.example.com', log: pino({ level: 'silent' }) };
   const result = await h.db.transaction(async (trx) => {
     const { tx, statements } = counted(trx);

@@ -44,10 +44,7 @@ it('counts each stored event of a group once, across parallel batches, and a re-
   );
   // An SDK's retry of a named event, in the same batch under another uid: stored (and counted) once.
   const named = sdkEvent('MinuteRace');
-  batches[0]!.push(
-    fetchedSdkEvent(deps.keyring, env.env.id, named),
-    fetchedSdkEvent(deps.keyring, env.env.id, named),
-  );
+  batches[0]!.push(fetchedSdkEvent(deps.keyring, env.env.id, named), fetchedSdkEvent(deps.keyring, env.env.id, named));
   const results = await Promise.all(batches.map((rows) => storeOnce(rows, [env.env.id])));
   expect(results.reduce((n, r) => n + r.stored, 0)).toBe(41);
   const groups = new Set(results.flatMap((r) => r.minuteGroups));

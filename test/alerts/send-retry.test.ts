@@ -1,7 +1,9 @@
 // A failing Slack target is retried by pg-boss's backoff (shortened here to a second, as
 // test/errors/ingest.test.ts shortens the ingest's) and each attempt is recorded: a 503 twice,
 // then a 200, leaves the action `sent` after three attempts; one that keeps failing is `failed`
-// after its last attempt, with the last error.
+// after its last attempt, with the last error. A firing is one job whatever its actions: a retry
+// sends only the actions still pending (the mail that went out is not sent again), and a job queued
+// for one action (as they were once) sends that one only.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WorkerHandle } from '../../src/worker.ts';
 import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
@@ -10,6 +12,8 @@ import { capture, readStored, sampleEvent } from '../errors/support.ts';
 import { startReceiver, type Receiver } from '../webhooks/support.ts';
 import { actionsOf, firingsOf, insertRule, startAlertWorker } from './support.ts';
 import { createBoss } from '../../src/jobs/index.ts';
+import { newId } from '../../src/ids.ts';
+import { sqlNumber } from '../support/harness.ts';
 
 let h: Harness;
 let worker: WorkerHandle<Record<string, never>> | undefined;
@@ -29,11 +33,15 @@ afterAll(async () => {
   for (const r of receivers) await r.close();
 });
 
-async function fireOnce(reply: (n: number) => number): Promise<{ firing: string; receiver: Receiver }> {
+async function fireOnce(reply: (n: number) => number, email?: string): Promise<{ firing: string; receiver: Receiver }> {
   const receiver = await startReceiver((_r, n) => reply(n));
   receivers.push(receiver);
   const env = await createTestEnv(h.db);
-  const rule = await insertRule(h, env, { when: 'new_group', slack: receiver.url });
+  const rule = await insertRule(h, env, {
+    when: 'new_group',
+    slack: receiver.url,
+    ...(email ? { email: [email] } : {}),
+  });
   const uid = await capture(stack.web, env, sampleEvent({ event_time: new Date().toISOString() }));
   await readStored(stack.web, env, uid);
   const [firing] = await firingsOf(h, rule);
@@ -61,4 +69,49 @@ it('settles the action as failed, with the last error, after the last attempt', 
   });
   expect(action).toMatchObject({ state: 'failed', attempt_count: 4, error: 'HTTP 503' });
   expect(receiver.received).toHaveLength(4);
+});
+
+const outboxTo = (to: string) => sqlNumber(h.db, `select count(*) from mail_outbox where "to" = ?`, [to]);
+
+it("sends a firing's actions in one job, and a retry only the one still pending", async () => {
+  const to = `both-${newId('x')}@example.com`;
+  const { firing, receiver } = await fireOnce((n) => (n <= 2 ? 503 : 200), to);
+  const actions = await eventually(async () => {
+    const rows = await actionsOf(h, firing);
+    return rows.every((a) => a.state === 'sent') ? rows : undefined;
+  });
+  // Email first (index 0), the Slack action second: the mail went out once, on the first attempt.
+  expect(actions).toMatchObject([
+    { type: 'email', state: 'sent', attempt_count: 1 },
+    { type: 'slack', state: 'sent', attempt_count: 3 },
+  ]);
+  expect(await outboxTo(to)).toBe(1);
+  expect(receiver.delivered()).toHaveLength(1);
+  expect(
+    await sqlNumber(h.db, `select count(*) from pgboss.job where name = 'alerts.send' and data->>'firing_id' = ?`, [
+      firing,
+    ]),
+  ).toBe(1);
+});
+
+it('sends only its own action for a job queued per action', async () => {
+  const to = `one-${newId('x')}@example.com`;
+  const { firing, receiver } = await fireOnce(() => 200, to);
+  await eventually(async () => (await actionsOf(h, firing)).every((a) => a.state === 'sent') || undefined);
+  // The firing's actions pending again, and a job for the second one only, as jobs once were.
+  await h.db('alert_firing_actions').where({ firing_id: firing }).update({ state: 'pending', attempt_count: 0 });
+  const boss = createBoss(h.config, 'web');
+  await boss.start();
+  try {
+    await boss.send('alerts.send', { firing_id: firing, action_index: 1 });
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
+  const actions = await eventually(async () => {
+    const rows = await actionsOf(h, firing);
+    return rows[1]?.state === 'sent' && rows[1].attempt_count === 1 ? rows : undefined;
+  });
+  expect(actions[0]).toMatchObject({ type: 'email', state: 'pending', attempt_count: 0 });
+  expect(await outboxTo(to)).toBe(1);
+  expect(receiver.received).toHaveLength(2);
 });

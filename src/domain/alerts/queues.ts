@@ -3,18 +3,21 @@ import { z } from 'zod';
 import { defineQueue, type Jobs, type QueueName, type ScheduleDef } from '../../jobs/index.ts';
 
 export const alertQueues = {
-  // One job per (firing, action), queued on the worker's store transaction with the firing
-  // (fire/evaluate.ts); it sends the mail or the Slack message and records the action's outcome
-  // (send/send.ts). A failed send is retried by pg-boss with backoff: 15 s doubling (with jitter)
-  // up to 15 min, 9 attempts over about an hour, then the action is `failed` with its last error.
+  // One job per firing, queued on the worker's store transaction with the firing
+  // (fire/evaluate.ts); it sends its actions' mails and Slack messages and records each action's
+  // outcome (send/send.ts). A failed send is retried by pg-boss with backoff, only the actions
+  // still pending: 15 s doubling (with jitter) up to 15 min, 9 attempts over about an hour, then
+  // such an action is `failed` with its last error.
   // At least once: a worker killed mid-send has its job taken over within ~1-3 s
   // (src/jobs/claims/), and the message goes out again; the firing stays recorded once. A send
-  // waits at most 10 s for its receiver, so the claim's expiry is well beyond one attempt.
+  // waits at most 10 s for its receiver, and a firing's (at most 5) actions are sent side by side, so
+  // the claim's expiry is well beyond one attempt.
   ...defineQueue(
     'alerts.send',
     z.object({
       firing_id: z.string().regex(/^alf_[0-9a-z]{26}$/),
-      action_index: z.number().int().min(0),
+      // Jobs queued one per (firing, action) before jobs were one per firing: that action only.
+      action_index: z.number().int().min(0).optional(),
     }),
     {
       retryLimit: 8,

@@ -167,11 +167,13 @@ async function fire(deps: FireDeps, tx: BossDb, candidates: Candidate[]): Promis
     })),
     consoleLink(deps.baseUrl, ''),
   );
-  // One job per (firing, action), queued with the firing: both exist exactly when the store committed.
+  // One job per firing (its actions each keep their outcome), queued with the firing: both exist
+  // exactly when the store committed.
+  const fired = [...new Set(actions.map((a) => a.firing_id))];
   await deps.jobs.enqueueJobs(
     tx,
     'alerts.send',
-    actions.map((a) => ({ data: { firing_id: a.firing_id, action_index: a.action_index } })),
+    fired.map((firing_id) => ({ data: { firing_id } })),
   );
-  return new Set(actions.map((a) => a.firing_id)).size;
+  return fired.length;
 }

@@ -1,4 +1,4 @@
-// SQL of the send jobs: what one action of one firing needs to be sent, and its outcome.
+// SQL of the send jobs: what a firing's actions need to be sent, and each one's outcome.
 import type { Db } from '../../../db.ts';
 import type { FiringFacts } from '../fire/facts.ts';
 import type { AlertAction, FiringReason } from '../fire/rules.ts';
@@ -38,14 +38,15 @@ const actionColumns = {
   actions: 'r.actions',
 } satisfies Record<keyof ActionContext, string>;
 
-/** The action with its firing, rule and environment; undefined when gone (pruned, rule deleted). */
-export async function actionContext(db: Db, firingId: string, index: number): Promise<ActionContext | undefined> {
+/** The firing's actions, in order, each with its firing, rule and environment; none when gone (pruned, rule deleted). */
+export async function firingActions(db: Db, firingId: string): Promise<ActionContext[]> {
   return (await db('alert_firing_actions as a')
     .join('alert_firings as f', 'f.id', 'a.firing_id')
     .join('alert_rules as r', 'r.id', 'f.rule_id')
     .join('envs as v', 'v.id', 'f.env_id')
-    .where({ 'a.firing_id': firingId, 'a.action_index': index })
-    .first(actionColumns)) as ActionContext | undefined;
+    .where({ 'a.firing_id': firingId })
+    .orderBy('a.action_index')
+    .select(actionColumns)) as ActionContext[];
 }
 
 /**

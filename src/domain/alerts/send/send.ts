@@ -1,9 +1,11 @@
-// One action of one firing (the `alerts.send` job): the mail through the service's mailer
-// (src/mail/: SMTP_URL, else the outbox), or the Slack-style POST through the webhooks' sender
-// (egress rules of the environment, checked again at send time on the address the socket
-// connects to: DNS rebinding gains nothing). At least once: the outcome is recorded only after the
-// send ended, so a worker killed mid-send leaves the job to be run again, and the message goes out
-// again; the firing itself was recorded once, with the batch that caused it (fire/evaluate.ts).
+// A firing's actions (the `alerts.send` job, one per firing): each its mail through the service's
+// mailer (src/mail/: SMTP_URL, else the outbox), or its Slack-style POST through the webhooks'
+// sender (egress rules of the environment, checked again at send time on the address the socket
+// connects to: DNS rebinding gains nothing). Each action has its own outcome: an attempt sends only
+// the actions still pending, so a retry never sends again what an earlier attempt sent. At least
+// once: an outcome is recorded only after its send ended, so a worker killed mid-send leaves the
+// job to be run again, and that message goes out again; the firing itself was recorded once, with
+// the batch that caused it (fire/evaluate.ts).
 import type { Knex } from 'knex';
 import type { Config } from '../../../config.ts';
 import { keyringFromConfig } from '../../../crypto.ts';
@@ -12,7 +14,7 @@ import type { Logger } from '../../../log.ts';
 import type { Mailer } from '../../../mail/index.ts';
 import type { Sender } from '../../webhooks/deliveries/send.ts';
 import { mailHtml, mailText, slackBody, subject, type MessageInput } from './message.ts';
-import { actionContext, recordOutcome, type ActionContext } from './queries.ts';
+import { firingActions, recordOutcome, type ActionContext } from './queries.ts';
 import { openSlackUrl } from './slack.ts';
 
 /** A Slack-style receiver gets this long to answer. */
@@ -28,7 +30,8 @@ export interface SendDeps {
 
 export interface SendJob {
   firing_id: string;
-  action_index: number;
+  /** Only this action (a job queued before jobs were one per firing); absent: every pending one. */
+  action_index?: number | undefined;
   /** This attempt is the job's last: a failure now settles the action as `failed`. */
   lastAttempt: boolean;
 }
@@ -68,16 +71,27 @@ async function attempt(deps: SendDeps, c: ActionContext, m: MessageInput): Promi
   return { error: outcome.error ?? `HTTP ${outcome.statusCode}` };
 }
 
-/** One attempt of one action (see the top of this file). */
-export async function sendAction(deps: SendDeps, job: SendJob): Promise<void> {
-  const c = await actionContext(deps.db, job.firing_id, job.action_index);
-  // Gone (pruned, its rule deleted) or settled by an earlier run of this job: nothing to send.
-  if (!c || c.state !== 'pending') return;
+/** One attempt of one pending action; answers its error when it is still pending (to be retried). */
+async function sendAction(deps: SendDeps, c: ActionContext, lastAttempt: boolean): Promise<string | undefined> {
   const failure = await attempt(deps, c, { reason: c.reason, rule_name: c.rule_name, facts: c.facts });
   const error = failure?.error;
-  const state = !failure ? 'sent' : job.lastAttempt || failure.permanent ? 'failed' : 'pending';
+  const state = !failure ? 'sent' : lastAttempt || failure.permanent ? 'failed' : 'pending';
   await recordOutcome(deps.db, c.firing_id, c.action_index, { state, error: error ?? null });
   if (state === 'failed')
     deps.log.warn({ firing_id: c.firing_id, action_index: c.action_index, error }, 'alert action failed for good');
-  if (state === 'pending') throw new SendFailed(`alert action not sent: ${error}`);
+  return state === 'pending' ? error : undefined;
+}
+
+/**
+ * One attempt of a firing's pending actions, side by side (see the top of this file); throws when
+ * one is still pending, for pg-boss to retry the job with backoff.
+ */
+export async function sendFiring(deps: SendDeps, job: SendJob): Promise<void> {
+  // Gone (pruned, its rule deleted) or settled by an earlier run of this job: nothing to send.
+  const pending = (await firingActions(deps.db, job.firing_id)).filter(
+    (c) => c.state === 'pending' && (job.action_index === undefined || c.action_index === job.action_index),
+  );
+  const errors = await Promise.all(pending.map((c) => sendAction(deps, c, job.lastAttempt)));
+  const left = errors.filter((e) => e !== undefined);
+  if (left.length > 0) throw new SendFailed(`alert action not sent: ${left[0]}`);
 }
