@@ -115,3 +115,33 @@ it('sends only its own action for a job queued per action', async () => {
   expect(await outboxTo(to)).toBe(1);
   expect(receiver.received).toHaveLength(2);
 });
+
+it("settles each firing's job alone: one that fails is retried, the others of its fetch complete", async () => {
+  const bad = await startReceiver(() => 503);
+  const good = await startReceiver(() => 200);
+  receivers.push(bad, good);
+  const env = await createTestEnv(h.db);
+  // Two rules fire for one new group, in one batch: their jobs are queued (and fetched) together.
+  const failing = await insertRule(h, env, { when: 'new_group', slack: bad.url });
+  const passing = await insertRule(h, env, { when: 'new_group', slack: good.url });
+  const uid = await capture(stack.web, env, sampleEvent({ event_time: new Date().toISOString() }));
+  await readStored(stack.web, env, uid);
+  const [f1] = await firingsOf(h, failing);
+  const [f2] = await firingsOf(h, passing);
+  const job = (firing: string) =>
+    h
+      .db('pgboss.job')
+      .where({ name: 'alerts.send' })
+      .whereRaw(`data->>'firing_id' = ?`, [firing])
+      .first('state', 'retry_count') as Promise<{ state: string; retry_count: number }>;
+  // The failing one's last attempt settles its action `failed` (and completes its job).
+  expect(await eventually(async () => ((await job(f1!.id)).state === 'completed' ? job(f1!.id) : undefined))).toEqual({
+    state: 'completed',
+    retry_count: 3,
+  });
+  expect(await job(f2!.id)).toEqual({ state: 'completed', retry_count: 0 });
+  expect(await actionsOf(h, f2!.id)).toMatchObject([{ state: 'sent', attempt_count: 1 }]);
+  expect(await actionsOf(h, f1!.id)).toMatchObject([{ state: 'failed', attempt_count: 4, error: 'HTTP 503' }]);
+  expect(good.received).toHaveLength(1);
+  expect(bad.received).toHaveLength(4);
+});

@@ -27,6 +27,10 @@ export const alertQueues = {
       expireInSeconds: 120,
       // Longer than the retries: an action's job stays visible while it can still be retried.
       deleteAfterSeconds: 24 * 3600,
+      // Fetches of 4 firings, sent together, each settled as its own job (workers/alerts-send.ts);
+      // a full fetch fetches again at once. With fetches of 1 every fetch slept out the poll
+      // (2 s), so a burst of firings (500 in bench/errors.ts) was sent at ~2 a second per worker.
+      batchSize: 4,
       localConcurrency: 4,
     },
   ),
