@@ -27,11 +27,13 @@ export const alertQueues = {
       expireInSeconds: 120,
       // Longer than the retries: an action's job stays visible while it can still be retried.
       deleteAfterSeconds: 24 * 3600,
-      // Fetches of 4 firings, sent together, each settled as its own job (workers/alerts-send.ts);
-      // a full fetch fetches again at once. With fetches of 1 every fetch slept out the poll
-      // (2 s), so a burst of firings (500 in bench/errors.ts) was sent at ~2 a second per worker.
-      batchSize: 4,
-      localConcurrency: 4,
+      // Fetches of 16 firings, 2 at once (at most 32 firings' sends in flight per worker), sent
+      // together, each settled as its own job (workers/alerts-send.ts); a full fetch fetches again
+      // at once. With fetches of 1 every fetch slept out the poll (2 s), so a burst of firings (500
+      // in bench/errors.ts) went out at ~2 a second per worker; fetches of 16 spread pg-boss's
+      // per-fetch statements (fetch, claim, completion) over more firings than fetches of 4.
+      batchSize: 16,
+      localConcurrency: 2,
     },
   ),
   // Hourly: firings past their 30 days, snoozes past their time, per-minute counts past the
