@@ -12,6 +12,7 @@ const unit = [
   'test/alerts/message.test.ts',
   'test/alerts/pure.test.ts',
   'test/api/json-items.test.ts',
+  'test/api/openapi-descriptions.test.ts',
   'test/api/route-paths.test.ts',
   'test/api/trace-context.test.ts',
   'test/backups/blobs-filter.test.ts',

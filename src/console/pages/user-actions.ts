@@ -40,9 +40,6 @@ const confirmPage = (action: UserAction, operationId: string, summary: string) =
     path: `/console/users/{id}/${action}`,
     operationId,
     summary,
-    description: `Says what the action will do, with a form that posts to this path${
-      action === 'delete' ? " once the user's email is typed again" : ''
-    } and a Cancel link back to the user. Needs auth:write, as the action does.`,
     scope: 'auth:write',
     params: idParams,
     async handle({ params, principal, deps, ctx }) {
@@ -51,14 +48,13 @@ const confirmPage = (action: UserAction, operationId: string, summary: string) =
   });
 
 /** A post on one user: CSRF checked, auth:write, then 303. */
-const userPost = (path: string, operationId: string, summary: string, description: string) =>
+const userPost = (path: string, operationId: string, summary: string) =>
   ({
     ...consolePage,
     method: 'post',
     path: `/console/users/{id}${path}`,
     operationId,
     summary,
-    description,
     scope: 'auth:write',
     csrf: true,
     body: form('csrf'),
@@ -75,12 +71,7 @@ export const consoleConfirmLock = confirmPage('lock', 'consoleConfirmLock', 'Con
 export const consoleConfirmDelete = confirmPage('delete', 'consoleConfirmDelete', 'Confirm deleting an end user');
 
 export const consoleRevokeSessions = defineRoute({
-  ...userPost(
-    '/revoke-sessions',
-    'consoleRevokeSessions',
-    'End every session of an end user at once',
-    "As the API's :revokeSessions (tickets and device approvals not yet used end too); 303 to the user's page saying how many ended.",
-  ),
+  ...userPost('/revoke-sessions', 'consoleRevokeSessions', 'End every session of an end user at once'),
   params: idParams,
   async handle({ params, principal, deps, ctx }) {
     const u = await readUser(deps, principal, params.id);
@@ -90,12 +81,7 @@ export const consoleRevokeSessions = defineRoute({
 });
 
 export const consoleLock = defineRoute({
-  ...userPost(
-    '/lock',
-    'consoleLock',
-    'Lock an end user: no sign-in, every session ended',
-    "As the API's :lock; 303 to the user's page saying how many sessions ended.",
-  ),
+  ...userPost('/lock', 'consoleLock', 'Lock an end user: no sign-in, every session ended'),
   params: idParams,
   async handle({ params, principal, deps, ctx }) {
     const u = await readUser(deps, principal, params.id);
@@ -105,7 +91,7 @@ export const consoleLock = defineRoute({
 });
 
 export const consoleUnlock = defineRoute({
-  ...userPost('/unlock', 'consoleUnlock', 'Unlock an end user', "As the API's :unlock; 303 to the user's page."),
+  ...userPost('/unlock', 'consoleUnlock', 'Unlock an end user'),
   params: idParams,
   async handle({ params, principal, deps, ctx }) {
     const u = await readUser(deps, principal, params.id);
@@ -115,12 +101,7 @@ export const consoleUnlock = defineRoute({
 });
 
 export const consoleRevokeSession = defineRoute({
-  ...userPost(
-    '/sessions/{session}/revoke',
-    'consoleRevokeSession',
-    "End one of an end user's sessions",
-    "As the API's sessions/{session}:revoke: the user's other sessions go on; 303 to the user's page.",
-  ),
+  ...userPost('/sessions/{session}/revoke', 'consoleRevokeSession', "End one of an end user's sessions"),
   params: idParams.extend({ session: z.string().max(64) }),
   async handle({ params, principal, deps, ctx }) {
     const u = await readUser(deps, principal, params.id);
@@ -130,12 +111,7 @@ export const consoleRevokeSession = defineRoute({
 });
 
 export const consoleDeleteUser = defineRoute({
-  ...userPost(
-    '/delete',
-    'consoleDeleteUser',
-    'Delete an end user whose email was typed to confirm',
-    "A confirmation that differs from the user's email (trimmed, any case) is 400 and deletes nothing. Otherwise the user is deleted as the API's DELETE does, and the answer is 303 to the Users page.",
-  ),
+  ...userPost('/delete', 'consoleDeleteUser', 'Delete an end user whose email was typed to confirm'),
   body: form('csrf', 'confirm'),
   example: { csrf: csrfExample, confirm: 'ada@example.com' },
   params: idParams,

@@ -66,6 +66,7 @@ export const createEndUserRoute = defineRoute({
   ...write,
   params: envParams,
   body: z.object({ email, password: password.optional(), email_verified: z.boolean().optional() }),
+  example: { email: 'ada@example.com', password: 'correct horse battery staple 42', email_verified: true },
   response: { status: 201, description: 'The new end user', schema: endUser },
   async handle({ body, principal, deps }) {
     return endUserResource(principal.envName, await createEndUser(deps, principal.envId, body));
