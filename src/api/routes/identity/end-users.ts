@@ -129,25 +129,32 @@ export const revokeSessions = defineRoute({
   },
 });
 
-export const lock = defineRoute({
-  ...onEndUser('post', ':lock', write, 'lockEndUser'),
-  summary: 'Lock an end user: no sign-in until unlocked, and every session ends at once',
-  response: { status: 200, description: 'The locked end user', schema: endUser },
-  async handle({ params, principal, deps }) {
-    await lockEndUser(deps.db, principal.envId, params.end_user);
-    return endUserNow(deps, principal, params.end_user);
-  },
-});
+/** `:lock` and `:unlock`: change the lock, then answer the end user as it is now. */
+const lockRoute = (
+  action: 'lock' | 'unlock',
+  summary: string,
+  run: (db: Db, envId: string, id: string) => Promise<unknown>,
+) =>
+  defineRoute({
+    ...onEndUser('post', `:${action}`, write, `${action}EndUser`),
+    summary,
+    response: { status: 200, description: `The ${action}ed end user`, schema: endUser },
+    async handle({ params, principal, deps }) {
+      await run(deps.db, principal.envId, params.end_user);
+      return endUserNow(deps, principal, params.end_user);
+    },
+  });
 
-export const unlock = defineRoute({
-  ...onEndUser('post', ':unlock', write, 'unlockEndUser'),
-  summary: 'Unlock an end user: sign-in works again (sessions ended by the lock stay ended)',
-  response: { status: 200, description: 'The unlocked end user', schema: endUser },
-  async handle({ params, principal, deps }) {
-    await unlockEndUser(deps.db, principal.envId, params.end_user);
-    return endUserNow(deps, principal, params.end_user);
-  },
-});
+export const lock = lockRoute(
+  'lock',
+  'Lock an end user: no sign-in until unlocked, and every session ends at once',
+  lockEndUser,
+);
+export const unlock = lockRoute(
+  'unlock',
+  'Unlock an end user: sign-in works again (sessions ended by the lock stay ended)',
+  unlockEndUser,
+);
 
 export const revokeSession = defineRoute({
   method: 'post',

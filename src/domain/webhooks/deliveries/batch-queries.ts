@@ -7,8 +7,8 @@
 // statement, so that it sees what an emitter that waited for the head's row lock committed
 // (queries.ts: the lanes' row locks).
 import type { Db } from '../../../db.ts';
-import type { Queued, Ready } from '../outbox/queries.ts';
-import type { AttemptContext } from './queries.ts';
+import { queuedOf, type DueRow, type Queued, type Ready } from '../outbox/queries.ts';
+import type { AttemptContext, AttemptRow } from './queries.ts';
 
 /** What attemptContext answers, for each of these attempts that still has its delivery. */
 export async function attemptContexts(db: Db, attempts: readonly Ready[]): Promise<AttemptContext[]> {
@@ -26,14 +26,7 @@ export async function attemptContexts(db: Db, attempts: readonly Ready[]): Promi
 }
 
 /** A quick success to record: attempt `number` of a delivery, and how its request went. */
-export interface Success {
-  endpoint_id: string;
-  message_id: string;
-  number: number;
-  time: Date;
-  status_code: number | null;
-  duration_ms: number;
-}
+export type Success = Omit<AttemptRow, 'error'>;
 
 /** A recorded success: its delivery's lane, and whether it was a redelivery (which holds no lane). */
 export interface Recorded {
@@ -89,9 +82,7 @@ export async function releaseNextOfLanes(
   lanes: readonly { endpoint_id: string; subject: string }[],
 ): Promise<Queued[]> {
   if (lanes.length === 0) return [];
-  const { rows } = await db.raw<{
-    rows: { endpoint_id: string; message_id: string; attempt_count: number; env_id: string; slow: boolean }[];
-  }>(
+  const { rows } = await db.raw<{ rows: DueRow[] }>(
     `update webhook_deliveries d set state = 'pending', next_attempt_time = now(), update_time = now()
        from webhook_endpoints e, (
          select n.endpoint_id, n.message_id
@@ -108,11 +99,5 @@ export async function releaseNextOfLanes(
       returning d.endpoint_id, d.message_id, d.attempt_count, d.env_id, e.slow`,
     [lanes.map((l) => l.endpoint_id), lanes.map((l) => l.subject)],
   );
-  return rows.map((r) => ({
-    endpoint_id: r.endpoint_id,
-    message_id: r.message_id,
-    attempt: r.attempt_count + 1,
-    env_id: r.env_id,
-    slow: r.slow,
-  }));
+  return rows.map(queuedOf);
 }

@@ -30,6 +30,24 @@ export interface Queued extends Ready {
   slow: boolean;
 }
 
+/** A delivery row as the statements that queue its next attempt return it. */
+export interface DueRow {
+  endpoint_id: string;
+  message_id: string;
+  attempt_count: number;
+  env_id: string;
+  slow: boolean;
+}
+
+/** The attempt a delivery is owed next: one past those it has had. */
+export const queuedOf = (r: DueRow): Queued => ({
+  endpoint_id: r.endpoint_id,
+  message_id: r.message_id,
+  attempt: r.attempt_count + 1,
+  env_id: r.env_id,
+  slow: r.slow,
+});
+
 /** The two lanes' queues (src/jobs.ts). */
 export const deliveryQueues = ['webhooks.deliver', 'webhooks.deliver-slow'];
 
@@ -130,9 +148,7 @@ export async function insertMessages(tx: SqlTx, events: NewMessage[], matches: M
 export async function overdueDeliveries(db: Db, olderThan: Date, limit: number): Promise<Queued[]> {
   // Only when no job of the delivery is queued, retrying or running, in either lane: a backlog
   // that takes hours to drain is overdue too, and its jobs must not be doubled.
-  const { rows } = await db.raw<{
-    rows: { endpoint_id: string; message_id: string; attempt_count: number; env_id: string; slow: boolean }[];
-  }>(
+  const { rows } = await db.raw<{ rows: DueRow[] }>(
     `select d.endpoint_id, d.message_id, d.attempt_count, d.env_id, e.slow
      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
      where d.state = 'pending' and d.next_attempt_time < ?
@@ -143,13 +159,7 @@ export async function overdueDeliveries(db: Db, olderThan: Date, limit: number):
      order by d.next_attempt_time limit ?`,
     [olderThan, deliveryQueues, limit],
   );
-  return rows.map((r) => ({
-    endpoint_id: r.endpoint_id,
-    message_id: r.message_id,
-    attempt: r.attempt_count + 1,
-    env_id: r.env_id,
-    slow: r.slow,
-  }));
+  return rows.map(queuedOf);
 }
 
 /** Lanes whose first unsettled delivery is waiting, since `olderThan`, behind nothing (its predecessor was pruned). */
