@@ -30,6 +30,9 @@ export const consoleBulkTriage = defineRoute({
   path: '/console/errors/bulk',
   operationId: 'consoleBulkTriage',
   summary: 'Acknowledge, resolve or reopen the checked groups, each with the etag the page showed',
+  scope: 'observability:write',
+  csrf: true,
+  body: z.looseObject({ csrf: text(), action: text(20), group: z.unknown().optional() }),
   example: {
     csrf: csrfExample,
     action: 'resolve',
@@ -37,9 +40,6 @@ export const consoleBulkTriage = defineRoute({
     etag_eg_01jd8x2k3m4n5p6q7r8s9t0v1w: '3f9a1c0b7d2e4a58',
     etag_eg_01jd8x2k3m4n5p6q7r8s9t0v1x: 'a1b2c3d4e5f60718',
   },
-  scope: 'observability:write',
-  csrf: true,
-  body: z.looseObject({ csrf: text(), action: text(20), group: z.unknown().optional() }),
   response: { ...consolePage.response, status: 303, type: 'redirect', description: 'To the same list' },
   async handle({ body: f, principal, deps, ctx }) {
     const action = bulkActions.find(([a]) => a === f.action)?.[0];

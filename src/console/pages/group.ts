@@ -87,11 +87,11 @@ export const consoleTriage = defineRoute({
   path: '/console/errors/{id}/triage',
   operationId: 'consoleTriage',
   summary: 'Acknowledge, resolve or reopen a group, with the etag its page was rendered with',
-  example: { csrf: csrfExample, etag: '3f9a1c0b7d2e4a58', action: 'resolve' },
   scope: 'observability:write',
   csrf: true,
   params: z.object({ id: z.string().max(64) }),
   body: form('csrf', 'etag', 'action'),
+  example: { csrf: csrfExample, etag: '3f9a1c0b7d2e4a58', action: 'resolve' },
   response: { ...consolePage.response, status: 303, type: 'redirect', description: "To the group's page" },
   async handle({ params, body: f, principal, deps, ctx }) {
     const action = triageActions.find(([a]) => a === f.action)?.[0];

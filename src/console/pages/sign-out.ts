@@ -12,9 +12,9 @@ export const consoleSignOut = defineRoute({
   path: '/console/sign-out',
   operationId: 'consoleSignOut',
   summary: 'End the console session',
-  example: { csrf: csrfExample },
   csrf: true,
   body: form('csrf'),
+  example: { csrf: csrfExample },
   response: { ...consolePublicPage.response, status: 303, type: 'redirect', description: 'To the sign-in page' },
   async handle({ deps, ctx }) {
     const token = ctx.cookies.get(consoleCookie);

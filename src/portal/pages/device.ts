@@ -33,8 +33,8 @@ export const deviceCode = defineRoute({
   path: '/device',
   operationId: 'deviceForm',
   summary: 'Look up the device request a typed code names',
-  example: { csrf: csrfExample, user_code: 'BDFG-HJKL' },
   body: form('csrf', 'user_code'),
+  example: { csrf: csrfExample, user_code: 'BDFG-HJKL' },
   async handle({ body: f, deps, ctx }) {
     checkCsrf(ctx, deps.config, f.csrf);
     return showDevice(ctx, deps, f.user_code?.trim() || undefined);

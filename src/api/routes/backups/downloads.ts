@@ -59,12 +59,12 @@ export const downloadBackup = defineRoute({
 export const backupUrlRoute = defineRoute({
   ...onBackup('post', ':url', read, 'backupUrl'),
   summary: 'An expiring link to the decrypted .sql.gz that needs no key (for curl, CI, another host)',
-  example: { expires_in_seconds: 3600 },
   body: z
     .strictObject({
       expires_in_seconds: z.number().int().min(60).max(maxLinkSeconds).default(defaultLinkSeconds),
     })
     .optional(),
+  example: { expires_in_seconds: 3600 },
   response: {
     status: 200,
     description: 'The link and when it stops working',

@@ -27,6 +27,8 @@ export const capture = defineRoute({
   ...intake,
   path: `${base}:capture`,
   operationId: 'captureErrorEvent',
+  summary: 'Capture one error event; it is processed and stored in the background',
+  body: captureBody,
   example: {
     error_event: {
       event_id: '3f2b8c1d9e4a4b6f8a7c5d2e1f0a9b8c',
@@ -45,8 +47,6 @@ export const capture = defineRoute({
       span_id: '00f067aa0ba902b7',
     },
   },
-  summary: 'Capture one error event; it is processed and stored in the background',
-  body: captureBody,
   bodyLimit: 256 * 1024,
   response: {
     status: 202,
@@ -71,6 +71,8 @@ export const batchCapture = defineRoute({
   ...intake,
   path: `${base}:batchCapture`,
   operationId: 'batchCaptureErrorEvents',
+  summary: 'Capture up to 1000 error events; each is accepted or refused on its own',
+  body: batchCaptureBody,
   example: {
     error_events: [
       {
@@ -90,8 +92,6 @@ export const batchCapture = defineRoute({
       },
     ],
   },
-  summary: 'Capture up to 1000 error events; each is accepted or refused on its own',
-  body: batchCaptureBody,
   bodyLimit: 20 * 1024 * 1024,
   bodyItems: { key: 'error_events', max: limits.batch },
   response: { status: 202, description: 'One result per event, in order', schema: batchCaptureResponse },

@@ -45,11 +45,11 @@ export const createClientKeyRoute = defineRoute({
   method: 'post',
   path,
   operationId: 'createClientKey',
-  example: { rate_limit: { count: 600, window_seconds: 60 } },
   summary: 'A new Sentry client key (DSN), optionally with its own rate limit',
   ...secretKey('Error tracking', 'observability:write'),
   params: envParams,
   body: clientKeyBody,
+  example: { rate_limit: { count: 600, window_seconds: 60 } },
   response: { status: 201, description: 'The new key', schema: clientKeyResource },
   async handle({ body, principal, deps }) {
     return deps.db.transaction(async (trx) => {

@@ -101,6 +101,10 @@ export const batchUpdateGroups = defineRoute({
   method: 'post',
   path: `${base}:batchUpdate`,
   operationId: 'batchUpdateErrorGroups',
+  summary: 'Acknowledge, resolve or reopen up to 100 groups, each only while its etag matches',
+  ...secretKey('Error tracking', 'observability:write'),
+  params: envParams,
+  body: batchTriageBody,
   example: {
     action: 'resolve',
     groups: [
@@ -111,10 +115,6 @@ export const batchUpdateGroups = defineRoute({
       },
     ],
   },
-  summary: 'Acknowledge, resolve or reopen up to 100 groups, each only while its etag matches',
-  ...secretKey('Error tracking', 'observability:write'),
-  params: envParams,
-  body: batchTriageBody,
   response: {
     status: 200,
     description: 'One result per group, in the order sent: the updated group, or why it was left as it is',

@@ -27,13 +27,13 @@ export const putPolicy = defineRoute({
   method: 'put',
   path,
   operationId: 'putScrubbingPolicy',
-  example: {
-    policy: { use_default_rules: true, disabled_rules: ['ipv4'], sensitive_keys: ['card_holder', 'x-shop-token'] },
-  },
   summary: 'Replace the scrubbing policy; applies to events processed from now on',
   ...secretKey('Error tracking', 'observability:write'),
   params: envParams,
   body: z.strictObject({ policy: scrubbingPolicy }),
+  example: {
+    policy: { use_default_rules: true, disabled_rules: ['ipv4'], sensitive_keys: ['card_holder', 'x-shop-token'] },
+  },
   response: { status: 200, description: 'The stored policy', schema: policyResource },
   async handle({ body, principal, deps }) {
     const updateTime = await scrubbingQueries(deps.db).put(principal.envId, body.policy);

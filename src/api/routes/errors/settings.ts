@@ -26,11 +26,11 @@ export const putErrorSettings = defineRoute({
   method: 'put',
   path,
   operationId: 'putErrorSettings',
-  example: { retention_days: 30, max_pending: 250000 },
   summary: 'Change the retention (1-400 days) or the intake bound (1,000-10,000,000 events)',
   ...secretKey('Error tracking', 'observability:write'),
   params: envParams,
   body: errorSettingsBody,
+  example: { retention_days: 30, max_pending: 250000 },
   response: { status: 200, description: 'The settings as stored', schema: errorSettingsResource },
   async handle({ body, principal, deps }) {
     const current = await retentionQueries.errorSettings(deps.db, principal.envId);

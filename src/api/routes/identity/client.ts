@@ -35,15 +35,15 @@ export const signUp = defineRoute({
   method: 'post',
   path: '/v1/client/sign-up',
   operationId: 'signUp',
+  tags: ['Client'],
+  auth: 'publishable',
+  summary: 'Sign up with email and password; always 202, whether or not the address has an account',
+  body: z.object({ email, password, redirect_url: redirectUrl.optional() }),
   example: {
     email: 'ada@example.com',
     password: 'correct horse battery staple',
     redirect_url: 'https://app.example.com/welcome',
   },
-  tags: ['Client'],
-  auth: 'publishable',
-  summary: 'Sign up with email and password; always 202, whether or not the address has an account',
-  body: z.object({ email, password, redirect_url: redirectUrl.optional() }),
   response: { status: 202, description: 'Accepted; the worker mails the verification link', schema: accepted },
   async handle({ body, principal, deps, ctx }) {
     await acceptSignUp(deps, {
@@ -81,12 +81,6 @@ export const signInPassword = defineRoute({
   method: 'post',
   path: '/v1/client/sign-in/password',
   operationId: 'signInWithPassword',
-  example: {
-    identifier: 'ada@example.com',
-    password: 'correct horse battery staple',
-    session_mode: 'server',
-    factor_proofs: [{ type: 'totp', code: '492039' }],
-  },
   tags: ['Client'],
   auth: 'publishable',
   summary: 'Password sign-in: a ticket in server mode, a session bearer in browser mode',
@@ -96,6 +90,12 @@ export const signInPassword = defineRoute({
     session_mode: z.enum(['server', 'browser']).default('server'),
     factor_proofs: z.array(factorProof).max(3).default([]),
   }),
+  example: {
+    identifier: 'ada@example.com',
+    password: 'correct horse battery staple',
+    session_mode: 'server',
+    factor_proofs: [{ type: 'totp', code: '492039' }],
+  },
   response: {
     status: 200,
     description: 'Signed in',
@@ -126,8 +126,8 @@ export const redeem = defineRoute({
   operationId: 'redeemTicket',
   ...secretKey('Client', 'auth:write'),
   summary: "Redeem a ticket for a session, from the application's server (two minutes, one use)",
-  example: { ticket: 'cairn_tkt_4Vn8QzL2kT7wR1mX9bJ5cH3dP6sY0fGa' },
   body: z.object({ ticket: z.string().max(200) }),
+  example: { ticket: 'cairn_tkt_4Vn8QzL2kT7wR1mX9bJ5cH3dP6sY0fGa' },
   response: {
     status: 200,
     description: 'The new session and its bearer, for an HttpOnly cookie',
@@ -176,11 +176,11 @@ export const passwordReset = defineRoute({
   method: 'post',
   path: '/v1/client/password-reset',
   operationId: 'requestPasswordReset',
-  example: { email: 'ada@example.com', redirect_url: 'https://app.example.com/reset-password' },
   tags: ['Client'],
   auth: 'publishable',
   summary: 'Mail a password-reset link; always 202, whether or not the address has an account',
   body: z.object({ email, redirect_url: redirectUrl.optional() }),
+  example: { email: 'ada@example.com', redirect_url: 'https://app.example.com/reset-password' },
   response: { status: 202, description: 'Accepted', schema: accepted },
   async handle({ body, principal, deps, ctx }) {
     await requestPasswordReset(deps, {
@@ -197,11 +197,11 @@ export const passwordResetConfirm = defineRoute({
   method: 'post',
   path: '/v1/client/password-reset:confirm',
   operationId: 'confirmPasswordReset',
-  example: { token: 'cairn_eml_9Xc2Lm7Qw4Rt8Zb1Nv5Kp3Hd6Jf0Sg2A', password: 'a new long passphrase 2026' },
   tags: ['Client'],
   auth: 'publishable',
   summary: 'Set a new password with the emailed token; ends every session of the user',
   body: z.object({ token: z.string().max(200), password }),
+  example: { token: 'cairn_eml_9Xc2Lm7Qw4Rt8Zb1Nv5Kp3Hd6Jf0Sg2A', password: 'a new long passphrase 2026' },
   response: { status: 200, description: 'Password changed', schema: z.object({ reset: z.literal(true) }) },
   async handle({ body, principal, deps, ctx }) {
     await consumeLimit(deps.db, 'password_reset', principal.envId, clientFrom(ctx).ip);

@@ -29,11 +29,11 @@ export const activate = defineRoute({
   method: 'post',
   path: '/v1/client/factors/totp:activate',
   operationId: 'activateTotp',
-  example: { code: '492039' },
   tags: ['Client'],
   auth: 'session',
   summary: 'Activate TOTP with a first code; answers ten recovery codes, shown once',
   body: z.object({ code: z.string().min(1).max(16) }),
+  example: { code: '492039' },
   response: {
     status: 200,
     description: 'Active',
@@ -48,11 +48,11 @@ export const disable = defineRoute({
   method: 'post',
   path: '/v1/client/factors/totp:disable',
   operationId: 'disableTotp',
-  example: { type: 'recovery_code', code: '7k2m-q9xr-4tbw' },
   tags: ['Client'],
   auth: 'session',
   summary: 'Turn TOTP off; needs a current code or a recovery code',
   body: factorProof,
+  example: { type: 'recovery_code', code: '7k2m-q9xr-4tbw' },
   response: { status: 200, description: 'Disabled', schema: z.object({ disabled: z.literal(true) }) },
   async handle({ body, deps, ctx }) {
     await disableTotp(deps.db, deps.config, currentSession(ctx).user, body);

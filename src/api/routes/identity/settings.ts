@@ -27,6 +27,10 @@ export const putIdentitySettings = defineRoute({
   method: 'put',
   path,
   operationId: 'replaceIdentitySettings',
+  summary: "Replace the environment's sign-in settings",
+  ...secretKey('End users', 'auth:write'),
+  params: envParams,
+  body: identitySettingsSchema.strict(),
   example: {
     branding: { name: 'Acme Shop', logo_url: 'https://app.example.com/logo.svg', colors: { primary: '#1f6feb' } },
     require_second_factor: false,
@@ -37,10 +41,6 @@ export const putIdentitySettings = defineRoute({
     rate_limits: { sign_in: { points: 100, seconds: 60 } },
     breached_api: { enabled: true, fail: 'closed' },
   },
-  summary: "Replace the environment's sign-in settings",
-  ...secretKey('End users', 'auth:write'),
-  params: envParams,
-  body: identitySettingsSchema.strict(),
   response: { status: 200, description: 'The settings as stored', schema: settings },
   async handle({ body, principal, deps }) {
     await saveIdentitySettings(deps.db, principal.envId, body);

@@ -8,7 +8,6 @@ export const deviceAuthorization = defineRoute({
   method: 'post',
   path: '/v1/oauth/device_authorization',
   operationId: 'deviceAuthorization',
-  example: { client_id: 'cairn_client_01jd8x2k3m4n5p6q7r8s9t0v1w', scope: 'profile' },
   summary: 'Start the device authorization grant (RFC 8628 §3.1)',
   tags: ['OAuth'],
   auth: 'none',
@@ -16,6 +15,7 @@ export const deviceAuthorization = defineRoute({
   errors: 'oauth',
   // RFC 6749 §3.1: parameters the server does not know are ignored.
   body: z.looseObject({ client_id: param.optional(), scope: param.optional() }),
+  example: { client_id: 'cairn_client_01jd8x2k3m4n5p6q7r8s9t0v1w', scope: 'profile' },
   response: {
     status: 200,
     description: 'The codes',

@@ -11,11 +11,6 @@ export const token = defineRoute({
   method: 'post',
   path: '/v1/oauth/token',
   operationId: 'token',
-  example: {
-    grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-    device_code: 'cairn_dvc_7QmZ2xK9pL4vR8tN3wY6bC1dF5gH0jS2',
-    client_id: 'cairn_client_01jd8x2k3m4n5p6q7r8s9t0v1w',
-  },
   summary: 'Poll with the device grant until the user approves (RFC 8628 §3.4)',
   tags: ['OAuth'],
   auth: 'none',
@@ -26,6 +21,11 @@ export const token = defineRoute({
     device_code: param.optional(),
     client_id: param.optional(),
   }),
+  example: {
+    grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+    device_code: 'cairn_dvc_7QmZ2xK9pL4vR8tN3wY6bC1dF5gH0jS2',
+    client_id: 'cairn_client_01jd8x2k3m4n5p6q7r8s9t0v1w',
+  },
   response: {
     status: 200,
     description: 'A session bearer',

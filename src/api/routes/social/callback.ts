@@ -58,16 +58,16 @@ export const callbackFormPost = defineRoute({
   method: 'post',
   path: '/v1/oidc/callback',
   operationId: 'oidcCallbackFormPost',
-  example: {
-    state: 'kq3N9xV2mR7tB4wZ8cL1pH6sD0fJ5gY',
-    code: 'c8e2f0a4b6d1e3f5a7c9b0d2e4f6a8c0e.0.rsvw.Kq7Zb2Xp9Lm4Tn8',
-  },
   summary: 'The same, for providers that answer with response_mode=form_post (Apple)',
   tags: ['Social sign-in'],
   auth: 'none',
   bodyType: 'form',
   bodyLimit: 64 * 1024,
   body: callbackParams,
+  example: {
+    state: 'kq3N9xV2mR7tB4wZ8cL1pH6sD0fJ5gY',
+    code: 'c8e2f0a4b6d1e3f5a7c9b0d2e4f6a8c0e.0.rsvw.Kq7Zb2Xp9Lm4Tn8',
+  },
   response,
   handle: (input) => complete(input, input.body),
 });

@@ -71,17 +71,17 @@ export const putProviderRoute = defineRoute({
   method: 'put',
   path: `${base}/{provider}`,
   operationId: 'putSocialProvider',
-  example: {
-    enabled: true,
-    client_id: 'Iv1.8a61f9b3a7aba766',
-    client_secret: '4f2a9c0d7e1b3a5c8d6f9e2b0a1c3d5e7f9a2b4c',
-  },
   summary: 'Set up a social provider (Google may use the shared client: send {})',
   tags,
   auth: 'secret',
   scope: 'auth:write',
   params: envParams.extend({ provider }),
   body: providerInput,
+  example: {
+    enabled: true,
+    client_id: 'Iv1.8a61f9b3a7aba766',
+    client_secret: '4f2a9c0d7e1b3a5c8d6f9e2b0a1c3d5e7f9a2b4c',
+  },
   response: { status: 200, description: 'The provider as stored', schema: providerSchema },
   async handle({ params, body, principal, deps }) {
     await putProvider(deps.db, deps.config, principal.envId, params.provider, body);

@@ -36,11 +36,11 @@ export const createBucketRoute = defineRoute({
   method: 'post',
   path: base,
   operationId: 'createBucket',
-  example: { name: 'avatars' },
   summary: 'Create a storage bucket',
   ...secretKey('Storage', 'storage:write'),
   params: envParams,
   body: createBucketBody,
+  example: { name: 'avatars' },
   response: { status: 201, description: 'The bucket', schema: bucket },
   async handle({ principal, deps, body }) {
     return bucketResource(await createBucket(deps, principal.envId, body.name), principal.envName);
@@ -90,11 +90,11 @@ export const restoreVersionRoute = defineRoute({
   method: 'post',
   path: `${base}/{bucket}/objects/{key}:restoreVersion`,
   operationId: 'restoreObjectVersion',
-  example: { versionId: '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY.MTRCxf3vjVBH40Nr8X8gdRQBpUMLUo' },
   summary: 'Copy a version over the latest, as a new version',
   ...secretKey('Storage', 'storage:write'),
   params: objectParams,
   body: restoreVersionBody,
+  example: { versionId: '3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY.MTRCxf3vjVBH40Nr8X8gdRQBpUMLUo' },
   response: { status: 200, description: 'The new latest version', schema: writeResult },
   async handle({ principal, deps, params, body }) {
     return restoreVersion(deps, principal.envId, params.bucket, params.key, body.versionId);
