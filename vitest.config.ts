@@ -111,6 +111,7 @@ const e2e = [
   'test/process/frozen-database.test.ts',
   'test/process/processes.test.ts',
   'test/process/first-hour.test.ts',
+  'test/process/npx-quiet.test.ts',
   'test/process/start.test.ts',
   'test/process/web-cluster.test.ts',
   'test/security/bundle-bomb.test.ts',
