@@ -254,6 +254,9 @@ describe('the console in Chromium', () => {
     const key = await createKey(h.db, env.env, 'secret');
     const page = await newPage();
     await signIn(page, key.token);
+    // The sign-in's redirect loaded in full before the reload: a reload while Chromium is still
+    // swapping the page to the errors page's renderer fails as "not attached to an active page".
+    await page.waitForURL('**/console/errors', { waitUntil: 'load' });
     expect(new URL(page.url()).pathname).toBe('/console/errors');
     await tenancyQueries(h.db).revokeKey(key.key.id);
     await page.reload();
