@@ -47,6 +47,7 @@ import { runMigrations } from '../src/migrate.ts';
 import { addBenchRules, benchFirings, dropBenchRules } from './alert-rules.ts';
 import { rulesFreshMs } from '../src/domain/alerts/fire/rule-cache.ts';
 import { createObjectStore } from '../src/storage/index.ts';
+import { cpuOf, cpuOfTree, postgresCpu as postgresCpuOf, postgresCpuSince as postgresCpuSinceOf } from './cpu.ts';
 import {
   ms,
   procfileArgs,
@@ -98,37 +99,10 @@ function start(role: 'web' | 'worker', env: Record<string, string>): { child: Ch
   return { child, log };
 }
 
-const procStat = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-/** CPU seconds (user + system) of a process. */
-const cpuOf = (pid: number): number => {
-  try {
-    const f = procStat(pid);
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0; // gone
-  }
-};
-/** CPU seconds of a process and its children (a web under WEB_CONCURRENCY). */
-const cpuOfTree = (pid: number): number => {
-  let children: number[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  } catch {
-    // gone
-  }
-  return cpuOf(pid) + children.reduce((sum, c) => sum + cpuOfTree(c), 0);
-};
 const dbName = new URL(config.DATABASE_URL).pathname.slice(1);
-/** CPU seconds of every Postgres backend serving the scratch database (the ones alive now). */
-async function postgresCpu(): Promise<Map<number, number>> {
-  const { rows } = await db.raw<{ rows: { pid: number }[] }>(
-    'select pid from pg_stat_activity where datname = ? and pid <> pg_backend_pid()',
-    [dbName],
-  );
-  return new Map(rows.map((r) => [r.pid, cpuOf(r.pid)]));
-}
-const postgresCpuSince = async (before: Map<number, number>) =>
-  [...(await postgresCpu())].reduce((a, [pid, now]) => a + now - (before.get(pid) ?? 0), 0);
+/** CPU seconds of the scratch database's Postgres backends (bench/cpu.ts). */
+const postgresCpu = () => postgresCpuOf(db, dbName);
+const postgresCpuSince = (before: Map<number, number>) => postgresCpuSinceOf(db, dbName, before);
 
 /** A bundle of ~2000 small functions, minified by esbuild: its map is over 1 MB. */
 async function bigBundle(tag: string): Promise<{ map: Record<string, unknown>; positions: [number, number][] }> {
