@@ -34,8 +34,12 @@ async function holdLock(url: string, table: string): Promise<() => Promise<void>
   return release;
 }
 
-/** The backup's catalog session once it is in `state` (and waiting for a lock, with `lock`). */
-const catalogSession = (dbname: string, state: string, lock = false) =>
+/**
+ * The backup's catalog session once it is in `state` (and waiting for a lock, with `lock`). pg_dump's
+ * session carries the same name and is itself idle in transaction between its own queries, so it
+ * is found first (waiting for a table's lock, where it stays) and left out by its pid.
+ */
+const catalogSession = (dbname: string, dumpPid: number, state: string, lock = false) =>
   waitFor(
     `the catalog session ${state}`,
     async () =>
@@ -43,8 +47,8 @@ const catalogSession = (dbname: string, state: string, lock = false) =>
         await withAdmin((c) =>
           c.query<{ pid: number }>(
             `select pid from pg_stat_activity where datname = $1 and application_name = 'cairn-backup' and state = $2
-                and (wait_event_type = 'Lock') = $3 and query not ilike 'LOCK TABLE%'`,
-            [dbname, state, lock],
+                and (wait_event_type = 'Lock') = $3 and pid <> $4`,
+            [dbname, state, lock, dumpPid],
           ),
         )
       ).rows[0]?.pid,
@@ -99,7 +103,7 @@ describe('the catalog session of a backup', () => {
     const from = await w.envOf(source.url);
     const release = await holdLock(source.url, 'blocker');
     const backup = w.backupOf(from);
-    const pid = await catalogSession(source.name, 'idle in transaction');
+    const pid = await catalogSession(source.name, await pgDumpWaiting(source.name), 'idle in transaction');
     // Idle in its transaction for three times the timeout, and still there.
     await waitFor(
       'the catalog session to stay idle in transaction past the timeout',
@@ -127,8 +131,7 @@ describe('the catalog session of a backup', () => {
     const from = await w.envOf(source.url);
     const release = await holdLock(source.url, 'blocker');
     const backup = w.backupOf(from);
-    await pgDumpWaiting(source.name);
-    const pid = await catalogSession(source.name, 'idle in transaction');
+    const pid = await catalogSession(source.name, await pgDumpWaiting(source.name), 'idle in transaction');
     await withAdmin((c) => c.query('select pg_terminate_backend($1)', [pid]));
     await release();
     const done = await backup;
@@ -144,8 +147,7 @@ describe('the catalog session of a backup', () => {
     const release = await holdLock(source.url, 'slow');
     const backup = w.backupOf(from);
     // pg_dump too waits for the lock, its snapshot imported: the catalog session may go now.
-    await pgDumpWaiting(source.name);
-    const pid = await catalogSession(source.name, 'active', true);
+    const pid = await catalogSession(source.name, await pgDumpWaiting(source.name), 'active', true);
     await withAdmin((c) => c.query('select pg_terminate_backend($1)', [pid]));
     await release();
     const done = await backup;
