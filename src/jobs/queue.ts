@@ -33,8 +33,11 @@ export interface QueueOptions {
   batchSize?: number;
   localConcurrency?: number;
   /**
-   * At most this many jobs of one group (a job's `group.id`) active at once across every worker
-   * (pg-boss `groupConcurrency`): one busy group cannot take all of a queue's workers.
+   * At most this many jobs of one group (a job's `group.id`) active at once (pg-boss
+   * `groupConcurrency`): one busy group cannot take all of a queue's workers. Checked per fetch
+   * against the jobs active when that fetch began, so fetches at the same moment can each take a
+   * group's last place (pg-boss #845: "overfetch is the same"); a handler that must hold the limit
+   * exactly checks again (webhooks' slow lane: deliveries/batch.ts).
    */
   groupConcurrency?: number;
   policy?: Queue['policy'];

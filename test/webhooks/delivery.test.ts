@@ -285,7 +285,8 @@ describe('failing endpoints', () => {
       expect(dead.receiver.received.length).toBe(2);
       const queued = await stack.h.db.raw<{ rows: { name: string; n: number }[] }>(
         `select name, count(*)::int as n from pgboss.job
-          where data->>'endpoint_id' in (select id from webhook_endpoints where env_id = ?) group by name`,
+          where data->>'endpoint_id' in (select id from webhook_endpoints where env_id = ?)
+            and state <> 'completed' group by name`,
         [dead.env.env.id],
       );
       expect(queued.rows).toEqual([{ name: 'webhooks.deliver-slow', n: 24 }]);

@@ -22,6 +22,12 @@ const deliveryAttempts = {
   deleteAfterSeconds: 3 * 24 * 3600,
 } satisfies QueueOptions;
 
+/**
+ * Attempts of one environment's slow-lane endpoints running at once, on every worker together:
+ * the queue's group limit, held exactly by the attempts themselves (deliveries/batch.ts).
+ */
+export const slowLaneEnvLimit = 2;
+
 export const webhookQueues = {
   // One job per attempt of one delivery, queued in the transaction
   // that wrote the event or settled the attempt before; a failed attempt queues the next itself
@@ -51,7 +57,7 @@ export const webhookQueues = {
     ...deliveryAttempts,
     batchSize: 1,
     localConcurrency: 4,
-    groupConcurrency: 2,
+    groupConcurrency: slowLaneEnvLimit,
   }),
   // Daily: deliveries and their attempts past 30 days, and messages no delivery needs.
   ...defineQueue('webhooks.prune', z.object({}), { retryLimit: 2 }),

@@ -18,6 +18,8 @@ import { enqueueAttempts } from '../outbox/emit.ts';
 import type { Ready } from '../outbox/queries.ts';
 import { attemptContexts, recordSuccesses, releaseNextOfLanes, type Success } from './batch-queries.ts';
 import { sendAttempt, settleAttempt, settlesAlone, slowAttemptMs, type DeliverDeps } from './deliver.ts';
+import { slowLaneEnvLimit } from '../queues.ts';
+import { laneQueries } from './lane-queries.ts';
 import { laneQueue, type LaneQueue } from './lanes.ts';
 import type { AttemptContext } from './queries.ts';
 import type { AttemptOutcome } from './send.ts';
@@ -109,8 +111,34 @@ async function attempt(
     );
     return undefined;
   }
+  if (queue === 'webhooks.deliver-slow' && c.state !== 'disabled' && (await slowLaneFull(deps, job, c.env_id))) {
+    // Its turn comes when one of those ends: queued again, unsent, under an id made from this job's.
+    await enqueueAttempts(
+      deps.db,
+      deps.jobs,
+      [{ ...job.data, env_id: c.env_id, slow: true }],
+      new Date(Date.now() + waitTurnMs),
+      `/wait/${job.id}`,
+    );
+    return undefined;
+  }
   const time = new Date();
   return { c, n: job.data.attempt, time, outcome: await sendAttempt(deps, c, time) };
+}
+
+/** How long an attempt that found its environment's slow-lane places taken waits before it is fetched again. */
+const waitTurnMs = 1000;
+
+/**
+ * Whether the environment's slow-lane places are taken by other attempts already running. pg-boss
+ * checks the group's limit per fetch, against the jobs active when that fetch began, so fetches at
+ * the same moment can each take the last place (pg-boss #845: "overfetch is the same"), and one
+ * tenant's dead receivers would then hold every fetch loop of a worker for their timeout. Checked
+ * again here, it holds exactly: of attempts over the limit at once, the last to check sees the
+ * others running, since each was fetched (committed) before its own check and still runs.
+ */
+async function slowLaneFull(deps: DeliverDeps, job: FetchedAttempt, envId: string): Promise<boolean> {
+  return (await laneQueries(deps.db).runningBeside('webhooks.deliver-slow', envId, job.id)) >= slowLaneEnvLimit;
 }
 
 /**

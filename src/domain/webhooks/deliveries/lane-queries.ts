@@ -18,6 +18,19 @@ export function laneQueries(db: Db) {
     },
 
     /**
+     * How many other jobs of `group` in `queue` are running (`active`), as committed now. pg-boss's
+     * index of active jobs by group (job_i7) answers it.
+     */
+    async runningBeside(queue: string, group: string, jobId: string): Promise<number> {
+      const { rows } = await db.raw<{ rows: { n: number }[] }>(
+        `select count(*)::int as n from pgboss.job
+          where name = ? and state = 'active' and group_id = ? and id <> ?::uuid`,
+        [queue, group, jobId],
+      );
+      return rows[0]?.n ?? 0;
+    },
+
+    /**
      * Moves up to `limit` of the endpoint's attempts that wait in `from` (pg-boss's `created` and
      * `retry`: fetched ones are `active`) to `to`, in one statement on the server: each keeps its
      * id (the attempt's, emit.ts attemptJobId), its start time and retry count, its place in line
