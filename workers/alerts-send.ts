@@ -3,7 +3,7 @@
 // options (DNS, trust anchors, timeout).
 import type { AppRegistry, queues } from '../src/queues.ts';
 import { createSender, type Sender, type SendOptions } from '../src/domain/webhooks/deliveries/send.ts';
-import { sendFiring, slackTimeoutMs } from '../src/domain/alerts/send/send.ts';
+import { sendFirings, slackTimeoutMs } from '../src/domain/alerts/send/send.ts';
 import { createMailer, type Mailer } from '../src/mail/index.ts';
 import type { JobHandler } from '../src/worker.ts';
 
@@ -19,16 +19,17 @@ export function alertsSend(
     let mailer = mailers.get(ctx.db);
     if (!mailer) mailers.set(ctx.db, (mailer = createMailer(ctx.config, ctx.db, ctx.log)));
     const deps = { config: ctx.config, db: ctx.db, log: ctx.log, mailer, sender };
-    // The fetch's firings go out together, each its own job: one that fails is failed alone (pg-boss
-    // retries it with backoff, its retries counted on it alone), and the others complete with the
-    // fetch. A failed job is no longer active, so the fetch's completion leaves it as it is.
-    const settled = await Promise.allSettled(
-      jobs.map((job) => sendFiring(deps, { ...job.data, lastAttempt: job.retryCount >= job.retryLimit })),
+    // The fetch's firings go out together, each its own job: one whose action is still pending is
+    // failed alone (pg-boss retries it with backoff, its retries counted on it alone), and the
+    // others complete with the fetch. A failed job is no longer active, so the fetch's completion
+    // leaves it as it is. A database error throws: the whole fetch runs again, sending again only
+    // what was not recorded as sent (at least once).
+    const left = await sendFirings(
+      deps,
+      jobs.map((job) => ({ ...job.data, lastAttempt: job.retryCount >= job.retryLimit })),
     );
-    for (const [i, r] of settled.entries()) {
-      if (r.status === 'fulfilled') continue;
-      const err = r.reason as unknown;
-      await ctx.jobs.boss.fail(queue, jobs[i]!.id, { message: err instanceof Error ? err.message : String(err) });
-    }
+    for (const [i, error] of left.entries())
+      if (error !== undefined)
+        await ctx.jobs.boss.fail(queue, jobs[i]!.id, { message: `alert action not sent: ${error}` });
   };
 }

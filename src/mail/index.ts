@@ -7,7 +7,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 import { keyringFromConfig } from '../crypto.ts';
 import type { Logger } from '../log.ts';
-import { storeOutboxMail } from './outbox.ts';
+import { storeOutboxMail, storeOutboxMails } from './outbox.ts';
 
 export interface Mail {
   to: string;
@@ -26,7 +26,20 @@ export interface MailEnv {
 export interface Mailer {
   readonly kind: 'smtp' | 'outbox';
   send(mail: Mail, env: MailEnv): Promise<void>;
+  /**
+   * Sends several, each on its own: answers, in order, undefined for a mail sent and the error of
+   * one that was not. The outbox writes them in one statement (all or none).
+   */
+  sendAll(mails: readonly { mail: Mail; env: MailEnv }[]): Promise<(Error | undefined)[]>;
 }
+
+/** sendAll over `send`, each mail on its own. */
+const eachAlone =
+  (send: Mailer['send']): Mailer['sendAll'] =>
+  async (mails) =>
+    (await Promise.allSettled(mails.map((m) => send(m.mail, m.env)))).map((r) =>
+      r.status === 'fulfilled' ? undefined : (r.reason as Error),
+    );
 
 const transports = new Map<string, Transporter>();
 
@@ -40,35 +53,44 @@ export function createMailer(
     let transport = transports.get(url);
     if (!transport) transports.set(url, (transport = nodemailer.createTransport(url)));
     const smtp = transport;
-    return {
-      kind: 'smtp',
-      async send(mail) {
-        await smtp.sendMail({
-          from: config.CAIRN_MAIL_FROM,
-          to: mail.to,
-          subject: mail.subject,
-          text: mail.text,
-          ...(mail.html === undefined ? {} : { html: mail.html }),
-        });
-        log.info({ subject: mail.subject }, 'mail sent');
-      },
+    const send: Mailer['send'] = async (mail) => {
+      await smtp.sendMail({
+        from: config.CAIRN_MAIL_FROM,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        ...(mail.html === undefined ? {} : { html: mail.html }),
+      });
+      log.info({ subject: mail.subject }, 'mail sent');
     };
+    return { kind: 'smtp', send, sendAll: eachAlone(send) };
   }
   const keyring = keyringFromConfig(config);
+  const written = (id: string, mail: Mail, env: MailEnv) => {
+    if (env.mode === 'test')
+      log.info(
+        { mail_id: id, to: mail.to, subject: mail.subject, text: mail.text },
+        'mail written to the outbox (no SMTP_URL)',
+      );
+    else
+      log.warn(
+        { mail_id: id, subject: mail.subject },
+        'mail for a live environment kept sealed in the outbox, not delivered: set SMTP_URL',
+      );
+  };
   return {
     kind: 'outbox',
     async send(mail, env) {
-      const id = await storeOutboxMail(db, keyring, env.envId, mail);
-      if (env.mode === 'test')
-        log.info(
-          { mail_id: id, to: mail.to, subject: mail.subject, text: mail.text },
-          'mail written to the outbox (no SMTP_URL)',
-        );
-      else
-        log.warn(
-          { mail_id: id, subject: mail.subject },
-          'mail for a live environment kept sealed in the outbox, not delivered: set SMTP_URL',
-        );
+      written(await storeOutboxMail(db, keyring, env.envId, mail), mail, env);
+    },
+    async sendAll(mails) {
+      const ids = await storeOutboxMails(
+        db,
+        keyring,
+        mails.map((m) => ({ envId: m.env.envId, mail: m.mail })),
+      );
+      mails.forEach((m, i) => written(ids[i]!, m.mail, m.env));
+      return mails.map(() => undefined);
     },
   };
 }

@@ -12,8 +12,8 @@ export interface OutboxRow {
 
 export function outboxQueries(db: Db) {
   return {
-    async insert(row: Omit<OutboxRow, 'create_time'>): Promise<void> {
-      await db('mail_outbox').insert(row);
+    async insert(rows: readonly Omit<OutboxRow, 'create_time'>[]): Promise<void> {
+      await db('mail_outbox').insert(rows);
     },
 
     /** An environment's mails, newest first. */

@@ -11,22 +11,31 @@ export const outboxRetentionDays = 7;
 
 const sealContext = (id: string): string => `mail_outbox:${id}`;
 
+type OutboxMail = { to: string; subject: string; text: string };
+
 /** Writes a mail to the outbox, its body sealed; answers its id. */
-export async function storeOutboxMail(
+export async function storeOutboxMail(db: Db, keyring: Keyring, envId: string, mail: OutboxMail): Promise<string> {
+  return (await storeOutboxMails(db, keyring, [{ envId, mail }]))[0]!;
+}
+
+/** Writes mails to the outbox in one statement, their bodies sealed; answers their ids in order. */
+export async function storeOutboxMails(
   db: Db,
   keyring: Keyring,
-  envId: string,
-  mail: { to: string; subject: string; text: string },
-): Promise<string> {
-  const id = newId('mail');
-  await outboxQueries(db).insert({
-    id,
-    env_id: envId,
-    to: mail.to,
-    subject: mail.subject,
-    body_sealed: seal(keyring, mail.text, sealContext(id)),
+  mails: readonly { envId: string; mail: OutboxMail }[],
+): Promise<string[]> {
+  const rows = mails.map(({ envId, mail }) => {
+    const id = newId('mail');
+    return {
+      id,
+      env_id: envId,
+      to: mail.to,
+      subject: mail.subject,
+      body_sealed: seal(keyring, mail.text, sealContext(id)),
+    };
   });
-  return id;
+  if (rows.length > 0) await outboxQueries(db).insert(rows);
+  return rows.map((r) => r.id);
 }
 
 /** Rows past their 7 days (the `mail.prune` job, hourly); answers how many went. */

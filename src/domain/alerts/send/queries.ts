@@ -38,36 +38,40 @@ const actionColumns = {
   actions: 'r.actions',
 } satisfies Record<keyof ActionContext, string>;
 
-/** The firing's actions, in order, each with its firing, rule and environment; none when gone (pruned, rule deleted). */
-export async function firingActions(db: Db, firingId: string): Promise<ActionContext[]> {
+/** These firings' actions, in order, each with its firing, rule and environment; none for one gone (pruned, rule deleted). */
+export async function firingsActions(db: Db, firingIds: readonly string[]): Promise<ActionContext[]> {
+  if (firingIds.length === 0) return [];
   return (await db('alert_firing_actions as a')
     .join('alert_firings as f', 'f.id', 'a.firing_id')
     .join('alert_rules as r', 'r.id', 'f.rule_id')
     .join('envs as v', 'v.id', 'f.env_id')
-    .where({ 'a.firing_id': firingId })
-    .orderBy('a.action_index')
+    .whereIn('a.firing_id', [...new Set(firingIds)])
+    .orderBy(['a.firing_id', 'a.action_index'])
     .select(actionColumns)) as ActionContext[];
 }
 
+/** One attempt's outcome of one action. */
+export interface Outcome {
+  firing_id: string;
+  action_index: number;
+  state: 'pending' | 'sent' | 'failed';
+  error: string | null;
+}
+
 /**
- * Records one attempt's outcome: `sent`, `failed` (the last attempt), or still `pending` with its
- * error. Only a pending action changes, so a job that ran twice counts a settled action once.
+ * Records attempts' outcomes in one statement: `sent`, `failed` (the last attempt), or still
+ * `pending` with its error. Only a pending action changes, so a job that ran twice counts a settled
+ * action once.
  */
-export async function recordOutcome(
-  db: Db,
-  firingId: string,
-  index: number,
-  outcome: { state: 'pending' | 'sent' | 'failed'; error: string | null },
-): Promise<boolean> {
-  const n = await db('alert_firing_actions')
-    .where({ firing_id: firingId, action_index: index, state: 'pending' })
-    .update({
-      state: outcome.state,
-      error: outcome.error,
-      attempt_count: db.raw('attempt_count + 1'),
-      update_time: db.fn.now(),
-    });
-  return n > 0;
+export async function recordOutcomes(db: Db, outcomes: readonly Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  await db.raw(
+    `update alert_firing_actions a
+        set state = o.state, error = o.error, attempt_count = a.attempt_count + 1, update_time = now()
+       from jsonb_to_recordset(?::jsonb) as o(firing_id text, action_index int, state text, error text)
+      where a.firing_id = o.firing_id and a.action_index = o.action_index and a.state = 'pending'`,
+    [JSON.stringify(outcomes)],
+  );
 }
 
 export const keepFiringsMs = 30 * 24 * 3600 * 1000;

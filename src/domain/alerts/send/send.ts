@@ -11,10 +11,10 @@ import type { Config } from '../../../config.ts';
 import { keyringFromConfig } from '../../../crypto.ts';
 import { targetRule } from '../../../egress/target-rule.ts';
 import type { Logger } from '../../../log.ts';
-import type { Mailer } from '../../../mail/index.ts';
+import type { Mail, Mailer } from '../../../mail/index.ts';
 import type { Sender } from '../../webhooks/deliveries/send.ts';
 import { mailHtml, mailText, slackBody, subject, type MessageInput } from './message.ts';
-import { firingActions, recordOutcome, type ActionContext } from './queries.ts';
+import { firingsActions, recordOutcomes, type ActionContext } from './queries.ts';
 import { openSlackUrl } from './slack.ts';
 
 /** A Slack-style receiver gets this long to answer. */
@@ -36,30 +36,25 @@ export interface SendJob {
   lastAttempt: boolean;
 }
 
-/** A send that failed; the job throws it for pg-boss to retry with backoff. */
-export class SendFailed extends Error {
-  override readonly name = 'SendFailed';
-}
-
 /** A failed send's reason (never a stack, never the receiver's text); `permanent`: no retry can help. */
 type Failure = { error: string; permanent?: boolean };
 
-/** Sends; answers why it failed, if it did. */
-async function attempt(deps: SendDeps, c: ActionContext, m: MessageInput): Promise<Failure | undefined> {
+/** What an action's attempt turned out: undefined when sent, else why not. */
+type Attempted = { c: ActionContext; failure: Failure | undefined };
+
+/** The mail of an email action (or why it cannot be sent). */
+function mailOf(c: ActionContext, m: MessageInput): { mail: Mail } | Failure {
   const action = c.actions[c.action_index];
-  if (!action || action.type !== c.type)
+  if (!action || action.type !== c.type || action.type !== 'email')
     return { error: 'the rule no longer has this action; not sent', permanent: true };
-  if (action.type === 'email') {
-    try {
-      const mail = { to: action.to.join(', '), subject: subject(m), text: mailText(m), html: mailHtml(m) };
-      await deps.mailer.send(mail, { envId: c.env_id, mode: c.env_mode });
-      return undefined;
-    } catch (err) {
-      const e = err as { code?: string; responseCode?: number };
-      const code = e.responseCode ?? e.code;
-      return { error: `the mail server did not take the mail${code ? ` (${code})` : ''}` };
-    }
-  }
+  return { mail: { to: action.to.join(', '), subject: subject(m), text: mailText(m), html: mailHtml(m) } };
+}
+
+/** A Slack action's POST; answers why it failed, if it did. */
+async function postSlack(deps: SendDeps, c: ActionContext, m: MessageInput): Promise<Failure | undefined> {
+  const action = c.actions[c.action_index];
+  if (!action || action.type !== c.type || action.type !== 'slack')
+    return { error: 'the rule no longer has this action; not sent', permanent: true };
   let url: string;
   try {
     url = new URL(openSlackUrl(keyringFromConfig(deps.config), c.rule_id, action.url_sealed)).href;
@@ -71,27 +66,74 @@ async function attempt(deps: SendDeps, c: ActionContext, m: MessageInput): Promi
   return { error: outcome.error ?? `HTTP ${outcome.statusCode}` };
 }
 
-/** One attempt of one pending action; answers its error when it is still pending (to be retried). */
-async function sendAction(deps: SendDeps, c: ActionContext, lastAttempt: boolean): Promise<string | undefined> {
-  const failure = await attempt(deps, c, { reason: c.reason, rule_name: c.rule_name, facts: c.facts });
-  const error = failure?.error;
-  const state = !failure ? 'sent' : lastAttempt || failure.permanent ? 'failed' : 'pending';
-  await recordOutcome(deps.db, c.firing_id, c.action_index, { state, error: error ?? null });
-  if (state === 'failed')
-    deps.log.warn({ firing_id: c.firing_id, action_index: c.action_index, error }, 'alert action failed for good');
-  return state === 'pending' ? error : undefined;
+/** The mails of these email actions, sent together (the outbox: one statement). */
+async function sendMails(deps: SendDeps, actions: readonly ActionContext[]): Promise<Attempted[]> {
+  const made = actions.map((c) => ({ c, made: mailOf(c, messageOf(c)) }));
+  const ready = made.flatMap(({ c, made: m }) =>
+    'mail' in m ? [{ c, mail: m.mail, env: { envId: c.env_id, mode: c.env_mode } }] : [],
+  );
+  const errors = await deps.mailer.sendAll(ready);
+  const failed = new Map(ready.map((r, i) => [r.c, errors[i]]));
+  return made.map(({ c, made: m }) => {
+    if (!('mail' in m)) return { c, failure: m };
+    const err = failed.get(c) as { code?: string; responseCode?: number } | undefined;
+    if (!err) return { c, failure: undefined };
+    const code = err.responseCode ?? err.code;
+    return { c, failure: { error: `the mail server did not take the mail${code ? ` (${code})` : ''}` } };
+  });
 }
 
+const messageOf = (c: ActionContext): MessageInput => ({ reason: c.reason, rule_name: c.rule_name, facts: c.facts });
+
 /**
- * One attempt of a firing's pending actions, side by side (see the top of this file); throws when
- * one is still pending, for pg-boss to retry the job with backoff.
+ * One attempt of the pending actions of a fetch's firings (see the top of this file): mails
+ * together, Slack posts side by side, every outcome recorded in one statement once all ended.
+ * Answers, per job in order, the error of an action still pending (its job to be retried with
+ * backoff), or undefined.
  */
-export async function sendFiring(deps: SendDeps, job: SendJob): Promise<void> {
-  // Gone (pruned, its rule deleted) or settled by an earlier run of this job: nothing to send.
-  const pending = (await firingActions(deps.db, job.firing_id)).filter(
-    (c) => c.state === 'pending' && (job.action_index === undefined || c.action_index === job.action_index),
+export async function sendFirings(deps: SendDeps, jobs: readonly SendJob[]): Promise<(string | undefined)[]> {
+  const contexts = await firingsActions(
+    deps.db,
+    jobs.map((j) => j.firing_id),
   );
-  const errors = await Promise.all(pending.map((c) => sendAction(deps, c, job.lastAttempt)));
-  const left = errors.filter((e) => e !== undefined);
-  if (left.length > 0) throw new SendFailed(`alert action not sent: ${left[0]}`);
+  // Gone (pruned, its rule deleted) or settled by an earlier run of its job: nothing to send.
+  const pending = jobs.map((job) =>
+    contexts.filter(
+      (c) =>
+        c.firing_id === job.firing_id &&
+        c.state === 'pending' &&
+        (job.action_index === undefined || c.action_index === job.action_index),
+    ),
+  );
+  const all = [...new Set(pending.flat())];
+  const [mails, posts] = await Promise.all([
+    sendMails(
+      deps,
+      all.filter((c) => c.type === 'email'),
+    ),
+    Promise.all(
+      all.filter((c) => c.type !== 'email').map(async (c) => ({ c, failure: await postSlack(deps, c, messageOf(c)) })),
+    ),
+  ]);
+  const failures = new Map([...mails, ...posts].map((a) => [a.c, a.failure]));
+  const outcomes = jobs.flatMap((job, i) =>
+    pending[i]!.map((c) => {
+      const failure = failures.get(c);
+      const state = !failure ? 'sent' : job.lastAttempt || failure.permanent ? 'failed' : 'pending';
+      return { c, state, error: failure?.error ?? null } as const;
+    }),
+  );
+  await recordOutcomes(
+    deps.db,
+    outcomes.map((o) => ({ firing_id: o.c.firing_id, action_index: o.c.action_index, state: o.state, error: o.error })),
+  );
+  for (const o of outcomes)
+    if (o.state === 'failed')
+      deps.log.warn(
+        { firing_id: o.c.firing_id, action_index: o.c.action_index, error: o.error },
+        'alert action failed for good',
+      );
+  return pending.map(
+    (actions) => outcomes.find((o) => actions.includes(o.c) && o.state === 'pending')?.error ?? undefined,
+  );
 }
