@@ -4,6 +4,7 @@
 // the log is how a developer without SMTP follows them; a live environment's never.
 import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
+import { settleAtMost } from '../at-most.ts';
 import type { Config } from '../config.ts';
 import { keyringFromConfig } from '../crypto.ts';
 import type { Logger } from '../log.ts';
@@ -33,11 +34,14 @@ export interface Mailer {
   sendAll(mails: readonly { mail: Mail; env: MailEnv }[]): Promise<(Error | undefined)[]>;
 }
 
-/** sendAll over `send`, each mail on its own. */
+/** Mails an SMTP server is given at once (each its own connection: the transport is not pooled). */
+const smtpAtOnce = 8;
+
+/** sendAll over `send`, each mail on its own, `smtpAtOnce` at a time. */
 const eachAlone =
   (send: Mailer['send']): Mailer['sendAll'] =>
   async (mails) =>
-    (await Promise.allSettled(mails.map((m) => send(m.mail, m.env)))).map((r) =>
+    (await settleAtMost(smtpAtOnce, mails, (m) => send(m.mail, m.env))).map((r) =>
       r.status === 'fulfilled' ? undefined : (r.reason as Error),
     );
 

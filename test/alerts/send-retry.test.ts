@@ -1,9 +1,10 @@
 // A failing Slack target is retried by pg-boss's backoff (shortened here to a second, as
 // test/errors/ingest.test.ts shortens the ingest's) and each attempt is recorded: a 503 twice,
 // then a 200, leaves the action `sent` after three attempts; one that keeps failing is `failed`
-// after its last attempt, with the last error. A firing is one job whatever its actions: a retry
-// sends only the actions still pending (the mail that went out is not sent again), and a job queued
-// for one action (as they were once) sends that one only.
+// after its last attempt, with the last error. A stored batch's firings share one job whatever
+// their actions: a retry sends only the actions still pending (the mail that went out, another
+// firing's message that went out, are not sent again), and a job queued for one firing or one
+// action (as they were once) sends that one only.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WorkerHandle } from '../../src/worker.ts';
 import { createTestEnv, type Harness, useWeb } from '../support/harness.ts';
@@ -71,6 +72,9 @@ it('settles the action as failed, with the last error, after the last attempt', 
   expect(receiver.received).toHaveLength(4);
 });
 
+/** A send job's condition: it carries this firing. */
+const carries = `jsonb_exists(data->'firing_ids', ?)`;
+
 const outboxTo = (to: string) => sqlNumber(h.db, `select count(*) from mail_outbox where "to" = ?`, [to]);
 
 it("sends a firing's actions in one job, and a retry only the one still pending", async () => {
@@ -88,9 +92,7 @@ it("sends a firing's actions in one job, and a retry only the one still pending"
   expect(await outboxTo(to)).toBe(1);
   expect(receiver.delivered()).toHaveLength(1);
   expect(
-    await sqlNumber(h.db, `select count(*) from pgboss.job where name = 'alerts.send' and data->>'firing_id' = ?`, [
-      firing,
-    ]),
+    await sqlNumber(h.db, `select count(*) from pgboss.job where name = 'alerts.send' and ${carries}`, [firing]),
   ).toBe(1);
 });
 
@@ -116,32 +118,55 @@ it('sends only its own action for a job queued per action', async () => {
   expect(receiver.received).toHaveLength(2);
 });
 
-it("settles each firing's job alone: one that fails is retried, the others of its fetch complete", async () => {
+it("retries a batch's firing that fails alone: the others of its job are sent once", async () => {
   const bad = await startReceiver(() => 503);
   const good = await startReceiver(() => 200);
   receivers.push(bad, good);
   const env = await createTestEnv(h.db);
-  // Two rules fire for one new group, in one batch: their jobs are queued (and fetched) together.
+  // Two rules fire for one new group, in one batch: their firings share a job.
   const failing = await insertRule(h, env, { when: 'new_group', slack: bad.url });
   const passing = await insertRule(h, env, { when: 'new_group', slack: good.url });
   const uid = await capture(stack.web, env, sampleEvent({ event_time: new Date().toISOString() }));
   await readStored(stack.web, env, uid);
   const [f1] = await firingsOf(h, failing);
   const [f2] = await firingsOf(h, passing);
-  const job = (firing: string) =>
+  const jobOf = (firing: string) =>
     h
       .db('pgboss.job')
       .where({ name: 'alerts.send' })
-      .whereRaw(`data->>'firing_id' = ?`, [firing])
-      .first('state', 'retry_count') as Promise<{ state: string; retry_count: number }>;
-  // The failing one's last attempt settles its action `failed` (and completes its job).
-  expect(await eventually(async () => ((await job(f1!.id)).state === 'completed' ? job(f1!.id) : undefined))).toEqual({
-    state: 'completed',
-    retry_count: 3,
+      .whereRaw(carries, [firing])
+      .select('id', 'state', 'retry_count') as Promise<{ id: string; state: string; retry_count: number }[]>;
+  // The failing one's last attempt settles its action `failed` (and completes the job).
+  const [job] = await eventually(async () => {
+    const rows = await jobOf(f1!.id);
+    return rows[0]?.state === 'completed' ? rows : undefined;
   });
-  expect(await job(f2!.id)).toEqual({ state: 'completed', retry_count: 0 });
+  expect(job).toMatchObject({ state: 'completed', retry_count: 3 });
+  expect(await jobOf(f2!.id)).toEqual([job]);
   expect(await actionsOf(h, f2!.id)).toMatchObject([{ state: 'sent', attempt_count: 1 }]);
   expect(await actionsOf(h, f1!.id)).toMatchObject([{ state: 'failed', attempt_count: 4, error: 'HTTP 503' }]);
   expect(good.received).toHaveLength(1);
   expect(bad.received).toHaveLength(4);
+});
+
+it('sends only its own firing for a job queued per firing', async () => {
+  const to = `per-firing-${newId('x')}@example.com`;
+  const { firing, receiver } = await fireOnce(() => 200, to);
+  await eventually(async () => (await actionsOf(h, firing)).every((a) => a.state === 'sent') || undefined);
+  // The firing's actions pending again, and a job for it alone, as jobs once were.
+  await h.db('alert_firing_actions').where({ firing_id: firing }).update({ state: 'pending', attempt_count: 0 });
+  const boss = createBoss(h.config, 'web');
+  await boss.start();
+  try {
+    await boss.send('alerts.send', { firing_id: firing });
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
+  const actions = await eventually(async () => {
+    const rows = await actionsOf(h, firing);
+    return rows.every((a) => a.state === 'sent' && a.attempt_count === 1) ? rows : undefined;
+  });
+  expect(actions).toHaveLength(2);
+  expect(await outboxTo(to)).toBe(2);
+  expect(receiver.received).toHaveLength(2);
 });

@@ -2,21 +2,37 @@
 import { z } from 'zod';
 import { defineQueue, type Jobs, type QueueName, type ScheduleDef } from '../../jobs/index.ts';
 
+/** Firings per send job: a stored batch's firings go in jobs of this many. */
+export const firingsPerJob = 20;
+
 export const alertQueues = {
-  // One job per firing, queued on the worker's store transaction with the firing
-  // (fire/evaluate.ts); it sends its actions' mails and Slack messages and records each action's
-  // outcome (send/send.ts). A failed send is retried by pg-boss with backoff, only the actions
-  // still pending: 15 s doubling (with jitter) up to 15 min, 9 attempts over about an hour, then
-  // such an action is `failed` with its last error.
+  // One job per stored batch's firings (up to `firingsPerJob`), queued on the worker's store
+  // transaction with them (fire/evaluate.ts); it sends their actions' mails and Slack messages and
+  // records each action's outcome (send/send.ts). A failed send is retried by pg-boss with backoff,
+  // only the actions still pending (the others' outcomes are recorded, so a retry sends nothing
+  // twice): 15 s doubling (with jitter) up to 15 min, 9 attempts over about an hour, then such an
+  // action is `failed` with its last error.
   // At least once: a worker killed mid-send has its job taken over within ~1-3 s
-  // (src/jobs/claims/), and the message goes out again; the firing stays recorded once. A send
-  // waits at most 10 s for its receiver, and a firing's (at most 5) actions are sent side by side, so
-  // the claim's expiry is well beyond one attempt.
+  // (src/jobs/claims/), and what was not yet recorded as sent goes out again; the firings stay
+  // recorded once. A send waits at most 10 s for its receiver and `sendsAtOnce` go side by side,
+  // so a fetch's (at most 2 jobs of 20 firings of 5 actions) take at most 7 rounds, 70 s: the
+  // claim's expiry is beyond it.
+  // Jobs per batch rather than per firing: a firing's own job (insert, fetch, claim, completion of
+  // a pg-boss row) cost more than evaluating the rules that made it (bench/errors.ts).
   ...defineQueue(
     'alerts.send',
     z.object({
-      firing_id: z.string().regex(/^alf_[0-9a-z]{26}$/),
-      // Jobs queued one per (firing, action) before jobs were one per firing: that action only.
+      firing_ids: z
+        .array(z.string().regex(/^alf_[0-9a-z]{26}$/))
+        .min(1)
+        .max(firingsPerJob)
+        .optional(),
+      // Jobs queued one per firing (before jobs carried a batch's), and one per (firing, action)
+      // before that: that firing, that action only.
+      firing_id: z
+        .string()
+        .regex(/^alf_[0-9a-z]{26}$/)
+        .optional(),
       action_index: z.number().int().min(0).optional(),
     }),
     {
@@ -24,15 +40,12 @@ export const alertQueues = {
       retryDelay: 15,
       retryBackoff: true,
       retryDelayMax: 900,
-      expireInSeconds: 120,
+      expireInSeconds: 180,
       // Longer than the retries: an action's job stays visible while it can still be retried.
       deleteAfterSeconds: 24 * 3600,
-      // Fetches of 16 firings, 2 at once (at most 32 firings' sends in flight per worker), sent
-      // together, each settled as its own job (workers/alerts-send.ts); a full fetch fetches again
-      // at once. With fetches of 1 every fetch slept out the poll (2 s), so a burst of firings (500
-      // in bench/errors.ts) went out at ~2 a second per worker; fetches of 16 spread pg-boss's
-      // per-fetch statements (fetch, claim, completion) over more firings than fetches of 4.
-      batchSize: 16,
+      // Fetches of 2 jobs, 2 at once, sent together, each settled as its own job
+      // (workers/alerts-send.ts); a full fetch fetches again at once, rather than sleep out the poll.
+      batchSize: 2,
       localConcurrency: 2,
     },
   ),

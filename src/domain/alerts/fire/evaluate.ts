@@ -16,6 +16,7 @@ import type { Logger } from '../../../log.ts';
 import type { ChangedGroup } from '../../errors/intake/store-queries.ts';
 import { parseSearch } from '../../errors/search/parse.ts';
 import type { SearchTerm } from '../../errors/search/types.ts';
+import { firingsPerJob } from '../queues.ts';
 import { consoleLink } from './facts.ts';
 import { recordFirings, windowCounts } from './queries.ts';
 import type { Candidate, RuleRow } from './rules.ts';
@@ -167,13 +168,12 @@ async function fire(deps: FireDeps, tx: BossDb, candidates: Candidate[]): Promis
     })),
     consoleLink(deps.baseUrl, ''),
   );
-  // One job per firing (its actions each keep their outcome), queued with the firing: both exist
-  // exactly when the store committed.
+  // The firings' send jobs (`firingsPerJob` firings each; their actions each keep their outcome),
+  // queued with the firings: both exist exactly when the store committed.
   const fired = [...new Set(actions.map((a) => a.firing_id))];
-  await deps.jobs.enqueueJobs(
-    tx,
-    'alerts.send',
-    fired.map((firing_id) => ({ data: { firing_id } })),
-  );
+  const jobs = [];
+  for (let i = 0; i < fired.length; i += firingsPerJob)
+    jobs.push({ data: { firing_ids: fired.slice(i, i + firingsPerJob) } });
+  await deps.jobs.enqueueJobs(tx, 'alerts.send', jobs);
   return fired.length;
 }

@@ -8,6 +8,7 @@
 // the batch that caused it (fire/evaluate.ts).
 import type { Knex } from 'knex';
 import type { Config } from '../../../config.ts';
+import { settleAtMost } from '../../../at-most.ts';
 import { keyringFromConfig } from '../../../crypto.ts';
 import { targetRule } from '../../../egress/target-rule.ts';
 import type { Logger } from '../../../log.ts';
@@ -19,6 +20,9 @@ import { openSlackUrl } from './slack.ts';
 
 /** A Slack-style receiver gets this long to answer. */
 export const slackTimeoutMs = 10_000;
+
+/** Slack-style posts of a fetch going out at once. */
+const sendsAtOnce = 32;
 
 export interface SendDeps {
   config: Config;
@@ -111,8 +115,15 @@ export async function sendFirings(deps: SendDeps, jobs: readonly SendJob[]): Pro
       deps,
       all.filter((c) => c.type === 'email'),
     ),
-    Promise.all(
-      all.filter((c) => c.type !== 'email').map(async (c) => ({ c, failure: await postSlack(deps, c, messageOf(c)) })),
+    settleAtMost(
+      sendsAtOnce,
+      all.filter((c) => c.type !== 'email'),
+      async (c) => ({ c, failure: await postSlack(deps, c, messageOf(c)) }),
+    ).then((rs) =>
+      rs.map((r) => {
+        if (r.status === 'rejected') throw r.reason;
+        return r.value;
+      }),
     ),
   ]);
   const failures = new Map([...mails, ...posts].map((a) => [a.c, a.failure]));
