@@ -3,7 +3,8 @@
 // an event's page links its group's newer and older events and is not found from another
 // environment or under another group; the tag summary's query keeps its bounds and environment;
 // and in Chromium the page folds library frames, marks the frame's line, says "Not mapped" once,
-// walks events by Older and Newer, and passes axe at 1100 and 390 px without a sideways scroll.
+// walks events by Older and Newer, and passes axe at 1100 and 390 px without a sideways scroll (its
+// older-events page too); the tag summary gives each value's count and share.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConsoleSession } from '../../src/domain/console/sessions.ts';
@@ -229,6 +230,15 @@ describe('the group page and its events in Chromium', () => {
     expect((await page.locator('main').textContent())!.match(/not mapped/gi)).toHaveLength(1);
     await auditBothWidths(page, 'group-events');
 
+    // The events' older page by its link: the last 3 events, and axe at both widths there too.
+    const pager = page.getByRole('navigation', { name: 'Pages of events' });
+    await pager.getByRole('link', { name: 'Older events' }).click();
+    await page.waitForURL((u) => u.searchParams.has('after'));
+    await expect(page.locator('#events + table a').count()).resolves.toBe(count - 20);
+    await auditBothWidths(page, 'group-older-events');
+    await pager.getByRole('link', { name: 'Newest events' }).click();
+    await page.waitForURL((u) => !u.searchParams.has('after'));
+
     // From the Events list to the newest event, then Older and Newer.
     await page.locator('#events + table a').first().click();
     expect(new URL(page.url()).pathname).toBe(`/console/errors/${group}/events/${uids[0]}`);
@@ -248,8 +258,9 @@ describe('the group page and its events in Chromium', () => {
 // Needs the worker to keep error_group_tags from the events it stores (the facets change): it
 // waits for the summary of the events above to reach the page.
 describe('the tag summary from real captures', () => {
-  it("summarises the tags of the group's events: each key's top values and their share", async () => {
+  it("summarises the tags of the group's events: each key's top values, their counts and share", async () => {
     const firefox = sent.filter((_, i) => browserOf(i) === 'Firefox').length;
+    expect([firefox, count - firefox]).toEqual([8, 15]);
     const share = (n: number) => `${Math.round((n / count) * 100)}%`;
     const facet = (html: string) => /<th scope="row"><code>browser<\/code>[\s\S]*?<\/tr>/.exec(html)?.[0];
     const row = await eventually(async () => facet((await get(`/console/errors/${group}`)).html), {
@@ -259,13 +270,23 @@ describe('the tag summary from real captures', () => {
     expect(row).toContain(`${count} events`);
     expect(row).toMatch(
       new RegExp(
-        `Chrome</span> <span class="muted">${share(count - firefox)}.*Firefox</span> <span class="muted">${share(firefox)}`,
+        `Chrome</span> <span class="muted">15 events · ${share(count - firefox)}.*Firefox</span> <span class="muted">8 events · ${share(firefox)}`,
       ),
     );
+    expect(row).not.toContain('other values');
     const page = await newPage(browser);
     await signIn(page, stack.web.url, envA.secretKey);
     await page.goto(`${stack.web.url}/console/errors/${group}`);
     await expect(page.getByRole('rowheader', { name: /^plan/ }).isVisible()).resolves.toBe(true);
+    // As read: each value, then its count of events and its share, the count in words.
+    const browserRow = page.getByRole('row', { name: /^browser/ });
+    await expect(browserRow.getByRole('listitem').allInnerTexts()).resolves.toEqual([
+      `Chrome 15 events · ${share(15)}`,
+      `Firefox 8 events · ${share(8)}`,
+    ]);
+    await expect(page.getByRole('row', { name: /^plan/ }).getByRole('listitem').allInnerTexts()).resolves.toEqual([
+      `pro ${count} events · 100%`,
+    ]);
     await auditBothWidths(page, 'group-tags');
     await page.context().close();
   });

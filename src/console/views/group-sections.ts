@@ -1,6 +1,7 @@
 // The group page's sections over all its events: "Tags", the most common values of each tag key
-// with their share of the events that carried the key (as Sentry's tag summary), and "Events", the
-// group's events newest first, a page at a time, each linking to its own page.
+// with their count of events and share of the events that carried the key (as Sentry's tag
+// summary), and "Events", the group's events newest first, a page at a time, each linking to its
+// own page.
 import type { EventBody } from '../../contract/error-event.ts';
 import { html, type Html } from '../../html/html.ts';
 import { plural, timeTag } from '../format.ts';
@@ -32,10 +33,13 @@ function percent(count: number, total: number): string {
 function facet(t: TagSummary): Html {
   const shownCount = t.values.reduce((n, v) => n + v.count, 0);
   const other = t.total - shownCount;
+  // The count is said in words ("7 events"), so that a value ending in a number ("Chrome 131")
+  // does not run into it when read aloud or at a glance.
+  const share = (n: number) => `${plural(n, 'event')} · ${percent(n, t.total)}`;
   const values = t.values.map(
-    (v) => html`<li><span class="value">${v.value}</span> <span class="muted">${percent(v.count, t.total)}</span></li>`,
+    (v) => html`<li><span class="value">${v.value}</span> <span class="muted">${share(v.count)}</span></li>`,
   );
-  const rest = other > 0 ? html`<li class="muted">other values ${percent(other, t.total)}</li>` : '';
+  const rest = other > 0 ? html`<li class="muted">other values ${share(other)}</li>` : '';
   return html`<tr><th scope="row"><code>${t.key}</code><br><span class="muted">${plural(t.total, 'event')}</span></th>
 <td><ul class="facet">${values}${rest}</ul></td></tr>`;
 }
