@@ -1,8 +1,7 @@
-// What test/console/every-page.test.ts visits: an environment with real captures (three groups, one
-// resolved; a Sentry event with frames, a user and tags), end users with a session and sign-ins
-// and one locked,
-// backups and restores in each state, alert rules (one fired), keys with fewer scopes, and console
-// sign-in links, one used.
+// What test/console/every-page.test.ts visits: an environment with real captures (four groups, one
+// resolved and one kept for a page to find changed under it; a Sentry event with frames, a user and
+// tags), end users with a session and sign-ins and one locked, backups and restores in each state,
+// alert rules (one fired), keys with fewer scopes, and console sign-in links, one used.
 // Backups and operations are rows as the worker leaves them: the pages only read them, and a real
 // backup and restore are test/console/backups.test.ts's.
 import { randomBytes } from 'node:crypto';
@@ -28,6 +27,9 @@ export interface Fixtures {
   group: string;
   uid: string;
   resolved: string;
+  /** An unresolved group no other page changes, and a triage of it through the API (as another client would). */
+  conflicted: string;
+  triage(group: string, action: 'acknowledge' | 'resolve'): Promise<void>;
   user: string;
   /** A user the operator locked. */
   lockedUser: string;
@@ -40,6 +42,17 @@ export interface Fixtures {
   usedLink: string;
   /** A console session token for the visitor (a new session each call). */
   session(who: Exclude<Visitor, 'nobody'>): Promise<string>;
+}
+
+async function triage(web: WebHandle, env: CreatedEnv, id: string, action: 'acknowledge' | 'resolve'): Promise<void> {
+  const group = await call<{ etag: string }>(web.url, 'GET', `${envBase(env)}/error_groups/${id}`, {
+    key: env.secretKey,
+  });
+  const answer = await call(web.url, 'POST', `${envBase(env)}/error_groups/${id}:${action}`, {
+    key: env.secretKey,
+    body: { etag: group.body.etag },
+  });
+  if (answer.status !== 200) throw new Error(`${action} answered ${answer.status}`);
 }
 
 async function captureErrors(web: WebHandle, env: CreatedEnv) {
@@ -56,15 +69,14 @@ async function captureErrors(web: WebHandle, env: CreatedEnv) {
   const stored = (await readStored<{ name: string; uid: string }>(web, env, sent.event_id)).body;
   const toResolve = await capture(web, env, sampleEvent({ exception_type: 'SyntaxError', message: 'Unexpected }' }));
   const resolved = groupIdOf((await readStored(web, env, toResolve)).body.name);
-  const group = await call<{ etag: string }>(web.url, 'GET', `${envBase(env)}/error_groups/${resolved}`, {
-    key: env.secretKey,
-  });
-  const answer = await call(web.url, 'POST', `${envBase(env)}/error_groups/${resolved}:resolve`, {
-    key: env.secretKey,
-    body: { etag: group.body.etag },
-  });
-  if (answer.status !== 200) throw new Error(`resolving answered ${answer.status}`);
-  return { group: groupIdOf(stored.name), uid: stored.uid, resolved };
+  await triage(web, env, resolved, 'resolve');
+  const toConflict = await capture(
+    web,
+    env,
+    sampleEvent({ exception_type: 'ReferenceError', message: 'cart is not defined' }),
+  );
+  const conflicted = groupIdOf((await readStored(web, env, toConflict)).body.name);
+  return { group: groupIdOf(stored.name), uid: stored.uid, resolved, conflicted };
 }
 
 async function endUsers(h: Harness, web: WebHandle, env: CreatedEnv): Promise<{ user: string; lockedUser: string }> {
@@ -179,6 +191,7 @@ export async function makeFixtures(h: Harness, web: WebHandle): Promise<Fixtures
     ...users,
     ...backups,
     rule,
+    triage: (group, action) => triage(web, env, group, action),
     link: pathOf(link.url),
     usedLink: pathOf(used.url),
     session: (who) =>

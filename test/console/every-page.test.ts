@@ -54,6 +54,16 @@ const refusedDelete = async (page: Page) => {
   await page.getByRole('button', { name: 'Delete user' }).click();
   await page.getByRole('alert').waitFor();
 };
+/** Another client acknowledges the group after the page loaded; the page's Resolve then meets a 409. */
+const conflict = async (page: Page, f: Fixtures) => {
+  await f.triage(f.conflicted, 'acknowledge');
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/triage')),
+    page.getByRole('button', { name: 'Resolve', exact: true }).click(),
+  ]);
+  expect(answer.status()).toBe(409);
+  await expect(page.getByRole('alert').textContent()).resolves.toContain('Conflict');
+};
 const portal = (path: string) => (f: Fixtures) =>
   `${path}${path.includes('?') ? '&' : '?'}publishable_key=${f.env.publishableKey}`;
 
@@ -63,6 +73,7 @@ const pages: Visit[] = [
   { name: 'landing', path: () => '/', as: 'nobody' },
   { name: 'docs', path: () => '/docs', as: 'nobody' },
   { name: 'doc', path: () => '/docs/conventions.md', as: 'nobody' },
+  { name: 'doc-in-a-folder', path: () => '/docs/architecture/console.md', as: 'nobody' },
   { name: 'doc-not-found', path: () => '/docs/..%2fpackage.json', as: 'nobody', status: 404 },
   { name: 'sign-in-link', path: (f) => f.link, as: 'nobody' },
   { name: 'sign-in-link-switch', path: (f) => f.link },
@@ -74,10 +85,21 @@ const pages: Visit[] = [
   { name: 'errors-resolved', path: () => '/console/errors?state=resolved' },
   { name: 'errors-all-of-a-service', path: () => '/console/errors?state=all&service=billing' },
   { name: 'errors-none', path: () => '/console/errors?state=acknowledged' },
+  {
+    name: 'errors-after-bulk-with-stale',
+    path: (f) => `/console/errors?state=all&done=resolve&changed=1&stale=${f.group}`,
+    then: async (page, f) => {
+      const stale = page.getByRole('alert');
+      await expect(stale.textContent()).resolves.toMatch(/^Changed since the page was loaded.*PaymentError/);
+      await expect(stale.getByRole('link').getAttribute('href')).resolves.toBe(`/console/errors/${f.group}`);
+      await expect(page.getByRole('status').textContent()).resolves.toBe('Resolved 1 error.');
+    },
+  },
   { name: 'errors-lacks-scope', path: () => '/console/errors', as: 'backupsReader', status: 403 },
   { name: 'group', path: (f) => `/console/errors/${f.group}`, then: (p) => openEvery(p, 'details') },
   { name: 'group-read-only', path: (f) => `/console/errors/${f.group}`, as: 'errorsReader' },
   { name: 'group-resolved', path: (f) => `/console/errors/${f.resolved}` },
+  { name: 'group-conflict', path: (f) => `/console/errors/${f.conflicted}`, then: conflict },
   { name: 'event', path: (f) => `/console/errors/${f.group}/events/${f.uid}`, then: (p) => openEvery(p, 'details') },
   { name: 'alerts', path: () => '/console/alerts' },
   { name: 'alerts-created', path: (f) => `/console/alerts?created=${f.rule}` },
