@@ -78,8 +78,18 @@ describe('bulk triage on the errors page', () => {
     const page = await pageAt(1100);
     const [alpha, beta, gamma] = made.map(([t]) => t);
     expect(await page.getByRole('checkbox').count()).toBe(4);
-    // A group without a service shows a dash, not an empty link.
+    // A group without a service shows a dash, not an empty link; one with a service links to its errors.
     expect(await page.locator('tbody a').evaluateAll((as) => as.filter((a) => !a.textContent?.trim()).length)).toBe(0);
+    const headers = await page.getByRole('columnheader').allTextContents();
+    const serviceOf = (title: string) =>
+      page
+        .getByRole('row')
+        .filter({ has: page.getByRole('checkbox', { name: title, exact: true }) })
+        .getByRole('cell')
+        .nth(headers.indexOf('Service'));
+    await expect(serviceOf(gamma!).textContent()).resolves.toBe('—');
+    expect(await serviceOf(gamma!).getByRole('link').count()).toBe(0);
+    await expect(serviceOf(alpha!).getByRole('link').textContent()).resolves.toBe('shop');
     expect(await audit(page)).toEqual([]);
 
     // Between page load and submit, beta is acknowledged through the API: its etag on the page is stale.

@@ -162,6 +162,9 @@ describe('search terms', () => {
     expect(await found('!release:shop@1.1.0')).toEqual(['d', 'c']);
     expect(await found('first_release:shop@1.0.0')).toEqual(['a']);
     expect(await found('first_release:shop@1.1.0')).toEqual(['b']);
+    expect(await found('!first_release:shop@1.0.0')).toEqual(['d', 'c', 'b']);
+    // d's first event named no release: negating any release keeps it.
+    expect(await found('!first_release:shop@1.1.0 !first_release:shop@2.0.0')).toEqual(['d', 'a']);
   });
 
   it('level:, user: (an id, or an email in any case) and tags, each negated by !', async () => {
