@@ -1,4 +1,4 @@
-// A firing's actions (the `alerts.send` job, one per firing): each its mail through the service's
+// Firings' actions (the `alerts.send` job, one per stored batch's firings): each its mail through the service's
 // mailer (src/mail/: SMTP_URL, else the outbox), or its Slack-style POST through the webhooks'
 // sender (egress rules of the environment, checked again at send time on the address the socket
 // connects to: DNS rebinding gains nothing). Each action has its own outcome: an attempt sends only
@@ -34,7 +34,7 @@ export interface SendDeps {
 
 export interface SendJob {
   firing_id: string;
-  /** Only this action (a job queued before jobs were one per firing); absent: every pending one. */
+  /** Only this action (a job queued when jobs were one per action); absent: every pending one. */
   action_index?: number | undefined;
   /** This attempt is the job's last: a failure now settles the action as `failed`. */
   lastAttempt: boolean;
