@@ -121,16 +121,21 @@ describe('password sign-in', () => {
     expect(answers.filter((a) => a.status === 401)).toHaveLength(11);
   });
 
-  it('browser mode: the bearer at once; sign-out ends it', async () => {
+  it("browser mode: the bearer at once; sign-out ends it, and only it: the user's other session and ticket go on", async () => {
     const res = await signIn('ada@example.com', strongPassword, { session_mode: 'browser' });
     expect(res.status).toBe(200);
     const token = res.body.session_token as string;
     expect((await session(token)).status).toBe(200);
+    const elsewhere = (await signIn('ada@example.com', strongPassword, { session_mode: 'browser' })).body
+      .session_token as string;
+    const ticket = (await signIn('ada@example.com', strongPassword)).body.ticket as string;
     expect(await call(web.url, 'POST', '/v1/client/sign-out', { key: token })).toMatchObject({
       status: 200,
       body: { signed_out: true },
     });
     expect(await session(token)).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
+    expect((await session(elsewhere)).status).toBe(200);
+    expect((await redeem(ticket)).status).toBe(200);
     expect((await session(`cairn_sess_${'B'.repeat(32)}`)).status).toBe(401);
     expect((await session(env.secretKey)).status).toBe(401);
   });
