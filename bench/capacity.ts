@@ -10,10 +10,8 @@
 //     shapes keep up; the check says how close the second came to what the first predicts.
 //   users: bytes per end user (a row with an argon2id hash, 2 sessions, 10 sign-ins), seeded in
 //     SQL (BENCH_CAPACITY_USERS, 20000); sign-in's own cost is bench/identity.ts's (argon2id-bound).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { hashPassword } from '../src/domain/identity/passwords.ts';
 import { operationsQueries } from '../src/domain/operations/queries.ts';
 import { keyringFromConfig } from '../src/crypto.ts';
@@ -21,7 +19,17 @@ import { createDb } from '../src/db.ts';
 import { createEnvWithKeys } from '../src/domain/tenancy/envs.ts';
 import { runMigrations } from '../src/migrate.ts';
 import { cpuOf, cpuOfTree, postgresCpu, postgresCpuSince } from './cpu.ts';
-import { freePort, jsonPoster, ms, procfileArgs, report, repoRoot, scratchDatabase, until } from './support.ts';
+import {
+  freePort,
+  jsonPoster,
+  ms,
+  report,
+  scratchDatabase,
+  startProcfile,
+  stopProcess,
+  stopStarted,
+  until,
+} from './support.ts';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const rate = num('BENCH_CAPACITY_RATE', 300);
@@ -34,30 +42,9 @@ const scratch = await scratchDatabase();
 const config = scratch.config;
 const db = createDb(config);
 const dbName = new URL(config.DATABASE_URL).pathname.slice(1);
-const children: ChildProcess[] = [];
 
-function start(role: 'web' | 'worker', env: Record<string, string>): { child: ChildProcess; log: string } {
-  const log = `${tmpdir()}/cairn-bench-capacity-${role}-${Date.now()}-${children.length}.log`;
-  const child = spawn(process.execPath, procfileArgs(role), {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      ...env,
-      DATABASE_URL: config.DATABASE_URL,
-      CAIRN_ENCRYPTION_KEY: config.CAIRN_ENCRYPTION_KEY,
-    },
-    stdio: ['ignore', openSync(log, 'w'), 'inherit'],
-  });
-  children.push(child);
-  return { child, log };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
+const start = (role: 'web' | 'worker', env: Record<string, string>) =>
+  startProcfile(role, { ...env, DATABASE_URL: config.DATABASE_URL, CAIRN_ENCRYPTION_KEY: config.CAIRN_ENCRYPTION_KEY });
 
 /** Event i: one of `stacks` 10-frame stacks (groups repeat, as bugs do), its own message. */
 const body = (i: number): string => {
@@ -180,8 +167,8 @@ async function shape(env: Awaited<ReturnType<typeof createEnvWithKeys>>, webs: n
     offeredRate: offered.total / offered.offeredSeconds,
   };
   agent.destroy();
-  await stop(web.child);
-  for (const w of ws) await stop(w.child);
+  await stopProcess(web.child);
+  for (const w of ws) await stopProcess(w.child);
   return { n, figures };
 }
 
@@ -261,7 +248,7 @@ try {
     'bytes per user (row, 2 sessions, 10 sign-ins, indexes)': perUser,
   });
 } finally {
-  for (const c of children) await stop(c);
+  await stopStarted();
   await db.destroy();
   await scratch.drop();
 }

@@ -20,11 +20,10 @@
 // BENCH_ERRORS_WEB_CONCURRENCY (the web's WEB_CONCURRENCY for single requests; 1, or e.g. 1,2),
 // BENCH_ERRORS_PARTS (accepted,processed,memory), BENCH_ERRORS_NODE_FLAGS (extra node flags for the
 // web and worker processes, e.g. to profile them).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { build } from 'esbuild';
 import { decodedMappings, TraceMap } from '@jridgewell/trace-mapping';
 import { newEventUid } from '../src/domain/errors/intake/capture.ts';
@@ -50,10 +49,10 @@ import { createObjectStore } from '../src/storage/index.ts';
 import { cpuOf, cpuOfTree, postgresCpu as postgresCpuOf, postgresCpuSince as postgresCpuSinceOf } from './cpu.ts';
 import {
   ms,
-  procfileArgs,
   procStatusBytes,
   report,
-  repoRoot,
+  startProcfile,
+  stopStarted,
   scratchDatabase,
   until,
   freePort,
@@ -76,7 +75,6 @@ const config = { ...scratch.config, CAIRN_STORAGE_BUCKET_PREFIX: `cairn-bench-${
 const db = createDb(config);
 const keyring = keyringFromConfig(config);
 let jobs: Jobs | undefined;
-const children: ChildProcess[] = [];
 const childEnv = (extra: Record<string, string>) => ({
   ...process.env,
   DATABASE_URL: config.DATABASE_URL,
@@ -85,19 +83,9 @@ const childEnv = (extra: Record<string, string>) => ({
   ...extra,
 });
 
-/** A Procfile process (its command as the Procfile gives it), with its log in a file, as a log drain would take it. */
-function start(role: 'web' | 'worker', env: Record<string, string>): { child: ChildProcess; log: string } {
-  // BENCH_ERRORS_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes before the Procfile's own flags.
-  const args = [...(process.env.BENCH_ERRORS_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...procfileArgs(role)];
-  const log = `${tmpdir()}/cairn-bench-${role}-${Date.now()}.log`;
-  const child = spawn(process.execPath, args, {
-    cwd: repoRoot,
-    env: childEnv(env),
-    stdio: ['ignore', openSync(log, 'w'), 'inherit'],
-  });
-  children.push(child);
-  return { child, log };
-}
+/** A Procfile process with the scratch database; BENCH_ERRORS_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) before the Procfile's own flags. */
+const start = (role: 'web' | 'worker', env: Record<string, string>) =>
+  startProcfile(role, childEnv(env), (process.env.BENCH_ERRORS_NODE_FLAGS ?? '').split(' ').filter(Boolean));
 
 const dbName = new URL(config.DATABASE_URL).pathname.slice(1);
 /** CPU seconds of the scratch database's Postgres backends (bench/cpu.ts). */
@@ -524,8 +512,7 @@ try {
   if (parts.has('processed')) await processed(env, payloads, main.map);
   if (parts.has('memory')) await memory(env, main);
 } finally {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+  await stopStarted();
   // The maps uploaded here are megabytes each: leave nothing behind in the shared object store.
   const cleanup = async () => {
     const keys: string[] = await db('error_source_maps')

@@ -1,8 +1,9 @@
 // Shared bench helpers: a scratch database on the configured Postgres, timing, the Procfile's
 // commands and a process's memory as the kernel reports it.
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
@@ -47,6 +48,40 @@ export function procfileArgs(role: 'web' | 'worker'): string[] {
   if (!warmed) execFileSync(process.execPath, ['bin/process.js', 'warm'], { cwd: repoRoot, stdio: 'inherit' });
   warmed = true;
   return procfile(role);
+}
+
+const started: ChildProcess[] = [];
+
+/**
+ * A Procfile process (its command as the Procfile gives it, `flags` before the Procfile's own),
+ * with `env` over this one's and its log in a file, as a log drain would take it.
+ */
+export function startProcfile(
+  role: 'web' | 'worker',
+  env: NodeJS.ProcessEnv,
+  flags: readonly string[] = [],
+): { child: ChildProcess; log: string } {
+  const log = `${tmpdir()}/cairn-bench-${role}-${Date.now()}-${started.length}.log`;
+  const child = spawn(process.execPath, [...flags, ...procfileArgs(role)], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', openSync(log, 'w'), 'inherit'],
+  });
+  started.push(child);
+  return { child, log };
+}
+
+/** Stops a process startProcfile started (SIGTERM, as the platform stops one) and waits for its exit. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Stops every process startProcfile started that still runs. */
+export async function stopStarted(): Promise<void> {
+  await Promise.all(started.map(stopProcess));
 }
 
 /** A /proc/<pid>/status memory field (VmRSS, VmHWM…) in bytes; NaN when it has none (a zombie). */

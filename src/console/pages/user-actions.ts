@@ -70,35 +70,45 @@ export const consoleConfirmRevokeSessions = confirmPage(
 export const consoleConfirmLock = confirmPage('lock', 'consoleConfirmLock', 'Confirm locking an end user');
 export const consoleConfirmDelete = confirmPage('delete', 'consoleConfirmDelete', 'Confirm deleting an end user');
 
-export const consoleRevokeSessions = defineRoute({
-  ...userPost('/revoke-sessions', 'consoleRevokeSessions', 'End every session of an end user at once'),
-  params: idParams,
-  async handle({ params, principal, deps, ctx }) {
-    const u = await readUser(deps, principal, params.id);
-    const revoked = await revokeEndUserSessions(deps.db, principal.envId, u.id);
-    return seeOther(ctx, `/console/users/${u.id}?revoked=${revoked}`);
-  },
-});
+/** A post that does `act` to the user, then goes back to their page with the query `act` answers. */
+const userActionPost = (
+  path: string,
+  operationId: string,
+  summary: string,
+  act: (deps: AppDeps, envId: string, userId: string) => Promise<string>,
+) =>
+  defineRoute({
+    ...userPost(path, operationId, summary),
+    params: idParams,
+    async handle({ params, principal, deps, ctx }) {
+      const u = await readUser(deps, principal, params.id);
+      return seeOther(ctx, `/console/users/${u.id}?${await act(deps, principal.envId, u.id)}`);
+    },
+  });
 
-export const consoleLock = defineRoute({
-  ...userPost('/lock', 'consoleLock', 'Lock an end user: no sign-in, every session ended'),
-  params: idParams,
-  async handle({ params, principal, deps, ctx }) {
-    const u = await readUser(deps, principal, params.id);
-    const revoked = await lockEndUser(deps.db, principal.envId, u.id);
-    return seeOther(ctx, `/console/users/${u.id}?locked=${revoked}`);
-  },
-});
+export const consoleRevokeSessions = userActionPost(
+  '/revoke-sessions',
+  'consoleRevokeSessions',
+  'End every session of an end user at once',
+  async (deps, envId, id) => `revoked=${await revokeEndUserSessions(deps.db, envId, id)}`,
+);
 
-export const consoleUnlock = defineRoute({
-  ...userPost('/unlock', 'consoleUnlock', 'Unlock an end user'),
-  params: idParams,
-  async handle({ params, principal, deps, ctx }) {
-    const u = await readUser(deps, principal, params.id);
-    await unlockEndUser(deps.db, principal.envId, u.id);
-    return seeOther(ctx, `/console/users/${u.id}?unlocked=1`);
+export const consoleLock = userActionPost(
+  '/lock',
+  'consoleLock',
+  'Lock an end user: no sign-in, every session ended',
+  async (deps, envId, id) => `locked=${await lockEndUser(deps.db, envId, id)}`,
+);
+
+export const consoleUnlock = userActionPost(
+  '/unlock',
+  'consoleUnlock',
+  'Unlock an end user',
+  async (deps, envId, id) => {
+    await unlockEndUser(deps.db, envId, id);
+    return 'unlocked=1';
   },
-});
+);
 
 export const consoleRevokeSession = defineRoute({
   ...userPost('/sessions/{session}/revoke', 'consoleRevokeSession', "End one of an end user's sessions"),
