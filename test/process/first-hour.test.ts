@@ -2,51 +2,26 @@
 // private folder, then, from a second terminal in the same folder, each step's requests and CLI
 // commands as written, the backup of its sample database included (the console's steps are followed in Chromium by the console tests). The
 // terminal stays readable: no JSON line, and each mail printed whole.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, readlink, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCairn } from '../support/cli.ts';
 import { call } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
-import { freePort } from '../support/own-postgres.ts';
+import { npmStart } from '../support/npm-start.ts';
 
-const script = new URL('../../src/start.ts', import.meta.url).pathname;
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-/** `npm start` in `dir`, and everything it has printed so far (stdout and stderr, as a terminal shows them). */
-async function npmStart(dir: string): Promise<{ child: ChildProcess; out: () => string; port: number }> {
-  const [port, pgPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [script], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: String(port), CAIRN_EMBEDDED_PG_PORT: String(pgPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  cleanups.push(async () => {
-    if (child.exitCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    await exited;
-    const data = await readlink(join(dir, '.data', 'postgres')).catch(() => undefined);
-    if (data) await rm(dirname(data), { recursive: true, force: true });
-  });
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited:\n${out}`);
-      return /secret key:\s+cairn_sk_test_\w+/.test(out) || undefined;
-    },
-    { timeoutMs: 90_000, what: 'the banner' },
-  );
-  return { child, out: () => out, port };
+/** `npm start` in `dir`, stopped after the file's tests. */
+async function npmStartHere(dir: string) {
+  const started = await npmStart(dir);
+  cleanups.push(started.stop);
+  return started;
 }
 
 /** A mail printed in the terminal: its whole text, once it is there. */
@@ -65,7 +40,7 @@ describe("the README's first hour", () => {
   it('works as written, and the terminal stays readable', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cairn-first-hour-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const { out, port } = await npmStart(dir);
+    const { out, port } = await npmStartHere(dir);
     const banner = out();
     const grab = (label: string): string => new RegExp(`${label}:\\s+(\\S+)`).exec(banner)![1]!;
     const [PK, SK, ENV] = [grab('publishable key'), grab('secret key'), grab('environment')];

@@ -2,56 +2,34 @@
 // object store, a demo environment, a banner whose secret key reaches an authenticated route, and
 // the worker's services running (a captured error is processed and stored), the landing page at the
 // base URL, and the banner's console link: used by its page's button, then naming the banner's command.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readlink, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fetchForm, postForm } from '../console/support.ts';
 import { call } from '../support/harness.ts';
 import { eventually } from '../support/probes.ts';
-import { freePort } from '../support/own-postgres.ts';
+import { npmStart, runStart } from '../support/npm-start.ts';
 
-const script = new URL('../../src/start.ts', import.meta.url).pathname;
 let dir: string | undefined;
-let cleanup: string | undefined;
 
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
-  if (cleanup) await rm(dirname(cleanup), { recursive: true, force: true });
 });
 
 describe('npm start with nothing configured', () => {
   it('runs embedded services, prints the base URL and demo keys, and the secret key works', async () => {
     dir = await mkdtemp(join(tmpdir(), 'cairn-start-'));
-    const [port, pgPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, [script], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: dir,
-        PORT: String(port),
-        CAIRN_EMBEDDED_PG_PORT: String(pgPort),
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const started = await npmStart(dir, { LOG_LEVEL: 'info' });
+    const { child, port } = started;
+    const out = () => started.out();
     try {
-      const deadline = Date.now() + 60_000;
-      while (!/secret key:\s+cairn_sk_test_\w+/.test(out)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${out}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const base = /Cairn is running at (\S+)/.exec(out)?.[1];
-      const env = /environment:\s+(\S+)/.exec(out)?.[1];
-      const secret = /secret key:\s+(\S+)/.exec(out)?.[1];
+      const base = /Cairn is running at (\S+)/.exec(out())?.[1];
+      const env = /environment:\s+(\S+)/.exec(out())?.[1];
+      const secret = /secret key:\s+(\S+)/.exec(out())?.[1];
       expect(base).toBe(`http://localhost:${port}`);
-      expect(/publishable key:\s+cairn_pk_test_\w{32}/.test(out)).toBe(true);
+      expect(/publishable key:\s+cairn_pk_test_\w{32}/.test(out())).toBe(true);
       const res = await call(base!.replace('localhost', '127.0.0.1'), 'GET', `/v1/${env}`, { key: secret });
       expect(res).toMatchObject({ status: 200, body: { name: env, mode: 'test' } });
       // Error ingestion is a worker service, not a queue: it must run here as in the Procfile's worker.
@@ -86,8 +64,8 @@ describe('npm start with nothing configured', () => {
       const home = await fetch(`${api}/`);
       expect(home.status).toBe(200);
       expect(await home.text()).toContain('href="/console"');
-      const link = /console:\s+(\S+)/.exec(out)![1]!.replace('localhost', '127.0.0.1');
-      const another = /another: ([^)\n]+)\)/.exec(out)![1]!;
+      const link = /console:\s+(\S+)/.exec(out())![1]!.replace('localhost', '127.0.0.1');
+      const another = /another: ([^)\n]+)\)/.exec(out())![1]!;
       expect(another).toBe(`npx cairn admin console-link --env ${env}`);
       await fetchForm(link);
       const form = await fetchForm(link);
@@ -98,30 +76,20 @@ describe('npm start with nothing configured', () => {
       expect(await used.text()).toContain(another);
       // Without SMTP_URL, a test environment's mail is printed readably, its link included.
       const signUp = await call(api, 'POST', '/v1/client/sign-up', {
-        headers: { 'cairn-publishable-key': /publishable key:\s+(\S+)/.exec(out)![1]! },
+        headers: { 'cairn-publishable-key': /publishable key:\s+(\S+)/.exec(out())![1]! },
         body: { email: 'newcomer@example.com', password: 'correct horse battery staple 42' },
       });
       expect(signUp.status).toBe(202);
-      await eventually(async () => (/── mail to newcomer@example\.com: /.test(out) ? true : undefined), {
+      await eventually(async () => (/── mail to newcomer@example\.com: /.test(out()) ? true : undefined), {
         timeoutMs: 20_000,
       });
-      expect(out).toMatch(/── mail to newcomer@example\.com: [^\n]+\n[\s\S]*https?:\/\/\S+[\s\S]*\n──\n/);
+      expect(out()).toMatch(/── mail to newcomer@example\.com: [^\n]+\n[\s\S]*https?:\/\/\S+[\s\S]*\n──\n/);
       // The terminal reads as text: a request is one line, and no JSON line is printed.
-      expect(out).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d GET /v1/${env} 200 \\d+ ms$`, 'm'));
-      expect(out).toMatch(/^\d\d:\d\d:\d\d POST \/v1\/client\/sign-up 202 \d+ ms$/m);
-      expect(out).not.toMatch(/^\{"level"/m);
+      expect(out()).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d GET /v1/${env} 200 \\d+ ms$`, 'm'));
+      expect(out()).toMatch(/^\d\d:\d\d:\d\d POST \/v1\/client\/sign-up 202 \d+ ms$/m);
+      expect(out()).not.toMatch(/^\{"level"/m);
       // A second `npm start` in the same folder says the first is running, and where.
-      const second = await new Promise<{ code: number | null; out: string }>((resolve) => {
-        const again = spawn(process.execPath, [script], {
-          cwd: dir,
-          env: { PATH: process.env.PATH ?? '', HOME: dir!, PORT: String(port), CAIRN_EMBEDDED_PG_PORT: String(pgPort) },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let text = '';
-        again.stdout.on('data', (d: Buffer) => (text += d.toString()));
-        again.stderr.on('data', (d: Buffer) => (text += d.toString()));
-        again.on('exit', (code) => resolve({ code, out: text }));
-      });
+      const second = await runStart(dir, started.env);
       expect(second.code).toBe(1);
       expect(second.out).toContain(
         `Cairn could not start: Cairn is already running from this folder (pid ${child.pid}) at http://localhost:${port}`,
@@ -129,14 +97,8 @@ describe('npm start with nothing configured', () => {
       expect(second.out).toContain(`kill ${child.pid}`);
       // mkdtemp makes a 0700 folder, as root's home is: the database lives where postgres can reach.
       expect(existsSync(join(dir, '.data', 'postgres', 'PG_VERSION'))).toBe(true);
-      cleanup = await readlink(join(dir, '.data', 'postgres')).catch(() => undefined);
     } finally {
-      if (child.exitCode === null) {
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        const [code] = (await exited) as [number | null];
-        expect(code, out).toBe(0);
-      }
+      expect(await started.stop(), started.out()).toBe(0);
     }
   }, 120_000);
 });
