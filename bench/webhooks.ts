@@ -5,8 +5,8 @@
 // otherwise, checking every signature).
 //   throughput: N events queued at once (end users created in bulk, 500 per transaction, the
 //               worker running) drained to a local receiver: deliveries/s against a plain loop of
-//               signed POSTs to the same receiver from this process, 32 in flight (the queue's
-//               localConcurrency); the worker's and its Postgres backends' CPU per delivery;
+//               signed POSTs to the same receiver from this process, as many in flight as the
+//               worker sends at once (the fast lane's fetch loops × attempts per fetch); the worker's and its Postgres backends' CPU per delivery;
 //   latency:    end users created one at a time (createEndUser) at a steady 50/s: time from the
 //               action's commit to the receiver getting its request, p50 and p99, against a trivial
 //               job's send → done on another queue (identity.sign-up) on the same idle worker;
@@ -73,7 +73,9 @@ const slowMs = num('BENCH_WEBHOOKS_SLOW_MS', 2000);
 const parts = new Set((process.env.BENCH_WEBHOOKS_PARTS ?? 'throughput,latency,burst,slow').split(','));
 // Each drain stops at this window; one cut off by it is reported, its queued attempts deleted.
 const windowMs = num('BENCH_WEBHOOKS_WINDOW_MS', 40_000);
-const concurrency = queues['webhooks.deliver'].localConcurrency;
+// The baseline's requests in flight: as many as a worker's fast lane sends at once (its fetch loops
+// times the attempts of a fetch).
+const concurrency = queues['webhooks.deliver'].localConcurrency * queues['webhooks.deliver'].batchSize;
 
 const scratch = await scratchDatabase();
 const config = scratch.config;
@@ -493,7 +495,7 @@ async function throughput(): Promise<void> {
   const cost = await meter(d.delivered);
   const perSecond = (d.delivered / d.elapsed) * 1000;
   report(`throughput: ${events} events queued at once (500 per transaction), one worker process`, {
-    'raw signed POSTs from this process, 32 in flight, requests/s': raw,
+    [`raw signed POSTs from this process, ${concurrency} in flight, requests/s`]: raw,
     'events queued (bulk end users + emit), s': queued / 1000,
     [d.complete
       ? 'drained, s (first emit → last delivery)'

@@ -2,8 +2,8 @@
 // moved along when it changes lanes (after the attempt that changed it is recorded: below).
 // - An attempt that fails, or answers after a second or more, moves its endpoint to the slow lane,
 //   and the attempts it already has waiting in the fast lane go too: a receiver that went down
-//   with a backlog queued would otherwise hold up to 4 fast-lane slots per timeout for its whole
-//   backlog. What stays behind is what a worker already fetched (4 at most at once).
+//   with a backlog queued would otherwise hold up to 16 fast-lane slots per timeout for its whole
+//   backlog. What stays behind is what a worker already fetched (16 at most at once).
 // - An endpoint in the slow lane moves back after `quickSuccessesToFast` attempts in a row that
 //   answer 2xx within a second, and its queued attempts go with it: a receiver that came back
 //   then catches up at the fast lane's rate, not at the slow lane's one attempt per fetch and two

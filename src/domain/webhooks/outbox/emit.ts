@@ -43,7 +43,7 @@ export async function wanted(tx: SqlTx, envIds: readonly string[], types: readon
  * The job of each attempt, in its endpoint's lane. Its id is derived from the delivery and the
  * attempt's number, so an attempt is queued once however often this runs.
  * - An endpoint that answers 2xx within a second (lanes.ts) is in the fast lane, `webhooks.deliver`: fetches
- *   of 4, its own group capping it at 4 attempts at once, so a receiver slower than that holds back
+ *   of 16, its own group capping it at 16 attempts at once, so a receiver slower than that holds back
  *   only its own messages.
  * - Any other (new, failing, or slow to answer: deliver.ts) waits in `webhooks.deliver-slow`: one
  *   attempt per fetch, and its environment as the group, so however many endpoints a tenant points
