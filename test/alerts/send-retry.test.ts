@@ -15,6 +15,7 @@ import { actionsOf, firingsOf, insertRule, startAlertWorker } from './support.ts
 import { createBoss } from '../../src/jobs/index.ts';
 import { newId } from '../../src/ids.ts';
 import { sqlNumber } from '../support/harness.ts';
+import { recordOutcomes } from '../../src/domain/alerts/send/queries.ts';
 
 let h: Harness;
 let worker: WorkerHandle<Record<string, never>> | undefined;
@@ -169,4 +170,16 @@ it('sends only its own firing for a job queued per firing', async () => {
   expect(actions).toHaveLength(2);
   expect(await outboxTo(to)).toBe(2);
   expect(receiver.received).toHaveLength(2);
+});
+
+it("records an error holding NUL or half a surrogate pair (a receiver's text cut mid-pair) without them", async () => {
+  const { firing } = await fireOnce(() => 200);
+  await eventually(async () => (await actionsOf(h, firing)).every((a) => a.state === 'sent') || undefined);
+  await h.db('alert_firing_actions').where({ firing_id: firing }).update({ state: 'pending', attempt_count: 0 });
+  await recordOutcomes(h.db, [
+    { firing_id: firing, action_index: 0, state: 'pending', error: 'HTTP 500 b\u0000ad \ud83d' },
+  ]);
+  expect(await actionsOf(h, firing)).toMatchObject([
+    { state: 'pending', attempt_count: 1, error: 'HTTP 500 bad \ufffd' },
+  ]);
 });

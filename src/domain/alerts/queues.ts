@@ -14,9 +14,9 @@ export const alertQueues = {
   // action is `failed` with its last error.
   // At least once: a worker killed mid-send has its job taken over within ~1-3 s
   // (src/jobs/claims/), and what was not yet recorded as sent goes out again; the firings stay
-  // recorded once. A send waits at most 10 s for its receiver and `sendsAtOnce` go side by side,
-  // so a fetch's (at most 2 jobs of 20 firings of 5 actions) take at most 7 rounds, 70 s: the
-  // claim's expiry is beyond it.
+  // recorded once. A Slack post waits at most 10 s for its receiver, 32 side by side, and mails go
+  // 8 at a time: the claim's expiry is beyond a fetch's (at most 2 jobs of 20 firings of 5
+  // actions) on a slow mail server.
   // Jobs per batch rather than per firing: a firing's own job (insert, fetch, claim, completion of
   // a pg-boss row) cost more than evaluating the rules that made it (bench/errors.ts).
   ...defineQueue(
@@ -40,7 +40,9 @@ export const alertQueues = {
       retryDelay: 15,
       retryBackoff: true,
       retryDelayMax: 900,
-      expireInSeconds: 180,
+      // Only a frozen worker's backstop (a killed one's jobs are taken over within seconds):
+      // long enough for a slow mail server's 200 mails, 8 at a time.
+      expireInSeconds: 900,
       // Longer than the retries: an action's job stays visible while it can still be retried.
       deleteAfterSeconds: 24 * 3600,
       // Fetches of 2 jobs, 2 at once, sent together, each settled as its own job

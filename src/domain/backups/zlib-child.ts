@@ -76,7 +76,10 @@ function parallelGzip() {
   const deflate = (block) => new Promise((resolve, reject) =>
     zlib.gzip(block, { level: 6, chunkSize: 131072 }, (err, out) => (err ? reject(err) : resolve(out))));
   const cut = () => {
-    inFlight.push(deflate(Buffer.concat(held, heldBytes)));
+    const out = deflate(Buffer.concat(held, heldBytes));
+    // Awaited in order; one failing behind the head would otherwise end the child unreported.
+    out.catch(() => undefined);
+    inFlight.push(out);
     members += 1;
     held = [];
     heldBytes = 0;

@@ -70,7 +70,9 @@ export async function recordOutcomes(db: Db, outcomes: readonly Outcome[]): Prom
         set state = o.state, error = o.error, attempt_count = a.attempt_count + 1, update_time = now()
        from jsonb_to_recordset(?::jsonb) as o(firing_id text, action_index int, state text, error text)
       where a.firing_id = o.firing_id and a.action_index = o.action_index and a.state = 'pending'`,
-    [JSON.stringify(outcomes)],
+    // jsonb refuses NUL and lone surrogates (a receiver's text cut mid-pair): the error is kept
+    // without them, as a text column would need anyway.
+    [JSON.stringify(outcomes.map((o) => ({ ...o, error: o.error?.replace(/\0/g, '').toWellFormed() ?? null })))],
   );
 }
 

@@ -40,7 +40,9 @@ export interface SendOptions {
  * addresses only reuses was checked when it opened, by that rule.
  */
 export function createSender(options: SendOptions = {}) {
-  const keep = { keepAlive: true, maxSockets: 32, maxFreeSockets: 8 };
+  // A worker's fast lane sends up to 64 at once (webhooks/queues.ts): a request waiting for a
+  // socket would spend its timeout and its "answered within a second" there.
+  const keep = { keepAlive: true, maxSockets: 64, maxFreeSockets: 8 };
   const tls = options.ca ? { ca: options.ca } : {};
   const guarded = { ...keep, lookup: guardedLookup(options.resolve ?? deadlineResolver) };
   const agents = {
