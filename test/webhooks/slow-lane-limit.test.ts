@@ -1,7 +1,7 @@
 // One environment's slow-lane attempts run at most 2 at once on every worker together, even when
 // workers fetch at the same moment (pg-boss checks a group's limit per fetch, so coinciding fetches
 // can each take the last place): an attempt over the limit waits its turn unsent, and is sent
-// once, later. From outside: the API, three real workers (12 slow-lane fetch loops woken by the
+// once, later, when one of the 2 ends. From outside: the API, three real workers (12 slow-lane fetch loops woken by the
 // same NOTIFY), a receiver on 127.0.0.1 that never answers.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WebHandle } from '../../src/server.ts';
@@ -55,4 +55,8 @@ it('holds 2 attempts of an environment at once across three workers fetching tog
     [env.env.id],
   );
   expect(due.rows[0]).toEqual({ n: 24, attempts: 24 });
+  // Not stuck: when the first 2 end at their 15 s timeout, 2 more are admitted, and only 2.
+  await dead.waitFor(4, undefined, 30_000);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  expect(dead.received.length).toBe(4);
 }, 60_000);

@@ -19,7 +19,7 @@ import type { Ready } from '../outbox/queries.ts';
 import { attemptContexts, recordSuccesses, releaseNextOfLanes, type Success } from './batch-queries.ts';
 import { sendAttempt, settleAttempt, settlesAlone, slowAttemptMs, type DeliverDeps } from './deliver.ts';
 import { slowLaneEnvLimit } from '../queues.ts';
-import { laneQueries } from './lane-queries.ts';
+import { admitSlow } from './lane-queries.ts';
 import { laneQueue, type LaneQueue } from './lanes.ts';
 import type { AttemptContext } from './queries.ts';
 import type { AttemptOutcome } from './send.ts';
@@ -111,13 +111,17 @@ async function attempt(
     );
     return undefined;
   }
-  if (queue === 'webhooks.deliver-slow' && c.state !== 'disabled' && (await slowLaneFull(deps, job, c.env_id))) {
+  if (
+    queue === 'webhooks.deliver-slow' &&
+    c.state !== 'disabled' &&
+    !(await admitSlow(deps.db, c.env_id, job.id, slowLaneEnvLimit))
+  ) {
     // Its turn comes when one of those ends: queued again, unsent, under an id made from this job's.
     await enqueueAttempts(
       deps.db,
       deps.jobs,
       [{ ...job.data, env_id: c.env_id, slow: true }],
-      new Date(Date.now() + waitTurnMs),
+      new Date(Date.now() + waitTurnMs()),
       `/wait/${job.id}`,
     );
     return undefined;
@@ -126,20 +130,18 @@ async function attempt(
   return { c, n: job.data.attempt, time, outcome: await sendAttempt(deps, c, time) };
 }
 
-/** How long an attempt that found its environment's slow-lane places taken waits before it is fetched again. */
-const waitTurnMs = 1000;
-
 /**
- * Whether the environment's slow-lane places are taken by other attempts already running. pg-boss
- * checks the group's limit per fetch, against the jobs active when that fetch began, so fetches at
- * the same moment can each take the last place (pg-boss #845: "overfetch is the same"), and one
- * tenant's dead receivers would then hold every fetch loop of a worker for their timeout. Checked
- * again here, it holds exactly: of attempts over the limit at once, the last to check sees the
- * others running, since each was fetched (committed) before its own check and still runs.
+ * How long an attempt that found its environment's slow-lane places taken waits before it is
+ * fetched again, at least: a random part keeps the ones deferred together from coming back together.
  */
-async function slowLaneFull(deps: DeliverDeps, job: FetchedAttempt, envId: string): Promise<boolean> {
-  return (await laneQueries(deps.db).runningBeside('webhooks.deliver-slow', envId, job.id)) >= slowLaneEnvLimit;
-}
+const waitTurnMs = () => 1000 + Math.floor(Math.random() * 1000);
+
+// The slow lane's limit per environment, held exactly (lane-queries.ts admitSlow). pg-boss checks
+// a job group's limit per fetch, against the jobs active when that fetch began, so fetches at the
+// same moment could each take the last place (pg-boss #845: "overfetch is the same"), and one
+// tenant's dead receivers then held every fetch loop of a worker for their timeout. An attempt
+// admits itself before it sends: checks take turns per environment, the first is always admitted,
+// and one that finds the places taken is queued again, unsent, to come back once one ends.
 
 /**
  * Records the usual successes on one transaction, then releases their lanes' next messages and

@@ -1,6 +1,7 @@
 // SQL for moving an endpoint between the delivery lanes (lanes.ts): its lane, on the settling
 // transaction that holds the endpoint's row (queries.ts lockEndpoint), and its queued attempts,
 // after that transaction committed.
+import type { Knex } from 'knex';
 import type { Db } from '../../../db.ts';
 
 /** An endpoint's lane, as an attempt's settling reads it under the endpoint's row lock. */
@@ -15,19 +16,6 @@ export function laneQueries(db: Db) {
     /** Moves the endpoint's next attempts to the slow lane or back (the caller holds its row). */
     async setLane(endpointId: string, lane: Pick<LaneState, 'slow' | 'quick_successes'>): Promise<void> {
       await db('webhook_endpoints').where({ id: endpointId }).update(lane);
-    },
-
-    /**
-     * How many other jobs of `group` in `queue` are running (`active`), as committed now. pg-boss's
-     * index of active jobs by group (job_i7) answers it.
-     */
-    async runningBeside(queue: string, group: string, jobId: string): Promise<number> {
-      const { rows } = await db.raw<{ rows: { n: number }[] }>(
-        `select count(*)::int as n from pgboss.job
-          where name = ? and state = 'active' and group_id = ? and id <> ?::uuid`,
-        [queue, group, jobId],
-      );
-      return rows[0]?.n ?? 0;
     },
 
     /**
@@ -73,4 +61,50 @@ export function laneQueries(db: Db) {
       return rows[0]?.moved ?? 0;
     },
   };
+}
+
+/** The advisory lock space of the slow lane's admissions (one key per environment). */
+const admissionLockSpace = 727309;
+
+/**
+ * Admits the slow-lane job `jobId` to send when fewer than `limit` other admitted jobs of its
+ * environment are still active (a job run again keeps its admission); answers whether it was.
+ * Checks of one environment take turns under a transaction's advisory lock, and the count is read
+ * in a statement after the lock was granted, so it sees every admission committed before: the
+ * first to check is admitted, and no more than `limit` ever are. Admissions whose job is no longer
+ * active are deleted on the way.
+ */
+export async function admitSlow(db: Knex, envId: string, jobId: string, limit: number): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [admissionLockSpace, envId]);
+    const { rows } = await trx.raw<{ rows: { admitted: boolean }[] }>(
+      `with held as (
+         select a.job_id, (j.id is not null) as active
+           from webhook_slow_admissions a
+           left join pgboss.job j on j.name = 'webhooks.deliver-slow' and j.id = a.job_id and j.state = 'active'
+          where a.env_id = :envId
+       ), gone as (
+         delete from webhook_slow_admissions a using held h where a.job_id = h.job_id and not h.active
+       ), others as (
+         select count(*)::int as n from held where active and job_id <> :jobId::uuid
+       ), admit as (
+         insert into webhook_slow_admissions (job_id, env_id)
+         select :jobId::uuid, :envId from others where n < :limit
+         on conflict (job_id) do nothing
+       )
+       select n < :limit as admitted from others`,
+      { envId, jobId, limit },
+    );
+    return rows[0]?.admitted ?? false;
+  });
+}
+
+/** Admissions whose job is no longer active (the daily prune; an environment's next check deletes its own). */
+export async function pruneSlowAdmissions(db: Db): Promise<number> {
+  const { rowCount } = await db.raw<{ rowCount: number }>(
+    `delete from webhook_slow_admissions a
+      where not exists (select 1 from pgboss.job j
+                         where j.name = 'webhooks.deliver-slow' and j.id = a.job_id and j.state = 'active')`,
+  );
+  return rowCount ?? 0;
 }
