@@ -50,6 +50,22 @@ async function fireOnce(reply: (n: number) => number, email?: string): Promise<{
   return { firing: firing!.id, receiver };
 }
 
+/**
+ * Waits until the firing's actions are sent, sets them pending again, and queues `data` as a job
+ * of the shape jobs once had (per firing, or per action).
+ */
+async function sendAgainAs(firing: string, data: { firing_id: string; action_index?: number }): Promise<void> {
+  await eventually(async () => (await actionsOf(h, firing)).every((a) => a.state === 'sent') || undefined);
+  await h.db('alert_firing_actions').where({ firing_id: firing }).update({ state: 'pending', attempt_count: 0 });
+  const boss = createBoss(h.config, 'web');
+  await boss.start();
+  try {
+    await boss.send('alerts.send', data);
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
+}
+
 it('retries a 503 and records each attempt until the receiver takes it', async () => {
   const { firing, receiver } = await fireOnce((n) => (n <= 2 ? 503 : 200));
   const [action] = await eventually(async () => {
@@ -100,16 +116,8 @@ it("sends a firing's actions in one job, and a retry only the one still pending"
 it('sends only its own action for a job queued per action', async () => {
   const to = `one-${newId('x')}@example.com`;
   const { firing, receiver } = await fireOnce(() => 200, to);
-  await eventually(async () => (await actionsOf(h, firing)).every((a) => a.state === 'sent') || undefined);
   // The firing's actions pending again, and a job for the second one only, as jobs once were.
-  await h.db('alert_firing_actions').where({ firing_id: firing }).update({ state: 'pending', attempt_count: 0 });
-  const boss = createBoss(h.config, 'web');
-  await boss.start();
-  try {
-    await boss.send('alerts.send', { firing_id: firing, action_index: 1 });
-  } finally {
-    await boss.stop({ graceful: false, close: true });
-  }
+  await sendAgainAs(firing, { firing_id: firing, action_index: 1 });
   const actions = await eventually(async () => {
     const rows = await actionsOf(h, firing);
     return rows[1]?.state === 'sent' && rows[1].attempt_count === 1 ? rows : undefined;
@@ -153,16 +161,8 @@ it("retries a batch's firing that fails alone: the others of its job are sent on
 it('sends only its own firing for a job queued per firing', async () => {
   const to = `per-firing-${newId('x')}@example.com`;
   const { firing, receiver } = await fireOnce(() => 200, to);
-  await eventually(async () => (await actionsOf(h, firing)).every((a) => a.state === 'sent') || undefined);
   // The firing's actions pending again, and a job for it alone, as jobs once were.
-  await h.db('alert_firing_actions').where({ firing_id: firing }).update({ state: 'pending', attempt_count: 0 });
-  const boss = createBoss(h.config, 'web');
-  await boss.start();
-  try {
-    await boss.send('alerts.send', { firing_id: firing });
-  } finally {
-    await boss.stop({ graceful: false, close: true });
-  }
+  await sendAgainAs(firing, { firing_id: firing });
   const actions = await eventually(async () => {
     const rows = await actionsOf(h, firing);
     return rows.every((a) => a.state === 'sent' && a.attempt_count === 1) ? rows : undefined;
