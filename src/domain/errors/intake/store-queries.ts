@@ -121,7 +121,7 @@ const facetsSql = `tag_rows as (${tagUpsertSql(stored)}
  * (group_id, minute) order, so concurrent batches never deadlock on them, and a frequency rule
  * counts exactly the stored events (a named event's dropped copy is not in `mine`).
  */
-const storeSql = `with ev as (
+export const storeSql = `with ev as (
          select * from jsonb_to_recordset($1::jsonb) as x(uid text, env_id text, fingerprint text, event_time timestamptz,
            receive_time timestamptz, release text, service_name text, body_deflated text, event_id text,
            tags jsonb, user_key text, user_id text, email text, username text)
