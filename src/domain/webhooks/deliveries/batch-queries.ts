@@ -10,13 +10,21 @@ import type { Db } from '../../../db.ts';
 import { queuedOf, type DueRow, type Queued, type Ready } from '../outbox/queries.ts';
 import type { AttemptContext, AttemptRow } from './queries.ts';
 
-/** What attemptContext answers, for each of these attempts that still has its delivery. */
+/**
+ * What attemptContext answers, for each of these attempts that still has its delivery. Each
+ * delivery is read by its primary key, in a subquery of its own (`offset 0` keeps Postgres from
+ * merging it into the join): joined plainly, Postgres read the endpoint's deliveries by
+ * (endpoint_id, seq) and filtered them by message, all of an endpoint's deliveries for each
+ * attempt, whenever its statistics still took the table for small (one that grew in minutes).
+ */
 export async function attemptContexts(db: Db, attempts: readonly Ready[]): Promise<AttemptContext[]> {
   if (attempts.length === 0) return [];
   const { rows } = await db.raw<{ rows: AttemptContext[] }>(
     `select e.*, d.message_id, d.subject, m.body, d.state as delivery_state, d.one_shot, d.attempt_count, v.mode
        from (select distinct * from unnest(?::text[], ?::text[]) as k(endpoint_id, message_id)) k
-       join webhook_deliveries d on d.endpoint_id = k.endpoint_id and d.message_id = k.message_id
+       cross join lateral (
+         select * from webhook_deliveries d where d.endpoint_id = k.endpoint_id and d.message_id = k.message_id offset 0
+       ) d
        join webhook_endpoints e on e.id = d.endpoint_id
        join webhook_messages m on m.id = d.message_id
        join envs v on v.id = e.env_id`,
