@@ -10,6 +10,16 @@ import type { Db } from '../../../db.ts';
 import { queuedOf, type DueRow, type Queued, type Ready } from '../outbox/queries.ts';
 import type { AttemptContext, AttemptRow } from './queries.ts';
 
+/** attemptContexts' statement: ? the attempts' endpoint ids, ? their message ids. */
+export const attemptContextsSql = `select e.*, d.message_id, d.subject, m.body, d.state as delivery_state, d.one_shot, d.attempt_count, v.mode
+       from (select distinct * from unnest(?::text[], ?::text[]) as k(endpoint_id, message_id)) k
+       cross join lateral (
+         select * from webhook_deliveries d where d.endpoint_id = k.endpoint_id and d.message_id = k.message_id offset 0
+       ) d
+       join webhook_endpoints e on e.id = d.endpoint_id
+       join webhook_messages m on m.id = d.message_id
+       join envs v on v.id = e.env_id`;
+
 /**
  * What attemptContext answers, for each of these attempts that still has its delivery. Each
  * delivery is read by its primary key, in a subquery of its own (`offset 0` keeps Postgres from
@@ -19,17 +29,10 @@ import type { AttemptContext, AttemptRow } from './queries.ts';
  */
 export async function attemptContexts(db: Db, attempts: readonly Ready[]): Promise<AttemptContext[]> {
   if (attempts.length === 0) return [];
-  const { rows } = await db.raw<{ rows: AttemptContext[] }>(
-    `select e.*, d.message_id, d.subject, m.body, d.state as delivery_state, d.one_shot, d.attempt_count, v.mode
-       from (select distinct * from unnest(?::text[], ?::text[]) as k(endpoint_id, message_id)) k
-       cross join lateral (
-         select * from webhook_deliveries d where d.endpoint_id = k.endpoint_id and d.message_id = k.message_id offset 0
-       ) d
-       join webhook_endpoints e on e.id = d.endpoint_id
-       join webhook_messages m on m.id = d.message_id
-       join envs v on v.id = e.env_id`,
-    [attempts.map((a) => a.endpoint_id), attempts.map((a) => a.message_id)],
-  );
+  const { rows } = await db.raw<{ rows: AttemptContext[] }>(attemptContextsSql, [
+    attempts.map((a) => a.endpoint_id),
+    attempts.map((a) => a.message_id),
+  ]);
   return rows;
 }
 

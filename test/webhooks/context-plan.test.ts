@@ -1,0 +1,59 @@
+// The plan of a fetch's attempt contexts (deliveries/batch-queries.ts) when the deliveries table
+// has grown before any statistics were taken, as in the minutes after a burst of messages:
+// each delivery is read by its own keys, never by the endpoint alone with the message as a
+// filter (which read every delivery of the endpoint for each attempt: 5.5 ms per fetch of 16
+// in bench/webhooks.ts, half of the Postgres time of a delivery).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attemptContextsSql } from '../../src/domain/webhooks/deliveries/batch-queries.ts';
+import { createHarness, createTestEnv, type Harness } from '../support/harness.ts';
+
+const stack = {} as { h: Harness };
+let envId = '';
+
+/** `n` messages of the environment, each with a delivery to endpoint `whe_bench`, numbered from `from`. */
+async function deliveries(from: number, n: number): Promise<void> {
+  const db = stack.h.db;
+  await db.raw(
+    `insert into webhook_messages (id, env_id, event_type, subject, body)
+     select 'msg_' || lpad(i::text, 26, '0'), ?, 'user.created', 'usr_' || i, '{}' from generate_series(?::int, ?::int) i`,
+    [envId, from, from + n - 1],
+  );
+  await db.raw(
+    `insert into webhook_deliveries (endpoint_id, message_id, env_id, subject, seq, state)
+     select 'whe_bench', 'msg_' || lpad(i::text, 26, '0'), ?, 'usr_' || i, i, 'pending' from generate_series(?::int, ?::int) i`,
+    [envId, from, from + n - 1],
+  );
+}
+
+beforeAll(async () => {
+  stack.h = await createHarness();
+  envId = (await createTestEnv(stack.h.db)).env.id;
+  await stack.h.db.raw(
+    `insert into webhook_endpoints (id, env_id, url, event_types, secret_sealed) values ('whe_bench', ?, 'https://example.com/hook', '{}', 'sealed')`,
+    [envId],
+  );
+  // 5,000 deliveries before any statistics are taken (autovacuum's analyze comes later).
+  await deliveries(1, 5000);
+}, 60_000);
+afterAll(async () => {
+  await stack.h?.close();
+});
+
+describe("a fetch's attempt contexts", () => {
+  it('read each delivery by its own keys, whatever the statistics say', async () => {
+    const ids = Array.from({ length: 16 }, (_, i) => `msg_${String(5000 - i * 300).padStart(26, '0')}`);
+    const { rows } = await stack.h.db.raw<{ rows: { 'QUERY PLAN': string }[] }>(
+      `explain (analyze, costs off, timing off, summary off) ${attemptContextsSql}`,
+      [ids.map(() => 'whe_bench'), ids],
+    );
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    // One index probe per attempt that finds its one delivery (by primary key, or by message and
+    // then endpoint: a message has one delivery per endpoint), none read and thrown away.
+    expect(plan).toMatch(
+      /Index Scan using webhook_deliveries_(pkey|message_id_index) on webhook_deliveries d \(actual rows=1 loops=16\)/,
+    );
+    expect(plan).not.toMatch(/Rows Removed by (Join )?Filter/);
+    const found = await stack.h.db.raw<{ rows: unknown[] }>(attemptContextsSql, [ids.map(() => 'whe_bench'), ids]);
+    expect(found.rows).toHaveLength(16);
+  });
+});
