@@ -47,29 +47,29 @@ export interface Recorded {
   one_shot: boolean;
 }
 
-/**
- * Records successes (each delivery `succeeded`, its attempt row written) of deliveries that still
- * expect them; answers those recorded. The deliveries' rows are locked in lane and seq order, the
- * order an emitter share-locks them in (outbox/queries.ts lockLanes), so a batch that holds
- * several lanes' heads never deadlocks with an emitter that waits for one of them.
- */
-export async function recordSuccesses(db: Db, successes: readonly Success[]): Promise<Recorded[]> {
-  if (successes.length === 0) return [];
-  const { rows } = await db.raw<{ rows: Recorded[] }>(
-    `with x as (
+/** recordSuccesses' statement: ? the successes, as JSON. */
+export const recordSuccessesSql = `with x as (
        select * from jsonb_to_recordset(?::jsonb)
          as x(endpoint_id text, message_id text, number int, time timestamptz, status_code int, duration_ms int)
+     ), found as (
+       select x.endpoint_id, x.message_id, x.number, d.subject, d.seq from x
+         cross join lateral (
+           select subject, seq from webhook_deliveries d
+            where d.endpoint_id = x.endpoint_id and d.message_id = x.message_id offset 0
+         ) d
      ), locked as (
-       select d.endpoint_id, d.message_id from webhook_deliveries d
-         join x on x.endpoint_id = d.endpoint_id and x.message_id = d.message_id
-        where d.state = 'pending' and d.attempt_count = x.number - 1
-        order by d.endpoint_id, d.subject, d.seq
-        for no key update of d
+       select d.* from (select * from found order by endpoint_id, subject, seq) f
+         cross join lateral (
+           select d.endpoint_id, d.message_id, d.subject, d.seq from webhook_deliveries d
+            where d.endpoint_id = f.endpoint_id and d.message_id = f.message_id and d.subject = f.subject
+              and d.seq = f.seq and d.state = 'pending' and d.attempt_count = f.number - 1
+              for no key update of d
+         ) d
      ), rec as (
        update webhook_deliveries d
           set state = 'succeeded', next_attempt_time = null, attempt_count = x.number, update_time = now()
          from locked l, x
-        where d.endpoint_id = l.endpoint_id and d.message_id = l.message_id
+        where d.endpoint_id = l.endpoint_id and d.message_id = l.message_id and d.subject = l.subject and d.seq = l.seq
           and x.endpoint_id = l.endpoint_id and x.message_id = l.message_id
           and d.state = 'pending' and d.attempt_count = x.number - 1
        returning d.endpoint_id, d.message_id, d.subject, d.one_shot, x.number, x.time, x.status_code, x.duration_ms
@@ -78,9 +78,24 @@ export async function recordSuccesses(db: Db, successes: readonly Success[]): Pr
        select endpoint_id, message_id, number, time, status_code, duration_ms, null from rec
        on conflict (endpoint_id, message_id, number) do nothing
      )
-     select endpoint_id, message_id, subject, one_shot from rec`,
-    [JSON.stringify(successes)],
-  );
+     select endpoint_id, message_id, subject, one_shot from rec`;
+
+/**
+ * Records successes (each delivery `succeeded`, its attempt row written) of deliveries that still
+ * expect them; answers those recorded. The deliveries' rows are locked in lane and seq order, the
+ * order an emitter share-locks them in (outbox/queries.ts lockLanes), so a batch that holds
+ * several lanes' heads never deadlocks with an emitter that waits for one of them.
+ *
+ * Each delivery is found by its primary key (`found`), then locked one at a time in lane and seq
+ * order (`locked`: a nested loop takes its outer rows, sorted, in their order; a lane's subject
+ * and a delivery's seq never change), and locked and updated by a key that every index of the
+ * table answers exactly. Joined plainly, Postgres read every pending delivery of the table, or of
+ * the endpoint, whenever its statistics took the table for small: in a backlog, the very time
+ * deliveries must be fast.
+ */
+export async function recordSuccesses(db: Db, successes: readonly Success[]): Promise<Recorded[]> {
+  if (successes.length === 0) return [];
+  const { rows } = await db.raw<{ rows: Recorded[] }>(recordSuccessesSql, [JSON.stringify(successes)]);
   return rows;
 }
 
