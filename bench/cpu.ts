@@ -2,7 +2,7 @@
 // of a process, of a process and its children, and of the Postgres backends serving one database.
 // Steadier than rates on a shared machine: another program's load slows a run but does not add to
 // these.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Knex } from 'knex';
 
 const procStat = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -40,4 +40,29 @@ export async function postgresCpu(db: Knex, dbName: string): Promise<Map<number,
 /** Postgres CPU seconds since `before` (backends that started since count from zero). */
 export async function postgresCpuSince(db: Knex, dbName: string, before: Map<number, number>): Promise<number> {
   return [...(await postgresCpu(db, dbName))].reduce((a, [pid, now]) => a + now - (before.get(pid) ?? 0), 0);
+}
+
+/**
+ * CPU seconds of this process by thread: `main` (the event loop), `libuv-worker` (the thread pool:
+ * argon2, zlib, crypto's async calls), and the others by name (V8's GC helpers are `V8Worker`).
+ */
+export function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const name = Number(tid) === process.pid ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+  }
+  return out;
+}
+
+/** threadCpu's seconds since `before`, by thread name. */
+export function threadCpuSince(before: Map<string, number>): Map<string, number> {
+  return new Map([...threadCpu()].map(([name, s]) => [name, s - (before.get(name) ?? 0)]));
 }
