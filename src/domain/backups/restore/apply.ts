@@ -8,30 +8,10 @@ import { findTool } from '../pgtools.ts';
 import type { SqlFigures } from '../zlib-child.ts';
 import type { BackupRow } from '../queries.ts';
 import { counted, fetchVerified, openObject, withTempDir, type Progress } from './fetch.ts';
-import { startReplay, type ReplayProcess } from './replay.ts';
+import { startReplay } from './replay.ts';
 import type { Skipped } from './role-filter.ts';
 import { rolesOf } from './target.ts';
 import { wipePreamble } from './wipe.ts';
-
-/**
- * The replay's two children for `url`, started: psql connected, the decompressor waiting for the
- * script's first bytes, before which it writes nothing (replay-stages.ts). Started while the
- * object is still being verified, so their start (a Node process, psql's connection, the
- * target's roles) is not on the restore's path; a failed verification kills them unused.
- */
-export async function prepareReplay(url: string, expected: SqlFigures | null): Promise<ReplayProcess> {
-  const psql = await findTool('psql');
-  const roles = await rolesOf(url);
-  return startReplay(psql.path, url, { preamble: wipePreamble, expected, roles });
-}
-
-/** Kills a prepared replay that will not be fed, and waits for its children. */
-async function discard(prepared: Promise<ReplayProcess>): Promise<void> {
-  const r = await prepared.catch(() => undefined);
-  if (!r) return;
-  r.kill();
-  await r.finished.catch(() => undefined);
-}
 
 /**
  * Pass 2: replays a cairn-bk1 stream into `url` in one transaction. The decrypted dump (gzip)
@@ -47,9 +27,10 @@ export async function replayStream(
   url: string,
   expected: SqlFigures | null,
   beforeCommit: (xid: string) => Promise<void> = async () => undefined,
-  prepared: Promise<ReplayProcess> = prepareReplay(url, expected),
 ): Promise<Skipped> {
-  const r = await prepared;
+  const psql = await findTool('psql');
+  const roles = await rolesOf(url);
+  const r = startReplay(psql.path, url, { preamble: wipePreamble, expected, roles });
   async function* feed(): AsyncGenerator<Buffer> {
     try {
       yield* decryptStream(source, key);
@@ -113,24 +94,14 @@ export async function restoreObject(
   const total = Number(backup.size_bytes ?? 0);
   return withTempDir(async (dir) => {
     const path = join(dir, 'object');
-    const expected = recordedSql(backup);
-    const prepared = prepareReplay(url, expected);
-    prepared.catch(() => undefined); // awaited below; a failure then is the restore's
-    let key: Buffer;
-    try {
-      key = await fetchVerified(deps, backup, path, progress);
-    } catch (err) {
-      await discard(prepared);
-      throw err;
-    }
+    const key = await fetchVerified(deps, backup, path, progress);
     progress('restoring', 0, total);
     return replayStream(
       counted(createReadStream(path), 'restoring', total, progress),
       key,
       url,
-      expected,
+      recordedSql(backup),
       beforeCommit,
-      prepared,
     );
   });
 }

@@ -4,7 +4,7 @@ import { roleFilterSource } from './role-filter.ts';
 import { sqlStatementsSource } from './sql-statements.ts';
 
 /**
- * On the way into psql: the preamble first (with the script's first bytes); pg_dump's own BEGIN/COMMIT around large objects left
+ * On the way into psql: the preamble first; pg_dump's own BEGIN/COMMIT around large objects left
  * out (blobs-filter.ts); statements naming roles the target lacks or the restoring role cannot act
  * as left out and counted (role-filter.ts); and COMMIT written only once the whole script has
  * passed and checks out: the byte count and sha256 pg_dump's compressor recorded, and the closing
@@ -46,15 +46,9 @@ const roles = new Transform({
   },
 });
 let refused = null;
-// The preamble (BEGIN, the wipe) goes out with the script's first bytes, not at the start: the
-// worker starts this child and psql while it still verifies the object, and a restore whose
-// object fails that check must not have begun a transaction on the target.
-let begun = false;
-const begin = (gate) => { if (!begun) { begun = true; gate.push(options.preamble || ''); } };
 const gate = new Transform({
-  transform(chunk, _enc, done) { begin(this); done(null, chunk); },
+  transform(chunk, _enc, done) { done(null, chunk); },
   flush(done) {
-    begin(this);
     const got = figures();
     const want = options.expected;
     if (want && got.bytes !== want.bytes) refused = 'the backup holds ' + got.bytes + ' bytes of SQL where pg_dump wrote ' + want.bytes;
@@ -74,4 +68,4 @@ const gate = new Transform({
     });
   },
 });
-`;
+gate.push(options.preamble || '');`;
