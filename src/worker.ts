@@ -8,6 +8,7 @@ import type { ConstructorOptions, Db as BossDb, JobWithMetadata, PgBoss } from '
 import type { z } from 'zod';
 import type { Config } from './config.ts';
 import { connectionShares, createDb } from './db.ts';
+import { bossBoundRedundant } from './db-timeouts.ts';
 import { startLiveness } from './jobs/claims/liveness.ts';
 import { lockClaims } from './jobs/claims/queries.ts';
 import { workerQueries } from './jobs/claims/worker-queries.ts';
@@ -139,6 +140,7 @@ async function workQueue(
   def: QueueDef,
   run: (batch: JobWithMetadata<object>[], tx?: BossDb) => Promise<void>,
   options: WorkerOptions,
+  serverVersionNum: number,
 ): Promise<string> {
   const batchSize = def.batchSize ?? 1;
   const work = {
@@ -150,17 +152,12 @@ async function workQueue(
     notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 5,
     burstWhenBatchFull: batchSize > 1,
   } as const;
-  // A transactional handler's transaction is bounded by the worker's own session settings
-  // (db-timeouts.ts: each statement 10 s, idle in transaction 5 min). pg-boss's bound on Postgres
-  // before 17 is the same idle_in_transaction_session_timeout, set to the tighter of its bound
-  // (the job's expiry plus 5 s) and the session's: ours, for every transactional queue expires
-  // after more than 5 min (errors.ingest: 15). So it was a no-op that cost a statement per batch
-  // reading pg_settings (0.5 ms of Postgres per stored batch of events).
+  // pg-boss's bound on the transaction is left off where the worker's session already holds it
+  // (db-timeouts.ts bossBoundRedundant).
+  const bound = bossBoundRedundant(def.expireInSeconds, serverVersionNum) ? { transactionTimeoutSeconds: 0 } : {};
   return def.transactional
-    ? await boss.work(
-        name,
-        { ...work, transactional: true, transactionTimeoutSeconds: 0 },
-        (batch: JobWithMetadata<object>[], tx) => run(batch, tx),
+    ? await boss.work(name, { ...work, transactional: true, ...bound }, (batch: JobWithMetadata<object>[], tx) =>
+        run(batch, tx),
       )
     : await boss.work(name, work, (batch: JobWithMetadata<object>[]) => run(batch));
 }
@@ -213,9 +210,11 @@ export async function startWorker<R extends Registry>(
 
   const workerIds = new Map<string, string>();
   const nameJobs = jobNamer(db, log, liveness.key);
+  const version = await db.raw<{ rows: { server_version_num: string }[] }>('show server_version_num');
+  const serverVersionNum = Number(version.rows[0]!.server_version_num);
   for (const [name, def] of Object.entries(registry)) {
     const run = batchRunner(name, def, handlers[name as keyof R] as JobHandler, ctx, nameJobs);
-    workerIds.set(name, await workQueue(boss, name, def, run, options));
+    workerIds.set(name, await workQueue(boss, name, def, run, options, serverVersionNum));
   }
   for (const s of options.schedules ?? []) {
     await boss.schedule(s.queue, s.cron, s.data, { tz: 'UTC', key: s.key });

@@ -15,7 +15,7 @@ import {
   insertJobs,
   reindexIndex,
 } from 'pg-boss/dist/plans.js';
-import { isBossMaintenance, longStatements, statementBounds } from '../../src/db-timeouts.ts';
+import { bossBoundRedundant, isBossMaintenance, longStatements, statementBounds } from '../../src/db-timeouts.ts';
 import { isStoreUnavailable } from '../../src/app-error.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 
@@ -76,6 +76,20 @@ describe('statement bounds', () => {
     expect(await setting(open('worker'), 'statement_timeout')).toBe('10s');
     expect(await setting(open('worker'), 'idle_in_transaction_session_timeout')).toBe('5min');
     expect(await setting(open('release'), 'statement_timeout')).toBe('0');
+  });
+
+  it("leaves pg-boss's transaction bound off only where the worker session's own is the tighter", async () => {
+    const version = Number(
+      (await h.db.raw<{ rows: { v: string }[] }>('select current_setting($$server_version_num$$) as v')).rows[0]!.v,
+    );
+    // The ingest queue: 15 min + 5 s against the session's 5 min, on this server (15).
+    expect(version).toBeLessThan(170000);
+    expect(bossBoundRedundant(15 * 60, version)).toBe(true);
+    // A queue expiring sooner than the session's idle bound keeps pg-boss's tighter one.
+    expect(bossBoundRedundant(60, version)).toBe(false);
+    expect(bossBoundRedundant(undefined, version)).toBe(false);
+    // Postgres 17 bounds the whole transaction (transaction_timeout), which the session lacks.
+    expect(bossBoundRedundant(15 * 60, 170000)).toBe(false);
   });
 
   it("knows pg-boss's maintenance texts (long bound) from its job statements (the worker's bound), as pg-boss writes them", () => {

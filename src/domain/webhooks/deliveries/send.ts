@@ -42,8 +42,9 @@ export interface SendOptions {
 export function createSender(options: SendOptions = {}) {
   // A worker's fast lane sends up to 64 at once (webhooks/queues.ts): a request waiting for a
   // socket would spend its timeout and its "answered within a second" there. As many stay open
-  // between fetches (with 8, each burst reopened dozens: connects, DNS checks, TLS handshakes).
-  const keep = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64 };
+  // between fetches (with 8, each burst reopened dozens: connects, DNS checks, TLS handshakes),
+  // for 4 s: under the 5 s a Node receiver keeps one, so we close an idle socket before it does.
+  const keep = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 4000 };
   const tls = options.ca ? { ca: options.ca } : {};
   const guarded = { ...keep, lookup: guardedLookup(options.resolve ?? deadlineResolver) };
   const agents = {
