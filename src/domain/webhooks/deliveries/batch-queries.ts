@@ -11,7 +11,7 @@ import { queuedOf, type DueRow, type Queued, type Ready } from '../outbox/querie
 import type { AttemptContext, AttemptRow } from './queries.ts';
 
 /** attemptContexts' statement: ? the attempts' endpoint ids, ? their message ids. */
-export const attemptContextsSql = `select e.*, d.message_id, d.subject, m.body, d.state as delivery_state, d.one_shot, d.attempt_count, v.mode
+export const attemptContextsSql = `select e.*, d.message_id, d.subject, d.seq, m.body, d.state as delivery_state, d.one_shot, d.attempt_count, v.mode
        from (select distinct * from unnest(?::text[], ?::text[]) as k(endpoint_id, message_id)) k
        cross join lateral (
          select * from webhook_deliveries d where d.endpoint_id = k.endpoint_id and d.message_id = k.message_id offset 0
@@ -21,7 +21,7 @@ export const attemptContextsSql = `select e.*, d.message_id, d.subject, m.body, 
        join envs v on v.id = e.env_id`;
 
 /**
- * What attemptContext answers, for each of these attempts that still has its delivery. Each
+ * Each attempt's context (AttemptContext), for those of these attempts that still have their delivery. Each
  * delivery is read by its primary key, in a subquery of its own (`offset 0` keeps Postgres from
  * merging it into the join): joined plainly, Postgres read the endpoint's deliveries by
  * (endpoint_id, seq) and filtered them by message, all of an endpoint's deliveries for each
@@ -36,8 +36,11 @@ export async function attemptContexts(db: Db, attempts: readonly Ready[]): Promi
   return rows;
 }
 
-/** A quick success to record: attempt `number` of a delivery, and how its request went. */
-export type Success = Omit<AttemptRow, 'error'>;
+/**
+ * A quick success to record: attempt `number` of a delivery, and how its request went, with the
+ * delivery's lane and place in it (its context's `subject` and `seq`, which never change).
+ */
+export type Success = Omit<AttemptRow, 'error'> & Pick<AttemptContext, 'subject' | 'seq'>;
 
 /** A recorded success: its delivery's lane, and whether it was a redelivery (which holds no lane). */
 export interface Recorded {
@@ -50,15 +53,10 @@ export interface Recorded {
 /** recordSuccesses' statement: ? the successes, as JSON. */
 export const recordSuccessesSql = `with x as (
        select * from jsonb_to_recordset(?::jsonb)
-         as x(endpoint_id text, message_id text, number int, time timestamptz, status_code int, duration_ms int)
-     ), found as (
-       select x.endpoint_id, x.message_id, x.number, d.subject, d.seq from x
-         cross join lateral (
-           select subject, seq from webhook_deliveries d
-            where d.endpoint_id = x.endpoint_id and d.message_id = x.message_id offset 0
-         ) d
+         as x(endpoint_id text, message_id text, subject text, seq bigint, number int, time timestamptz, status_code int,
+           duration_ms int)
      ), locked as (
-       select d.* from (select * from found order by endpoint_id, subject, seq) f
+       select d.* from (select * from x order by endpoint_id, subject, seq) f
          cross join lateral (
            select d.endpoint_id, d.message_id, d.subject, d.seq from webhook_deliveries d
             where d.endpoint_id = f.endpoint_id and d.message_id = f.message_id and d.subject = f.subject
@@ -86,12 +84,11 @@ export const recordSuccessesSql = `with x as (
  * order an emitter share-locks them in (outbox/queries.ts lockLanes), so a batch that holds
  * several lanes' heads never deadlocks with an emitter that waits for one of them.
  *
- * Each delivery is found by its primary key (`found`), then locked one at a time in lane and seq
- * order (`locked`: a nested loop takes its outer rows, sorted, in their order; a lane's subject
- * and a delivery's seq never change), and locked and updated by a key that every index of the
- * table answers exactly. Joined plainly, Postgres read every pending delivery of the table, or of
- * the endpoint, whenever its statistics took the table for small: in a backlog, the very time
- * deliveries must be fast.
+ * Each delivery is locked one at a time in lane and seq order (the subject and seq its context
+ * read in this fetch: a nested loop takes its outer rows, sorted, in their order) and updated, by
+ * a key every index of the table answers exactly. Joined plainly, Postgres read every pending
+ * delivery of the table, or of the endpoint, whenever its statistics took the table for small:
+ * in a backlog, the very time deliveries must be fast.
  */
 export async function recordSuccesses(db: Db, successes: readonly Success[]): Promise<Recorded[]> {
   if (successes.length === 0) return [];

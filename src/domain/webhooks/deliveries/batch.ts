@@ -111,6 +111,12 @@ async function attempt(
     );
     return undefined;
   }
+  // The slow lane's limit per environment, held exactly (lane-queries.ts admitSlow). pg-boss checks
+  // a job group's limit per fetch, against the jobs active when that fetch began, so fetches at the
+  // same moment could each take the last place (pg-boss #845: "overfetch is the same"), and one
+  // tenant's dead receivers then held every fetch loop of a worker for their timeout. An attempt
+  // admits itself before it sends: checks take turns per environment, the first is always admitted,
+  // and one that finds the places taken is queued again, unsent, to come back once one ends.
   if (
     queue === 'webhooks.deliver-slow' &&
     c.state !== 'disabled' &&
@@ -136,13 +142,6 @@ async function attempt(
  */
 const waitTurnMs = () => 1000 + Math.floor(Math.random() * 1000);
 
-// The slow lane's limit per environment, held exactly (lane-queries.ts admitSlow). pg-boss checks
-// a job group's limit per fetch, against the jobs active when that fetch began, so fetches at the
-// same moment could each take the last place (pg-boss #845: "overfetch is the same"), and one
-// tenant's dead receivers then held every fetch loop of a worker for their timeout. An attempt
-// admits itself before it sends: checks take turns per environment, the first is always admitted,
-// and one that finds the places taken is queued again, unsent, to come back once one ends.
-
 /**
  * Records the usual successes on one transaction, then releases their lanes' next messages and
  * queues those. A redelivery (one-shot) holds no lane, so releases nothing.
@@ -156,6 +155,8 @@ async function settleTogether(deps: DeliverDeps, sent: readonly Sent[]): Promise
     successes.set(`${key(s.c.id, s.c.message_id)}/${s.n}`, {
       endpoint_id: s.c.id,
       message_id: s.c.message_id,
+      subject: s.c.subject,
+      seq: s.c.seq,
       number: s.n,
       time: s.time,
       status_code: s.outcome.statusCode ?? null,

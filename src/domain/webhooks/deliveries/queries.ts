@@ -39,6 +39,8 @@ export interface AttemptRow {
 export interface AttemptContext extends EndpointRow {
   message_id: string;
   subject: string;
+  /** The delivery's place in its lane (bigint, as text). */
+  seq: string;
   body: string;
   delivery_state: DeliveryState;
   one_shot: boolean;
