@@ -5,13 +5,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Knex } from 'knex';
 
-const procStat = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** A stat file's fields after its `(comm)`, which may itself hold spaces and parentheses. */
+const fieldsOf = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+/** utime + stime, in seconds. */
+const cpuSeconds = (f: string[]): number => (Number(f[11]) + Number(f[12])) / 100;
 
 /** CPU seconds (user + system) of a process; 0 once it is gone. */
 export function cpuOf(pid: number): number {
   try {
-    const f = procStat(pid);
-    return (Number(f[11]) + Number(f[12])) / 100;
+    return cpuSeconds(fieldsOf(readFileSync(`/proc/${pid}/stat`, 'utf8')));
   } catch {
     return 0;
   }
@@ -56,8 +58,7 @@ export function threadCpu(): Map<string, number> {
       continue; // ended meanwhile
     }
     const name = Number(tid) === process.pid ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+    out.set(name, (out.get(name) ?? 0) + cpuSeconds(fieldsOf(stat)));
   }
   return out;
 }

@@ -6,7 +6,8 @@
 //   throughput: N events queued at once (end users created in bulk, 500 per transaction, the
 //               worker running) drained to a local receiver: deliveries/s against a plain loop of
 //               signed POSTs to the same receiver from this process, as many in flight as the
-//               worker sends at once (the fast lane's fetch loops × attempts per fetch); the worker's and its Postgres backends' CPU per delivery;
+//               worker sends at once (the fast lane's fetch loops × attempts per fetch); the
+//               worker's and its Postgres backends' CPU per delivery;
 //   latency:    end users created one at a time (createEndUser) at a steady 50/s: time from the
 //               action's commit to the receiver getting its request, p50 and p99, against a trivial
 //               job's send → done on another queue (identity.sign-up) on the same idle worker;
@@ -61,6 +62,7 @@ import { emit } from '../src/domain/webhooks/outbox/emit.ts';
 import { createEndpoint } from '../src/domain/webhooks/endpoints/endpoints.ts';
 import { deliveryQueues } from '../src/domain/webhooks/outbox/queries.ts';
 import { signMessage } from '../src/domain/webhooks/endpoints/sign.ts';
+import { cpuOf } from './cpu.ts';
 import { ms, procfileArgs, quantile, report, repoRoot, scratchDatabase, until } from './support.ts';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -345,17 +347,6 @@ async function startWorkerProcess(): Promise<Worker> {
     },
   };
 }
-
-const procStat = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-/** CPU seconds (user + system) of a process. */
-const cpuOf = (pid: number): number => {
-  try {
-    const f = procStat(pid);
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
-};
 
 /** CPU seconds of every Postgres backend the worker process holds (its pools and its LISTEN session), by pid. */
 async function workerBackendsCpu(): Promise<Map<number, number>> {
