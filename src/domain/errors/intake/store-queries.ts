@@ -102,13 +102,13 @@ export interface StoreResult {
   minuteGroups: string[];
 }
 
-/**
- * The tag and user upserts of the store (its `mine` rows joined with their groups, `g`). Each
- * event's tags count once per (key, value); its user once per user key.
- */
 /** The store's rows: `mg`, each with the id of its group (created or locked by `g`). */
 const stored: FacetSource = { from: 'mg m', group: 'm.group_id' };
 
+/**
+ * The tag and user upserts of the store, over `stored`. Each event's tags count once per
+ * (key, value); its user once per user key.
+ */
 const facetsSql = `tag_rows as (${tagUpsertSql(stored)}
        ),
        users as (${userUpsertSql(stored)}
